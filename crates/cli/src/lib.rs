@@ -1,0 +1,120 @@
+//! Plumbing shared by the binaries in bin/: exit codes (design.md, "Conventions"),
+//! output written to a temporary file and renamed, and quiet exit on a closed pipe.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Exit codes of every spoor command.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const BAD_INPUT: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const VERSION: i32 = 3;
+}
+
+/// Runs a command's body and exits with the code its outcome calls for. The message
+/// goes to standard error prefixed with the command's name. A closed pipe downstream
+/// (EPIPE) ends the command quietly with success, as `head` expects.
+pub fn run(command: &str, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
+    let code = match body() {
+        Ok(()) => exit::OK,
+        Err(e) if is_broken_pipe(&e) => exit::OK,
+        Err(e) => {
+            eprintln!("{command}: {e:#}");
+            exit_code(&e)
+        }
+    };
+    std::process::exit(code)
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}
+
+/// 3 for a trace of an unsupported version, 1 for everything else.
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    for c in e.chain() {
+        if let Some(fe) = c.downcast_ref::<spoor_format::Error>() {
+            return fe.exit_code();
+        }
+    }
+    exit::BAD_INPUT
+}
+
+/// Where a command writes: standard output, or a file that appears under its
+/// name only once complete (written to a temporary file beside it, then renamed).
+pub struct Output {
+    target: Option<PathBuf>,
+    inner: OutputInner,
+}
+
+enum OutputInner {
+    Stdout(io::BufWriter<io::StdoutLock<'static>>),
+    File(io::BufWriter<tempfile::NamedTempFile>),
+}
+
+impl Output {
+    /// `None` or `-` for standard output.
+    pub fn create(path: Option<&Path>) -> anyhow::Result<Output> {
+        match path {
+            None => Ok(Self::stdout()),
+            Some(p) if p == Path::new("-") => Ok(Self::stdout()),
+            Some(p) => {
+                let dir = match p.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                let tmp = tempfile::Builder::new()
+                    .prefix(".spoor-partial-")
+                    .tempfile_in(dir)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot create the output file: {e}", p.display()))?;
+                Ok(Output {
+                    target: Some(p.to_owned()),
+                    inner: OutputInner::File(io::BufWriter::with_capacity(1 << 20, tmp)),
+                })
+            }
+        }
+    }
+
+    fn stdout() -> Output {
+        Output { target: None, inner: OutputInner::Stdout(io::BufWriter::with_capacity(1 << 20, io::stdout().lock())) }
+    }
+
+    /// Flushes, and renames a file output into place. Dropping an `Output` without
+    /// committing removes the temporary file.
+    pub fn commit(self) -> anyhow::Result<()> {
+        match self.inner {
+            OutputInner::Stdout(mut w) => Ok(w.flush()?),
+            OutputInner::File(w) => {
+                let target = self.target.expect("file output has a target");
+                let tmp = w.into_inner().map_err(|e| anyhow::anyhow!("{}: {}", target.display(), e.error()))?;
+                tmp.as_file().sync_all().ok();
+                tmp.persist(&target).map_err(|e| anyhow::anyhow!("{}: cannot rename into place: {}", target.display(), e.error))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.inner {
+            OutputInner::Stdout(w) => w.write(buf),
+            OutputInner::File(w) => w.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut self.inner {
+            OutputInner::Stdout(w) => w.write_all(buf),
+            OutputInner::File(w) => w.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            OutputInner::Stdout(w) => w.flush(),
+            OutputInner::File(w) => w.flush(),
+        }
+    }
+}

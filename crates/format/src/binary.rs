@@ -1,0 +1,774 @@
+//! The byte layout of formats/trace.md: header, chunks, definitions and event blocks.
+//! Readers and writers of whole files are in `reader` and `writer`; this module
+//! encodes and decodes the pieces, with offsets relative to the piece.
+
+use crate::varint::{put_i64, put_u64, Cursor, VarintError};
+use spoor_model::*;
+
+/// `\x89SPOOR\r\n`: a non-ASCII first byte so no text file starts this way, and a
+/// CR LF pair that a text-mode transfer would damage visibly.
+pub const MAGIC: [u8; 8] = *b"\x89SPOOR\r\n";
+pub const MAJOR: u16 = 1;
+pub const MINOR: u16 = 0;
+/// Bytes of the v1.0 header: magic, major, minor, header length, feature flags.
+pub const HEADER_LEN: u32 = 24;
+
+/// Feature flags: the low 32 bits describe the trace and may be ignored by a
+/// reader that does not know them; a reader must refuse unknown bits of the high 32.
+pub mod flags {
+    /// Events are in one global, causally consistent order in multi-location blocks.
+    pub const GLOBAL_ORDER: u64 = 1 << 0;
+    /// Every location is on one time base (spoor-align ran).
+    pub const ALIGNED: u64 = 1 << 1;
+    /// Messages carry their matched partner (spoor-order ran).
+    pub const MATCHED: u64 = 1 << 2;
+    /// Bits a reader must understand to read the trace.
+    pub const REQUIRED_MASK: u64 = 0xffff_ffff_0000_0000;
+    /// The required bits this version understands (none yet).
+    pub const KNOWN_REQUIRED: u64 = 0;
+}
+
+/// Chunk types. Types from [`chunk::FIRST_OPTIONAL`] up may be skipped by a reader that
+/// does not know them (room for minor versions); an unknown type below it is an error.
+pub mod chunk {
+    pub const DEFS: u8 = 0x01;
+    pub const BLOCK: u8 = 0x02;
+    pub const MULTI_BLOCK: u8 = 0x03;
+    pub const INDEX: u8 = 0x04;
+    pub const END: u8 = 0x05;
+    pub const FIRST_OPTIONAL: u8 = 0x40;
+    /// Type byte, payload length (u32), CRC-32 of the payload (u32).
+    pub const HEADER_LEN: usize = 9;
+    /// The largest payload a chunk may declare; anything bigger is corrupt.
+    pub const MAX_PAYLOAD: u32 = 1 << 28;
+    /// END's payload: event count, block count, index offset, each a u64.
+    pub const END_PAYLOAD: u32 = 24;
+}
+
+/// Event head byte: kind code in the low 5 bits, CPU mode in bits 5-6, annotations flag in bit 7.
+pub mod head {
+    pub const KIND_MASK: u8 = 0x1f;
+    pub const CPU_SHIFT: u8 = 5;
+    pub const CPU_NONE: u8 = 0;
+    /// CPU advanced by exactly the wall-time delta (computing): no bytes.
+    pub const CPU_SAME_AS_WALL: u8 = 1;
+    /// A zigzag varint CPU delta follows.
+    pub const CPU_DELTA: u8 = 2;
+    /// CPU did not advance (waiting): no bytes.
+    pub const CPU_UNCHANGED: u8 = 3;
+    pub const ANNOTATED: u8 = 0x80;
+}
+
+/// Annotation tags. Unknown tags are skipped (each carries its length).
+pub mod ann {
+    pub const PARTNER: u64 = 1;
+    pub const LAMPORT: u64 = 2;
+    pub const RAW_WALL: u64 = 3;
+}
+
+/// The fixed header of a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub major: u16,
+    pub minor: u16,
+    pub header_len: u32,
+    pub flags: u64,
+}
+
+impl Header {
+    pub fn new(flags: u64) -> Self {
+        Header { major: MAJOR, minor: MINOR, header_len: HEADER_LEN, flags }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(HEADER_LEN as usize);
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&self.major.to_le_bytes());
+        b.extend_from_slice(&self.minor.to_le_bytes());
+        b.extend_from_slice(&self.header_len.to_le_bytes());
+        b.extend_from_slice(&self.flags.to_le_bytes());
+        b
+    }
+
+    /// Parses the first [`HEADER_LEN`] bytes. The caller then skips to `header_len`.
+    pub fn decode(b: &[u8]) -> Result<Header, HeaderError> {
+        if b.len() < 8 || b[..8] != MAGIC {
+            return Err(HeaderError::Magic);
+        }
+        if b.len() < HEADER_LEN as usize {
+            return Err(HeaderError::Truncated);
+        }
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let h = Header {
+            major: u16_at(8),
+            minor: u16_at(10),
+            header_len: u32_at(12),
+            flags: u64::from_le_bytes(b[16..24].try_into().expect("8 bytes")),
+        };
+        if h.major > MAJOR {
+            return Err(HeaderError::NewerMajor(h.major, h.minor));
+        }
+        if h.major < 1 {
+            return Err(HeaderError::OlderMajor(h.major));
+        }
+        if h.header_len < HEADER_LEN || h.header_len > 1 << 16 {
+            return Err(HeaderError::Length(h.header_len));
+        }
+        let unknown = h.flags & flags::REQUIRED_MASK & !flags::KNOWN_REQUIRED;
+        if unknown != 0 {
+            return Err(HeaderError::RequiredFlags(unknown));
+        }
+        Ok(h)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderError {
+    Magic,
+    Truncated,
+    NewerMajor(u16, u16),
+    OlderMajor(u16),
+    Length(u32),
+    RequiredFlags(u64),
+}
+
+impl std::fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeaderError::Magic => write!(f, "expected the spoor magic \\x89SPOOR\\r\\n"),
+            HeaderError::Truncated => write!(f, "the header ends before its {HEADER_LEN} bytes"),
+            HeaderError::NewerMajor(ma, mi) => write!(
+                f,
+                "trace format version {ma}.{mi} is newer than this spoor reads ({MAJOR}.x): upgrade spoor"
+            ),
+            HeaderError::OlderMajor(ma) => write!(f, "trace format major version {ma} does not exist"),
+            HeaderError::Length(l) => {
+                write!(f, "expected a header length between {HEADER_LEN} and 65536, found {l}")
+            }
+            HeaderError::RequiredFlags(b) => {
+                write!(f, "the trace needs features this spoor does not know (flags {b:#x}): upgrade spoor")
+            }
+        }
+    }
+}
+
+/// A decoded chunk header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkHeader {
+    pub kind: u8,
+    pub len: u32,
+    pub crc: u32,
+}
+
+impl ChunkHeader {
+    pub fn decode(b: &[u8; chunk::HEADER_LEN]) -> ChunkHeader {
+        ChunkHeader {
+            kind: b[0],
+            len: u32::from_le_bytes([b[1], b[2], b[3], b[4]]),
+            crc: u32::from_le_bytes([b[5], b[6], b[7], b[8]]),
+        }
+    }
+
+    /// Why this header cannot start a chunk, if it cannot.
+    pub fn problem(&self) -> Option<String> {
+        let known = matches!(
+            self.kind,
+            chunk::DEFS | chunk::BLOCK | chunk::MULTI_BLOCK | chunk::INDEX | chunk::END
+        );
+        if !known && self.kind < chunk::FIRST_OPTIONAL {
+            return Some(format!("expected a chunk type (1 to 5, or 64 and up), found {}", self.kind));
+        }
+        if self.len > chunk::MAX_PAYLOAD {
+            return Some(format!(
+                "chunk declares {} payload bytes, more than the limit of {}",
+                self.len,
+                chunk::MAX_PAYLOAD
+            ));
+        }
+        if self.kind == chunk::END && self.len != chunk::END_PAYLOAD {
+            return Some(format!("expected an end chunk of {} bytes, found {}", chunk::END_PAYLOAD, self.len));
+        }
+        None
+    }
+}
+
+/// Appends a whole chunk (header and payload) to `out`.
+pub fn put_chunk(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
+    out.push(kind);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// A decoding problem at `offset` bytes into the piece being decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    pub offset: usize,
+    pub message: String,
+}
+
+fn err<T>(offset: usize, message: impl Into<String>) -> Result<T, DecodeError> {
+    Err(DecodeError { offset, message: message.into() })
+}
+
+/// Adds what was being read to a varint failure.
+trait Expect<T> {
+    fn want(self, c: &Cursor, what: &str) -> Result<T, DecodeError>;
+}
+
+impl<T> Expect<T> for Result<T, VarintError> {
+    #[inline]
+    fn want(self, c: &Cursor, what: &str) -> Result<T, DecodeError> {
+        self.map_err(|e| DecodeError {
+            offset: c.pos,
+            message: match e {
+                VarintError::Truncated => format!("expected {what}, found the end of the chunk"),
+                VarintError::Overflow => format!("expected {what}, found a varint longer than 64 bits"),
+            },
+        })
+    }
+}
+
+fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
+    let at = c.pos;
+    let v = c.u64().want(c, what)?;
+    u32::try_from(v).or_else(|_| err(at, format!("expected {what} (at most 2^32-1), found {v}")))
+}
+
+/// 0 stands for `None`, n+1 for `Some(n)`.
+fn opt_u32_of(c: &mut Cursor, what: &str) -> Result<Option<u32>, DecodeError> {
+    let at = c.pos;
+    let v = c.u64().want(c, what)?;
+    match v {
+        0 => Ok(None),
+        v if v - 1 <= u32::MAX as u64 => Ok(Some((v - 1) as u32)),
+        v => err(at, format!("expected {what} (at most 2^32-1), found {}", v - 1)),
+    }
+}
+
+fn put_opt(out: &mut Vec<u8>, v: Option<u32>) {
+    put_u64(out, v.map_or(0, |v| v as u64 + 1));
+}
+
+/// A count of items that each take at least one byte: it cannot exceed what is left.
+fn count_of(c: &mut Cursor, what: &str) -> Result<usize, DecodeError> {
+    let at = c.pos;
+    let n = c.u64().want(c, what)?;
+    if n > c.remaining() as u64 {
+        return err(at, format!("{what} is {n}, but only {} bytes remain", c.remaining()));
+    }
+    Ok(n as usize)
+}
+
+// ---- definitions ----
+
+pub fn encode_defs(d: &Definitions) -> Vec<u8> {
+    let mut b = Vec::new();
+    put_u64(&mut b, d.strings.len() as u64);
+    for s in d.strings.iter() {
+        put_u64(&mut b, s.len() as u64);
+        b.extend_from_slice(s.as_bytes());
+    }
+    put_u64(&mut b, d.apps.len() as u64);
+    for a in &d.apps {
+        put_u64(&mut b, a.name as u64);
+    }
+    put_u64(&mut b, d.machines.len() as u64);
+    for m in &d.machines {
+        put_u64(&mut b, m.name as u64);
+    }
+    put_u64(&mut b, d.processes.len() as u64);
+    for p in &d.processes {
+        for v in [p.name, p.app, p.machine, p.rank] {
+            put_u64(&mut b, v as u64);
+        }
+    }
+    put_u64(&mut b, d.locations.len() as u64);
+    for l in &d.locations {
+        for v in [l.name, l.process, l.thread] {
+            put_u64(&mut b, v as u64);
+        }
+    }
+    put_u64(&mut b, d.comms.len() as u64);
+    for c in &d.comms {
+        put_u64(&mut b, c.name as u64);
+        put_u64(&mut b, c.members.len() as u64);
+        for &m in &c.members {
+            put_u64(&mut b, m as u64);
+        }
+    }
+    put_u64(&mut b, d.metrics.len() as u64);
+    for m in &d.metrics {
+        put_u64(&mut b, m.name as u64);
+        put_u64(&mut b, m.unit as u64);
+    }
+    put_u64(&mut b, d.properties.len() as u64);
+    for (k, v) in &d.properties {
+        put_u64(&mut b, *k as u64);
+        put_u64(&mut b, *v as u64);
+    }
+    b
+}
+
+/// Decodes a definitions payload. Bytes after the known sections are ignored
+/// (a later minor version may append sections) and every reference is checked.
+pub fn decode_defs(payload: &[u8]) -> Result<Definitions, DecodeError> {
+    let mut c = Cursor::new(payload);
+    let c = &mut c;
+    let mut d = Definitions::new();
+    let n = count_of(c, "the number of strings")?;
+    for i in 0..n {
+        let len = count_of(c, "a string length")?;
+        let at = c.pos;
+        let bytes = c.bytes(len).want(c, "string bytes")?;
+        let s = std::str::from_utf8(bytes).or_else(|_| err(at, format!("string {i} is not valid UTF-8")))?;
+        if d.strings.lookup(s).is_some() {
+            return err(at, format!("string {i} ({s:?}) appears twice in the string table"));
+        }
+        d.strings.intern(s);
+    }
+    for _ in 0..count_of(c, "the number of applications")? {
+        d.apps.push(Application { name: u32_of(c, "an application name")? });
+    }
+    for _ in 0..count_of(c, "the number of machines")? {
+        d.machines.push(Machine { name: u32_of(c, "a machine name")? });
+    }
+    for _ in 0..count_of(c, "the number of processes")? {
+        d.processes.push(Process {
+            name: u32_of(c, "a process name")?,
+            app: u32_of(c, "a process's application")?,
+            machine: u32_of(c, "a process's machine")?,
+            rank: u32_of(c, "a process's rank")?,
+        });
+    }
+    for _ in 0..count_of(c, "the number of locations")? {
+        d.locations.push(Location {
+            name: u32_of(c, "a location name")?,
+            process: u32_of(c, "a location's process")?,
+            thread: u32_of(c, "a location's thread number")?,
+        });
+    }
+    for _ in 0..count_of(c, "the number of communicators")? {
+        let name = u32_of(c, "a communicator name")?;
+        let n = count_of(c, "the number of communicator members")?;
+        let mut members = Vec::new();
+        for _ in 0..n {
+            members.push(u32_of(c, "a communicator member")?);
+        }
+        d.comms.push(Communicator { name, members });
+    }
+    for _ in 0..count_of(c, "the number of metrics")? {
+        d.metrics.push(Metric { name: u32_of(c, "a metric name")?, unit: u32_of(c, "a metric unit")? });
+    }
+    for _ in 0..count_of(c, "the number of properties")? {
+        d.properties.push((u32_of(c, "a property key")?, u32_of(c, "a property value")?));
+    }
+    d.check().or_else(|e| err(c.pos, format!("inconsistent definitions: {e}")))?;
+    Ok(d)
+}
+
+// ---- events ----
+
+/// Encoder state of one block: the previous event's times, and the block's bytes.
+#[derive(Default)]
+pub struct BlockEncoder {
+    pub buf: Vec<u8>,
+    pub count: u64,
+    pub min_wall: i64,
+    pub max_wall: i64,
+    prev_wall: i64,
+    prev_cpu: i64,
+}
+
+impl BlockEncoder {
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.count = 0;
+        self.prev_wall = 0;
+        self.prev_cpu = 0;
+    }
+
+    /// Appends one event. `with_loc` is set in multi-location blocks.
+    pub fn push(&mut self, ev: &Event, with_loc: bool) {
+        let b = &mut self.buf;
+        let dw = ev.wall.wrapping_sub(self.prev_wall);
+        let (mode, dc) = match ev.cpu {
+            None => (head::CPU_NONE, 0),
+            Some(cpu) => {
+                let dc = cpu.wrapping_sub(self.prev_cpu);
+                self.prev_cpu = cpu;
+                if dc == 0 {
+                    (head::CPU_UNCHANGED, 0)
+                } else if dc == dw {
+                    (head::CPU_SAME_AS_WALL, 0)
+                } else {
+                    (head::CPU_DELTA, dc)
+                }
+            }
+        };
+        let annotated = !ev.ann.is_empty();
+        b.push(ev.kind.code() | (mode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 });
+        if with_loc {
+            put_u64(b, ev.loc as u64);
+        }
+        put_i64(b, dw);
+        if mode == head::CPU_DELTA {
+            put_i64(b, dc);
+        }
+        if self.count == 0 {
+            self.min_wall = ev.wall;
+            self.max_wall = ev.wall;
+        } else {
+            self.min_wall = self.min_wall.min(ev.wall);
+            self.max_wall = self.max_wall.max(ev.wall);
+        }
+        self.prev_wall = ev.wall;
+        self.count += 1;
+        encode_kind(b, &ev.kind);
+        if annotated {
+            encode_annotations(b, ev);
+        }
+    }
+}
+
+fn encode_kind(b: &mut Vec<u8>, k: &Kind) {
+    let p = |b: &mut Vec<u8>, v: u64| put_u64(b, v);
+    match *k {
+        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => put_opt(b, parent),
+        Kind::ProcessEnd | Kind::ThreadEnd => {}
+        Kind::Enter { proc: id } | Kind::Leave { proc: id } => p(b, id as u64),
+        Kind::PhaseBegin { name: id } | Kind::PhaseEnd { name: id } => p(b, id as u64),
+        Kind::Send { to, comm, tag, bytes } => {
+            for v in [to as u64, comm as u64, tag as u64, bytes] {
+                p(b, v);
+            }
+        }
+        Kind::RecvBegin { from, comm, tag } => {
+            put_opt(b, from);
+            p(b, comm as u64);
+            put_opt(b, tag);
+        }
+        Kind::RecvEnd { from, comm, tag, bytes } => {
+            for v in [from as u64, comm as u64, tag as u64, bytes] {
+                p(b, v);
+            }
+        }
+        Kind::Isend { to, comm, tag, bytes, request } => {
+            for v in [to as u64, comm as u64, tag as u64, bytes, request] {
+                p(b, v);
+            }
+        }
+        Kind::IsendComplete { request } => p(b, request),
+        Kind::IrecvRequest { from, comm, tag, request } => {
+            put_opt(b, from);
+            p(b, comm as u64);
+            put_opt(b, tag);
+            p(b, request);
+        }
+        Kind::IrecvComplete { request, from, comm, tag, bytes } => {
+            for v in [request, from as u64, comm as u64, tag as u64, bytes] {
+                p(b, v);
+            }
+        }
+        Kind::CollBegin { op, comm } => {
+            b.push(op.code());
+            p(b, comm as u64);
+        }
+        Kind::CollEnd { op, comm, root, sent, received } => {
+            b.push(op.code());
+            p(b, comm as u64);
+            put_opt(b, root);
+            p(b, sent);
+            p(b, received);
+        }
+        Kind::LockRequest { lock } | Kind::LockAcquire { lock } | Kind::LockRelease { lock } => p(b, lock),
+        Kind::Metric { metric, value } => {
+            p(b, metric as u64);
+            b.extend_from_slice(&value.to_le_bytes());
+        }
+        Kind::ClockOffset { reference, offset, error } => {
+            p(b, reference as u64);
+            put_i64(b, offset);
+            p(b, error);
+        }
+    }
+}
+
+fn encode_annotations(b: &mut Vec<u8>, ev: &Event) {
+    let a = &ev.ann;
+    let n = a.partner.is_some() as u64 + a.lamport.is_some() as u64 + a.raw_wall.is_some() as u64;
+    put_u64(b, n);
+    let mut item = |tag: u64, body: &[u8]| {
+        put_u64(b, tag);
+        put_u64(b, body.len() as u64);
+        b.extend_from_slice(body);
+    };
+    let mut body = Vec::with_capacity(20);
+    if let Some(p) = a.partner {
+        put_u64(&mut body, p.loc as u64);
+        put_u64(&mut body, p.index);
+        item(ann::PARTNER, &body);
+    }
+    if let Some(l) = a.lamport {
+        body.clear();
+        put_u64(&mut body, l);
+        item(ann::LAMPORT, &body);
+    }
+    if let Some(r) = a.raw_wall {
+        body.clear();
+        put_i64(&mut body, r.wrapping_sub(ev.wall));
+        item(ann::RAW_WALL, &body);
+    }
+}
+
+/// The location a block belongs to and the number of events it declares.
+pub struct BlockPrefix {
+    pub loc: Option<LocId>,
+    pub count: u64,
+}
+
+/// Decodes the events of a block payload, calling `f` for each. `multi` is set for
+/// multi-location blocks. `loc_count` is the number of defined locations: every
+/// location the block names must be below it.
+pub fn decode_block(
+    payload: &[u8],
+    multi: bool,
+    loc_count: usize,
+    mut f: impl FnMut(Event),
+) -> Result<BlockPrefix, DecodeError> {
+    let mut cur = Cursor::new(payload);
+    let c = &mut cur;
+    let block_loc = if multi {
+        None
+    } else {
+        let at = c.pos;
+        let l = u32_of(c, "the block's location")?;
+        if l as usize >= loc_count {
+            return err(at, format!("block names location {l}, but {loc_count} locations are defined"));
+        }
+        Some(l)
+    };
+    let at = c.pos;
+    let count = c.u64().want(c, "the block's event count")?;
+    // Every event takes at least two bytes (head and wall delta).
+    if count > (c.remaining() / 2) as u64 {
+        return err(at, format!("block declares {count} events, more than its {} bytes can hold", c.remaining()));
+    }
+    let mut wall: i64 = 0;
+    let mut cpu: i64 = 0;
+    for _ in 0..count {
+        let start = c.pos;
+        let h = c.u8().want(c, "an event")?;
+        let code = h & head::KIND_MASK;
+        let loc = match block_loc {
+            Some(l) => l,
+            None => {
+                let at = c.pos;
+                let l = u32_of(c, "the event's location")?;
+                if l as usize >= loc_count {
+                    return err(at, format!("event names location {l}, but {loc_count} locations are defined"));
+                }
+                l
+            }
+        };
+        let dw = c.i64().want(c, "a wall-time delta")?;
+        wall = wall.wrapping_add(dw);
+        let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
+            head::CPU_NONE => None,
+            head::CPU_SAME_AS_WALL => {
+                cpu = cpu.wrapping_add(dw);
+                Some(cpu)
+            }
+            head::CPU_DELTA => {
+                cpu = cpu.wrapping_add(c.i64().want(c, "a CPU-time delta")?);
+                Some(cpu)
+            }
+            _ => Some(cpu),
+        };
+        let kind = decode_kind(c, code, start)?;
+        let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
+        if h & head::ANNOTATED != 0 {
+            decode_annotations(c, &mut ev)?;
+        }
+        f(ev);
+    }
+    if c.remaining() != 0 {
+        return err(c.pos, format!("expected the end of the block after {count} events, found {} more bytes", c.remaining()));
+    }
+    Ok(BlockPrefix { loc: block_loc, count })
+}
+
+fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeError> {
+    let u = |c: &mut Cursor, what: &str| c.u64().want(c, what);
+    Ok(match code {
+        0 => Kind::ProcessBegin { parent: opt_u32_of(c, "a parent location")? },
+        1 => Kind::ProcessEnd,
+        2 => Kind::ThreadBegin { parent: opt_u32_of(c, "a parent location")? },
+        3 => Kind::ThreadEnd,
+        4 => Kind::Enter { proc: u32_of(c, "a procedure name")? },
+        5 => Kind::Leave { proc: u32_of(c, "a procedure name")? },
+        6 => Kind::Send {
+            to: u32_of(c, "a destination")?,
+            comm: u32_of(c, "a communicator")?,
+            tag: u32_of(c, "a tag")?,
+            bytes: u(c, "a message size")?,
+        },
+        7 => Kind::RecvBegin {
+            from: opt_u32_of(c, "a source")?,
+            comm: u32_of(c, "a communicator")?,
+            tag: opt_u32_of(c, "a tag")?,
+        },
+        8 => Kind::RecvEnd {
+            from: u32_of(c, "a source")?,
+            comm: u32_of(c, "a communicator")?,
+            tag: u32_of(c, "a tag")?,
+            bytes: u(c, "a message size")?,
+        },
+        9 => Kind::Isend {
+            to: u32_of(c, "a destination")?,
+            comm: u32_of(c, "a communicator")?,
+            tag: u32_of(c, "a tag")?,
+            bytes: u(c, "a message size")?,
+            request: u(c, "a request id")?,
+        },
+        10 => Kind::IsendComplete { request: u(c, "a request id")? },
+        11 => Kind::IrecvRequest {
+            from: opt_u32_of(c, "a source")?,
+            comm: u32_of(c, "a communicator")?,
+            tag: opt_u32_of(c, "a tag")?,
+            request: u(c, "a request id")?,
+        },
+        12 => Kind::IrecvComplete {
+            request: u(c, "a request id")?,
+            from: u32_of(c, "a source")?,
+            comm: u32_of(c, "a communicator")?,
+            tag: u32_of(c, "a tag")?,
+            bytes: u(c, "a message size")?,
+        },
+        13 | 14 => {
+            let at = c.pos;
+            let oc = c.u8().want(c, "a collective operation")?;
+            let op = CollOp::from_code(oc)
+                .ok_or_else(|| DecodeError { offset: at, message: format!("expected a collective operation code (0 to 14), found {oc}") })?;
+            let comm = u32_of(c, "a communicator")?;
+            if code == 13 {
+                Kind::CollBegin { op, comm }
+            } else {
+                Kind::CollEnd {
+                    op,
+                    comm,
+                    root: opt_u32_of(c, "a root")?,
+                    sent: u(c, "bytes sent")?,
+                    received: u(c, "bytes received")?,
+                }
+            }
+        }
+        15 => Kind::LockRequest { lock: u(c, "a lock id")? },
+        16 => Kind::LockAcquire { lock: u(c, "a lock id")? },
+        17 => Kind::LockRelease { lock: u(c, "a lock id")? },
+        18 => Kind::PhaseBegin { name: u32_of(c, "a phase name")? },
+        19 => Kind::PhaseEnd { name: u32_of(c, "a phase name")? },
+        20 => Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? },
+        21 => Kind::ClockOffset {
+            reference: u32_of(c, "a reference location")?,
+            offset: c.i64().want(c, "a clock offset")?,
+            error: u(c, "a clock-offset error")?,
+        },
+        other => return err(start, format!("expected an event kind (0 to {}), found {other}", KIND_COUNT - 1)),
+    })
+}
+
+fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<(), DecodeError> {
+    let n = count_of(c, "the number of annotations")?;
+    for _ in 0..n {
+        let tag = c.u64().want(c, "an annotation tag")?;
+        let len = count_of(c, "an annotation length")?;
+        let at = c.pos;
+        let body = c.bytes(len).want(c, "an annotation")?;
+        let mut b = Cursor::new(body);
+        let bad = |what: &str| DecodeError { offset: at, message: format!("expected {what} in a {len}-byte annotation") };
+        match tag {
+            ann::PARTNER => {
+                let loc = b.u64().map_err(|_| bad("a partner location"))?;
+                let index = b.u64().map_err(|_| bad("a partner index"))?;
+                let loc = u32::try_from(loc).map_err(|_| bad("a partner location below 2^32"))?;
+                ev.ann.partner = Some(EventRef { loc, index });
+            }
+            ann::LAMPORT => ev.ann.lamport = Some(b.u64().map_err(|_| bad("a Lamport clock"))?),
+            ann::RAW_WALL => {
+                ev.ann.raw_wall = Some(ev.wall.wrapping_add(b.i64().map_err(|_| bad("a raw wall-time delta"))?))
+            }
+            _ => {} // a later minor version's annotation
+        }
+    }
+    Ok(())
+}
+
+// ---- index and end ----
+
+/// One entry of the trailing index: where a block is and what it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub offset: u64,
+    pub loc: Option<LocId>,
+    pub count: u64,
+    pub min_wall: i64,
+    pub max_wall: i64,
+}
+
+pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
+    let mut b = Vec::new();
+    put_u64(&mut b, entries.len() as u64);
+    for e in entries {
+        put_u64(&mut b, e.offset);
+        put_opt(&mut b, e.loc);
+        put_u64(&mut b, e.count);
+        put_i64(&mut b, e.min_wall);
+        put_u64(&mut b, e.max_wall.wrapping_sub(e.min_wall) as u64);
+    }
+    b
+}
+
+pub fn decode_index(payload: &[u8]) -> Result<Vec<IndexEntry>, DecodeError> {
+    let mut cur = Cursor::new(payload);
+    let c = &mut cur;
+    let n = count_of(c, "the number of index entries")?;
+    let mut v = Vec::new();
+    for _ in 0..n {
+        let offset = c.u64().want(c, "a block offset")?;
+        let loc = opt_u32_of(c, "a block location")?;
+        let count = c.u64().want(c, "a block event count")?;
+        let min_wall = c.i64().want(c, "a block's first time")?;
+        let span = c.u64().want(c, "a block's time span")?;
+        v.push(IndexEntry { offset, loc, count, min_wall, max_wall: min_wall.wrapping_add(span as i64) });
+    }
+    Ok(v)
+}
+
+/// The end chunk's payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct End {
+    pub events: u64,
+    pub blocks: u64,
+    /// Byte offset of the index chunk, 0 when there is none.
+    pub index_offset: u64,
+}
+
+impl End {
+    pub fn encode(&self) -> [u8; chunk::END_PAYLOAD as usize] {
+        let mut b = [0u8; 24];
+        b[..8].copy_from_slice(&self.events.to_le_bytes());
+        b[8..16].copy_from_slice(&self.blocks.to_le_bytes());
+        b[16..].copy_from_slice(&self.index_offset.to_le_bytes());
+        b
+    }
+
+    pub fn decode(b: &[u8]) -> Option<End> {
+        if b.len() != chunk::END_PAYLOAD as usize {
+            return None;
+        }
+        let w = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        Some(End { events: w(0), blocks: w(8), index_offset: w(16) })
+    }
+}

@@ -1,0 +1,16 @@
+//! The spoor trace format (formats/trace.md) and its text form (formats/text.md).
+//!
+//! [`TraceWriter`] writes the binary format; [`TraceReader`] reads the binary
+//! format (plain or gzip-ed, from a file or a pipe) and the text form, detected
+//! from the first bytes.
+
+mod error;
+pub mod binary;
+pub mod reader;
+pub mod text;
+pub mod varint;
+pub mod writer;
+
+pub use error::{Error, ErrorKind};
+pub use reader::{Block, ReadOptions, SalvageReport, TraceReader};
+pub use writer::{TraceWriter, WriterOptions};

@@ -1,0 +1,684 @@
+//! Reads a trace in any of its forms: the binary format from a file (memory-mapped,
+//! blocks decoded in parallel), from a pipe or through gzip (streamed), or the text form.
+
+use crate::binary::{self, chunk, ChunkHeader, DecodeError, End, Header, IndexEntry};
+use crate::text::{self, TextParser};
+use crate::Error;
+use rayon::prelude::*;
+use spoor_model::{Definitions, Event, LocId};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Read every intact block of a damaged or truncated trace instead of failing,
+    /// and say what was lost (see [`TraceReader::salvage_report`]).
+    pub salvage: bool,
+}
+
+/// The events of one block, or of a batch of text lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// The location of a single-location block; `None` for multi-location blocks and text.
+    pub loc: Option<LocId>,
+    pub events: Vec<Event>,
+}
+
+/// What a salvaging read could not recover.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SalvageReport {
+    /// Blocks that were skipped, with the byte offset and reason of each.
+    pub bad_blocks: Vec<(u64, String)>,
+    /// Where reading stopped early, how many bytes after it were lost, and why.
+    pub stopped: Option<(u64, u64, String)>,
+}
+
+impl SalvageReport {
+    pub fn is_clean(&self) -> bool {
+        self.bad_blocks.is_empty() && self.stopped.is_none()
+    }
+}
+
+impl std::fmt::Display for SalvageReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_clean() {
+            return write!(f, "nothing lost");
+        }
+        for (off, why) in &self.bad_blocks {
+            writeln!(f, "skipped the block at byte {off}: {why}")?;
+        }
+        if let Some((off, lost, why)) = &self.stopped {
+            write!(f, "stopped at byte {off} ({why}); {lost} bytes after it lost")?;
+        }
+        Ok(())
+    }
+}
+
+/// Events per block made from the text form.
+const TEXT_BLOCK: usize = 4096;
+/// Raw chunks read from a stream before they are decoded in parallel.
+const STREAM_BATCH: usize = 64;
+
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct ChunkLoc {
+    offset: u64,
+    header: ChunkHeader,
+}
+
+enum Source {
+    /// The whole binary trace in memory: its chunks found by one scan of the headers.
+    Whole { bytes: Bytes, blocks: Vec<ChunkLoc>, next: usize },
+    /// A binary trace read chunk by chunk.
+    Stream { input: Box<dyn Read + Send>, offset: u64, finished: bool, blocks: u64, index_at: u64 },
+    Text { parser: Box<TextParser<Box<dyn BufRead + Send>>>, finished: bool },
+}
+
+/// A raw chunk read from a stream, not yet checked or decoded.
+struct RawChunk {
+    offset: u64,
+    header: ChunkHeader,
+    payload: Vec<u8>,
+}
+
+pub struct TraceReader {
+    name: String,
+    opts: ReadOptions,
+    header: Option<Header>,
+    defs: Definitions,
+    source: Source,
+    index: Option<Vec<IndexEntry>>,
+    end: Option<End>,
+    report: SalvageReport,
+}
+
+fn is_gzip(b: &[u8]) -> bool {
+    b.len() >= 2 && b[0] == 0x1f && b[1] == 0x8b
+}
+
+impl TraceReader {
+    /// Opens `path`, or standard input for `-`, detecting the form from its first bytes.
+    pub fn open(path: &str, opts: ReadOptions) -> Result<Self, Error> {
+        if path == "-" {
+            let stdin: Box<dyn Read + Send> = Box::new(io::stdin());
+            return Self::from_reader("<stdin>", stdin, opts);
+        }
+        let file = File::open(path).map_err(|e| Error::io(path, &e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
+        if meta.is_dir() {
+            return Err(Error::io(path, &io::Error::other("is a directory, expected a trace file")));
+        }
+        let mut first = [0u8; 8];
+        let n = read_up_to(&mut &file, &mut first).map_err(|e| Error::io(path, &e))?;
+        if meta.is_file() && n == 8 && first == binary::MAGIC {
+            // Safety of the map: spoor does not write a file while reading it; a file
+            // truncated underneath by another program is outside what any reader can guard.
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, &e))?;
+            return Self::from_whole(path, Bytes::Mapped(map), opts);
+        }
+        // Not a seekable binary trace: read it as a stream from the start.
+        let rest = io::Cursor::new(first[..n].to_vec()).chain(file);
+        Self::from_reader(path, Box::new(rest), opts)
+    }
+
+    /// Reads a trace held in memory (any form).
+    pub fn from_bytes(name: &str, bytes: Vec<u8>, opts: ReadOptions) -> Result<Self, Error> {
+        if bytes.starts_with(&binary::MAGIC) {
+            return Self::from_whole(name, Bytes::Owned(bytes), opts);
+        }
+        Self::from_reader(name, Box::new(io::Cursor::new(bytes)), opts)
+    }
+
+    /// Reads a trace from any byte stream (any form).
+    pub fn from_reader(name: &str, input: Box<dyn Read + Send>, opts: ReadOptions) -> Result<Self, Error> {
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        let first = input.fill_buf().map_err(|e| Error::io(name, &e))?;
+        if is_gzip(first) {
+            let gz: Box<dyn Read + Send> = Box::new(flate2::read::MultiGzDecoder::new(input));
+            let mut inner = BufReader::with_capacity(1 << 16, gz);
+            let first = inner.fill_buf().map_err(|e| gzip_error(name, &e))?;
+            if is_gzip(first) {
+                return Err(Error::corrupt(name, 0, "gzip inside gzip: expected one layer of compression"));
+            }
+            return Self::from_buffered(name, Box::new(inner), opts);
+        }
+        Self::from_buffered(name, Box::new(input), opts)
+    }
+
+    fn from_buffered(name: &str, mut input: Box<dyn BufRead + Send>, opts: ReadOptions) -> Result<Self, Error> {
+        let first = input.fill_buf().map_err(|e| Error::io(name, &e))?;
+        if first.is_empty() {
+            return Err(Error::corrupt(name, 0, "the input is empty: expected a spoor trace"));
+        }
+        if first.starts_with(&binary::MAGIC[..first.len().min(8)]) {
+            return Self::from_stream(name, input, opts);
+        }
+        if !text::looks_like_text(first) {
+            return Err(Error::corrupt(
+                name,
+                0,
+                "not a spoor trace: expected the binary magic \\x89SPOOR\\r\\n, gzip, or the text form",
+            ));
+        }
+        let mut r = TraceReader {
+            name: name.into(),
+            opts,
+            header: None,
+            defs: Definitions::new(),
+            source: Source::Text { parser: Box::new(TextParser::new(name, input)), finished: false },
+            index: None,
+            end: None,
+            report: SalvageReport::default(),
+        };
+        r.prime_text()?;
+        Ok(r)
+    }
+
+    fn new_binary(name: &str, opts: ReadOptions, header: Header, source: Source) -> Self {
+        TraceReader {
+            name: name.into(),
+            opts,
+            header: Some(header),
+            defs: Definitions::new(),
+            source,
+            index: None,
+            end: None,
+            report: SalvageReport::default(),
+        }
+    }
+
+    fn from_whole(name: &str, bytes: Bytes, opts: ReadOptions) -> Result<Self, Error> {
+        let header = Header::decode(&bytes).map_err(|e| header_error(name, e))?;
+        let file_len = bytes.len() as u64;
+        let mut pos = header.header_len as u64;
+        if pos > file_len {
+            return Err(Error::corrupt(name, 12, format!("header length {pos} is beyond the end of the file")));
+        }
+        let mut blocks = Vec::new();
+        let mut defs_chunk = None;
+        let mut index_chunk = None;
+        let mut end = None;
+        let mut stopped = None;
+        // Scan chunk headers only; payloads are checked when decoded.
+        loop {
+            if pos == file_len {
+                stopped = Some((pos, "the file ends without its end chunk: truncated".to_string()));
+                break;
+            }
+            if file_len - pos < chunk::HEADER_LEN as u64 {
+                stopped = Some((pos, format!("expected a {}-byte chunk header, found {} bytes: truncated", chunk::HEADER_LEN, file_len - pos)));
+                break;
+            }
+            let at = pos as usize;
+            let h = ChunkHeader::decode(bytes[at..at + chunk::HEADER_LEN].try_into().expect("9 bytes"));
+            if let Some(p) = h.problem() {
+                stopped = Some((pos, p));
+                break;
+            }
+            let body = pos + chunk::HEADER_LEN as u64;
+            if body + h.len as u64 > file_len {
+                stopped = Some((pos, format!("chunk declares {} bytes, only {} remain: truncated", h.len, file_len - body)));
+                break;
+            }
+            let c = ChunkLoc { offset: pos, header: h };
+            pos = body + h.len as u64;
+            match h.kind {
+                chunk::DEFS => defs_chunk = Some(c),
+                chunk::BLOCK | chunk::MULTI_BLOCK => blocks.push(c),
+                chunk::INDEX => index_chunk = Some(c),
+                chunk::END => {
+                    let payload = payload_of(&bytes, c);
+                    if crc32fast::hash(payload) != h.crc {
+                        stopped = Some((c.offset, "end chunk fails its checksum".into()));
+                        break;
+                    }
+                    end = End::decode(payload);
+                    if pos != file_len {
+                        stopped = Some((pos, format!("expected the end of the file after the end chunk, found {} more bytes", file_len - pos)));
+                    }
+                    break;
+                }
+                _ => {} // optional chunk of a later minor version
+            }
+        }
+        let mut r = Self::new_binary(name, opts, header, Source::Whole { bytes, blocks, next: 0 });
+        if let Some((off, why)) = stopped {
+            r.stop_or_fail(off, file_len - off, why)?;
+        }
+        let Source::Whole { bytes, blocks, .. } = &r.source else { unreachable!("a whole source") };
+        let Some(dc) = defs_chunk else {
+            return Err(Error::corrupt(name, header.header_len as u64, "expected a definitions chunk, found none"));
+        };
+        r.defs = decode_chunk(name, &bytes[..], dc, binary::decode_defs)?;
+        if let Some(ic) = index_chunk {
+            r.index = Some(decode_chunk(name, &bytes[..], ic, binary::decode_index)?);
+        }
+        let block_count = blocks.len() as u64;
+        if let Some(e) = end {
+            let index_at = index_chunk.map_or(0, |c| c.offset);
+            if e.index_offset != index_at {
+                let msg = format!("the end chunk puts the index at byte {}, the file has it at {index_at}", e.index_offset);
+                r.stop_or_fail(file_len, 0, msg)?;
+            }
+            if e.blocks != block_count {
+                let msg = format!("the end chunk counts {} blocks, the file holds {block_count}", e.blocks);
+                r.stop_or_fail(file_len, 0, msg)?;
+            }
+        }
+        r.end = end;
+        Ok(r)
+    }
+
+    fn from_stream(name: &str, input: Box<dyn BufRead + Send>, opts: ReadOptions) -> Result<Self, Error> {
+        let mut input: Box<dyn Read + Send> = Box::new(input);
+        let mut head = [0u8; binary::HEADER_LEN as usize];
+        let n = read_up_to(&mut input, &mut head).map_err(|e| Error::io(name, &e))?;
+        let header = Header::decode(&head[..n]).map_err(|e| header_error(name, e))?;
+        let extra = header.header_len as u64 - binary::HEADER_LEN as u64;
+        let skipped = io::copy(&mut (&mut input).take(extra), &mut io::sink()).map_err(|e| Error::io(name, &e))?;
+        if skipped != extra {
+            return Err(Error::corrupt(name, n as u64 + skipped, "the header ends early: truncated"));
+        }
+        let source = Source::Stream { input, offset: header.header_len as u64, finished: false, blocks: 0, index_at: 0 };
+        let mut r = Self::new_binary(name, opts, header, source);
+        // The definitions come before the first block, after optional chunks perhaps.
+        let mut first = r.read_raw()?;
+        while first.as_ref().is_some_and(|c| c.header.kind >= chunk::FIRST_OPTIONAL) {
+            first = r.read_raw()?;
+        }
+        match first {
+            Some(c) if c.header.kind == chunk::DEFS => r.apply_defs(&c)?,
+            Some(c) => return Err(Error::corrupt(name, c.offset, format!("expected the definitions chunk, found a chunk of type {}", c.header.kind))),
+            None if r.report.stopped.is_some() => {}
+            None => return Err(Error::corrupt(name, header.header_len as u64, "expected the definitions chunk, found none")),
+        }
+        Ok(r)
+    }
+
+    fn prime_text(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Fails, or in salvage mode records where reading stopped.
+    fn stop_or_fail(&mut self, offset: u64, lost: u64, why: String) -> Result<(), Error> {
+        if self.opts.salvage {
+            self.report.stopped = Some((offset, lost, why));
+            Ok(())
+        } else {
+            Err(Error::corrupt(&self.name, offset, why))
+        }
+    }
+
+    fn apply_defs(&mut self, c: &RawChunk) -> Result<(), Error> {
+        check_crc(&self.name, c.offset, c.header, &c.payload)?;
+        self.defs = binary::decode_defs(&c.payload).map_err(|e| at_payload(&self.name, c.offset, e))?;
+        Ok(())
+    }
+
+    /// Reads the next chunk of a stream; `None` after the end chunk or where a salvaging read stopped.
+    fn read_raw(&mut self) -> Result<Option<RawChunk>, Error> {
+        let Source::Stream { input, offset, finished, blocks, index_at } = &mut self.source else {
+            return Ok(None);
+        };
+        if *finished {
+            return Ok(None);
+        }
+        let at = *offset;
+        let mut hb = [0u8; chunk::HEADER_LEN];
+        let n = read_up_to(input, &mut hb).map_err(|e| self_io(&self.name, &e))?;
+        if n < chunk::HEADER_LEN {
+            *finished = true;
+            let why = if n == 0 {
+                "the input ends without its end chunk: truncated".to_string()
+            } else {
+                format!("expected a {}-byte chunk header, found {n} bytes: truncated", chunk::HEADER_LEN)
+            };
+            self.stop_or_fail(at, n as u64, why)?;
+            return Ok(None);
+        }
+        let h = ChunkHeader::decode(&hb);
+        if let Some(p) = h.problem() {
+            *finished = true;
+            self.stop_or_fail(at, 0, p)?;
+            return Ok(None);
+        }
+        // Grows with the bytes that actually arrive, never by the declared length alone.
+        let mut payload = Vec::with_capacity((h.len as usize).min(1 << 20));
+        let got = input.take(h.len as u64).read_to_end(&mut payload).map_err(|e| self_io(&self.name, &e))?;
+        *offset += (chunk::HEADER_LEN + got) as u64;
+        if got < h.len as usize {
+            *finished = true;
+            let why = format!("chunk declares {} bytes, only {got} follow: truncated", h.len);
+            self.stop_or_fail(at, (chunk::HEADER_LEN + got) as u64, why)?;
+            return Ok(None);
+        }
+        match h.kind {
+            chunk::BLOCK | chunk::MULTI_BLOCK => *blocks += 1,
+            chunk::INDEX => *index_at = at,
+            _ => {}
+        }
+        if h.kind == chunk::END {
+            *finished = true;
+            let (blocks, index_at) = (*blocks, *index_at);
+            check_crc(&self.name, at, h, &payload)?;
+            self.end = End::decode(&payload);
+            if let Some(e) = self.end.filter(|e| e.blocks != blocks) {
+                let msg = format!("the end chunk counts {} blocks, the input held {blocks}", e.blocks);
+                self.stop_or_fail(at, 0, msg)?;
+            }
+            if let Some(e) = self.end.filter(|e| e.index_offset != index_at) {
+                let msg = format!("the end chunk puts the index at byte {}, the input had it at {index_at}", e.index_offset);
+                self.stop_or_fail(at, 0, msg)?;
+            }
+            let mut extra = [0u8; 1];
+            let Source::Stream { input, .. } = &mut self.source else { unreachable!("a stream source") };
+            if read_up_to(input, &mut extra).map_err(|e| self_io(&self.name, &e))? != 0 {
+                let off = at + (chunk::HEADER_LEN + got) as u64;
+                self.stop_or_fail(off, 0, "expected the end of the input after the end chunk, found more bytes".into())?;
+            }
+            return Ok(None);
+        }
+        Ok(Some(RawChunk { offset: at, header: h, payload }))
+    }
+
+    /// The next batch of raw block chunks from a stream (definitions applied on the way).
+    fn read_stream_batch(&mut self, max: usize) -> Result<Vec<RawChunk>, Error> {
+        let mut out = Vec::new();
+        while out.len() < max {
+            let Some(c) = self.read_raw()? else { break };
+            match c.header.kind {
+                chunk::DEFS => self.apply_defs(&c)?,
+                chunk::BLOCK | chunk::MULTI_BLOCK => out.push(c),
+                chunk::INDEX => {
+                    check_crc(&self.name, c.offset, c.header, &c.payload)?;
+                    self.index = Some(binary::decode_index(&c.payload).map_err(|e| at_payload(&self.name, c.offset, e))?);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The header of a binary trace; `None` for the text form.
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    /// The definitions. For a file, the final ones; for a stream, those read so far.
+    pub fn defs(&self) -> &Definitions {
+        match &self.source {
+            Source::Text { parser, .. } => parser.defs(),
+            _ => &self.defs,
+        }
+    }
+
+    /// The trailing index, once read (at open for files, at the end for streams).
+    pub fn index(&self) -> Option<&[IndexEntry]> {
+        self.index.as_deref()
+    }
+
+    /// What the end chunk says, once read.
+    pub fn end(&self) -> Option<End> {
+        self.end
+    }
+
+    /// What a salvaging read lost so far.
+    pub fn salvage_report(&self) -> &SalvageReport {
+        &self.report
+    }
+
+    /// The next block in the order of the input; `None` at the end.
+    pub fn next_block(&mut self) -> Result<Option<Block>, Error> {
+        loop {
+            match &mut self.source {
+                Source::Whole { bytes, blocks, next } => {
+                    let Some(&c) = blocks.get(*next) else { return Ok(None) };
+                    *next += 1;
+                    let r = decode_block_chunk(&self.name, &bytes[..], c, self.defs.locations.len());
+                    match r {
+                        Ok(b) => return Ok(Some(b)),
+                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Source::Stream { .. } => {
+                    let Some(c) = self.read_stream_batch(1)?.pop() else { return Ok(None) };
+                    match decode_raw(&self.name, &c, self.defs.locations.len()) {
+                        Ok(b) => return Ok(Some(b)),
+                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Source::Text { parser, finished } => {
+                    if *finished {
+                        return Ok(None);
+                    }
+                    let mut events = Vec::new();
+                    while events.len() < TEXT_BLOCK {
+                        match parser.next_event()? {
+                            Some(ev) => events.push(ev),
+                            None => {
+                                *finished = true;
+                                break;
+                            }
+                        }
+                    }
+                    if events.is_empty() {
+                        return Ok(None);
+                    }
+                    return Ok(Some(Block { loc: None, events }));
+                }
+            }
+        }
+    }
+
+    /// Decodes every remaining block, in parallel where the input allows, and returns
+    /// `f` of each in input order. The first error in input order is returned, so the
+    /// result does not depend on the number of threads.
+    pub fn par_map_blocks<T, F>(&mut self, f: F) -> Result<Vec<T>, Error>
+    where
+        T: Send,
+        F: Fn(&Definitions, Block) -> T + Sync,
+    {
+        let mut out = Vec::new();
+        match &mut self.source {
+            Source::Whole { bytes, blocks, next } => {
+                let todo = &blocks[*next..];
+                *next = blocks.len();
+                let (name, defs, bytes) = (&self.name, &self.defs, &bytes[..]);
+                let results: Vec<Result<T, Error>> = todo
+                    .par_iter()
+                    .map(|&c| decode_block_chunk(name, bytes, c, defs.locations.len()).map(|b| f(defs, b)))
+                    .collect();
+                for (r, c) in results.into_iter().zip(todo) {
+                    match r {
+                        Ok(t) => out.push(t),
+                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Source::Stream { .. } => loop {
+                let batch = self.read_stream_batch(STREAM_BATCH)?;
+                if batch.is_empty() {
+                    break;
+                }
+                let (name, defs) = (&self.name, &self.defs);
+                let results: Vec<Result<T, Error>> = batch
+                    .par_iter()
+                    .map(|c| decode_raw(name, c, defs.locations.len()).map(|b| f(defs, b)))
+                    .collect();
+                for (r, c) in results.into_iter().zip(&batch) {
+                    match r {
+                        Ok(t) => out.push(t),
+                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) => return Err(e),
+                    }
+                }
+            },
+            Source::Text { .. } => {
+                while let Some(b) = self.next_block()? {
+                    out.push(f(self.defs(), b));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every remaining event, in input order.
+    pub fn events(self) -> Events {
+        Events { reader: self, block: Vec::new().into_iter(), failed: false }
+    }
+
+    /// Reads everything: the final definitions and all events in input order.
+    pub fn read_all(mut self) -> Result<(Definitions, Vec<Event>), Error> {
+        let mut events = Vec::new();
+        while let Some(b) = self.next_block()? {
+            events.extend(b.events);
+        }
+        let defs = match self.source {
+            Source::Text { parser, .. } => parser.into_defs(),
+            _ => self.defs,
+        };
+        Ok((defs, events))
+    }
+}
+
+/// Iterator over the events of a reader; stops after the first error.
+pub struct Events {
+    reader: TraceReader,
+    block: std::vec::IntoIter<Event>,
+    failed: bool,
+}
+
+impl Events {
+    pub fn reader(&self) -> &TraceReader {
+        &self.reader
+    }
+}
+
+impl Iterator for Events {
+    type Item = Result<Event, Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(e) = self.block.next() {
+                return Some(Ok(e));
+            }
+            if self.failed {
+                return None;
+            }
+            match self.reader.next_block() {
+                Ok(Some(b)) => self.block = b.events.into_iter(),
+                Ok(None) => return None,
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+fn payload_of(bytes: &[u8], c: ChunkLoc) -> &[u8] {
+    let s = c.offset as usize + chunk::HEADER_LEN;
+    &bytes[s..s + c.header.len as usize]
+}
+
+fn check_crc(name: &str, offset: u64, h: ChunkHeader, payload: &[u8]) -> Result<(), Error> {
+    let crc = crc32fast::hash(payload);
+    if crc != h.crc {
+        return Err(Error::corrupt(
+            name,
+            offset,
+            format!("chunk fails its checksum (expected CRC-32 {:#010x}, computed {crc:#010x}): corrupt", h.crc),
+        ));
+    }
+    Ok(())
+}
+
+fn at_payload(name: &str, chunk_offset: u64, e: DecodeError) -> Error {
+    Error::corrupt(name, chunk_offset + chunk::HEADER_LEN as u64 + e.offset as u64, e.message)
+}
+
+fn decode_chunk<T>(
+    name: &str,
+    bytes: &[u8],
+    c: ChunkLoc,
+    f: impl Fn(&[u8]) -> Result<T, DecodeError>,
+) -> Result<T, Error> {
+    let payload = payload_of(bytes, c);
+    check_crc(name, c.offset, c.header, payload)?;
+    f(payload).map_err(|e| at_payload(name, c.offset, e))
+}
+
+fn decode_payload(name: &str, offset: u64, h: ChunkHeader, payload: &[u8], locs: usize) -> Result<Block, Error> {
+    check_crc(name, offset, h, payload)?;
+    let mut events = Vec::new();
+    let multi = h.kind == chunk::MULTI_BLOCK;
+    let prefix =
+        binary::decode_block(payload, multi, locs, |e| events.push(e)).map_err(|e| at_payload(name, offset, e))?;
+    Ok(Block { loc: prefix.loc, events })
+}
+
+fn decode_block_chunk(name: &str, bytes: &[u8], c: ChunkLoc, locs: usize) -> Result<Block, Error> {
+    decode_payload(name, c.offset, c.header, payload_of(bytes, c), locs)
+}
+
+fn decode_raw(name: &str, c: &RawChunk, locs: usize) -> Result<Block, Error> {
+    decode_payload(name, c.offset, c.header, &c.payload, locs)
+}
+
+fn header_error(name: &str, e: binary::HeaderError) -> Error {
+    match e {
+        binary::HeaderError::NewerMajor(..) | binary::HeaderError::RequiredFlags(_) => {
+            Error::version(name, e.to_string())
+        }
+        binary::HeaderError::Magic => Error::corrupt(name, 0, e.to_string()),
+        _ => Error::corrupt(name, 8, e.to_string()),
+    }
+}
+
+fn gzip_error(name: &str, e: &io::Error) -> Error {
+    Error::corrupt(name, 0, format!("bad gzip stream: {e}"))
+}
+
+fn self_io(name: &str, e: &io::Error) -> Error {
+    // Errors of the decompressor surface as InvalidInput/InvalidData: corrupt gzip, not an OS failure.
+    if matches!(e.kind(), io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput) {
+        Error { offset: None, ..Error::corrupt(name, 0, format!("bad gzip stream: {e}")) }
+    } else {
+        Error::io(name, e)
+    }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}

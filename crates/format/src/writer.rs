@@ -1,0 +1,153 @@
+//! Writes the binary trace format: header, definitions, blocks, index, end.
+
+use crate::binary::{self, chunk, flags, BlockEncoder, End, Header, IndexEntry};
+use spoor_model::{Definitions, Event};
+use std::io::{self, Write};
+
+#[derive(Clone, Debug)]
+pub struct WriterOptions {
+    /// Events per block before it is written out.
+    pub block_events: usize,
+    /// Write the events in the order given, in multi-location blocks (a stream in
+    /// global order); otherwise one block per location, each location's events in order.
+    pub global_order: bool,
+    /// Write the trailing index of blocks.
+    pub index: bool,
+    /// Extra feature flags (ALIGNED, MATCHED) describing the events.
+    pub flags: u64,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions { block_events: 4096, global_order: false, index: true, flags: 0 }
+    }
+}
+
+/// Writes a trace. Memory is bounded by one block per location (or one block in
+/// global order), whatever the number of events.
+pub struct TraceWriter<W: Write> {
+    out: W,
+    opts: WriterOptions,
+    location_count: usize,
+    /// Per-location encoders (or one, in global order).
+    blocks: Vec<BlockEncoder>,
+    offset: u64,
+    index: Vec<IndexEntry>,
+    events: u64,
+    scratch: Vec<u8>,
+}
+
+impl<W: Write> TraceWriter<W> {
+    pub fn new(mut out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
+        let mut fl = opts.flags;
+        if opts.global_order {
+            fl |= flags::GLOBAL_ORDER;
+        }
+        let header = Header::new(fl).encode();
+        out.write_all(&header)?;
+        let n = if opts.global_order { 1 } else { defs.locations.len() };
+        let mut w = TraceWriter {
+            out,
+            opts,
+            location_count: defs.locations.len(),
+            blocks: (0..n).map(|_| BlockEncoder::default()).collect(),
+            offset: header.len() as u64,
+            index: Vec::new(),
+            events: 0,
+            scratch: Vec::new(),
+        };
+        w.write_defs(defs)?;
+        Ok(w)
+    }
+
+    fn write_defs(&mut self, defs: &Definitions) -> io::Result<()> {
+        let payload = binary::encode_defs(defs);
+        self.write_chunk(chunk::DEFS, &payload)
+    }
+
+    /// Replaces the definitions (a later definitions chunk supersedes earlier ones),
+    /// e.g. once names are known that were not at the start.
+    pub fn set_definitions(&mut self, defs: &Definitions) -> io::Result<()> {
+        if defs.locations.len() < self.location_count {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "new definitions drop locations"));
+        }
+        self.location_count = defs.locations.len();
+        if !self.opts.global_order {
+            self.blocks.resize_with(self.location_count, BlockEncoder::default);
+        }
+        self.write_defs(defs)
+    }
+
+    fn write_chunk(&mut self, kind: u8, payload: &[u8]) -> io::Result<()> {
+        self.scratch.clear();
+        binary::put_chunk(&mut self.scratch, kind, payload);
+        self.out.write_all(&self.scratch)?;
+        self.offset += self.scratch.len() as u64;
+        Ok(())
+    }
+
+    pub fn write(&mut self, ev: &Event) -> io::Result<()> {
+        if ev.loc as usize >= self.location_count {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("event of location {}, but {} locations are defined", ev.loc, self.location_count),
+            ));
+        }
+        let slot = if self.opts.global_order { 0 } else { ev.loc as usize };
+        let enc = &mut self.blocks[slot];
+        enc.push(ev, self.opts.global_order);
+        self.events += 1;
+        if enc.count as usize >= self.opts.block_events.max(1) {
+            self.flush_block(slot)?;
+        }
+        Ok(())
+    }
+
+    fn flush_block(&mut self, slot: usize) -> io::Result<()> {
+        let mut enc = std::mem::take(&mut self.blocks[slot]);
+        if enc.count > 0 {
+            let mut payload = Vec::with_capacity(enc.buf.len() + 12);
+            let loc = if self.opts.global_order {
+                None
+            } else {
+                crate::varint::put_u64(&mut payload, slot as u64);
+                Some(slot as u32)
+            };
+            crate::varint::put_u64(&mut payload, enc.count);
+            payload.extend_from_slice(&enc.buf);
+            self.index.push(IndexEntry {
+                offset: self.offset,
+                loc,
+                count: enc.count,
+                min_wall: enc.min_wall,
+                max_wall: enc.max_wall,
+            });
+            let kind = if self.opts.global_order { chunk::MULTI_BLOCK } else { chunk::BLOCK };
+            self.write_chunk(kind, &payload)?;
+        }
+        enc.clear();
+        self.blocks[slot] = enc;
+        Ok(())
+    }
+
+    pub fn events_written(&self) -> u64 {
+        self.events
+    }
+
+    /// Writes what is buffered, the index and the end chunk, and returns the output.
+    pub fn finish(mut self) -> io::Result<W> {
+        for slot in 0..self.blocks.len() {
+            self.flush_block(slot)?;
+        }
+        let mut index_offset = 0;
+        if self.opts.index {
+            index_offset = self.offset;
+            let payload = binary::encode_index(&self.index);
+            self.write_chunk(chunk::INDEX, &payload)?;
+        }
+        let end = End { events: self.events, blocks: self.index.len() as u64, index_offset };
+        self.write_chunk(chunk::END, &end.encode())?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}

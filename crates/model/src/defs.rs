@@ -1,0 +1,255 @@
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Index into the string table.
+pub type StrId = u32;
+/// Index of a location (one thread of one process): the stream an event belongs to.
+pub type LocId = u32;
+pub type AppId = u32;
+pub type MachineId = u32;
+pub type ProcId = u32;
+pub type CommId = u32;
+pub type MetricId = u32;
+
+/// Interned names. Strings are unique: one id per distinct text, so a
+/// name identifies its id and the text form can name strings instead of numbering them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringTable {
+    strings: Vec<String>,
+    ids: HashMap<String, StrId>,
+}
+
+impl StringTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `s`, adding it if it is new.
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as StrId;
+        self.strings.push(s.to_owned());
+        self.ids.insert(s.to_owned(), id);
+        id
+    }
+
+    pub fn lookup(&self, s: &str) -> Option<StrId> {
+        self.ids.get(s).copied()
+    }
+
+    pub fn get(&self, id: StrId) -> Option<&str> {
+        self.strings.get(id as usize).map(String::as_str)
+    }
+
+    /// The text of `id`, or `"?<id>"` for an id the table does not hold.
+    pub fn name(&self, id: StrId) -> std::borrow::Cow<'_, str> {
+        match self.get(id) {
+            Some(s) => s.into(),
+            None => format!("?{id}").into(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.strings.iter().map(String::as_str)
+    }
+}
+
+impl Serialize for StringTable {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.strings.serialize(s)
+    }
+}
+
+/// An application: a program run, with its own logical tree of processes (IPS-2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Application {
+    pub name: StrId,
+}
+
+/// A machine (node) of the physical tree, shared by all applications.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Machine {
+    pub name: StrId,
+}
+
+/// A process of an application, placed on a machine. `rank` is its rank in
+/// its application (the MPI world rank where there is one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Process {
+    pub name: StrId,
+    pub app: AppId,
+    pub machine: MachineId,
+    pub rank: u32,
+}
+
+/// A location: one thread of a process. Every event belongs to one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Location {
+    pub name: StrId,
+    pub process: ProcId,
+    /// Thread number within the process (0 is the main thread).
+    pub thread: u32,
+}
+
+/// A communicator: `members[i]` is the location of the communicator's rank `i`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Communicator {
+    pub name: StrId,
+    pub members: Vec<LocId>,
+}
+
+/// A metric whose samples are external data (IPS-2) attached to a location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Metric {
+    pub name: StrId,
+    pub unit: StrId,
+}
+
+/// Everything events refer to by id.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Definitions {
+    pub strings: StringTable,
+    pub apps: Vec<Application>,
+    pub machines: Vec<Machine>,
+    pub processes: Vec<Process>,
+    pub locations: Vec<Location>,
+    pub comms: Vec<Communicator>,
+    pub metrics: Vec<Metric>,
+    /// Free-form key/value pairs about the run (creator, command line, clock source).
+    pub properties: Vec<(StrId, StrId)>,
+}
+
+/// A definition that refers to an id that does not exist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DanglingRef {
+    pub what: String,
+}
+
+impl std::fmt::Display for DanglingRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+impl Definitions {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add_app(&mut self, name: &str) -> AppId {
+        let name = self.strings.intern(name);
+        self.apps.push(Application { name });
+        (self.apps.len() - 1) as AppId
+    }
+
+    pub fn add_machine(&mut self, name: &str) -> MachineId {
+        let name = self.strings.intern(name);
+        self.machines.push(Machine { name });
+        (self.machines.len() - 1) as MachineId
+    }
+
+    pub fn add_process(&mut self, name: &str, app: AppId, machine: MachineId, rank: u32) -> ProcId {
+        let name = self.strings.intern(name);
+        self.processes.push(Process { name, app, machine, rank });
+        (self.processes.len() - 1) as ProcId
+    }
+
+    pub fn add_location(&mut self, name: &str, process: ProcId, thread: u32) -> LocId {
+        let name = self.strings.intern(name);
+        self.locations.push(Location { name, process, thread });
+        (self.locations.len() - 1) as LocId
+    }
+
+    pub fn add_comm(&mut self, name: &str, members: Vec<LocId>) -> CommId {
+        let name = self.strings.intern(name);
+        self.comms.push(Communicator { name, members });
+        (self.comms.len() - 1) as CommId
+    }
+
+    pub fn add_metric(&mut self, name: &str, unit: &str) -> MetricId {
+        let name = self.strings.intern(name);
+        let unit = self.strings.intern(unit);
+        self.metrics.push(Metric { name, unit });
+        (self.metrics.len() - 1) as MetricId
+    }
+
+    pub fn set_property(&mut self, key: &str, value: &str) {
+        let k = self.strings.intern(key);
+        let v = self.strings.intern(value);
+        match self.properties.iter_mut().find(|(pk, _)| *pk == k) {
+            Some(p) => p.1 = v,
+            None => self.properties.push((k, v)),
+        }
+    }
+
+    pub fn property(&self, key: &str) -> Option<&str> {
+        let k = self.strings.lookup(key)?;
+        let (_, v) = self.properties.iter().find(|(pk, _)| *pk == k)?;
+        self.strings.get(*v)
+    }
+
+    /// The process a location belongs to, if both exist.
+    pub fn process_of(&self, loc: LocId) -> Option<&Process> {
+        let l = self.locations.get(loc as usize)?;
+        self.processes.get(l.process as usize)
+    }
+
+    /// Checks that every id a definition refers to exists.
+    pub fn check(&self) -> Result<(), DanglingRef> {
+        let n = self.strings.len() as u32;
+        let bad = |what: String| Err(DanglingRef { what });
+        let s = |id: StrId, ctx: &dyn Fn() -> String| -> Result<(), DanglingRef> {
+            if id < n {
+                Ok(())
+            } else {
+                bad(format!("{} names string {id}, but the string table has {n}", ctx()))
+            }
+        };
+        for (i, a) in self.apps.iter().enumerate() {
+            s(a.name, &|| format!("application {i}"))?;
+        }
+        for (i, m) in self.machines.iter().enumerate() {
+            s(m.name, &|| format!("machine {i}"))?;
+        }
+        for (i, p) in self.processes.iter().enumerate() {
+            s(p.name, &|| format!("process {i}"))?;
+            if p.app as usize >= self.apps.len() {
+                return bad(format!("process {i} belongs to application {}, which is not defined", p.app));
+            }
+            if p.machine as usize >= self.machines.len() {
+                return bad(format!("process {i} runs on machine {}, which is not defined", p.machine));
+            }
+        }
+        for (i, l) in self.locations.iter().enumerate() {
+            s(l.name, &|| format!("location {i}"))?;
+            if l.process as usize >= self.processes.len() {
+                return bad(format!("location {i} belongs to process {}, which is not defined", l.process));
+            }
+        }
+        for (i, c) in self.comms.iter().enumerate() {
+            s(c.name, &|| format!("communicator {i}"))?;
+            if let Some(m) = c.members.iter().find(|&&m| m as usize >= self.locations.len()) {
+                return bad(format!("communicator {i} has member location {m}, which is not defined"));
+            }
+        }
+        for (i, m) in self.metrics.iter().enumerate() {
+            s(m.name, &|| format!("metric {i}"))?;
+            s(m.unit, &|| format!("metric {i}"))?;
+        }
+        for (k, v) in &self.properties {
+            s(*k, &|| "a property".into())?;
+            s(*v, &|| "a property".into())?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,230 @@
+use crate::defs::{CommId, LocId, MetricId, StrId};
+use serde::Serialize;
+
+/// The collective operations spoor distinguishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollOp {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Gather,
+    Gatherv,
+    Scatter,
+    Scatterv,
+    Allgather,
+    Allgatherv,
+    Alltoall,
+    Alltoallv,
+    Scan,
+    ReduceScatter,
+    Other,
+}
+
+impl CollOp {
+    pub const ALL: [CollOp; 15] = [
+        CollOp::Barrier,
+        CollOp::Bcast,
+        CollOp::Reduce,
+        CollOp::Allreduce,
+        CollOp::Gather,
+        CollOp::Gatherv,
+        CollOp::Scatter,
+        CollOp::Scatterv,
+        CollOp::Allgather,
+        CollOp::Allgatherv,
+        CollOp::Alltoall,
+        CollOp::Alltoallv,
+        CollOp::Scan,
+        CollOp::ReduceScatter,
+        CollOp::Other,
+    ];
+
+    /// The operation's code in the binary format (its position in [`CollOp::ALL`]).
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|&o| o == self).unwrap_or(14) as u8
+    }
+
+    pub fn from_code(c: u8) -> Option<CollOp> {
+        Self::ALL.get(c as usize).copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CollOp::Barrier => "barrier",
+            CollOp::Bcast => "bcast",
+            CollOp::Reduce => "reduce",
+            CollOp::Allreduce => "allreduce",
+            CollOp::Gather => "gather",
+            CollOp::Gatherv => "gatherv",
+            CollOp::Scatter => "scatter",
+            CollOp::Scatterv => "scatterv",
+            CollOp::Allgather => "allgather",
+            CollOp::Allgatherv => "allgatherv",
+            CollOp::Alltoall => "alltoall",
+            CollOp::Alltoallv => "alltoallv",
+            CollOp::Scan => "scan",
+            CollOp::ReduceScatter => "reduce_scatter",
+            CollOp::Other => "other",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<CollOp> {
+        Self::ALL.iter().copied().find(|o| o.name() == s)
+    }
+}
+
+/// What happened, with what it needs. Peers are locations; `None` for a
+/// receive's source or tag means a wildcard (MPI_ANY_SOURCE, MPI_ANY_TAG).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    /// A process starts; `parent` is the location that spawned it (spawn arc).
+    ProcessBegin { parent: Option<LocId> },
+    ProcessEnd,
+    /// A thread starts; `parent` is the location that forked it.
+    ThreadBegin { parent: Option<LocId> },
+    ThreadEnd,
+    Enter { proc: StrId },
+    Leave { proc: StrId },
+    /// A blocking send starts.
+    Send { to: LocId, comm: CommId, tag: u32, bytes: u64 },
+    /// A blocking receive starts waiting.
+    RecvBegin { from: Option<LocId>, comm: CommId, tag: Option<u32> },
+    /// A blocking receive completes: the actual source, tag and size.
+    RecvEnd { from: LocId, comm: CommId, tag: u32, bytes: u64 },
+    /// A non-blocking send is posted.
+    Isend { to: LocId, comm: CommId, tag: u32, bytes: u64, request: u64 },
+    /// The non-blocking send `request` completes (its wait or test returned).
+    IsendComplete { request: u64 },
+    /// A non-blocking receive is posted.
+    IrecvRequest { from: Option<LocId>, comm: CommId, tag: Option<u32>, request: u64 },
+    /// The non-blocking receive `request` completes: the actual source, tag and size.
+    IrecvComplete { request: u64, from: LocId, comm: CommId, tag: u32, bytes: u64 },
+    CollBegin { op: CollOp, comm: CommId },
+    /// `root` is a location for rooted operations; `sent` and `received` are this location's bytes.
+    CollEnd { op: CollOp, comm: CommId, root: Option<LocId>, sent: u64, received: u64 },
+    LockRequest { lock: u64 },
+    LockAcquire { lock: u64 },
+    LockRelease { lock: u64 },
+    PhaseBegin { name: StrId },
+    PhaseEnd { name: StrId },
+    /// A sample of external data.
+    Metric { metric: MetricId, value: f64 },
+    /// A measured offset of this location's clock against `reference`'s:
+    /// reference time = local time + `offset`, within ± `error` (half the round trip).
+    ClockOffset { reference: LocId, offset: i64, error: u64 },
+}
+
+/// The number of distinct kinds (their codes are 0..KIND_COUNT).
+pub const KIND_COUNT: u8 = 22;
+
+impl Kind {
+    /// The kind's code in the binary format.
+    pub fn code(&self) -> u8 {
+        match self {
+            Kind::ProcessBegin { .. } => 0,
+            Kind::ProcessEnd => 1,
+            Kind::ThreadBegin { .. } => 2,
+            Kind::ThreadEnd => 3,
+            Kind::Enter { .. } => 4,
+            Kind::Leave { .. } => 5,
+            Kind::Send { .. } => 6,
+            Kind::RecvBegin { .. } => 7,
+            Kind::RecvEnd { .. } => 8,
+            Kind::Isend { .. } => 9,
+            Kind::IsendComplete { .. } => 10,
+            Kind::IrecvRequest { .. } => 11,
+            Kind::IrecvComplete { .. } => 12,
+            Kind::CollBegin { .. } => 13,
+            Kind::CollEnd { .. } => 14,
+            Kind::LockRequest { .. } => 15,
+            Kind::LockAcquire { .. } => 16,
+            Kind::LockRelease { .. } => 17,
+            Kind::PhaseBegin { .. } => 18,
+            Kind::PhaseEnd { .. } => 19,
+            Kind::Metric { .. } => 20,
+            Kind::ClockOffset { .. } => 21,
+        }
+    }
+
+    /// The kind's name in the text form and in JSON.
+    pub fn name(&self) -> &'static str {
+        KIND_NAMES[self.code() as usize]
+    }
+}
+
+/// Names of the kinds, indexed by code.
+pub const KIND_NAMES: [&str; KIND_COUNT as usize] = [
+    "process_begin",
+    "process_end",
+    "thread_begin",
+    "thread_end",
+    "enter",
+    "leave",
+    "send",
+    "recv_begin",
+    "recv_end",
+    "isend",
+    "isend_complete",
+    "irecv_request",
+    "irecv_complete",
+    "coll_begin",
+    "coll_end",
+    "lock_request",
+    "lock_acquire",
+    "lock_release",
+    "phase_begin",
+    "phase_end",
+    "metric",
+    "clock_offset",
+];
+
+/// A reference to one event: its location and its index among that location's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct EventRef {
+    pub loc: LocId,
+    pub index: u64,
+}
+
+/// What later pipeline stages add to an event. Absent unless a stage wrote it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Annotations {
+    /// The matched partner of a message or request event (spoor-order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partner: Option<EventRef>,
+    /// The Lamport clock of the event (spoor-order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lamport: Option<u64>,
+    /// The wall time as recorded, before spoor-align corrected `wall`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_wall: Option<i64>,
+}
+
+impl Annotations {
+    pub fn is_empty(&self) -> bool {
+        self.partner.is_none() && self.lamport.is_none() && self.raw_wall.is_none()
+    }
+}
+
+/// One event of a trace.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    pub loc: LocId,
+    /// Wall-clock time in nanoseconds on the location's clock.
+    pub wall: i64,
+    /// CPU time consumed by the process so far, in nanoseconds, where known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<i64>,
+    #[serde(flatten)]
+    pub kind: Kind,
+    #[serde(skip_serializing_if = "Annotations::is_empty", flatten)]
+    pub ann: Annotations,
+}
+
+impl Event {
+    pub fn new(loc: LocId, wall: i64, cpu: Option<i64>, kind: Kind) -> Self {
+        Event { loc, wall, cpu, kind, ann: Annotations::default() }
+    }
+}
