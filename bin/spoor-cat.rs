@@ -45,7 +45,7 @@ fn main() {
         let mut reader = TraceReader::open(&args.input, ReadOptions { salvage: args.salvage })?;
         let mut out = Output::create(args.output.as_deref())?;
         if args.count {
-            let counts = reader.par_map_blocks(|_, b| b.events.len() as u64)?;
+            let counts = reader.par_fold_blocks(|_| 0u64, |n, _| *n += 1)?;
             writeln!(out, "{}", counts.iter().sum::<u64>())?;
         } else {
             match args.format {
@@ -68,20 +68,16 @@ fn main() {
 
 fn print_text(reader: &mut TraceReader, out: &mut Output) -> anyhow::Result<()> {
     text::write_header(out)?;
-    let mut printed_defs = false;
+    // Definitions can grow as the input is read (text form, late definitions chunks):
+    // write what is new before the events that may use it.
+    let mut written = text::Written::default();
     while let Some(block) = reader.next_block()? {
-        // The text form's definitions grow as it is read; binary definitions are known up front.
-        if !printed_defs {
-            text::write_definitions(out, reader.defs())?;
-            printed_defs = true;
-        }
+        text::write_new_definitions(out, reader.defs(), &mut written)?;
         for ev in &block.events {
             text::write_event(out, reader.defs(), ev)?;
         }
     }
-    if !printed_defs {
-        text::write_definitions(out, reader.defs())?;
-    }
+    text::write_new_definitions(out, reader.defs(), &mut written)?;
     Ok(())
 }
 

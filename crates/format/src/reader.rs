@@ -64,6 +64,25 @@ enum Bytes {
     Owned(Vec<u8>),
 }
 
+/// Bytes of a memory-mapped file decoded between releases of their pages.
+const MAP_WINDOW: u64 = 16 << 20;
+
+impl Bytes {
+    /// Tells the kernel the mapped pages from `from` to `to` are no longer needed.
+    fn release(&self, from: u64, to: u64) {
+        if let Bytes::Mapped(m) = self {
+            let page = 4096;
+            let from = (from / page * page) as usize;
+            let len = (to as usize).min(m.len()).saturating_sub(from);
+            // The map is read-only and backed by the file: dropped pages are read back
+            // from it if touched again, so their contents cannot change.
+            unsafe {
+                let _ = m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, len);
+            }
+        }
+    }
+}
+
 impl std::ops::Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -498,22 +517,80 @@ impl TraceReader {
         T: Send,
         F: Fn(&Definitions, Block) -> T + Sync,
     {
+        self.par_blocks(
+            |defs, name, offset, h, payload| {
+                decode_payload(name, offset, h, payload, defs.locations.len()).map(|b| f(defs, b))
+            },
+            &f,
+        )
+    }
+
+    /// Like [`TraceReader::par_map_blocks`], but folds each block's events into a value
+    /// as they are decoded, without collecting them: `init` starts the value of a block,
+    /// `step` takes each event. The fastest way to visit every event.
+    pub fn par_fold_blocks<T, I, S>(&mut self, init: I, step: S) -> Result<Vec<T>, Error>
+    where
+        T: Send,
+        I: Fn(&Definitions) -> T + Sync,
+        S: Fn(&mut T, Event) + Sync,
+    {
+        let fold_text = |defs: &Definitions, b: Block| {
+            let mut t = init(defs);
+            for e in b.events {
+                step(&mut t, e);
+            }
+            t
+        };
+        self.par_blocks(
+            |defs, name, offset, h, payload| {
+                check_crc(name, offset, h, payload)?;
+                let mut t = init(defs);
+                binary::decode_block(payload, h.kind == chunk::MULTI_BLOCK, defs.locations.len(), |e| step(&mut t, e))
+                    .map_err(|e| at_payload(name, offset, e))?;
+                Ok(t)
+            },
+            &fold_text,
+        )
+    }
+
+    /// Runs `decode` on every remaining binary block (in parallel, results in input
+    /// order), or `text` on every block of the text form.
+    fn par_blocks<T, D, X>(&mut self, decode: D, text: &X) -> Result<Vec<T>, Error>
+    where
+        T: Send,
+        D: Fn(&Definitions, &str, u64, ChunkHeader, &[u8]) -> Result<T, Error> + Sync,
+        X: Fn(&Definitions, Block) -> T,
+    {
         let mut out = Vec::new();
         match &mut self.source {
             Source::Whole { bytes, blocks, next } => {
                 let todo = &blocks[*next..];
                 *next = blocks.len();
-                let (name, defs, bytes) = (&self.name, &self.defs, &bytes[..]);
-                let results: Vec<Result<T, Error>> = todo
-                    .par_iter()
-                    .map(|&c| decode_block_chunk(name, bytes, c, defs.locations.len()).map(|b| f(defs, b)))
-                    .collect();
-                for (r, c) in results.into_iter().zip(todo) {
-                    match r {
-                        Ok(t) => out.push(t),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
-                        Err(e) => return Err(e),
+                let (name, defs) = (&self.name, &self.defs);
+                // Decode a window of the file at a time and let the kernel drop its pages
+                // afterwards, so memory stays bounded whatever the file's length.
+                let mut start = 0;
+                while start < todo.len() {
+                    let first = todo[start].offset;
+                    let mut end = start + 1;
+                    while end < todo.len() && todo[end].offset - first < MAP_WINDOW {
+                        end += 1;
                     }
+                    let window = &todo[start..end];
+                    let results: Vec<Result<T, Error>> = window
+                        .par_iter()
+                        .map(|&c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)))
+                        .collect();
+                    for (r, c) in results.into_iter().zip(window) {
+                        match r {
+                            Ok(t) => out.push(t),
+                            Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    let last = window[window.len() - 1];
+                    bytes.release(first, last.offset + (chunk::HEADER_LEN as u64) + last.header.len as u64);
+                    start = end;
                 }
             }
             Source::Stream { .. } => loop {
@@ -524,7 +601,7 @@ impl TraceReader {
                 let (name, defs) = (&self.name, &self.defs);
                 let results: Vec<Result<T, Error>> = batch
                     .par_iter()
-                    .map(|c| decode_raw(name, c, defs.locations.len()).map(|b| f(defs, b)))
+                    .map(|c| decode(defs, name, c.offset, c.header, &c.payload))
                     .collect();
                 for (r, c) in results.into_iter().zip(&batch) {
                     match r {
@@ -536,7 +613,7 @@ impl TraceReader {
             },
             Source::Text { .. } => {
                 while let Some(b) = self.next_block()? {
-                    out.push(f(self.defs(), b));
+                    out.push(text(self.defs(), b));
                 }
             }
         }

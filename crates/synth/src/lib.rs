@@ -1,0 +1,427 @@
+//! Synthetic workload traces with known answers (design.md, spoor-synth).
+//!
+//! A [`Spec`] names a [`Workload`] and its parameters. [`definitions`] gives the
+//! trace's definitions; [`generate`] simulates the workload and hands its events to
+//! a [`Sink`], step by step, with memory proportional to the number of processes
+//! (never to the number of steps), so traces of 10^9 events stream through a
+//! writer as easily as traces of 10^3. The library does not depend on any trace
+//! writer: the caller's sink decides where events go.
+//!
+//! # The simulation
+//!
+//! All clocks share one time base starting at 0 (no clock offsets, no drift).
+//! Each process has a wall clock and a CPU clock, in nanoseconds:
+//!
+//! * Computing for `d` advances both clocks by exactly `d`; so does the overhead of
+//!   every MPI-like call (`call_ns`, half before the call's operation event and half
+//!   after it).
+//! * Waiting (inside a blocking receive, a wait for requests, a collective) advances
+//!   the wall clock only, so the CPU clock is constant from a `recv_begin` to its
+//!   `recv_end`, from a `coll_begin` to its `coll_end`, and across the completions
+//!   of a wait; CPU time never exceeds wall time.
+//! * Sends are eager: a send (blocking or not) never waits for its receiver, and a
+//!   non-blocking send completes as soon as it is waited for.
+//! * A message sent at `t` arrives at `t + latency_ns + ceil(bytes / bandwidth)`; a
+//!   receive ends at the later of its begin and the arrival (a request completes
+//!   at the later of the time its wait reached it and the arrival).
+//! * A collective ends for every member at the latest begin over its members plus a
+//!   cost: `ceil(log2 P)` rounds of one transfer for a barrier (0 bytes), two
+//!   rounds per doubling for an allreduce of 8 bytes.
+//! * Machines are placement labels: processes are placed block-wise on them, but
+//!   each process is simulated as if it had a processor of its own, and transfer
+//!   time does not depend on placement.
+//! * Compute times are `mean * (1 + imbalance * u)` with `u` uniform in [-1, 1),
+//!   drawn from a stateless hash of (seed, application, what, rank or task, step),
+//!   rounded to whole nanoseconds.
+//!
+//! Every message has exactly one matching receive with the same communicator, tag
+//! and size, and messages between two processes on one tag are received in the
+//! order sent (MPI's non-overtaking rule). Each application's communicator
+//! `MPI_COMM_WORLD` has the id of its application and its locations as members in
+//! rank order.
+
+use spoor_model::{CommId, Definitions, Event, LocId};
+use std::fmt;
+use std::io;
+
+pub mod rng;
+mod sim;
+mod workloads;
+
+#[cfg(test)]
+mod tests;
+
+/// The synthetic programs spoor-synth can simulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Workload {
+    Spa,
+    Ring,
+    Stencil,
+    MasterWorker,
+    Pipeline,
+    Barrier,
+}
+
+impl Workload {
+    pub const ALL: [Workload; 6] = [
+        Workload::Spa,
+        Workload::Ring,
+        Workload::Stencil,
+        Workload::MasterWorker,
+        Workload::Pipeline,
+        Workload::Barrier,
+    ];
+
+    /// The name on the command line and in application names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Spa => "spa",
+            Workload::Ring => "ring",
+            Workload::Stencil => "stencil",
+            Workload::MasterWorker => "master-worker",
+            Workload::Pipeline => "pipeline",
+            Workload::Barrier => "barrier",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Workload> {
+        Self::ALL.iter().copied().find(|w| w.name() == s)
+    }
+
+    /// One paragraph saying what the workload does and what a step is.
+    pub fn about(self) -> &'static str {
+        match self {
+            Workload::Spa => {
+                "client/server as in the LBF paper's synthetic parallel application: rank 0 is a server, \
+                 the other ranks are clients. Client 1 sends class-1 requests (tag 1), served by servBusy1; \
+                 the other clients send class-2 requests (tag 2), served by servBusy2. A client computes \
+                 (clientWork), sends a request and blocks for the reply; the server receives from any \
+                 source, in arrival order, computes in servBusy1/servBusy2 (mean compute/2) and replies. \
+                 A step is one request per client."
+            }
+            Workload::Ring => {
+                "SPMD ring shift: every step each rank computes (ringWork), sends to rank r+1 and then \
+                 receives from rank r-1 (all ranks shift at once; sends are eager, so nobody deadlocks)."
+            }
+            Workload::Stencil => {
+                "SPMD 2-D stencil on a near-square process grid (not periodic): every step each rank \
+                 computes (stencilUpdate), posts MPI_Irecv and MPI_Isend to its up to 4 neighbours, waits \
+                 for all of them (MPI_Waitall) and joins an 8-byte MPI_Allreduce."
+            }
+            Workload::MasterWorker => {
+                "rank 0 hands tasks to workers: it sends each worker a task, then receives results from \
+                 any source in arrival order, does a little bookkeeping (assignTask, mean compute/10) and \
+                 sends that worker the next task, or a stop message (tag 3, 0 bytes) when none is left. \
+                 Workers receive, compute (workerTask) and return a result. A step is one task per worker."
+            }
+            Workload::Pipeline => {
+                "pipeline: for each item (step), rank r receives it from rank r-1, computes (stageWork) \
+                 and sends it to rank r+1; rank 0 produces items, the last rank consumes them."
+            }
+            Workload::Barrier => {
+                "barrier loop like IPS-2's psim: every step each rank computes (simulateCycle) and then \
+                 waits in MPI_Barrier."
+            }
+        }
+    }
+
+    /// The fewest processes per application the workload needs.
+    pub fn min_procs(self) -> u32 {
+        match self {
+            Workload::Spa | Workload::Ring | Workload::MasterWorker => 2,
+            Workload::Stencil | Workload::Pipeline | Workload::Barrier => 1,
+        }
+    }
+}
+
+impl fmt::Display for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that determines a synthetic trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    pub workload: Workload,
+    /// Processes per application (for spa and master-worker, including the server or master).
+    pub procs: u32,
+    /// Iterations (ring, stencil, barrier), items (pipeline), requests per client (spa),
+    /// tasks per worker (master-worker).
+    pub steps: u64,
+    /// Mean compute time per step, ns.
+    pub compute_ns: u64,
+    /// Relative spread of compute times, 0..=1.
+    pub imbalance: f64,
+    /// Size of every point-to-point message, bytes.
+    pub bytes: u64,
+    pub seed: u64,
+    /// Independent applications in the trace, each with `procs` processes.
+    pub apps: u32,
+    /// Machines the processes are placed on, block-wise; `None`: one machine per rank.
+    pub machines: Option<u32>,
+    /// Fixed cost of a message transfer, ns.
+    pub latency_ns: u64,
+    /// Bytes per ns.
+    pub bandwidth: f64,
+    /// CPU and wall time of every MPI-like call outside its waiting, ns.
+    pub call_ns: u64,
+}
+
+/// A spec that cannot be simulated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// The most locations a synthetic trace may have.
+pub const MAX_LOCATIONS: u64 = 1 << 24;
+
+impl Spec {
+    /// The defaults: 4 processes, 10 steps, 1 ms compute, 10 % imbalance, 1 KiB
+    /// messages, seed 1, one application, one machine per rank, 2 µs latency,
+    /// 1 byte/ns, 200 ns per call.
+    pub fn new(workload: Workload) -> Spec {
+        Spec {
+            workload,
+            procs: 4,
+            steps: 10,
+            compute_ns: 1_000_000,
+            imbalance: 0.1,
+            bytes: 1024,
+            seed: 1,
+            apps: 1,
+            machines: None,
+            latency_ns: 2_000,
+            bandwidth: 1.0,
+            call_ns: 200,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), SpecError> {
+        let err = |s: String| Err(SpecError(s));
+        let w = self.workload;
+        if self.procs < w.min_procs() {
+            return err(format!("{w} needs at least {} processes, not {}", w.min_procs(), self.procs));
+        }
+        if self.apps == 0 {
+            return err("there must be at least one application".into());
+        }
+        let locs = self.procs as u64 * self.apps as u64;
+        if locs > MAX_LOCATIONS {
+            return err(format!("{locs} processes in all is more than the limit of {MAX_LOCATIONS}"));
+        }
+        match self.machines {
+            Some(0) => return err("there must be at least one machine".into()),
+            Some(m) if m as u64 > MAX_LOCATIONS => {
+                return err(format!("{m} machines is more than the limit of {MAX_LOCATIONS}"))
+            }
+            _ => {}
+        }
+        if !(0.0..=1.0).contains(&self.imbalance) {
+            return err(format!("imbalance must be between 0 and 1, not {}", self.imbalance));
+        }
+        if !(self.bandwidth.is_finite() && self.bandwidth > 0.0) {
+            return err(format!(
+                "bandwidth must be a positive number of bytes per ns, not {}",
+                self.bandwidth
+            ));
+        }
+        // Keep every clock far from i64 overflow: a generous bound on the end time.
+        let p = self.procs as u128;
+        let per_step = 2 * self.compute_ns as u128
+            + 16 * self.call_ns as u128
+            + 8 * (self.latency_ns as u128 + (self.bytes as f64 / self.bandwidth).ceil() as u128 + 8);
+        let bound = (self.steps as u128 + 1).saturating_mul(p * p).saturating_mul(per_step + 1);
+        if bound >= 1u128 << 62 {
+            return err("the simulated run would last longer than the clocks can count; \
+                 use fewer steps or processes, or shorter times"
+                .into());
+        }
+        Ok(())
+    }
+
+    /// The number of machines the processes are placed on.
+    pub fn machine_count(&self) -> u32 {
+        self.machines.unwrap_or(self.procs).max(1)
+    }
+
+    /// The machine rank `rank` runs on: ranks are split block-wise, in order, into
+    /// as many blocks as machines (rank r on machine r when there are enough).
+    pub fn machine_of(&self, rank: u32) -> u32 {
+        let m = self.machine_count() as u64;
+        let p = self.procs as u64;
+        if m >= p {
+            rank
+        } else {
+            (rank as u64 * m / p) as u32
+        }
+    }
+
+    /// The name of application `app`, e.g. "stencil-0".
+    pub fn app_name(&self, app: u32) -> String {
+        format!("{}-{app}", self.workload.name())
+    }
+
+    /// The location of rank `rank` of application `app`.
+    pub fn location(&self, app: u32, rank: u32) -> LocId {
+        app * self.procs + rank
+    }
+
+    /// The world communicator of application `app`.
+    pub fn world(&self, app: u32) -> CommId {
+        app
+    }
+
+    /// Rows and columns of the stencil's process grid: the most nearly square
+    /// factorization of `procs`, rows <= columns; rank r is at (r / cols, r % cols).
+    pub fn grid(&self) -> (u32, u32) {
+        let p = self.procs.max(1);
+        let mut rows = 1;
+        let mut r = 1;
+        while r as u64 * r as u64 <= p as u64 {
+            if p % r == 0 {
+                rows = r;
+            }
+            r += 1;
+        }
+        (rows, p / rows)
+    }
+
+    /// Transfer time of a message of `bytes`: latency plus size over bandwidth, rounded up.
+    pub fn transfer_ns(&self, bytes: u64) -> i64 {
+        self.latency_ns as i64 + (bytes as f64 / self.bandwidth).ceil() as i64
+    }
+
+    /// The exact number of events [`generate`] produces for this spec.
+    pub fn event_count(&self) -> u64 {
+        let p = self.procs as u64;
+        let s = self.steps;
+        let per_app = 4 * p
+            + match self.workload {
+                Workload::Ring => 9 * p * s,
+                Workload::Barrier => 6 * p * s,
+                Workload::Pipeline => s * (9 * p - 7),
+                Workload::Spa => 18 * (p - 1) * s,
+                Workload::MasterWorker => {
+                    let w = p - 1;
+                    18 * s * w + 7 * w
+                }
+                Workload::Stencil => {
+                    let (rows, cols) = self.grid();
+                    let (rows, cols) = (rows as u64, cols as u64);
+                    let links = 2 * (rows - 1) * cols + 2 * rows * (cols - 1);
+                    s * (8 * p + 8 * links)
+                }
+            };
+        per_app.saturating_mul(self.apps as u64)
+    }
+
+    /// The number of steps that makes [`Spec::event_count`] closest to `events` (at least 1).
+    pub fn steps_for_events(&self, events: u64) -> u64 {
+        let fixed = Spec { steps: 0, ..self.clone() }.event_count();
+        let per_step = Spec { steps: 1, ..self.clone() }.event_count() - fixed;
+        if per_step == 0 {
+            return 1;
+        }
+        let want = events.saturating_sub(fixed);
+        ((want + per_step / 2) / per_step).max(1)
+    }
+
+    /// The spec as spoor-synth options, recorded in the trace's properties.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "{} --procs {} --steps {} --compute {} --imbalance {} --bytes {} --seed {} --apps {}",
+            self.workload,
+            self.procs,
+            self.steps,
+            self.compute_ns,
+            self.imbalance,
+            self.bytes,
+            self.seed,
+            self.apps
+        );
+        if let Some(m) = self.machines {
+            s += &format!(" --machines {m}");
+        }
+        s += &format!(
+            " --latency {} --bandwidth {} --call-cost {}",
+            self.latency_ns, self.bandwidth, self.call_ns
+        );
+        s
+    }
+}
+
+/// Where generated events go.
+pub trait Sink {
+    fn event(&mut self, ev: Event) -> io::Result<()>;
+}
+
+impl Sink for Vec<Event> {
+    fn event(&mut self, ev: Event) -> io::Result<()> {
+        self.push(ev);
+        Ok(())
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn event(&mut self, ev: Event) -> io::Result<()> {
+        (**self).event(ev)
+    }
+}
+
+/// A sink that calls a closure for every event.
+pub struct FnSink<F>(pub F);
+
+impl<F: FnMut(Event) -> io::Result<()>> Sink for FnSink<F> {
+    fn event(&mut self, ev: Event) -> io::Result<()> {
+        (self.0)(ev)
+    }
+}
+
+/// A sink that only counts events (for benchmarks of the generator itself).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count(pub u64);
+
+impl Sink for Count {
+    fn event(&mut self, _: Event) -> io::Result<()> {
+        self.0 += 1;
+        Ok(())
+    }
+}
+
+/// The definitions of the trace [`generate`] produces for `spec`: machines
+/// "node0".., then per application its processes and locations (one thread each;
+/// location id = app * procs + rank) and its world communicator (id = app), and
+/// the properties creator, workload and synth.spec. Procedure names are interned
+/// first, so their ids are the same for every spec of a workload.
+pub fn definitions(spec: &Spec) -> Definitions {
+    sim::build(spec).0
+}
+
+/// Simulates `spec` and sends its events to `sink`; returns how many it sent
+/// (always [`Spec::event_count`]). Events of one location come in time order;
+/// events of different locations are interleaved step by step.
+pub fn generate(spec: &Spec, sink: &mut dyn Sink) -> io::Result<u64> {
+    spec.validate().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let (_, names) = sim::build(spec);
+    let mut ctx = sim::Ctx::new(spec, names, sink);
+    for app in 0..spec.apps {
+        ctx.start_app(app)?;
+        match spec.workload {
+            Workload::Spa => workloads::spa(&mut ctx)?,
+            Workload::Ring => workloads::ring(&mut ctx)?,
+            Workload::Stencil => workloads::stencil(&mut ctx)?,
+            Workload::MasterWorker => workloads::master_worker(&mut ctx)?,
+            Workload::Pipeline => workloads::pipeline(&mut ctx)?,
+            Workload::Barrier => workloads::barrier(&mut ctx)?,
+        }
+    }
+    Ok(ctx.count())
+}
