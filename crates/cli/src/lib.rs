@@ -64,8 +64,11 @@ impl Output {
                     Some(d) if !d.as_os_str().is_empty() => d,
                     _ => Path::new("."),
                 };
+                // 0o666 before the umask, as for any file a command creates.
+                use std::os::unix::fs::PermissionsExt;
                 let tmp = tempfile::Builder::new()
                     .prefix(".spoor-partial-")
+                    .permissions(std::fs::Permissions::from_mode(0o666))
                     .tempfile_in(dir)
                     .map_err(|e| anyhow::anyhow!("{}: cannot create the output file: {e}", p.display()))?;
                 Ok(Output {

@@ -1,0 +1,198 @@
+//! spoor-cat and the spoor front command, run as a user runs them.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const CAT: &str = env!("CARGO_BIN_EXE_spoor-cat");
+const SYNTH: &str = env!("CARGO_BIN_EXE_spoor-synth");
+const SPOOR: &str = env!("CARGO_BIN_EXE_spoor");
+const WORKLOADS: [&str; 6] = ["spa", "ring", "stencil", "master-worker", "pipeline", "barrier"];
+
+fn run(cmd: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut c = Command::new(cmd)
+        .args(args)
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        let mut i = c.stdin.take().unwrap();
+        i.write_all(input).unwrap();
+    }
+    c.wait_with_output().unwrap()
+}
+
+fn ok(cmd: &str, args: &[&str], stdin: Option<&[u8]>) -> Vec<u8> {
+    let o = run(cmd, args, stdin);
+    assert!(o.status.success(), "{cmd} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    o.stdout
+}
+
+fn synth(workload: &str) -> Vec<u8> {
+    ok(SYNTH, &[workload, "--procs", "6", "--steps", "4", "--seed", "3"], None)
+}
+
+#[test]
+fn binary_to_text_to_binary_round_trips_every_workload() {
+    for w in WORKLOADS {
+        let bin = synth(w);
+        let text = ok(CAT, &["-"], Some(&bin));
+        let bin2 = ok(CAT, &["-f", "binary", "-"], Some(&text));
+        let text2 = ok(CAT, &["-"], Some(&bin2));
+        assert_eq!(String::from_utf8(text.clone()).unwrap(), String::from_utf8(text2).unwrap(), "{w}");
+        // Re-encoding the same events with the same block size gives the same bytes.
+        assert!(bin == bin2, "{w}: binary differs after a round trip through text");
+        // The synthesizer's own text output (events in generation order) is the same
+        // trace: encoded, it gives the same bytes.
+        let direct = ok(SYNTH, &[w, "--procs", "6", "--steps", "4", "--seed", "3", "--text"], None);
+        assert!(ok(CAT, &["-f", "binary", "-"], Some(&direct)) == bin, "{w}: --text is another trace");
+    }
+}
+
+#[test]
+fn count_and_json_agree_with_the_text() {
+    let bin = synth("stencil");
+    let text = String::from_utf8(ok(CAT, &["-"], Some(&bin))).unwrap();
+    let events = text.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count();
+    let count: usize = String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
+    assert_eq!(count, events);
+    let json = String::from_utf8(ok(CAT, &["-f", "json", "-"], Some(&bin))).unwrap();
+    let mut lines = json.lines();
+    let defs: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(defs["definitions"]["locations"].as_array().unwrap().len(), 6);
+    let evs: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(evs.len(), events);
+    let sends = evs.iter().filter(|e| e["kind"] == "isend").count();
+    assert_eq!(sends, text.lines().filter(|l| l.contains(" isend ")).count());
+    let enter = evs.iter().find(|e| e["kind"] == "enter").unwrap();
+    assert_eq!(enter["name"], "main");
+}
+
+#[test]
+fn output_is_the_same_with_one_thread_and_many() {
+    let bin = synth("master-worker");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.spoor");
+    std::fs::write(&f, &bin).unwrap();
+    let f = f.to_str().unwrap();
+    let with = |threads: &str, args: &[&str]| {
+        let o = Command::new(CAT).args(args).arg(f).env("RAYON_NUM_THREADS", threads).output().unwrap();
+        assert!(o.status.success());
+        o.stdout
+    };
+    for args in [&["--count"][..], &[][..], &["-f", "json"][..]] {
+        assert_eq!(with("1", args), with("4", args), "{args:?}");
+    }
+}
+
+#[test]
+fn truncated_input_fails_and_salvage_recovers() {
+    let bin = ok(SYNTH, &["ring", "--procs", "4", "--steps", "2000", "--block-events", "256"], None);
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.spoor");
+    std::fs::write(&cut, &bin[..bin.len() * 2 / 3]).unwrap();
+    let cut = cut.to_str().unwrap();
+    let o = run(CAT, &["--count", cut], None);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cut.spoor") && err.contains("byte") && err.contains("truncated"), "{err}");
+    let o = run(CAT, &["--salvage", "--count", cut], None);
+    assert_eq!(o.status.code(), Some(0));
+    let got: u64 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+    let total: u64 = String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
+    assert!(got > total / 3 && got < total, "{got} of {total}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("salvaged") && err.contains("bytes after it lost"), "{err}");
+    // The same through a pipe.
+    let o = run(CAT, &["--salvage", "--count", "-"], Some(&bin[..bin.len() * 2 / 3]));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim().parse::<u64>().unwrap(), got);
+}
+
+#[test]
+fn a_newer_version_exits_3_and_bad_text_names_the_line() {
+    let mut bin = synth("ring");
+    bin[8] = 9;
+    let o = run(CAT, &["-"], Some(&bin));
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("upgrade spoor"));
+    let o = run(CAT, &["-"], Some(b"0 10 - enter main\n0 20 - sned to=1\n"));
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("<stdin>: line 2"), "{err}");
+    let o = run(CAT, &["/nonexistent/trace"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/trace"));
+    let o = run(CAT, &["--no-such-flag"], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_failed_run_leaves_no_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let o = run(CAT, &["-o", out.to_str().unwrap(), "-"], Some(b"0 10 - enter main\nbad line\n"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "a file was left behind");
+    let o = run(CAT, &["-o", out.to_str().unwrap(), "-"], Some(b"0 10 - enter main\n"));
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(&out).unwrap().contains("0 10 - enter main"));
+}
+
+#[test]
+fn a_closed_pipe_downstream_is_quiet() {
+    let bin = ok(SYNTH, &["stencil", "--procs", "16", "--steps", "2000"], None);
+    let mut cat = Command::new(CAT).arg("-").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = cat.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bin);
+    });
+    // Read one line, then close the pipe, as `head -n 1` does.
+    let mut out = cat.stdout.take().unwrap();
+    let mut buf = [0u8; 64];
+    std::io::Read::read(&mut out, &mut buf).unwrap();
+    drop(out);
+    let o = cat.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn the_front_command_lists_and_runs_the_commands() {
+    let help = String::from_utf8(ok(SPOOR, &["--help"], None)).unwrap();
+    for verb in ["cat", "synth", "import", "order", "cp", "report"] {
+        assert!(help.lines().any(|l| l.trim_start().starts_with(verb)), "{verb} missing:\n{help}");
+    }
+    assert!(!help.lines().any(|l| l.trim_start().starts_with("cat ") && l.contains("not installed")));
+    let bin = synth("barrier");
+    assert_eq!(ok(SPOOR, &["cat", "--count", "-"], Some(&bin)), ok(CAT, &["--count", "-"], Some(&bin)));
+    let o = run(SPOOR, &["nosuchverb"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no command 'nosuchverb'"));
+    // Exit codes pass through.
+    let o = run(SPOOR, &["cat", "/nonexistent"], None);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn gzip_and_hand_written_text_are_read_everywhere() {
+    let text = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/late-sender.txt")).unwrap();
+    let mut gz = flate2_gzip(&text);
+    let a = ok(CAT, &["-"], Some(&text));
+    let b = ok(CAT, &["-"], Some(&gz));
+    assert_eq!(a, b);
+    gz.truncate(gz.len() - 10);
+    let o = run(CAT, &["-"], Some(&gz));
+    assert_eq!(o.status.code(), Some(1));
+}
+
+fn flate2_gzip(b: &[u8]) -> Vec<u8> {
+    let mut c = Command::new("gzip").arg("-c").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut i = c.stdin.take().unwrap();
+    let b = b.to_vec();
+    let t = std::thread::spawn(move || i.write_all(&b).unwrap());
+    let o = c.wait_with_output().unwrap();
+    t.join().unwrap();
+    o.stdout
+}
