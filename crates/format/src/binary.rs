@@ -230,6 +230,7 @@ impl<T> Expect<T> for Result<T, VarintError> {
     }
 }
 
+#[inline(always)]
 fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
     let at = c.pos;
     let v = c.u64().want(c, what)?;
@@ -237,6 +238,7 @@ fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
 }
 
 /// 0 stands for `None`, n+1 for `Some(n)`.
+#[inline(always)]
 fn opt_u32_of(c: &mut Cursor, what: &str) -> Result<Option<u32>, DecodeError> {
     let at = c.pos;
     let v = c.u64().want(c, what)?;
@@ -599,6 +601,7 @@ pub fn decode_block(
     Ok(BlockPrefix { loc: block_loc, count })
 }
 
+#[inline(always)]
 fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeError> {
     let u = |c: &mut Cursor, what: &str| c.u64().want(c, what);
     Ok(match code {

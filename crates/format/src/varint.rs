@@ -50,7 +50,7 @@ impl<'a> Cursor<'a> {
         self.buf.len() - self.pos
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn u64(&mut self) -> Result<u64, VarintError> {
         // Fast path: a one-byte varint.
         if let Some(&b) = self.buf.get(self.pos) {
@@ -59,6 +59,11 @@ impl<'a> Cursor<'a> {
                 return Ok(b as u64);
             }
         }
+        self.u64_slow()
+    }
+
+    #[inline(never)]
+    fn u64_slow(&mut self) -> Result<u64, VarintError> {
         let mut v: u64 = 0;
         let mut shift = 0u32;
         loop {
@@ -80,7 +85,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn i64(&mut self) -> Result<i64, VarintError> {
         self.u64().map(unzigzag)
     }
