@@ -3,7 +3,7 @@
 use anyhow::Context;
 use clap::builder::PossibleValue;
 use clap::{CommandFactory, Parser, ValueEnum};
-use spoor_cli::Output;
+use spoor_cli::{Output, Progress};
 use spoor_format::{text, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event};
 use spoor_synth::{Sink, Spec, Workload};
@@ -125,22 +125,24 @@ impl Args {
     }
 }
 
-struct BinarySink<'a, W: Write>(&'a mut TraceWriter<W>);
-
-impl<W: Write> Sink for BinarySink<'_, W> {
-    fn event(&mut self, ev: Event) -> io::Result<()> {
-        self.0.write(&ev)
-    }
+/// Writes each event in the chosen form and counts it on the progress bar.
+struct WriteSink<'a, W: Write> {
+    out: Form<'a, W>,
+    progress: &'a Progress,
 }
 
-struct TextSink<'a, W: Write> {
-    out: W,
-    defs: &'a Definitions,
+enum Form<'a, W: Write> {
+    Binary(TraceWriter<W>),
+    Text(W, &'a Definitions),
 }
 
-impl<W: Write> Sink for TextSink<'_, W> {
+impl<W: Write> Sink for WriteSink<'_, W> {
     fn event(&mut self, ev: Event) -> io::Result<()> {
-        text::write_event(&mut self.out, self.defs, &ev)
+        self.progress.add(1);
+        match &mut self.out {
+            Form::Binary(w) => w.write(&ev),
+            Form::Text(out, defs) => text::write_event(out, defs, &ev),
+        }
     }
 }
 
@@ -153,21 +155,25 @@ fn main() {
     spoor_cli::run("spoor-synth", || {
         let defs = spoor_synth::definitions(&spec);
         let mut out = Output::create(args.output.as_deref())?;
-        if args.text {
+        let progress = Progress::new("events", Some(spec.event_count()));
+        let form = if args.text {
             text::write_header(&mut out)?;
             text::write_definitions(&mut out, &defs)?;
-            let mut sink = TextSink { out: &mut out, defs: &defs };
-            spoor_synth::generate(&spec, &mut sink).context("writing the trace")?;
+            Form::Text(&mut out, &defs)
         } else {
             let opts = WriterOptions {
                 block_events: args.block_events.max(1),
                 index: !args.no_index,
                 ..WriterOptions::default()
             };
-            let mut writer = TraceWriter::new(&mut out, &defs, opts).context("writing the trace")?;
-            spoor_synth::generate(&spec, &mut BinarySink(&mut writer)).context("writing the trace")?;
-            writer.finish().context("writing the trace")?;
+            Form::Binary(TraceWriter::new(&mut out, &defs, opts).context("writing the trace")?)
+        };
+        let mut sink = WriteSink { out: form, progress: &progress };
+        spoor_synth::generate(&spec, &mut sink).context("writing the trace")?;
+        if let Form::Binary(w) = sink.out {
+            w.finish().context("writing the trace")?;
         }
+        progress.finish();
         out.commit()
     })
 }

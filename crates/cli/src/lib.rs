@@ -121,3 +121,55 @@ impl Write for Output {
         }
     }
 }
+
+/// A progress bar on standard error for long work, shown only when standard error is
+/// a terminal (never in pipelines' logs or batch jobs' output files).
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    pending: std::cell::Cell<u64>,
+}
+
+impl Progress {
+    /// Counts `unit`s towards `total` when it is known.
+    pub fn new(unit: &str, total: Option<u64>) -> Progress {
+        use std::io::IsTerminal;
+        let bar = io::stderr().is_terminal().then(|| {
+            let bar = match total {
+                Some(n) => indicatif::ProgressBar::new(n).with_style(
+                    indicatif::ProgressStyle::with_template(&format!(
+                        "{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{per_sec}}, {{eta}} left)"
+                    ))
+                    .expect("a valid template"),
+                ),
+                None => indicatif::ProgressBar::new_spinner().with_style(
+                    indicatif::ProgressStyle::with_template(&format!("{{spinner}} {{human_pos}} {unit} ({{per_sec}})"))
+                        .expect("a valid template"),
+                ),
+            };
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            bar
+        });
+        Progress { bar, pending: std::cell::Cell::new(0) }
+    }
+
+    /// Adds `n`; cheap enough to call once per event.
+    #[inline]
+    pub fn add(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            let p = self.pending.get() + n;
+            if p >= 1 << 16 {
+                bar.inc(p);
+                self.pending.set(0);
+            } else {
+                self.pending.set(p);
+            }
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(self.pending.take());
+            bar.finish_and_clear();
+        }
+    }
+}
