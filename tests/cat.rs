@@ -55,7 +55,8 @@ fn count_and_json_agree_with_the_text() {
     let bin = synth("stencil");
     let text = String::from_utf8(ok(CAT, &["-"], Some(&bin))).unwrap();
     let events = text.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count();
-    let count: usize = String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
+    let count: usize =
+        String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
     assert_eq!(count, events);
     let json = String::from_utf8(ok(CAT, &["-f", "json", "-"], Some(&bin))).unwrap();
     let mut lines = json.lines();
@@ -100,7 +101,8 @@ fn truncated_input_fails_and_salvage_recovers() {
     let o = run(CAT, &["--salvage", "--count", cut], None);
     assert_eq!(o.status.code(), Some(0));
     let got: u64 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-    let total: u64 = String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
+    let total: u64 =
+        String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
     assert!(got > total / 3 && got < total, "{got} of {total}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("salvaged") && err.contains("bytes after it lost"), "{err}");
@@ -142,7 +144,13 @@ fn a_failed_run_leaves_no_output_file() {
 #[test]
 fn a_closed_pipe_downstream_is_quiet() {
     let bin = ok(SYNTH, &["stencil", "--procs", "16", "--steps", "2000"], None);
-    let mut cat = Command::new(CAT).arg("-").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut cat = Command::new(CAT)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = cat.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || {
         let _ = stdin.write_all(&bin);

@@ -80,7 +80,10 @@ impl Output {
     }
 
     fn stdout() -> Output {
-        Output { target: None, inner: OutputInner::Stdout(io::BufWriter::with_capacity(1 << 20, io::stdout().lock())) }
+        Output {
+            target: None,
+            inner: OutputInner::Stdout(io::BufWriter::with_capacity(1 << 20, io::stdout().lock())),
+        }
     }
 
     /// Flushes, and renames a file output into place. Dropping an `Output` without
@@ -90,9 +93,12 @@ impl Output {
             OutputInner::Stdout(mut w) => Ok(w.flush()?),
             OutputInner::File(w) => {
                 let target = self.target.expect("file output has a target");
-                let tmp = w.into_inner().map_err(|e| anyhow::anyhow!("{}: {}", target.display(), e.error()))?;
+                let tmp =
+                    w.into_inner().map_err(|e| anyhow::anyhow!("{}: {}", target.display(), e.error()))?;
                 tmp.as_file().sync_all().ok();
-                tmp.persist(&target).map_err(|e| anyhow::anyhow!("{}: cannot rename into place: {}", target.display(), e.error))?;
+                tmp.persist(&target).map_err(|e| {
+                    anyhow::anyhow!("{}: cannot rename into place: {}", target.display(), e.error)
+                })?;
                 Ok(())
             }
         }
@@ -142,8 +148,10 @@ impl Progress {
                     .expect("a valid template"),
                 ),
                 None => indicatif::ProgressBar::new_spinner().with_style(
-                    indicatif::ProgressStyle::with_template(&format!("{{spinner}} {{human_pos}} {unit} ({{per_sec}})"))
-                        .expect("a valid template"),
+                    indicatif::ProgressStyle::with_template(&format!(
+                        "{{spinner}} {{human_pos}} {unit} ({{per_sec}})"
+                    ))
+                    .expect("a valid template"),
                 ),
             };
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));

@@ -30,7 +30,8 @@ fn bench(c: &mut Criterion) {
     g.bench_function("encode", |b| b.iter(|| encode(&defs, &events)));
     g.bench_function("decode-parallel", |b| {
         b.iter(|| {
-            let mut r = TraceReader::from_bytes("bench", bytes.clone(), ReadOptions::default()).expect("valid");
+            let mut r =
+                TraceReader::from_bytes("bench", bytes.clone(), ReadOptions::default()).expect("valid");
             r.par_map_blocks(|_, blk| blk.events.len()).expect("valid").iter().sum::<usize>()
         })
     });

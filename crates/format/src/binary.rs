@@ -172,10 +172,8 @@ impl ChunkHeader {
 
     /// Why this header cannot start a chunk, if it cannot.
     pub fn problem(&self) -> Option<String> {
-        let known = matches!(
-            self.kind,
-            chunk::DEFS | chunk::BLOCK | chunk::MULTI_BLOCK | chunk::INDEX | chunk::END
-        );
+        let known =
+            matches!(self.kind, chunk::DEFS | chunk::BLOCK | chunk::MULTI_BLOCK | chunk::INDEX | chunk::END);
         if !known && self.kind < chunk::FIRST_OPTIONAL {
             return Some(format!("expected a chunk type (1 to 5, or 64 and up), found {}", self.kind));
         }
@@ -187,7 +185,11 @@ impl ChunkHeader {
             ));
         }
         if self.kind == chunk::END && self.len != chunk::END_PAYLOAD {
-            return Some(format!("expected an end chunk of {} bytes, found {}", chunk::END_PAYLOAD, self.len));
+            return Some(format!(
+                "expected an end chunk of {} bytes, found {}",
+                chunk::END_PAYLOAD,
+                self.len
+            ));
         }
         None
     }
@@ -555,7 +557,10 @@ pub fn decode_block(
     let count = c.u64().want(c, "the block's event count")?;
     // Every event takes at least two bytes (head and wall delta).
     if count > (c.remaining() / 2) as u64 {
-        return err(at, format!("block declares {count} events, more than its {} bytes can hold", c.remaining()));
+        return err(
+            at,
+            format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
+        );
     }
     let mut wall: i64 = 0;
     let mut cpu: i64 = 0;
@@ -569,7 +574,10 @@ pub fn decode_block(
                 let at = c.pos;
                 let l = u32_of(c, "the event's location")?;
                 if l as usize >= loc_count {
-                    return err(at, format!("event names location {l}, but {loc_count} locations are defined"));
+                    return err(
+                        at,
+                        format!("event names location {l}, but {loc_count} locations are defined"),
+                    );
                 }
                 l
             }
@@ -596,7 +604,10 @@ pub fn decode_block(
         f(ev);
     }
     if c.remaining() != 0 {
-        return err(c.pos, format!("expected the end of the block after {count} events, found {} more bytes", c.remaining()));
+        return err(
+            c.pos,
+            format!("expected the end of the block after {count} events, found {} more bytes", c.remaining()),
+        );
     }
     Ok(BlockPrefix { loc: block_loc, count })
 }
@@ -652,8 +663,10 @@ fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeErr
         13 | 14 => {
             let at = c.pos;
             let oc = c.u8().want(c, "a collective operation")?;
-            let op = CollOp::from_code(oc)
-                .ok_or_else(|| DecodeError { offset: at, message: format!("expected a collective operation code (0 to 14), found {oc}") })?;
+            let op = CollOp::from_code(oc).ok_or_else(|| DecodeError {
+                offset: at,
+                message: format!("expected a collective operation code (0 to 14), found {oc}"),
+            })?;
             let comm = u32_of(c, "a communicator")?;
             if code == 13 {
                 Kind::CollBegin { op, comm }
@@ -678,7 +691,9 @@ fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeErr
             offset: c.i64().want(c, "a clock offset")?,
             error: u(c, "a clock-offset error")?,
         },
-        other => return err(start, format!("expected an event kind (0 to {}), found {other}", KIND_COUNT - 1)),
+        other => {
+            return err(start, format!("expected an event kind (0 to {}), found {other}", KIND_COUNT - 1))
+        }
     })
 }
 
@@ -690,7 +705,10 @@ fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<(), DecodeError>
         let at = c.pos;
         let body = c.bytes(len).want(c, "an annotation")?;
         let mut b = Cursor::new(body);
-        let bad = |what: &str| DecodeError { offset: at, message: format!("expected {what} in a {len}-byte annotation") };
+        let bad = |what: &str| DecodeError {
+            offset: at,
+            message: format!("expected {what} in a {len}-byte annotation"),
+        };
         match tag {
             ann::PARTNER => {
                 let loc = b.u64().map_err(|_| bad("a partner location"))?;
@@ -700,7 +718,8 @@ fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<(), DecodeError>
             }
             ann::LAMPORT => ev.ann.lamport = Some(b.u64().map_err(|_| bad("a Lamport clock"))?),
             ann::RAW_WALL => {
-                ev.ann.raw_wall = Some(ev.wall.wrapping_add(b.i64().map_err(|_| bad("a raw wall-time delta"))?))
+                ev.ann.raw_wall =
+                    Some(ev.wall.wrapping_add(b.i64().map_err(|_| bad("a raw wall-time delta"))?))
             }
             _ => {} // a later minor version's annotation
         }

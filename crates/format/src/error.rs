@@ -23,11 +23,23 @@ pub struct Error {
 
 impl Error {
     pub fn corrupt(file: &str, offset: u64, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Corrupt, file: file.into(), offset: Some(offset), line: None, message: message.into() }
+        Error {
+            kind: ErrorKind::Corrupt,
+            file: file.into(),
+            offset: Some(offset),
+            line: None,
+            message: message.into(),
+        }
     }
 
     pub fn at_line(file: &str, line: u64, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Corrupt, file: file.into(), offset: None, line: Some(line), message: message.into() }
+        Error {
+            kind: ErrorKind::Corrupt,
+            file: file.into(),
+            offset: None,
+            line: Some(line),
+            message: message.into(),
+        }
     }
 
     pub fn io(file: &str, err: &std::io::Error) -> Self {
@@ -35,7 +47,13 @@ impl Error {
     }
 
     pub fn version(file: &str, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Version, file: file.into(), offset: Some(8), line: None, message: message.into() }
+        Error {
+            kind: ErrorKind::Version,
+            file: file.into(),
+            offset: Some(8),
+            line: None,
+            message: message.into(),
+        }
     }
 
     /// The exit code design.md assigns: 3 for an unsupported version, 1 otherwise.

@@ -4,8 +4,8 @@
 //! format (plain or gzip-ed, from a file or a pipe) and the text form, detected
 //! from the first bytes.
 
-mod error;
 pub mod binary;
+mod error;
 pub mod reader;
 pub mod text;
 pub mod varint;

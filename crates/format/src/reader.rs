@@ -101,10 +101,23 @@ struct ChunkLoc {
 
 enum Source {
     /// The whole binary trace in memory: its chunks found by one scan of the headers.
-    Whole { bytes: Bytes, blocks: Vec<ChunkLoc>, next: usize },
+    Whole {
+        bytes: Bytes,
+        blocks: Vec<ChunkLoc>,
+        next: usize,
+    },
     /// A binary trace read chunk by chunk.
-    Stream { input: Box<dyn Read + Send>, offset: u64, finished: bool, blocks: u64, index_at: u64 },
-    Text { parser: Box<TextParser<Box<dyn BufRead + Send>>>, finished: bool },
+    Stream {
+        input: Box<dyn Read + Send>,
+        offset: u64,
+        finished: bool,
+        blocks: u64,
+        index_at: u64,
+    },
+    Text {
+        parser: Box<TextParser<Box<dyn BufRead + Send>>>,
+        finished: bool,
+    },
 }
 
 /// A raw chunk read from a stream, not yet checked or decoded.
@@ -178,7 +191,11 @@ impl TraceReader {
         Self::from_buffered(name, Box::new(input), opts)
     }
 
-    fn from_buffered(name: &str, mut input: Box<dyn BufRead + Send>, opts: ReadOptions) -> Result<Self, Error> {
+    fn from_buffered(
+        name: &str,
+        mut input: Box<dyn BufRead + Send>,
+        opts: ReadOptions,
+    ) -> Result<Self, Error> {
         let first = input.fill_buf().map_err(|e| Error::io(name, &e))?;
         if first.is_empty() {
             return Err(Error::corrupt(name, 0, "the input is empty: expected a spoor trace"));
@@ -225,7 +242,11 @@ impl TraceReader {
         let file_len = bytes.len() as u64;
         let mut pos = header.header_len as u64;
         if pos > file_len {
-            return Err(Error::corrupt(name, 12, format!("header length {pos} is beyond the end of the file")));
+            return Err(Error::corrupt(
+                name,
+                12,
+                format!("header length {pos} is beyond the end of the file"),
+            ));
         }
         let mut blocks = Vec::new();
         let mut defs_chunk = None;
@@ -239,7 +260,14 @@ impl TraceReader {
                 break;
             }
             if file_len - pos < chunk::HEADER_LEN as u64 {
-                stopped = Some((pos, format!("expected a {}-byte chunk header, found {} bytes: truncated", chunk::HEADER_LEN, file_len - pos)));
+                stopped = Some((
+                    pos,
+                    format!(
+                        "expected a {}-byte chunk header, found {} bytes: truncated",
+                        chunk::HEADER_LEN,
+                        file_len - pos
+                    ),
+                ));
                 break;
             }
             let at = pos as usize;
@@ -250,7 +278,10 @@ impl TraceReader {
             }
             let body = pos + chunk::HEADER_LEN as u64;
             if body + h.len as u64 > file_len {
-                stopped = Some((pos, format!("chunk declares {} bytes, only {} remain: truncated", h.len, file_len - body)));
+                stopped = Some((
+                    pos,
+                    format!("chunk declares {} bytes, only {} remain: truncated", h.len, file_len - body),
+                ));
                 break;
             }
             let c = ChunkLoc { offset: pos, header: h };
@@ -267,7 +298,13 @@ impl TraceReader {
                     }
                     end = End::decode(payload);
                     if pos != file_len {
-                        stopped = Some((pos, format!("expected the end of the file after the end chunk, found {} more bytes", file_len - pos)));
+                        stopped = Some((
+                            pos,
+                            format!(
+                                "expected the end of the file after the end chunk, found {} more bytes",
+                                file_len - pos
+                            ),
+                        ));
                     }
                     break;
                 }
@@ -280,7 +317,11 @@ impl TraceReader {
         }
         let Source::Whole { bytes, blocks, .. } = &r.source else { unreachable!("a whole source") };
         let Some(dc) = defs_chunk else {
-            return Err(Error::corrupt(name, header.header_len as u64, "expected a definitions chunk, found none"));
+            return Err(Error::corrupt(
+                name,
+                header.header_len as u64,
+                "expected a definitions chunk, found none",
+            ));
         };
         r.defs = decode_chunk(name, &bytes[..], dc, binary::decode_defs)?;
         if let Some(ic) = index_chunk {
@@ -290,7 +331,10 @@ impl TraceReader {
         if let Some(e) = end {
             let index_at = index_chunk.map_or(0, |c| c.offset);
             if e.index_offset != index_at {
-                let msg = format!("the end chunk puts the index at byte {}, the file has it at {index_at}", e.index_offset);
+                let msg = format!(
+                    "the end chunk puts the index at byte {}, the file has it at {index_at}",
+                    e.index_offset
+                );
                 r.stop_or_fail(file_len, 0, msg)?;
             }
             if e.blocks != block_count {
@@ -308,11 +352,18 @@ impl TraceReader {
         let n = read_up_to(&mut input, &mut head).map_err(|e| Error::io(name, &e))?;
         let header = Header::decode(&head[..n]).map_err(|e| header_error(name, e))?;
         let extra = header.header_len as u64 - binary::HEADER_LEN as u64;
-        let skipped = io::copy(&mut (&mut input).take(extra), &mut io::sink()).map_err(|e| Error::io(name, &e))?;
+        let skipped =
+            io::copy(&mut (&mut input).take(extra), &mut io::sink()).map_err(|e| Error::io(name, &e))?;
         if skipped != extra {
             return Err(Error::corrupt(name, n as u64 + skipped, "the header ends early: truncated"));
         }
-        let source = Source::Stream { input, offset: header.header_len as u64, finished: false, blocks: 0, index_at: 0 };
+        let source = Source::Stream {
+            input,
+            offset: header.header_len as u64,
+            finished: false,
+            blocks: 0,
+            index_at: 0,
+        };
         let mut r = Self::new_binary(name, opts, header, source);
         // The definitions come before the first block, after optional chunks perhaps.
         let mut first = r.read_raw()?;
@@ -321,9 +372,21 @@ impl TraceReader {
         }
         match first {
             Some(c) if c.header.kind == chunk::DEFS => r.apply_defs(&c)?,
-            Some(c) => return Err(Error::corrupt(name, c.offset, format!("expected the definitions chunk, found a chunk of type {}", c.header.kind))),
+            Some(c) => {
+                return Err(Error::corrupt(
+                    name,
+                    c.offset,
+                    format!("expected the definitions chunk, found a chunk of type {}", c.header.kind),
+                ))
+            }
             None if r.report.stopped.is_some() => {}
-            None => return Err(Error::corrupt(name, header.header_len as u64, "expected the definitions chunk, found none")),
+            None => {
+                return Err(Error::corrupt(
+                    name,
+                    header.header_len as u64,
+                    "expected the definitions chunk, found none",
+                ))
+            }
         }
         Ok(r)
     }
@@ -400,14 +463,21 @@ impl TraceReader {
                 self.stop_or_fail(at, 0, msg)?;
             }
             if let Some(e) = self.end.filter(|e| e.index_offset != index_at) {
-                let msg = format!("the end chunk puts the index at byte {}, the input had it at {index_at}", e.index_offset);
+                let msg = format!(
+                    "the end chunk puts the index at byte {}, the input had it at {index_at}",
+                    e.index_offset
+                );
                 self.stop_or_fail(at, 0, msg)?;
             }
             let mut extra = [0u8; 1];
             let Source::Stream { input, .. } = &mut self.source else { unreachable!("a stream source") };
             if read_up_to(input, &mut extra).map_err(|e| self_io(&self.name, &e))? != 0 {
                 let off = at + (chunk::HEADER_LEN + got) as u64;
-                self.stop_or_fail(off, 0, "expected the end of the input after the end chunk, found more bytes".into())?;
+                self.stop_or_fail(
+                    off,
+                    0,
+                    "expected the end of the input after the end chunk, found more bytes".into(),
+                )?;
             }
             return Ok(None);
         }
@@ -424,7 +494,9 @@ impl TraceReader {
                 chunk::BLOCK | chunk::MULTI_BLOCK => out.push(c),
                 chunk::INDEX => {
                     check_crc(&self.name, c.offset, c.header, &c.payload)?;
-                    self.index = Some(binary::decode_index(&c.payload).map_err(|e| at_payload(&self.name, c.offset, e))?);
+                    self.index = Some(
+                        binary::decode_index(&c.payload).map_err(|e| at_payload(&self.name, c.offset, e))?,
+                    );
                 }
                 _ => {}
             }
@@ -545,8 +617,10 @@ impl TraceReader {
             |defs, name, offset, h, payload| {
                 check_crc(name, offset, h, payload)?;
                 let mut t = init(defs);
-                binary::decode_block(payload, h.kind == chunk::MULTI_BLOCK, defs.locations.len(), |e| step(&mut t, e))
-                    .map_err(|e| at_payload(name, offset, e))?;
+                binary::decode_block(payload, h.kind == chunk::MULTI_BLOCK, defs.locations.len(), |e| {
+                    step(&mut t, e)
+                })
+                .map_err(|e| at_payload(name, offset, e))?;
                 Ok(t)
             },
             &fold_text,
@@ -599,10 +673,8 @@ impl TraceReader {
                     break;
                 }
                 let (name, defs) = (&self.name, &self.defs);
-                let results: Vec<Result<T, Error>> = batch
-                    .par_iter()
-                    .map(|c| decode(defs, name, c.offset, c.header, &c.payload))
-                    .collect();
+                let results: Vec<Result<T, Error>> =
+                    batch.par_iter().map(|c| decode(defs, name, c.offset, c.header, &c.payload)).collect();
                 for (r, c) in results.into_iter().zip(&batch) {
                     match r {
                         Ok(t) => out.push(t),
@@ -685,7 +757,10 @@ fn check_crc(name: &str, offset: u64, h: ChunkHeader, payload: &[u8]) -> Result<
         return Err(Error::corrupt(
             name,
             offset,
-            format!("chunk fails its checksum (expected CRC-32 {:#010x}, computed {crc:#010x}): corrupt", h.crc),
+            format!(
+                "chunk fails its checksum (expected CRC-32 {:#010x}, computed {crc:#010x}): corrupt",
+                h.crc
+            ),
         ));
     }
     Ok(())
@@ -706,12 +781,18 @@ fn decode_chunk<T>(
     f(payload).map_err(|e| at_payload(name, c.offset, e))
 }
 
-fn decode_payload(name: &str, offset: u64, h: ChunkHeader, payload: &[u8], locs: usize) -> Result<Block, Error> {
+fn decode_payload(
+    name: &str,
+    offset: u64,
+    h: ChunkHeader,
+    payload: &[u8],
+    locs: usize,
+) -> Result<Block, Error> {
     check_crc(name, offset, h, payload)?;
     let mut events = Vec::new();
     let multi = h.kind == chunk::MULTI_BLOCK;
-    let prefix =
-        binary::decode_block(payload, multi, locs, |e| events.push(e)).map_err(|e| at_payload(name, offset, e))?;
+    let prefix = binary::decode_block(payload, multi, locs, |e| events.push(e))
+        .map_err(|e| at_payload(name, offset, e))?;
     Ok(Block { loc: prefix.loc, events })
 }
 

@@ -69,7 +69,12 @@ fn sample() -> (Definitions, Vec<Event>) {
     ev.push(recv);
     for l in 0..2 {
         ev.push(Event::new(l, 2000, Some(1000), Kind::CollBegin { op: CollOp::Barrier, comm: 0 }));
-        ev.push(Event::new(l, 2100, Some(1000), Kind::CollEnd { op: CollOp::Barrier, comm: 0, root: None, sent: 0, received: 0 }));
+        ev.push(Event::new(
+            l,
+            2100,
+            Some(1000),
+            Kind::CollEnd { op: CollOp::Barrier, comm: 0, root: None, sent: 0, received: 0 },
+        ));
         ev.push(Event::new(l, 2200, Some(1100), Kind::Leave { proc: main }));
         ev.push(Event::new(l, 2300, Some(1100), Kind::ProcessEnd));
     }
@@ -162,9 +167,14 @@ fn salvage_reports_the_loss() {
     let (defs, events) = sample();
     let full = write(&defs, &events, small_blocks());
     // Cut in the middle of the last block: everything before it is read.
-    let index_at = TraceReader::from_bytes("t", full.clone(), ReadOptions::default()).unwrap().end().unwrap().index_offset;
+    let index_at = TraceReader::from_bytes("t", full.clone(), ReadOptions::default())
+        .unwrap()
+        .end()
+        .unwrap()
+        .index_offset;
     let cut = index_at as usize - 3;
-    let r = TraceReader::from_bytes("cut.spoor", full[..cut].to_vec(), ReadOptions { salvage: true }).unwrap();
+    let r =
+        TraceReader::from_bytes("cut.spoor", full[..cut].to_vec(), ReadOptions { salvage: true }).unwrap();
     let report = r.salvage_report().clone();
     let (_, got) = r.read_all().unwrap();
     assert!(!got.is_empty() && got.len() < events.len());
@@ -186,7 +196,10 @@ fn every_flipped_byte_is_caught_or_harmless() {
                     Err(e) => assert!(e.to_string().contains("t.spoor") || e.to_string().contains("<pipe>")),
                     // Only descriptive header bits (minor version, flags) may change harmlessly.
                     Ok((d, e)) => {
-                        assert!((10..12).contains(&i) || (16..20).contains(&i), "flip at byte {i} went unnoticed");
+                        assert!(
+                            (10..12).contains(&i) || (16..20).contains(&i),
+                            "flip at byte {i} went unnoticed"
+                        );
                         assert_eq!(d, defs);
                         assert!(same_per_location(&e, &events));
                     }
@@ -357,7 +370,9 @@ fn a_file_is_memory_mapped_and_a_gzip_file_streamed() {
         assert_eq!(d, defs);
         assert!(same_per_location(&e, &events));
     }
-    let e = TraceReader::open(dir.path().join("missing").to_str().unwrap(), ReadOptions::default()).err().unwrap();
+    let e = TraceReader::open(dir.path().join("missing").to_str().unwrap(), ReadOptions::default())
+        .err()
+        .unwrap();
     assert_eq!(e.kind, ErrorKind::Io);
     assert!(e.to_string().contains("missing"));
 }
@@ -378,7 +393,12 @@ fn cpu_modes_compress_computing_and_waiting() {
         if i % 2 == 0 {
             cpu += 5000;
         }
-        ev.push(Event::new(0, wall, Some(cpu), if i % 2 == 0 { Kind::Enter { proc: f } } else { Kind::Leave { proc: f } }));
+        ev.push(Event::new(
+            0,
+            wall,
+            Some(cpu),
+            if i % 2 == 0 { Kind::Enter { proc: f } } else { Kind::Leave { proc: f } },
+        ));
     }
     let b = write(&d, &ev, WriterOptions { block_events: 1000, ..Default::default() });
     // Head, a two-byte wall delta and the procedure: 4 bytes an event, plus the framing.

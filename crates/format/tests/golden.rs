@@ -53,10 +53,7 @@ fn golden_v1_holds_what_was_written_by_hand() {
     assert_eq!(at(3, 1).kind, Kind::ClockOffset { reference: 0, offset: -1500, error: 20 });
     assert!(matches!(at(3, 2).kind, Kind::Metric { metric: 0, value } if value.is_nan()));
     assert!(matches!(at(0, 4).kind, Kind::Metric { value, .. } if value == 0.0 && value.is_sign_negative()));
-    assert_eq!(
-        at(1, 8).kind,
-        Kind::IrecvComplete { request: 78, from: 0, comm: 1, tag: u32::MAX, bytes: 0 }
-    );
+    assert_eq!(at(1, 8).kind, Kind::IrecvComplete { request: 78, from: 0, comm: 1, tag: u32::MAX, bytes: 0 });
     assert_eq!(
         at(0, 13).kind,
         Kind::CollEnd { op: CollOp::Bcast, comm: 1, root: Some(0), sent: 64, received: 0 }

@@ -81,40 +81,107 @@ impl CollOp {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
     /// A process starts; `parent` is the location that spawned it (spawn arc).
-    ProcessBegin { parent: Option<LocId> },
+    ProcessBegin {
+        parent: Option<LocId>,
+    },
     ProcessEnd,
     /// A thread starts; `parent` is the location that forked it.
-    ThreadBegin { parent: Option<LocId> },
+    ThreadBegin {
+        parent: Option<LocId>,
+    },
     ThreadEnd,
-    Enter { proc: StrId },
-    Leave { proc: StrId },
+    Enter {
+        proc: StrId,
+    },
+    Leave {
+        proc: StrId,
+    },
     /// A blocking send starts.
-    Send { to: LocId, comm: CommId, tag: u32, bytes: u64 },
+    Send {
+        to: LocId,
+        comm: CommId,
+        tag: u32,
+        bytes: u64,
+    },
     /// A blocking receive starts waiting.
-    RecvBegin { from: Option<LocId>, comm: CommId, tag: Option<u32> },
+    RecvBegin {
+        from: Option<LocId>,
+        comm: CommId,
+        tag: Option<u32>,
+    },
     /// A blocking receive completes: the actual source, tag and size.
-    RecvEnd { from: LocId, comm: CommId, tag: u32, bytes: u64 },
+    RecvEnd {
+        from: LocId,
+        comm: CommId,
+        tag: u32,
+        bytes: u64,
+    },
     /// A non-blocking send is posted.
-    Isend { to: LocId, comm: CommId, tag: u32, bytes: u64, request: u64 },
+    Isend {
+        to: LocId,
+        comm: CommId,
+        tag: u32,
+        bytes: u64,
+        request: u64,
+    },
     /// The non-blocking send `request` completes (its wait or test returned).
-    IsendComplete { request: u64 },
+    IsendComplete {
+        request: u64,
+    },
     /// A non-blocking receive is posted.
-    IrecvRequest { from: Option<LocId>, comm: CommId, tag: Option<u32>, request: u64 },
+    IrecvRequest {
+        from: Option<LocId>,
+        comm: CommId,
+        tag: Option<u32>,
+        request: u64,
+    },
     /// The non-blocking receive `request` completes: the actual source, tag and size.
-    IrecvComplete { request: u64, from: LocId, comm: CommId, tag: u32, bytes: u64 },
-    CollBegin { op: CollOp, comm: CommId },
+    IrecvComplete {
+        request: u64,
+        from: LocId,
+        comm: CommId,
+        tag: u32,
+        bytes: u64,
+    },
+    CollBegin {
+        op: CollOp,
+        comm: CommId,
+    },
     /// `root` is a location for rooted operations; `sent` and `received` are this location's bytes.
-    CollEnd { op: CollOp, comm: CommId, root: Option<LocId>, sent: u64, received: u64 },
-    LockRequest { lock: u64 },
-    LockAcquire { lock: u64 },
-    LockRelease { lock: u64 },
-    PhaseBegin { name: StrId },
-    PhaseEnd { name: StrId },
+    CollEnd {
+        op: CollOp,
+        comm: CommId,
+        root: Option<LocId>,
+        sent: u64,
+        received: u64,
+    },
+    LockRequest {
+        lock: u64,
+    },
+    LockAcquire {
+        lock: u64,
+    },
+    LockRelease {
+        lock: u64,
+    },
+    PhaseBegin {
+        name: StrId,
+    },
+    PhaseEnd {
+        name: StrId,
+    },
     /// A sample of external data.
-    Metric { metric: MetricId, value: f64 },
+    Metric {
+        metric: MetricId,
+        value: f64,
+    },
     /// A measured offset of this location's clock against `reference`'s:
     /// reference time = local time + `offset`, within ± `error` (half the round trip).
-    ClockOffset { reference: LocId, offset: i64, error: u64 },
+    ClockOffset {
+        reference: LocId,
+        offset: i64,
+        error: u64,
+    },
 }
 
 /// The number of distinct kinds (their codes are 0..KIND_COUNT).

@@ -286,7 +286,7 @@ impl Spec {
         let mut rows = 1;
         let mut r = 1;
         while r as u64 * r as u64 <= p as u64 {
-            if p % r == 0 {
+            if p.is_multiple_of(r) {
                 rows = r;
             }
             r += 1;

@@ -138,8 +138,8 @@ fn check(spec: &Spec, defs: &Definitions, events: &[Event]) -> Stats {
                 top_is(s, &["MPI_Recv"]);
                 let posted = s.recv.take().expect("recv_end without recv_begin");
                 assert_eq!(s.blocked_cpu.take(), Some(cpu), "cpu advanced while blocked: {ev:?}");
-                assert!(posted.0.map_or(true, |f| f == from) && posted.1 == comm);
-                assert!(posted.2.map_or(true, |t| t == tag));
+                assert!(posted.0.is_none_or(|f| f == from) && posted.1 == comm);
+                assert!(posted.2.is_none_or(|t| t == tag));
                 let (b, sent) = queues
                     .get_mut(&(from, loc, comm, tag))
                     .and_then(|q| q.pop_front())
@@ -163,8 +163,8 @@ fn check(spec: &Spec, defs: &Definitions, events: &[Event]) -> Stats {
                 top_is(s, &["MPI_Waitall"]);
                 assert_eq!(*s.wait_cpu.get_or_insert(cpu), cpu, "cpu advanced in a wait");
                 let posted = s.irecvs.remove(&request).expect("completion of an unknown request");
-                assert!(posted.0.map_or(true, |f| f == from) && posted.1 == comm);
-                assert!(posted.2.map_or(true, |t| t == tag));
+                assert!(posted.0.is_none_or(|f| f == from) && posted.1 == comm);
+                assert!(posted.2.is_none_or(|t| t == tag));
                 let (b, sent) = queues
                     .get_mut(&(from, loc, comm, tag))
                     .and_then(|q| q.pop_front())

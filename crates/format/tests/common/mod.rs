@@ -40,8 +40,12 @@ fn arb_kind(nloc: u32, nstr: u32) -> impl Strategy<Value = Kind> {
         Just(Kind::ThreadEnd),
         s.clone().prop_map(|proc| Kind::Enter { proc }),
         s.clone().prop_map(|proc| Kind::Leave { proc }),
-        (loc.clone(), 0u32..3, any::<u32>(), big.clone())
-            .prop_map(|(to, comm, tag, bytes)| Kind::Send { to, comm, tag, bytes }),
+        (loc.clone(), 0u32..3, any::<u32>(), big.clone()).prop_map(|(to, comm, tag, bytes)| Kind::Send {
+            to,
+            comm,
+            tag,
+            bytes
+        }),
         (oloc.clone(), 0u32..3, prop::option::of(any::<u32>()))
             .prop_map(|(from, comm, tag)| Kind::RecvBegin { from, comm, tag }),
         (loc.clone(), 0u32..3, any::<u32>(), big.clone())
@@ -116,7 +120,12 @@ pub fn same_events(a: &[Event], b: &[Event]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| match (&x.kind, &y.kind) {
             (Kind::Metric { metric: m1, value: v1 }, Kind::Metric { metric: m2, value: v2 }) => {
-                m1 == m2 && v1.to_bits() == v2.to_bits() && x.loc == y.loc && x.wall == y.wall && x.cpu == y.cpu && x.ann == y.ann
+                m1 == m2
+                    && v1.to_bits() == v2.to_bits()
+                    && x.loc == y.loc
+                    && x.wall == y.wall
+                    && x.cpu == y.cpu
+                    && x.ann == y.ann
             }
             _ => x == y,
         })
