@@ -64,6 +64,18 @@ impl<'a> Cursor<'a> {
 
     #[inline(never)]
     fn u64_slow(&mut self) -> Result<u64, VarintError> {
+        // Two- and three-byte varints (most time deltas) without the general loop.
+        if let Some(b) = self.buf.get(self.pos..self.pos + 3) {
+            let (b0, b1, b2) = (b[0] as u64, b[1] as u64, b[2] as u64);
+            if b1 < 0x80 {
+                self.pos += 2;
+                return Ok((b0 & 0x7f) | (b1 << 7));
+            }
+            if b2 < 0x80 {
+                self.pos += 3;
+                return Ok((b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14));
+            }
+        }
         let mut v: u64 = 0;
         let mut shift = 0u32;
         loop {
