@@ -1,0 +1,132 @@
+//! spoor-merge: merge per-process traces and applications into one trace (the
+//! spoor-order crate's `merge`).
+
+use clap::{CommandFactory, FromArgMatches, Parser};
+use spoor_cli::Output;
+use spoor_order::merge::{self, MergeInput, MergeOptions};
+use std::path::PathBuf;
+
+const ABOUT_MERGE: &str = "\
+Definitions are unified by name: applications by name (or the name --app gives), machines by
+name (one physical tree shared by all applications), processes by application, name and rank,
+locations by process and thread, communicators by name and members, metrics by name and unit.
+Events are merged in the order of their times across inputs, each input's own order kept.
+A location that gets events from two inputs is an error: give separate runs names with --app.
+A directory stands for the files in it. Put --app groups after the plain inputs, or end them
+with `--`.";
+
+/// Merge traces (per-process files, whole traces, several applications) into one trace.
+#[derive(Parser)]
+#[command(name = "spoor-merge", version, after_long_help = ABOUT_MERGE)]
+struct Args {
+    /// Traces to merge: files, directories of files, `-` for standard input.
+    inputs: Vec<String>,
+    /// An application: NAME=FILE [FILE...]. Every application of these inputs becomes NAME
+    /// (IPS-2's multi-application session). Repeatable.
+    #[arg(long, value_name = "NAME=FILES", num_args = 1.., action = clap::ArgAction::Append)]
+    app: Vec<String>,
+    /// Comparison mode for application NAME: shift its time base so that it starts together
+    /// with the other applications. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    compare: Vec<String>,
+    /// Write to this file (complete or not at all) instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Events per block of the output.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    block_events: usize,
+    /// Say nothing on standard error unless something is wrong.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn usage(msg: String) -> ! {
+    Args::command().error(clap::error::ErrorKind::ValueValidation, msg).exit()
+}
+
+fn into_anyhow(e: spoor_order::Error) -> anyhow::Error {
+    match e {
+        spoor_order::Error::Format(f) => anyhow::Error::new(f),
+        spoor_order::Error::Write(io) => anyhow::Error::new(io).context("writing the output"),
+        other => anyhow::Error::new(other),
+    }
+}
+
+fn inputs(args: &Args, groups: &[Vec<String>]) -> Result<Vec<MergeInput>, String> {
+    let mut out = Vec::new();
+    let mut add = |path: &str, app: Option<&str>| -> Result<(), String> {
+        let files = merge::expand(path).map_err(|e| e.to_string())?;
+        if files.is_empty() {
+            return Err(format!("{path}: an empty directory"));
+        }
+        for f in files {
+            out.push(MergeInput { path: f, app: app.map(str::to_owned) });
+        }
+        Ok(())
+    };
+    for p in &args.inputs {
+        add(p, None)?;
+    }
+    for group in groups {
+        let Some((name, first)) = group.first().and_then(|g| g.split_once('=')) else {
+            return Err(format!("--app {}: expected NAME=FILE [FILE...]", group.join(" ")));
+        };
+        if name.is_empty() {
+            return Err(format!("--app {}: the application needs a name", group.join(" ")));
+        }
+        if !first.is_empty() {
+            add(first, Some(name))?;
+        }
+        for f in &group[1..] {
+            add(f, Some(name))?;
+        }
+        if first.is_empty() && group.len() == 1 {
+            return Err(format!("--app {name}=: no file for the application"));
+        }
+    }
+    if out.is_empty() {
+        return Err("no input: give trace files, directories, `-`, or --app NAME=FILES".into());
+    }
+    if out.iter().filter(|i| i.path == "-").count() > 1 {
+        return Err("standard input (`-`) can be read only once".into());
+    }
+    Ok(out)
+}
+
+fn main() {
+    let matches = Args::command().get_matches();
+    let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Each --app occurrence is one group: NAME=FILE FILE...
+    let groups: Vec<Vec<String>> = matches
+        .get_occurrences::<String>("app")
+        .map(|occ| occ.map(|vals| vals.cloned().collect()).collect())
+        .unwrap_or_default();
+    let inputs = inputs(&args, &groups).unwrap_or_else(|m| usage(m));
+    spoor_cli::run("spoor-merge", || {
+        let opts = MergeOptions { compare: args.compare.clone(), block_events: args.block_events.max(1) };
+        let mut out = Output::create(args.output.as_deref())?;
+        let summary = match merge::merge(&inputs, &opts, &mut out) {
+            Ok(s) => s,
+            Err(spoor_order::Error::Usage(m)) => {
+                drop(out);
+                usage(m)
+            }
+            Err(e) => return Err(into_anyhow(e)),
+        };
+        out.commit()?;
+        for w in &summary.warnings {
+            eprintln!("spoor-merge: warning: {w}");
+        }
+        if !args.quiet {
+            for (app, shift) in &summary.shifts {
+                if *shift != 0 {
+                    eprintln!(
+                        "spoor-merge: comparison mode: {app} shifted by {}",
+                        spoor_order::describe::time(*shift)
+                    );
+                }
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,471 @@
+//! The Paraver reader: the real Extrae trace of $SPOOR_DATA against its known
+//! facts, a small hand-written trace with its events worked out by hand, and
+//! hostile inputs (truncation, garbage, huge numbers) that must give errors,
+//! never panics.
+
+use spoor_import::paraver::{self, ParaverOptions, ParaverTrace};
+use spoor_model::{CollOp, Event, Kind, LocId};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).
+fn data_dir() -> Option<PathBuf> {
+    match std::env::var_os("SPOOR_DATA") {
+        Some(d) => Some(PathBuf::from(d)),
+        None if std::env::var_os("CI").is_some() => panic!("SPOOR_DATA is unset under CI"),
+        None => {
+            eprintln!("SPOOR_DATA unset: skipping the tests over real traces");
+            None
+        }
+    }
+}
+
+fn real_trace() -> Option<PathBuf> {
+    Some(data_dir()?.join("paraver/pypop-epoch-2proc/epoch_2proc.prv.gz"))
+}
+
+fn name(t: &ParaverTrace, id: u32) -> String {
+    t.defs.strings.name(id).into_owned()
+}
+
+/// Checks per-location invariants: times sorted, Enter/Leave nested and
+/// balanced, message and collective events inside an MPI call.
+fn check_structure(t: &ParaverTrace) {
+    check(t, true)
+}
+
+/// `check_structure`, with `strict` false for traces cut short (a message may
+/// then end on a thread whose call was not read).
+fn check(t: &ParaverTrace, strict: bool) {
+    let mut stacks: HashMap<LocId, Vec<u32>> = HashMap::new();
+    let mut last: HashMap<LocId, i64> = HashMap::new();
+    let mut prev_wall = i64::MIN;
+    for e in &t.events {
+        assert!(e.wall >= prev_wall, "events are not in global time order");
+        prev_wall = e.wall;
+        let l = last.entry(e.loc).or_insert(i64::MIN);
+        assert!(e.wall >= *l);
+        *l = e.wall;
+        let stack = stacks.entry(e.loc).or_default();
+        match &e.kind {
+            Kind::Enter { proc } => stack.push(*proc),
+            Kind::Leave { proc } => assert_eq!(stack.pop(), Some(*proc), "unbalanced leave at {}", e.wall),
+            Kind::Send { .. }
+            | Kind::RecvBegin { .. }
+            | Kind::RecvEnd { .. }
+            | Kind::IrecvRequest { .. }
+            | Kind::IrecvComplete { .. }
+            | Kind::CollBegin { .. }
+            | Kind::CollEnd { .. } => {
+                let top = stack.last().map(|&p| name(t, p)).unwrap_or_default();
+                let in_mpi = top.starts_with("MPI_") || top.starts_with("event 5000000");
+                assert!(in_mpi || !strict, "{:?} outside an MPI call", e);
+            }
+            _ => {}
+        }
+    }
+    assert!(stacks.values().all(Vec::is_empty), "regions left open");
+}
+
+#[test]
+fn real_extrae_trace_counts_and_mapping() {
+    let Some(prv) = real_trace() else { return };
+    let t = paraver::read_paraver_with(&prv, &ParaverOptions::default()).unwrap();
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    // The records of each kind.
+    assert_eq!(t.stats.state_records, 6985);
+    assert_eq!(t.stats.event_records, 8147);
+    assert_eq!(t.stats.comm_records, 1156);
+    assert_eq!(t.stats.comm_lines, 3);
+    assert_eq!(t.stats.states.values().map(|s| s.records).sum::<u64>(), 6985);
+    assert_eq!(t.stats.states[&1].name, "Running");
+    // The header.
+    assert_eq!(t.header.runtime_ns(), 11_528_373_565);
+    assert_eq!(t.defs.property("paraver.runtime_ns"), Some("11528373565"));
+    assert!(t.events.last().unwrap().wall <= 11_528_373_565);
+    // Two ranks, one thread each, on one node.
+    assert_eq!(t.defs.apps.len(), 1);
+    assert_eq!(t.defs.processes.len(), 2);
+    assert_eq!(t.defs.processes.iter().map(|p| p.rank).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(t.defs.locations.len(), 2);
+    assert_eq!(t.defs.machines.len(), 1);
+    assert_eq!(name(&t, t.defs.machines[0].name), "s01r2b02");
+    assert_eq!(name(&t, t.defs.locations[1].name), "THREAD 1.2.1");
+    t.defs.check().unwrap();
+    check_structure(&t);
+    // Every communication is one send and one receive, with the same ends, tag and size.
+    let count = |f: &dyn Fn(&Kind) -> bool| t.events.iter().filter(|e| f(&e.kind)).count();
+    assert_eq!(count(&|k| matches!(k, Kind::Send { .. })), 1156);
+    assert_eq!(count(&|k| matches!(k, Kind::RecvEnd { .. } | Kind::IrecvComplete { .. })), 1156);
+    assert_eq!(count(&|k| matches!(k, Kind::RecvBegin { .. } | Kind::IrecvRequest { .. })), 1156);
+    let mut sends: HashMap<(LocId, LocId, u32, u64), i64> = HashMap::new();
+    for e in &t.events {
+        match e.kind {
+            Kind::Send { to, tag, bytes, .. } => *sends.entry((e.loc, to, tag, bytes)).or_insert(0) += 1,
+            Kind::RecvEnd { from, tag, bytes, .. } | Kind::IrecvComplete { from, tag, bytes, .. } => {
+                *sends.entry((from, e.loc, tag, bytes)).or_insert(0) -= 1
+            }
+            _ => {}
+        }
+    }
+    assert!(sends.values().all(|&n| n == 0), "sends and receives differ: {sends:?}");
+    // MPI calls: every non-zero value of the MPI types, named from the .pcf.
+    assert_eq!(t.stats.mpi_calls, 3488);
+    let enters: Vec<String> = t
+        .events
+        .iter()
+        .filter_map(|e| if let Kind::Enter { proc } = e.kind { Some(name(&t, proc)) } else { None })
+        .collect();
+    assert_eq!(enters.len(), 3488);
+    assert_eq!(enters.iter().filter(|n| *n == "MPI_Sendrecv").count(), 2568);
+    for n in ["MPI_Init", "MPI_Finalize", "MPI_Comm_dup", "MPI_Barrier"] {
+        assert!(enters.iter().any(|e| e == n), "{n}");
+    }
+    // Collectives: Allreduce 22, Bcast 872, Barrier 8 entries; every Bcast is rooted at rank 0.
+    let colls: Vec<&Event> = t.events.iter().filter(|e| matches!(e.kind, Kind::CollEnd { .. })).collect();
+    assert_eq!(colls.len(), 902);
+    assert_eq!(count(&|k| matches!(k, Kind::CollBegin { .. })), 902);
+    let by_op = |op: CollOp| {
+        colls.iter().filter(|e| matches!(e.kind, Kind::CollEnd { op: o, .. } if o == op)).count()
+    };
+    assert_eq!((by_op(CollOp::Allreduce), by_op(CollOp::Bcast), by_op(CollOp::Barrier)), (22, 872, 8));
+    for e in &colls {
+        if let Kind::CollEnd { op: CollOp::Bcast, root, sent, received, .. } = e.kind {
+            assert_eq!(root, Some(0));
+            assert!(if e.loc == 0 { received == 0 } else { sent == 0 });
+        }
+    }
+}
+
+#[test]
+fn real_trace_plain_without_pcf_and_row() {
+    let Some(prv) = real_trace() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&prv).unwrap()).read_to_end(&mut text).unwrap();
+    let plain = dir.path().join("copy.prv");
+    std::fs::write(&plain, &text).unwrap();
+    assert!(paraver::looks_like(&text[..64]));
+    assert!(paraver::looks_like(&std::fs::read(&prv).unwrap()[..512]));
+    let t = paraver::read_paraver_with(&plain, &ParaverOptions::default()).unwrap();
+    assert_eq!(t.warnings.len(), 2, "{:?}", t.warnings);
+    assert!(t.warnings[0].contains("copy.pcf") && t.warnings[1].contains("copy.row"), "{:?}", t.warnings);
+    assert_eq!((t.stats.state_records, t.stats.event_records, t.stats.comm_records), (6985, 8147, 1156));
+    assert_eq!(name(&t, t.defs.locations[1].name), "THREAD 1.2.1");
+    assert_eq!(name(&t, t.defs.machines[0].name), "node 1");
+    // Without names, no collective is recognised; the messages are all there.
+    assert!(!t.events.iter().any(|e| matches!(e.kind, Kind::CollBegin { .. })));
+    assert_eq!(t.events.iter().filter(|e| matches!(e.kind, Kind::Send { .. })).count(), 1156);
+    let first =
+        t.events.iter().find_map(|e| if let Kind::Enter { proc } = e.kind { Some(proc) } else { None });
+    assert_eq!(name(&t, first.unwrap()), "event 50000003 value 31");
+    check_structure(&t);
+}
+
+const PCF: &str = "DEFAULT_OPTIONS\n\nLEVEL THREAD\n\nSTATES\n0 Idle\n1 Running\n\n\
+EVENT_TYPE\n9 50000001 MPI Point-to-point\nVALUES\n1 MPI_Send\n2 MPI_Recv\n3 MPI_Irecv\n4 MPI_Wait\n0 Outside MPI\n\n\
+EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n10 MPI_Allreduce\n7 MPI_Bcast\n0 Outside MPI\n\n\
+EVENT_TYPE\n0 60000019 User function\nVALUES\n0 End\n1 main\n";
+
+const ROW: &str = "LEVEL NODE SIZE 1\nhost\n\nLEVEL THREAD SIZE 2\nTHREAD 1.1.1\nTHREAD 1.2.1\n";
+
+/// Two tasks: a blocking send/receive, a reply sent at the very time its
+/// sender's receive ends, an Allreduce, a Bcast rooted at task 1, and a
+/// non-blocking receive completed in MPI_Wait.
+const PRV: &str = "#Paraver (01/01/2024 at 00:00):1000_ns:1(2):1:2(1:1,1:1),2
+c:1:1:2:1:2
+c:1:2:1:1
+2:1:1:1:1:0:60000019:1
+2:1:1:1:1:100:50000001:1
+3:1:1:1:1:100:100:2:1:2:1:150:300:64:7
+2:2:1:2:1:150:50000001:2
+2:1:1:1:1:200:50000001:0
+2:1:1:1:1:250:50000001:2
+2:2:1:2:1:300:50000001:0:50000001:1
+3:2:1:2:1:300:300:1:1:1:1:250:330:4:5
+2:2:1:2:1:320:50000001:0
+2:1:1:1:1:330:50000001:0
+2:1:1:1:1:400:50000002:10:50100001:8:50100002:8:50100004:1
+2:2:1:2:1:400:50000002:10:50100001:8:50100002:8:50100004:1
+2:1:1:1:1:500:50000002:0
+2:2:1:2:1:500:50000002:0
+2:1:1:1:1:600:50000002:7:50100001:16:50100002:0:50100004:1:50100003:1
+2:2:1:2:1:600:50000002:7:50100001:0:50100002:16:50100004:1
+2:1:1:1:1:700:50000002:0
+2:2:1:2:1:700:50000002:0
+2:2:1:2:1:800:50000001:3
+2:2:1:2:1:810:50000001:0
+2:1:1:1:1:850:50000001:1
+3:1:1:1:1:850:850:2:1:2:1:810:950:32:9
+2:1:1:1:1:860:50000001:0
+2:2:1:2:1:900:50000001:4
+2:2:1:2:1:1000:50000001:0
+2:1:1:1:1:1000:60000019:0
+1:1:1:1:1:0:1000:1
+1:2:1:2:1:0:150:0
+1:2:1:2:1:150:1000:1
+";
+
+fn write_trace(dir: &Path, stem: &str, prv: &str, pcf: Option<&str>, row: Option<&str>) -> PathBuf {
+    let p = dir.join(format!("{stem}.prv"));
+    std::fs::write(&p, prv).unwrap();
+    if let Some(pcf) = pcf {
+        std::fs::write(dir.join(format!("{stem}.pcf")), pcf).unwrap();
+    }
+    if let Some(row) = row {
+        std::fs::write(dir.join(format!("{stem}.row")), row).unwrap();
+    }
+    p
+}
+
+/// Per location, its events as text.
+fn per_loc(t: &ParaverTrace) -> Vec<Vec<String>> {
+    let mut v = vec![Vec::new(); t.defs.locations.len()];
+    for e in &t.events {
+        let k = match &e.kind {
+            Kind::Enter { proc } => format!("enter {}", name(t, *proc)),
+            Kind::Leave { proc } => format!("leave {}", name(t, *proc)),
+            k => format!("{k:?}"),
+        };
+        v[e.loc as usize].push(format!("{} {k}", e.wall));
+    }
+    v
+}
+
+#[test]
+fn hand_written_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let prv = write_trace(dir.path(), "small", PRV, Some(PCF), Some(ROW));
+    let t = paraver::read_paraver_with(&prv, &ParaverOptions::default()).unwrap();
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    assert_eq!((t.stats.state_records, t.stats.event_records, t.stats.comm_records), (3, 23, 3));
+    assert_eq!(t.stats.states[&1].ns, 1850);
+    assert_eq!(t.stats.states[&0].name, "Idle");
+    assert_eq!(t.defs.property("paraver.runtime_ns"), Some("1000"));
+    // c:1:1 holds both tasks in order, so it is the communicator of point-to-point messages.
+    assert_eq!(t.defs.comms.len(), 2);
+    assert_eq!(name(&t, t.defs.comms[0].name), "comm 1");
+    assert_eq!(t.defs.comms[0].members, [0, 1]);
+    assert_eq!(t.defs.comms[1].members, [0]);
+    assert_eq!(name(&t, t.defs.machines[0].name), "host");
+    assert_eq!(name(&t, t.defs.apps[0].name), "small");
+    let ev = per_loc(&t);
+    let expect0 = [
+        "0 enter main",
+        "100 enter MPI_Send",
+        "100 Send { to: 1, comm: 0, tag: 7, bytes: 64 }",
+        "200 leave MPI_Send",
+        "250 enter MPI_Recv",
+        "250 RecvBegin { from: Some(1), comm: 0, tag: Some(5) }",
+        "330 RecvEnd { from: 1, comm: 0, tag: 5, bytes: 4 }",
+        "330 leave MPI_Recv",
+        "400 enter MPI_Allreduce",
+        "400 CollBegin { op: Allreduce, comm: 0 }",
+        "500 CollEnd { op: Allreduce, comm: 0, root: None, sent: 8, received: 8 }",
+        "500 leave MPI_Allreduce",
+        "600 enter MPI_Bcast",
+        "600 CollBegin { op: Bcast, comm: 0 }",
+        "700 CollEnd { op: Bcast, comm: 0, root: Some(0), sent: 16, received: 0 }",
+        "700 leave MPI_Bcast",
+        "850 enter MPI_Send",
+        "850 Send { to: 1, comm: 0, tag: 9, bytes: 32 }",
+        "860 leave MPI_Send",
+        "1000 leave main",
+    ];
+    let expect1 = [
+        "150 enter MPI_Recv",
+        "150 RecvBegin { from: Some(0), comm: 0, tag: Some(7) }",
+        "300 RecvEnd { from: 0, comm: 0, tag: 7, bytes: 64 }",
+        "300 leave MPI_Recv",
+        "300 enter MPI_Send",
+        "300 Send { to: 0, comm: 0, tag: 5, bytes: 4 }",
+        "320 leave MPI_Send",
+        "400 enter MPI_Allreduce",
+        "400 CollBegin { op: Allreduce, comm: 0 }",
+        "500 CollEnd { op: Allreduce, comm: 0, root: None, sent: 8, received: 8 }",
+        "500 leave MPI_Allreduce",
+        "600 enter MPI_Bcast",
+        "600 CollBegin { op: Bcast, comm: 0 }",
+        "700 CollEnd { op: Bcast, comm: 0, root: Some(0), sent: 0, received: 16 }",
+        "700 leave MPI_Bcast",
+        "800 enter MPI_Irecv",
+        "810 IrecvRequest { from: Some(0), comm: 0, tag: Some(9), request: 1 }",
+        "810 leave MPI_Irecv",
+        "900 enter MPI_Wait",
+        "950 IrecvComplete { request: 1, from: 0, comm: 0, tag: 9, bytes: 32 }",
+        "1000 leave MPI_Wait",
+    ];
+    assert_eq!(ev[0], expect0);
+    assert_eq!(ev[1], expect1);
+    check_structure(&t);
+    // The same trace gzip-ed reads the same.
+    let gz = dir.path().join("small.prv.gz");
+    let mut enc =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::default());
+    enc.write_all(PRV.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    assert_eq!(paraver::companion_paths(&gz).0, dir.path().join("small.pcf"));
+    let g = paraver::read_paraver_with(&gz, &ParaverOptions::default()).unwrap();
+    assert_eq!(per_loc(&g), ev);
+    assert_eq!(paraver::read_paraver(&gz).unwrap().1, t.events);
+}
+
+#[test]
+fn user_regions_unclosed_and_named_by_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let prv = "#Paraver (x):50_us:0:1:1(2:0)\n\
+               2:0:1:1:1:1:60000019:5\n\
+               2:0:1:1:2:2:60000019:6:50000003:31\n\
+               2:0:1:1:2:3:50000003:0:60000019:0\n\
+               2:0:1:1:1:4:60000019:7\n";
+    let p = write_trace(dir.path(), "u", prv, None, None);
+    let t = paraver::read_paraver_with(&p, &ParaverOptions::default()).unwrap();
+    let ev = per_loc(&t);
+    // Microseconds: times times 1000; the unclosed regions of thread 1 end at its last event.
+    assert_eq!(
+        ev[0],
+        [
+            "1000 enter event 60000019 value 5",
+            "4000 enter event 60000019 value 7",
+            "4000 leave event 60000019 value 7",
+            "4000 leave event 60000019 value 5"
+        ]
+    );
+    assert_eq!(
+        ev[1],
+        [
+            "2000 enter event 60000019 value 6",
+            "2000 enter event 50000003 value 31",
+            "3000 leave event 50000003 value 31",
+            "3000 leave event 60000019 value 6"
+        ]
+    );
+    assert!(t.warnings.iter().any(|w| w.contains("still open")), "{:?}", t.warnings);
+    assert_eq!(name(&t, t.defs.locations[1].name), "THREAD 1.1.2");
+    assert_eq!(name(&t, t.defs.machines[0].name), "unknown node");
+    assert_eq!(t.defs.property("paraver.time_unit"), Some("us"));
+    // A region type given as an option.
+    let opts = ParaverOptions { region_types: vec![], ..Default::default() };
+    let t = paraver::read_paraver_with(&p, &opts).unwrap();
+    assert_eq!(t.stats.other_types[&60000019], 4);
+}
+
+/// Errors for malformed input must name the file and the line.
+#[test]
+fn malformed_lines_are_errors_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good_header = "#Paraver (x):1000_ns:1(2):1:2(1:1,1:1)\n";
+    let cases: &[(&str, u64)] = &[
+        ("2:1:1:1:1:abc:50000001:1\n", 2),
+        ("2:1:1:1:1:5:50000001\n", 2),
+        ("1:1:1:1:1:5:4:1\n", 2),
+        ("1:1:1:1:1:5\n", 2),
+        ("3:1:1:1:1:1:1:1:1:2:1:2:3:4\n", 2),
+        ("3:1:1:1:1:1:1:1:1:2:1:2:3:4:99999999999\n", 2),
+        ("2:1:1:3:1:5:50000001:1\n", 2),
+        ("2:1:2:1:1:5:50000001:1\n", 2),
+        ("2:1:1:1:2:5:50000001:1\n", 2),
+        ("2:1:1:1:1:5:50000001:1\n\n2:1:1:1:1:4:50000001:0\n", 4),
+        ("x:1\n", 2),
+        ("c:1:1:3:1:2\n", 2),
+        ("c:1:1:1:7\n", 2),
+        ("c:1:1:1:1\nc:1:1:1:2\n", 3),
+        ("2:1:1:1:1:99999999999999999999:1:1\n", 2),
+        ("2:1:1:1:1:18446744073709551615:1:1\n", 2),
+        ("#Paraver (x):1:1(2):1:1(1:1)\n", 2),
+    ];
+    for (i, (body, line)) in cases.iter().enumerate() {
+        let p = write_trace(dir.path(), &format!("m{i}"), &format!("{good_header}{body}"), Some(PCF), None);
+        let e = paraver::read_paraver(&p).unwrap_err();
+        assert_eq!(e.line, Some(*line), "case {i} {body:?}: {e}");
+        assert!(e.file.ends_with(&format!("m{i}.prv")), "{e}");
+    }
+    // A malformed .pcf or .row is an error naming it.
+    let p = write_trace(dir.path(), "badpcf", PRV, Some("EVENT_TYPE\nnine x y\n"), Some(ROW));
+    let e = paraver::read_paraver(&p).unwrap_err();
+    assert!(e.file.ends_with("badpcf.pcf") && e.line == Some(2), "{e}");
+    let p = write_trace(dir.path(), "badrow", PRV, Some(PCF), Some("LEVEL THREAD SIZE 9\nx\n"));
+    let e = paraver::read_paraver(&p).unwrap_err();
+    assert!(e.file.ends_with("badrow.row") && e.line == Some(1), "{e}");
+    // Not a Paraver file at all, and a missing one.
+    let p = write_trace(dir.path(), "notprv", "hello\n", None, None);
+    assert_eq!(paraver::read_paraver(&p).unwrap_err().line, Some(1));
+    let e = paraver::read_paraver(&dir.path().join("absent.prv")).unwrap_err();
+    assert_eq!(e.kind, spoor_format::ErrorKind::Io);
+}
+
+#[test]
+fn huge_numbers_are_refused_without_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, header) in [
+        "#Paraver (x):1:1(2):1:1(4000000000:1)",
+        "#Paraver (x):1:1(2):1:2(4000000:1,4000000:1)",
+        "#Paraver (x):1:99999999999:1:1(1:1)",
+        "#Paraver (x):1:1(2):99999999999:1(1:1)",
+        "#Paraver (x):1:1(2):1:99999999999(1:1)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let p = write_trace(dir.path(), &format!("h{i}"), &format!("{header}\n"), None, None);
+        let e = paraver::read_paraver(&p).unwrap_err();
+        assert_eq!(e.line, Some(1), "{header}: {e}");
+    }
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+#[test]
+fn truncated_and_garbage_inputs_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.pcf"), PCF).unwrap();
+    std::fs::write(dir.path().join("t.row"), ROW).unwrap();
+    let p = dir.path().join("t.prv");
+    // Plain text cut anywhere: either a valid shorter trace or an error naming a line.
+    for cut in 0..PRV.len() {
+        std::fs::write(&p, &PRV.as_bytes()[..cut]).unwrap();
+        match paraver::read_paraver_with(&p, &ParaverOptions::default()) {
+            Ok(t) => check(&t, false),
+            Err(e) => assert!(e.line.is_some(), "cut {cut}: {e}"),
+        }
+    }
+    // gzip cut anywhere short of its end: always an error.
+    let gz = gzip(PRV.as_bytes());
+    let pg = dir.path().join("t.prv.gz");
+    for cut in 0..gz.len() {
+        std::fs::write(&pg, &gz[..cut]).unwrap();
+        let r = paraver::read_paraver(&pg);
+        assert!(r.is_err(), "gzip cut at {cut} of {} read as a trace", gz.len());
+    }
+    // Garbage, plain and gzip-ed, and garbage after a valid header.
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    for round in 0..200 {
+        let len = (round * 37) % 700 + 1;
+        let mut g = Vec::with_capacity(len);
+        for _ in 0..len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            g.push(if round % 3 == 0 { b"0123456789:c\n#"[(x % 14) as usize] } else { x as u8 });
+        }
+        let mut with_header = b"#Paraver (x):1000_ns:1(2):1:2(1:1,1:1)\n".to_vec();
+        with_header.extend_from_slice(&g);
+        for bytes in [g.clone(), gzip(&g), with_header] {
+            std::fs::write(&p, &bytes).unwrap();
+            if let Ok(t) = paraver::read_paraver_with(&p, &ParaverOptions::default()) {
+                check(&t, false);
+            }
+        }
+    }
+    // Sniffing.
+    assert!(paraver::looks_like(PRV.as_bytes()));
+    assert!(paraver::looks_like(&gzip(PRV.as_bytes())));
+    assert!(!paraver::looks_like(b"#Parav"));
+    assert!(!paraver::looks_like(&gzip(b"hello world")));
+    assert!(!paraver::looks_like(&[0x1f, 0x8b, 8]));
+}

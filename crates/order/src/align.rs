@@ -1,0 +1,884 @@
+//! spoor-align: every location on one time base.
+//!
+//! Clocks are per process (the threads of a process share its clock). Three steps:
+//!
+//! 1. **Offset interpolation** (`samples`): a process with `clock_offset` samples
+//!    against another process gets θ(t) interpolated linearly between its samples
+//!    (extrapolated from the first and last two; one sample is a constant offset), and
+//!    composed with its reference's own correction.
+//! 2. **Offset and drift from messages** (`messages`): for processes without samples, a
+//!    line θ(t) = a + b·t fitted with the convex hull method ([`crate::hull`]) over the
+//!    messages exchanged in both directions with an already aligned process, growing a
+//!    spanning tree from the reference process along the pairs with the most messages
+//!    (collectives count as messages between neighbouring ranks).
+//! 3. **Controlled logical clock** (Rabenseifner; Becker et al.): a forward replay in
+//!    causal order moves every receive (and collective end, lock acquisition, spawned
+//!    begin) to no earlier than what it waits for plus the minimum latency, letting later
+//!    events of the location catch up with their own clock at rate 1 − γ; then a backward
+//!    amortization spreads each such jump over the interval before it (back to the
+//!    previous jump) so that no single local interval absorbs it, never moving a send
+//!    past what its receive allows.
+//!
+//! Violations (a receive before its send plus the minimum latency, a collective end
+//! before a begin it waits for plus the minimum latency, an acquisition before the
+//! release it follows) are counted before, after steps 1-2, and at the end.
+
+use crate::describe;
+use crate::hull::{self, Line};
+use crate::input::Input;
+use crate::matching::{self, Shape, Sync};
+use crate::replay::{describe_cycle, Engine, Head, Via};
+use crate::scan::{self, Rec, Scan};
+use crate::{Error, Result};
+use serde::Serialize;
+use spoor_format::binary::flags;
+use spoor_format::{TraceWriter, WriterOptions};
+use spoor_model::{Definitions, EventRef, LocId, ProcId};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::io::Write;
+
+/// How offsets and drifts are found before the controlled logical clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Samples where a process has them, messages for the others.
+    Auto,
+    /// Clock-offset samples only.
+    Samples,
+    /// Messages only (samples are ignored).
+    Messages,
+    /// No offsets: only the controlled logical clock (if enabled).
+    None,
+}
+
+#[derive(Clone, Debug)]
+pub struct AlignOptions {
+    pub method: Method,
+    /// Run the controlled logical clock after offsets and drifts.
+    pub clc: bool,
+    /// The location whose clock is the reference, by number or name (default: the root
+    /// of the samples' references, else location 0).
+    pub reference: Option<String>,
+    /// The minimum latency of a message, ns: a receive earlier than its send plus this
+    /// is a violation.
+    pub min_latency: i64,
+    /// The controlled logical clock's γ in (0, 1]: after a jump, a location's clock
+    /// runs at γ of its speed until it meets its own time again.
+    pub gamma: f64,
+    /// The largest drift (as a fraction, 1e-3 = 1000 ppm) that message fitting considers.
+    pub max_drift: f64,
+    /// Events per block of the output.
+    pub block_events: usize,
+}
+
+impl Default for AlignOptions {
+    fn default() -> Self {
+        AlignOptions {
+            method: Method::Auto,
+            clc: true,
+            reference: None,
+            min_latency: 0,
+            gamma: 0.99,
+            max_drift: 1e-3,
+            block_events: WriterOptions::default().block_events,
+        }
+    }
+}
+
+/// Clock-condition violations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Violations {
+    pub messages: u64,
+    pub collectives: u64,
+    pub locks: u64,
+}
+
+impl Violations {
+    pub fn total(&self) -> u64 {
+        self.messages + self.collectives + self.locks
+    }
+}
+
+/// The correction applied to one location.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Correction {
+    pub location: LocId,
+    pub name: String,
+    /// `reference`, `samples`, `messages`, or `none`.
+    pub method: &'static str,
+    /// The process whose clock this one was aligned against (samples or messages).
+    pub against: Option<ProcId>,
+    /// θ at the location's first and last events: corrected = local + θ.
+    pub offset_start_ns: i64,
+    pub offset_end_ns: i64,
+    /// (θ_end − θ_start) / (t_end − t_start), in parts per million.
+    pub drift_ppm: f64,
+    /// Events the controlled logical clock moved, and the largest move, ns.
+    pub clc_moved: u64,
+    pub clc_max_ns: i64,
+}
+
+/// What spoor-align did.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlignReport {
+    pub method: Method,
+    pub reference: Option<LocId>,
+    pub min_latency_ns: i64,
+    pub events: u64,
+    pub messages: usize,
+    pub violations_before: Violations,
+    pub violations_after_offsets: Violations,
+    pub violations_after: Violations,
+    pub locations: Vec<Correction>,
+    /// Processes that neither samples nor messages could align (left as they were).
+    pub unaligned: Vec<ProcId>,
+    /// Spawn waits let go to avoid a cycle during the controlled logical clock.
+    pub released_spawns: usize,
+    #[serde(skip)]
+    pub defs: Definitions,
+}
+
+impl AlignReport {
+    /// The report as text for standard error.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let v = |x: &Violations| {
+            format!(
+                "{} (messages {}, collectives {}, locks {})",
+                x.total(),
+                x.messages,
+                x.collectives,
+                x.locks
+            )
+        };
+        let reference = self.reference.map_or("none".into(), |r| describe::location(&self.defs, r));
+        s.push_str(&format!(
+            "reference clock: {reference}; {} events, {} messages; minimum latency {}\n",
+            self.events,
+            self.messages,
+            describe::time(self.min_latency_ns)
+        ));
+        s.push_str(&format!("violations before:             {}\n", v(&self.violations_before)));
+        s.push_str(&format!("violations after offsets:      {}\n", v(&self.violations_after_offsets)));
+        s.push_str(&format!("violations after (final):      {}\n", v(&self.violations_after)));
+        if !self.unaligned.is_empty() {
+            let names: Vec<String> = self
+                .unaligned
+                .iter()
+                .map(|&p| {
+                    self.defs
+                        .processes
+                        .get(p as usize)
+                        .map_or(format!("process {p}"), |x| self.defs.strings.name(x.name).into_owned())
+                })
+                .collect();
+            s.push_str(&format!(
+                "not aligned (no samples, no messages both ways with an aligned process): {}\n",
+                names.join(", ")
+            ));
+        }
+        s.push_str(&format!(
+            "{:>5} {:<24} {:<9} {:>16} {:>16} {:>12} {:>10} {:>14}\n",
+            "loc",
+            "name",
+            "method",
+            "offset at start",
+            "offset at end",
+            "drift ppm",
+            "clc moved",
+            "clc max shift"
+        ));
+        for c in &self.locations {
+            s.push_str(&format!(
+                "{:>5} {:<24} {:<9} {:>16} {:>16} {:>12.3} {:>10} {:>14}\n",
+                c.location,
+                c.name,
+                c.method,
+                describe::time(c.offset_start_ns),
+                describe::time(c.offset_end_ns),
+                c.drift_ppm,
+                c.clc_moved,
+                describe::time(c.clc_max_ns)
+            ));
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Clock maps
+// ---------------------------------------------------------------------------
+
+/// A correction θ of a clock: corrected time = local time + θ(local time).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClockMap {
+    Identity,
+    Linear(Line),
+    /// (local time, θ) sorted by time; linear between them, extrapolated from the
+    /// first and last two; one sample is a constant.
+    Samples(Vec<(i64, f64)>),
+    /// θ(t) = own(t) + then(t + own(t)): samples against a reference that is itself corrected.
+    Chain(Box<ClockMap>, Box<ClockMap>),
+}
+
+impl ClockMap {
+    pub fn theta(&self, t: i64) -> f64 {
+        match self {
+            ClockMap::Identity => 0.0,
+            ClockMap::Linear(l) => l.at(t),
+            ClockMap::Samples(s) => interpolate(s, t),
+            ClockMap::Chain(own, then) => {
+                let o = own.theta(t);
+                o + then.theta(t.saturating_add(o.round() as i64))
+            }
+        }
+    }
+
+    pub fn apply(&self, t: i64) -> i64 {
+        match self {
+            ClockMap::Identity => t,
+            _ => t.saturating_add(self.theta(t).round() as i64),
+        }
+    }
+}
+
+fn interpolate(s: &[(i64, f64)], t: i64) -> f64 {
+    match s.len() {
+        0 => 0.0,
+        1 => s[0].1,
+        n => {
+            let i = s.partition_point(|&(x, _)| x <= t);
+            let (a, b) = if i == 0 {
+                (s[0], s[1])
+            } else if i >= n {
+                (s[n - 2], s[n - 1])
+            } else {
+                (s[i - 1], s[i])
+            };
+            let dx = (b.0 as f64) - (a.0 as f64);
+            if dx == 0.0 {
+                return (a.1 + b.1) / 2.0;
+            }
+            a.1 + (b.1 - a.1) * ((t as f64) - (a.0 as f64)) / dx
+        }
+    }
+}
+
+/// A location by number or by name.
+pub fn find_location(defs: &Definitions, spec: &str) -> Result<LocId> {
+    if let Ok(l) = spec.parse::<LocId>() {
+        if (l as usize) < defs.locations.len() {
+            return Ok(l);
+        }
+        return Err(Error::Usage(format!(
+            "--reference {l}: the trace defines {} locations",
+            defs.locations.len()
+        )));
+    }
+    defs.locations
+        .iter()
+        .position(|l| defs.strings.get(l.name) == Some(spec))
+        .map(|l| l as LocId)
+        .ok_or_else(|| Error::Usage(format!("--reference {spec}: no location of that name")))
+}
+
+fn proc_of(defs: &Definitions, loc: LocId) -> Option<ProcId> {
+    defs.locations.get(loc as usize).map(|l| l.process)
+}
+
+#[derive(Clone, Debug)]
+struct Resolved {
+    map: ClockMap,
+    method: &'static str,
+    against: Option<ProcId>,
+}
+
+/// Corrections per process.
+fn clock_maps(
+    scan: &Scan,
+    sync: &Sync,
+    opts: &AlignOptions,
+) -> Result<(Vec<Option<Resolved>>, Option<LocId>)> {
+    let defs = &scan.defs;
+    let np = defs.processes.len();
+    let mut res: Vec<Option<Resolved>> = vec![None; np];
+    if np == 0 {
+        return Ok((res, None));
+    }
+    // Samples per process, against the process most of them name.
+    let mut samples: Vec<BTreeMap<ProcId, Vec<(i64, i64)>>> = vec![BTreeMap::new(); np];
+    if matches!(opts.method, Method::Auto | Method::Samples) {
+        for (loc, recs) in scan.records.iter().enumerate() {
+            let Some(p) = proc_of(defs, loc as LocId) else { continue };
+            for r in recs {
+                if let Rec::Offset { reference, offset, .. } = r.rec {
+                    match proc_of(defs, reference) {
+                        Some(q) if q != p => samples[p as usize].entry(q).or_default().push((r.wall, offset)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let sample_ref: Vec<Option<ProcId>> = samples
+        .iter()
+        .map(|m| m.iter().max_by_key(|(q, v)| (v.len(), Reverse(**q))).map(|(q, _)| *q))
+        .collect();
+    let reference_loc = match &opts.reference {
+        Some(r) => Some(find_location(defs, r)?),
+        None => {
+            // The most named reference that has no samples itself, else location 0.
+            let mut named: BTreeMap<ProcId, usize> = BTreeMap::new();
+            for q in sample_ref.iter().flatten() {
+                if sample_ref[*q as usize].is_none() {
+                    *named.entry(*q).or_default() += 1;
+                }
+            }
+            let root = named.iter().max_by_key(|(q, n)| (**n, Reverse(**q))).map(|(q, _)| *q);
+            match root {
+                Some(q) => defs.locations.iter().position(|l| l.process == q).map(|l| l as LocId),
+                None if defs.locations.is_empty() => None,
+                None => Some(0),
+            }
+        }
+    };
+    let Some(reference) = reference_loc else { return Ok((res, None)) };
+    let Some(rp) = proc_of(defs, reference) else { return Ok((res, None)) };
+    res[rp as usize] = Some(Resolved { map: ClockMap::Identity, method: "reference", against: None });
+    if opts.method == Method::None {
+        return Ok((res, Some(reference)));
+    }
+
+    // Messages per ordered pair of processes: (send wall, receive wall).
+    let mut pairs: HashMap<(ProcId, ProcId), Vec<(i64, i64)>> = HashMap::new();
+    if matches!(opts.method, Method::Auto | Method::Messages) {
+        let mut add = |from: LocId, to: LocId, s: i64, r: i64| {
+            if let (Some(a), Some(b)) = (proc_of(defs, from), proc_of(defs, to)) {
+                if a != b {
+                    pairs.entry((a, b)).or_default().push((s, r));
+                }
+            }
+        };
+        for m in &sync.messages {
+            add(m.send.loc, m.recv.loc, m.send_wall, m.recv_wall);
+        }
+        for inst in &sync.instances {
+            let ms = &inst.members;
+            match inst.shape {
+                Shape::AllToAll | Shape::Prefix => {
+                    for w in ms.windows(2) {
+                        add(w[0].loc, w[1].loc, w[0].begin_wall, w[1].end_wall);
+                        if inst.shape == Shape::AllToAll {
+                            add(w[1].loc, w[0].loc, w[1].begin_wall, w[0].end_wall);
+                        }
+                    }
+                }
+                Shape::OneToAll { root } => {
+                    let r = &ms[root as usize];
+                    for m in ms {
+                        add(r.loc, m.loc, r.begin_wall, m.end_wall);
+                    }
+                }
+                Shape::AllToOne { root } => {
+                    let r = &ms[root as usize];
+                    for m in ms {
+                        add(m.loc, r.loc, m.begin_wall, r.end_wall);
+                    }
+                }
+            }
+        }
+    }
+    let mut neighbours: BTreeMap<ProcId, Vec<ProcId>> = BTreeMap::new();
+    for &(a, b) in pairs.keys() {
+        if a < b && pairs.contains_key(&(b, a)) {
+            neighbours.entry(a).or_default().push(b);
+            neighbours.entry(b).or_default().push(a);
+        }
+    }
+    let weight = |a: ProcId, b: ProcId| {
+        pairs.get(&(a, b)).map_or(0, Vec::len).min(pairs.get(&(b, a)).map_or(0, Vec::len))
+    };
+
+    loop {
+        // Samples whose reference is aligned.
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for p in 0..np {
+                if res[p].is_some() {
+                    continue;
+                }
+                let Some(q) = sample_ref[p] else { continue };
+                let Some(rq) = res[q as usize].clone() else { continue };
+                let mut pts = samples[p][&q].clone();
+                pts.sort_unstable();
+                let mut merged: Vec<(i64, f64)> = Vec::new();
+                let mut i = 0;
+                while i < pts.len() {
+                    let mut j = i;
+                    let mut sum = 0.0;
+                    while j < pts.len() && pts[j].0 == pts[i].0 {
+                        sum += pts[j].1 as f64;
+                        j += 1;
+                    }
+                    merged.push((pts[i].0, sum / (j - i) as f64));
+                    i = j;
+                }
+                let own = ClockMap::Samples(merged);
+                let map = match rq.map {
+                    ClockMap::Identity => own,
+                    other => ClockMap::Chain(Box::new(own), Box::new(other)),
+                };
+                res[p] = Some(Resolved { map, method: "samples", against: Some(q) });
+                progress = true;
+            }
+        }
+        // One more process from messages: the heaviest edge from an aligned process to
+        // one that is not (and has no usable samples, unless nothing else is left).
+        let mut best: Option<(usize, ProcId, ProcId)> = None;
+        for (&a, ns) in &neighbours {
+            if res[a as usize].is_none() {
+                continue;
+            }
+            for &b in ns {
+                if res[b as usize].is_some() {
+                    continue;
+                }
+                let w = weight(a, b);
+                let better = match best {
+                    None => true,
+                    Some((bw, ba, bb)) => w > bw || (w == bw && (a, b) < (ba, bb)),
+                };
+                if better {
+                    best = Some((w, a, b));
+                }
+            }
+        }
+        let Some((_, a, b)) = best else { break };
+        let fa = res[a as usize].clone().map(|r| r.map).unwrap_or(ClockMap::Identity);
+        // Lower points from a -> b, upper from b -> a, in a's corrected time.
+        let lower: Vec<(i64, i64)> =
+            pairs[&(a, b)].iter().map(|&(s, r)| (r, fa.apply(s).saturating_sub(r))).collect();
+        let upper: Vec<(i64, i64)> =
+            pairs[&(b, a)].iter().map(|&(s, r)| (s, fa.apply(r).saturating_sub(s))).collect();
+        let map = match hull::fit(&lower, &upper, opts.max_drift) {
+            Some(f) => ClockMap::Linear(f.line),
+            None => ClockMap::Identity,
+        };
+        res[b as usize] = Some(Resolved { map, method: "messages", against: Some(a) });
+    }
+    Ok((res, Some(reference)))
+}
+
+// ---------------------------------------------------------------------------
+// Violations
+// ---------------------------------------------------------------------------
+
+fn wall_of(w: &[Vec<i64>], e: EventRef) -> i64 {
+    w[e.loc as usize][e.index as usize]
+}
+
+/// Counts clock-condition violations of times `w` (per location, per event).
+pub fn violations(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
+    let mut v = Violations::default();
+    for m in &sync.messages {
+        if wall_of(w, m.recv) < wall_of(w, m.send).saturating_add(min_latency) {
+            v.messages += 1;
+        }
+    }
+    for inst in &sync.instances {
+        for (m, mem) in inst.members.iter().enumerate() {
+            let need = (0..inst.members.len())
+                .filter(|&j| inst.depends(m, j))
+                .map(|j| wall_of(w, inst.members[j].begin))
+                .max();
+            if let Some(need) = need {
+                if wall_of(w, mem.end) < need.saturating_add(min_latency) {
+                    v.collectives += 1;
+                }
+            }
+        }
+    }
+    for h in &sync.handoffs {
+        if wall_of(w, h.acquire) < wall_of(w, h.release) {
+            v.locks += 1;
+        }
+    }
+    v
+}
+
+/// Faster than [`violations`] for large all-to-all collectives: the largest begin
+/// other than a member's own, from the two largest.
+fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
+    let mut v = Violations::default();
+    for m in &sync.messages {
+        if wall_of(w, m.recv) < wall_of(w, m.send).saturating_add(min_latency) {
+            v.messages += 1;
+        }
+    }
+    for inst in &sync.instances {
+        if inst.shape != Shape::AllToAll {
+            let one = Sync { instances: vec![inst.clone()], ..Sync::default() };
+            v.collectives += violations(&one, w, min_latency).collectives;
+            continue;
+        }
+        let mut top: [(i64, usize); 2] = [(i64::MIN, usize::MAX); 2];
+        for (j, mem) in inst.members.iter().enumerate() {
+            let b = wall_of(w, mem.begin);
+            if b > top[0].0 {
+                top[1] = top[0];
+                top[0] = (b, j);
+            } else if b > top[1].0 {
+                top[1] = (b, j);
+            }
+        }
+        for (m, mem) in inst.members.iter().enumerate() {
+            let need = if top[0].1 == m { top[1].0 } else { top[0].0 };
+            if need != i64::MIN && wall_of(w, mem.end) < need.saturating_add(min_latency) {
+                v.collectives += 1;
+            }
+        }
+    }
+    for h in &sync.handoffs {
+        if wall_of(w, h.acquire) < wall_of(w, h.release) {
+            v.locks += 1;
+        }
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------
+// Controlled logical clock
+// ---------------------------------------------------------------------------
+
+struct Clc {
+    times: Vec<Vec<i64>>,
+    released_spawns: usize,
+}
+
+fn kind_at(scan: &Scan, r: EventRef) -> &'static str {
+    let recs = &scan.records[r.loc as usize];
+    match recs.binary_search_by_key(&r.index, |x| x.index) {
+        Ok(i) => recs[i].rec.kind_name(),
+        Err(_) => "event",
+    }
+}
+
+/// The forward pass and the backward amortization over times `t`.
+fn controlled_logical_clock(scan: &Scan, sync: &Sync, t: &[Vec<i64>], opts: &AlignOptions) -> Result<Clc> {
+    let n = t.len();
+    let lmin = opts.min_latency;
+    let gamma = opts.gamma.clamp(0.0, 1.0);
+    let mut c: Vec<Vec<i64>> = t.iter().map(|v| Vec::with_capacity(v.len())).collect();
+    let mut engine = Engine::new(sync, n);
+    let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::new();
+    let mut in_heap = vec![false; n];
+    let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| !t[l as usize].is_empty()).collect();
+    let mut woken = Vec::new();
+    let mut left: usize = t.iter().map(Vec::len).sum();
+    let mut spawn_edges: Vec<(EventRef, EventRef)> = Vec::new();
+    let mut released = 0;
+    let mut rescanned = false;
+    loop {
+        for loc in pending.drain(..) {
+            let l = loc as usize;
+            let i = engine.next_index(loc) as usize;
+            if in_heap[l] || i >= t[l].len() {
+                continue;
+            }
+            let heads = |p: LocId| match t[p as usize].get(engine_next(&c, p)) {
+                Some(&w) => Head::At(w),
+                None => Head::Finished,
+            };
+            if engine.check(loc, t[l][i], &heads) {
+                heap.push(Reverse((t[l][i], loc)));
+                in_heap[l] = true;
+            }
+        }
+        let Some(Reverse((_, loc))) = heap.pop() else {
+            if left == 0 {
+                break;
+            }
+            if !rescanned {
+                rescanned = true;
+                pending.extend((0..n as LocId).filter(|&l| c[l as usize].len() < t[l as usize].len()));
+                continue;
+            }
+            if let Some(child) = engine.release_spawn() {
+                released += 1;
+                pending.push(child);
+                continue;
+            }
+            let start = (0..n).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
+            let cycle = engine.cycle(start);
+            let what =
+                |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(scan, r), w));
+            return Err(Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what)));
+        };
+        let l = loc as usize;
+        in_heap[l] = false;
+        rescanned = false;
+        let i = c[l].len();
+        let ti = t[l][i];
+        let mut ci = ti;
+        if i > 0 {
+            let (tp, cp) = (t[l][i - 1], c[l][i - 1]);
+            let dt = ti.saturating_sub(tp);
+            ci = ci.max(cp.saturating_add((gamma * dt as f64) as i64)).max(cp);
+        }
+        if let Some(inc) = engine.incoming(loc) {
+            let lat = match inc.via {
+                Via::Message | Via::Collective => lmin,
+                Via::Lock | Via::Spawn => 0,
+            };
+            ci = ci.max(inc.value.saturating_add(lat));
+            if inc.via == Via::Spawn {
+                spawn_edges.push((inc.from, EventRef { loc, index: i as u64 }));
+            }
+        }
+        c[l].push(ci);
+        engine.emit(loc, ti, ci, &mut woken);
+        pending.append(&mut woken);
+        pending.push(loc);
+        left -= 1;
+    }
+
+    // Backward amortization. How far each source may move: its dependents' times.
+    let mut cap: HashMap<EventRef, i64> = HashMap::new();
+    let mut limit = |src: EventRef, dep: EventRef, lat: i64| {
+        let room = wall_of(&c, dep).saturating_sub(lat).saturating_sub(wall_of(&c, src)).max(0);
+        let e = cap.entry(src).or_insert(room);
+        *e = (*e).min(room);
+    };
+    for m in &sync.messages {
+        limit(m.send, m.recv, lmin);
+    }
+    for h in &sync.handoffs {
+        limit(h.release, h.acquire, 0);
+    }
+    for &(p, ch) in &spawn_edges {
+        limit(p, ch, 0);
+    }
+    for inst in &sync.instances {
+        let ms = &inst.members;
+        match inst.shape {
+            Shape::AllToAll => {
+                // The earliest end other than the member's own bounds its begin.
+                let mut low: [(i64, usize); 2] = [(i64::MAX, usize::MAX); 2];
+                for (j, m) in ms.iter().enumerate() {
+                    let e = wall_of(&c, m.end);
+                    if e < low[0].0 {
+                        low[1] = low[0];
+                        low[0] = (e, j);
+                    } else if e < low[1].0 {
+                        low[1] = (e, j);
+                    }
+                }
+                for (j, m) in ms.iter().enumerate() {
+                    let other = if low[0].1 == j { low[1] } else { low[0] };
+                    if other.1 != usize::MAX {
+                        limit(m.begin, ms[other.1].end, lmin);
+                    }
+                }
+            }
+            _ => {
+                for (m, mem) in ms.iter().enumerate() {
+                    for (j, other) in ms.iter().enumerate() {
+                        if inst.depends(m, j) {
+                            limit(other.begin, mem.end, lmin);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut caps: Vec<Vec<(u64, i64)>> = vec![Vec::new(); n];
+    for (e, v) in cap {
+        caps[e.loc as usize].push((e.index, v));
+    }
+    for (l, cl) in c.iter_mut().enumerate() {
+        let tl = &t[l];
+        let mut capl = std::mem::take(&mut caps[l]);
+        capl.sort_unstable();
+        amortize(tl, cl, &capl);
+    }
+    Ok(Clc { times: c, released_spawns: released })
+}
+
+/// The index of the next event the forward pass will give `p` a time.
+fn engine_next(c: &[Vec<i64>], p: LocId) -> usize {
+    c[p as usize].len()
+}
+
+/// Spreads every jump of `c` (a local interval longer than in `t`) over the events
+/// since the previous jump, in proportion to their corrected times, each source moved at
+/// most its cap (and never more than the sources after it may move).
+fn amortize(t: &[i64], c: &mut [i64], caps: &[(u64, i64)]) {
+    let n = c.len();
+    let mut anchor = 0usize;
+    let mut shifts: Vec<i64> = Vec::new();
+    for k in 1..n {
+        let orig = t[k].saturating_sub(t[k - 1]).max(0);
+        let stretch = c[k].saturating_sub(c[k - 1]).saturating_sub(orig);
+        if stretch <= 0 {
+            continue;
+        }
+        let a = anchor;
+        anchor = k;
+        if k - a < 2 {
+            continue;
+        }
+        let ca = c[a];
+        let denom = c[k - 1].saturating_add(orig).saturating_sub(ca);
+        if denom <= 0 {
+            continue;
+        }
+        shifts.clear();
+        shifts.extend((a + 1..k).map(|j| {
+            let f = c[j].saturating_sub(ca) as f64 / denom as f64;
+            (stretch as f64 * f).floor() as i64
+        }));
+        // Caps, carried backwards so that shifts never decrease along the location.
+        let mut running = i64::MAX;
+        let mut ci = caps.partition_point(|&(i, _)| (i as usize) < k);
+        for j in (a + 1..k).rev() {
+            while ci > 0 && caps[ci - 1].0 as usize >= j {
+                ci -= 1;
+                if caps[ci].0 as usize == j {
+                    running = running.min(caps[ci].1);
+                }
+            }
+            let s = &mut shifts[j - a - 1];
+            *s = (*s).min(running).max(0);
+        }
+        for j in a + 1..k {
+            c[j] = c[j].saturating_add(shifts[j - a - 1]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The command
+// ---------------------------------------------------------------------------
+
+/// Aligns `input` and writes it to `out` (flag ALIGNED, original times in `raw_wall`
+/// where they changed).
+pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<AlignReport> {
+    let mut scan = scan::scan(input, true)?;
+    let raw = std::mem::take(&mut scan.walls);
+    let sync0 = matching::match_events(&scan.defs, &scan.records);
+    let before = violations_fast(&sync0, &raw, opts.min_latency);
+    let (maps, reference) = clock_maps(&scan, &sync0, opts)?;
+    drop(sync0);
+    let defs = &scan.defs;
+    // Offsets and drifts, in place (the recorded times are needed only at the ends).
+    let ends: Vec<(i64, i64)> =
+        raw.iter().map(|w| (w.first().copied().unwrap_or(0), w.last().copied().unwrap_or(0))).collect();
+    let mut t1 = raw;
+    for (l, w) in t1.iter_mut().enumerate() {
+        let map = proc_of(defs, l as LocId).and_then(|p| maps[p as usize].as_ref()).map(|r| &r.map);
+        if let Some(m) = map {
+            if *m != ClockMap::Identity {
+                w.iter_mut().for_each(|x| *x = m.apply(*x));
+            }
+        }
+    }
+    for (l, recs) in scan.records.iter_mut().enumerate() {
+        for r in recs.iter_mut() {
+            r.wall = t1[l][r.index as usize];
+        }
+    }
+    let sync = matching::match_events(&scan.defs, &scan.records);
+    let after_offsets = violations_fast(&sync, &t1, opts.min_latency);
+    let (clc, released) = if opts.clc {
+        let clc = controlled_logical_clock(&scan, &sync, &t1, opts)?;
+        (Some(clc.times), clc.released_spawns)
+    } else {
+        (None, 0)
+    };
+    let after = violations_fast(&sync, clc.as_ref().unwrap_or(&t1), opts.min_latency);
+
+    // The report.
+    let defs = &scan.defs;
+    let mut locations = Vec::new();
+    for (l, &(first, last)) in ends.iter().enumerate() {
+        let loc = l as LocId;
+        let res = proc_of(defs, loc).and_then(|p| maps[p as usize].as_ref());
+        let theta = |x: i64| res.map_or(0.0, |r| r.map.theta(x));
+        let (o0, o1) = (theta(first), theta(last));
+        let drift = if last != first { (o1 - o0) / (last as f64 - first as f64) * 1e6 } else { 0.0 };
+        let mut moved = 0;
+        let mut max = 0i64;
+        for (a, b) in t1[l].iter().zip(&clc.as_ref().unwrap_or(&t1)[l]) {
+            if a != b {
+                moved += 1;
+                max = max.max(b.saturating_sub(*a).saturating_abs());
+            }
+        }
+        locations.push(Correction {
+            location: loc,
+            name: defs.strings.get(defs.locations[l].name).unwrap_or("").to_owned(),
+            method: res.map_or("none", |r| r.method),
+            against: res.and_then(|r| r.against),
+            offset_start_ns: o0.round() as i64,
+            offset_end_ns: o1.round() as i64,
+            drift_ppm: drift,
+            clc_moved: moved,
+            clc_max_ns: max,
+        });
+    }
+    let unaligned: Vec<ProcId> = (0..defs.processes.len())
+        .filter(|&p| maps[p].is_none() && defs.locations.iter().any(|l| l.process as usize == p))
+        .map(|p| p as ProcId)
+        .collect();
+    let report = AlignReport {
+        method: opts.method,
+        reference,
+        min_latency_ns: opts.min_latency,
+        events: scan.total_events(),
+        messages: sync.messages.len(),
+        violations_before: before,
+        violations_after_offsets: after_offsets,
+        violations_after: after,
+        locations,
+        unaligned,
+        released_spawns: released,
+        defs: scan.defs.clone(),
+    };
+
+    // The second pass: the same events with their new times.
+    let global = scan.flags & flags::GLOBAL_ORDER != 0;
+    let wopts = WriterOptions {
+        block_events: opts.block_events.max(1),
+        global_order: global,
+        index: true,
+        flags: (scan.flags & 0xffff_ffff) | flags::ALIGNED,
+    };
+    let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
+    let mut reader = input.reader()?;
+    let t2 = clc.unwrap_or(t1);
+    let mut next = vec![0usize; t2.len()];
+    while let Some(b) = reader.next_block().map_err(|e| input.rename(e))? {
+        for mut ev in b.events {
+            let l = ev.loc as usize;
+            let Some(&nw) = t2.get(l).and_then(|v| v.get(next[l])) else {
+                return Err(Error::input(
+                    input.name(),
+                    format!(
+                        "location {} has more events than the first reading counted: did the trace change?",
+                        ev.loc
+                    ),
+                ));
+            };
+            next[l] += 1;
+            if nw != ev.wall {
+                ev.ann.raw_wall = Some(ev.ann.raw_wall.unwrap_or(ev.wall));
+                ev.wall = nw;
+            }
+            w.write(&ev).map_err(Error::Write)?;
+        }
+    }
+    w.finish().map_err(Error::Write)?;
+    Ok(report)
+}

@@ -1,0 +1,77 @@
+//! A trace that can be read more than once. spoor-align and spoor-order read their
+//! input twice (once to match and measure, once to rewrite), so standard input is
+//! first copied to a temporary file; a file is simply opened again.
+
+use crate::{Error, Result};
+use spoor_format::{ReadOptions, TraceReader};
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+enum Where {
+    /// A file on disk, opened (and memory-mapped when binary) at every read.
+    Path(PathBuf),
+    /// Standard input, copied to a temporary file that lives as long as the input.
+    Spooled(tempfile::NamedTempFile),
+    /// Bytes in memory (tests, library users).
+    Bytes(Arc<Vec<u8>>),
+}
+
+/// A re-readable trace: a file, standard input spooled to disk, or bytes in memory.
+pub struct Input {
+    name: String,
+    at: Where,
+}
+
+impl Input {
+    /// `path`, or standard input for `-` (copied to a temporary file in `$TMPDIR`).
+    pub fn open(path: &str) -> Result<Input> {
+        if path == "-" {
+            return Self::spool("<stdin>", io::stdin().lock());
+        }
+        let p = PathBuf::from(path);
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_dir() => Err(Error::Io {
+                file: path.to_owned(),
+                err: io::Error::other("is a directory, expected a trace file"),
+            }),
+            Ok(_) => Ok(Input { name: path.to_owned(), at: Where::Path(p) }),
+            Err(err) => Err(Error::Io { file: path.to_owned(), err }),
+        }
+    }
+
+    /// Copies `input` to a temporary file, so that it can be read again.
+    pub fn spool(name: &str, mut input: impl Read) -> Result<Input> {
+        let io_err = |err| Error::Io { file: name.to_owned(), err };
+        let mut tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile().map_err(io_err)?;
+        io::copy(&mut input, tmp.as_file_mut()).map_err(io_err)?;
+        Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
+    }
+
+    /// A trace held in memory, in any form the reader accepts.
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
+        Input { name: name.to_owned(), at: Where::Bytes(Arc::new(bytes)) }
+    }
+
+    /// The name errors use: the path, or `<stdin>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A fresh reader from the start of the trace.
+    pub fn reader(&self) -> Result<TraceReader> {
+        let opts = ReadOptions::default();
+        let r = match &self.at {
+            Where::Path(p) => TraceReader::open(&p.to_string_lossy(), opts),
+            Where::Spooled(t) => TraceReader::open(&t.path().to_string_lossy(), opts),
+            Where::Bytes(b) => TraceReader::from_bytes(&self.name, b.as_ref().clone(), opts),
+        };
+        r.map_err(|e| self.rename(e))
+    }
+
+    /// Reports a reader's error under this input's name (not the spool file's).
+    pub fn rename(&self, mut e: spoor_format::Error) -> Error {
+        e.file = self.name.clone();
+        Error::Format(e)
+    }
+}

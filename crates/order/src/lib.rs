@@ -1,0 +1,25 @@
+//! From per-process traces to one causally ordered trace (design.md: spoor-merge,
+//! spoor-align, spoor-order).
+//!
+//! * [`merge`]: k-way merge of traces, unifying their definitions;
+//! * [`align`]: every location on one time base (offset interpolation, drift from
+//!   messages, controlled logical clock);
+//! * [`order`]: match sends and receives, group collectives, link lock hand-offs and
+//!   spawns, and emit a causally consistent total order with Lamport clocks.
+//!
+//! [`scan`], [`matching`] and [`replay`] are the shared pieces: the first pass over a
+//! trace, matching under MPI's rules, and replay in causal order.
+
+pub mod align;
+pub mod describe;
+mod error;
+pub mod hull;
+pub mod input;
+pub mod matching;
+pub mod merge;
+pub mod order;
+pub mod replay;
+pub mod scan;
+
+pub use error::{Error, Result};
+pub use input::Input;

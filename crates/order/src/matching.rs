@@ -1,0 +1,757 @@
+//! Matching under MPI's rules (formats/order.md):
+//!
+//! * point to point: a message travels on a channel (sender, receiver, communicator,
+//!   tag). Sends are numbered on their channel in the sender's order (`send`, `isend`);
+//!   receives in the order they were posted (`recv_begin`, or `irecv_request`), under
+//!   the actual source and tag their completion (`recv_end`, `irecv_complete`)
+//!   records, so wildcard receives fall on the channel they really used. The k-th send
+//!   of a channel matches its k-th receive (non-overtaking);
+//! * requests: `isend_complete` and `irecv_complete` find their posting by request id
+//!   (the latest open request of that id on the location);
+//! * collectives: the k-th collective on a communicator at each location is instance
+//!   k of that communicator; its members are grouped by rank;
+//! * locks: critical sections of one lock (per application) hand over in the order
+//!   of their acquisitions' times: each acquire follows the previous holder's release;
+//! * spawns: a `process_begin` or `thread_begin` with a parent follows the parent's
+//!   last event at or before it (resolved while replaying, see `replay`).
+
+use crate::describe;
+use crate::scan::{Rec, Record};
+use serde::Serialize;
+use spoor_model::{AppId, CollOp, CommId, Definitions, EventRef, LocId};
+use std::collections::{BTreeMap, HashMap};
+
+/// A matched message: the send (`send`, `isend`) and the receive's completion
+/// (`recv_end`, `irecv_complete`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub send: EventRef,
+    pub recv: EventRef,
+    pub send_wall: i64,
+    pub recv_wall: i64,
+    pub bytes: u64,
+}
+
+/// Who waits for whom in a collective instance (members by rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "shape")]
+pub enum Shape {
+    /// Every member's end follows every member's begin (barrier, allreduce, alltoall, ...).
+    AllToAll,
+    /// Every end follows the root's begin (bcast, scatter).
+    OneToAll { root: u32 },
+    /// The root's end follows every begin (reduce, gather).
+    AllToOne { root: u32 },
+    /// Rank i's end follows the begins of ranks 0..=i (scan).
+    Prefix,
+}
+
+/// One member of a collective instance. A `coll_end` without its `coll_begin` has
+/// `begin == end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub loc: LocId,
+    pub begin: EventRef,
+    pub end: EventRef,
+    pub begin_wall: i64,
+    pub end_wall: i64,
+}
+
+/// The k-th collective operation on a communicator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    pub comm: CommId,
+    pub seq: u64,
+    pub op: CollOp,
+    pub shape: Shape,
+    /// The members that took part, by rank in the communicator.
+    pub members: Vec<Member>,
+}
+
+impl Instance {
+    /// Whether member `m`'s end has to wait for member `j`'s begin (j != m).
+    pub fn depends(&self, m: usize, j: usize) -> bool {
+        if m == j {
+            return false;
+        }
+        match self.shape {
+            Shape::AllToAll => true,
+            Shape::OneToAll { root } => j == root as usize,
+            Shape::AllToOne { root } => m == root as usize,
+            Shape::Prefix => j < m,
+        }
+    }
+}
+
+/// A lock handed from one critical section to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handoff {
+    pub release: EventRef,
+    pub acquire: EventRef,
+    pub release_wall: i64,
+    pub acquire_wall: i64,
+}
+
+/// A location started by another (`parent`), at `wall`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spawn {
+    pub child: EventRef,
+    pub parent: LocId,
+    pub wall: i64,
+}
+
+/// The part an event plays in happened-before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Point {
+    /// Others wait for it: a matched send, a release handed over.
+    Source,
+    /// The completion of a receive; waits for the send `from`.
+    Recv {
+        from: EventRef,
+    },
+    /// A lock acquisition; waits for the release `from`.
+    Acquire {
+        from: EventRef,
+    },
+    CollBegin {
+        inst: u32,
+        member: u32,
+    },
+    /// `also_begin` when the member has no `coll_begin` of its own.
+    CollEnd {
+        inst: u32,
+        member: u32,
+        also_begin: bool,
+    },
+    /// Waits until `parent` has nothing left at or before its time.
+    Spawn {
+        parent: LocId,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    UnmatchedSend,
+    UnmatchedRecv,
+    SizeMismatch,
+    /// Members missing, operations or roots that disagree.
+    Collective,
+    /// A release without an acquire, a lock held twice at once.
+    Lock,
+    /// A request completed but never posted, or posted but never completed (sends).
+    Request,
+    /// A receive whose posting and completion disagree on source, tag or communicator.
+    Inconsistent,
+    /// A cycle in happened-before.
+    Cycle,
+}
+
+impl ProblemKind {
+    /// Whether `spoor-order --check` fails for it (requests are warnings).
+    pub fn is_error(self) -> bool {
+        !matches!(self, ProblemKind::Request)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ProblemKind::UnmatchedSend => "unmatched send",
+            ProblemKind::UnmatchedRecv => "unmatched receive",
+            ProblemKind::SizeMismatch => "size mismatch",
+            ProblemKind::Collective => "collective",
+            ProblemKind::Lock => "lock",
+            ProblemKind::Request => "request",
+            ProblemKind::Inconsistent => "inconsistent receive",
+            ProblemKind::Cycle => "cycle",
+        }
+    }
+}
+
+/// Something wrong with the trace, at an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    pub at: EventRef,
+    pub kind_name: &'static str,
+    pub wall: i64,
+    /// The other event concerned (the send of a size mismatch, ...).
+    pub other: Option<EventRef>,
+    pub detail: String,
+}
+
+impl Problem {
+    /// One line naming the location, event and time.
+    pub fn describe(&self, defs: &Definitions) -> String {
+        format!(
+            "{}: {}: {}",
+            self.kind.label(),
+            describe::event(defs, self.at, self.kind_name, self.wall),
+            self.detail
+        )
+    }
+
+    pub fn to_json(&self, defs: &Definitions) -> serde_json::Value {
+        let name = |l: LocId| {
+            defs.locations.get(l as usize).and_then(|x| defs.strings.get(x.name)).unwrap_or("").to_owned()
+        };
+        serde_json::json!({
+            "kind": self.kind,
+            "location": self.at.loc,
+            "location_name": name(self.at.loc),
+            "index": self.at.index,
+            "event": self.kind_name,
+            "wall": self.wall,
+            "other": self.other.map(|o| serde_json::json!({"location": o.loc, "index": o.index})),
+            "detail": self.detail,
+        })
+    }
+}
+
+/// Everything matching found: the synchronization of the trace.
+#[derive(Clone, Debug, Default)]
+pub struct Sync {
+    /// Sorted by send.
+    pub messages: Vec<Message>,
+    pub instances: Vec<Instance>,
+    pub handoffs: Vec<Handoff>,
+    pub spawns: Vec<Spawn>,
+    /// Per location, (event index, partner) sorted by index: the fixed partners
+    /// (collective ends and spawns get theirs while replaying).
+    pub partners: Vec<Vec<(u64, EventRef)>>,
+    /// Per location, (event index, point) sorted by index.
+    pub points: Vec<Vec<(u64, Point)>>,
+    /// Sorted by location, index and kind.
+    pub problems: Vec<Problem>,
+}
+
+impl Sync {
+    pub fn error_count(&self) -> usize {
+        self.problems.iter().filter(|p| p.kind.is_error()).count()
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Ev {
+    at: EventRef,
+    wall: i64,
+}
+
+struct SendItem {
+    ev: Ev,
+    bytes: u64,
+    kind: &'static str,
+}
+
+struct RecvItem {
+    /// Position in the receiver's posting order.
+    key: u64,
+    ev: Ev,
+    bytes: u64,
+    kind: &'static str,
+}
+
+#[derive(Default)]
+struct Channel {
+    sends: Vec<SendItem>,
+    recvs: Vec<RecvItem>,
+}
+
+struct Posted {
+    ev: Ev,
+    kind: &'static str,
+    from: Option<LocId>,
+    comm: CommId,
+    tag: Option<u32>,
+}
+
+struct Section {
+    acquire: Ev,
+    release: Option<Ev>,
+}
+
+struct CollPart {
+    loc: LocId,
+    begin: Ev,
+    end: Ev,
+    op: CollOp,
+    root: Option<LocId>,
+}
+
+struct Builder<'d> {
+    defs: &'d Definitions,
+    partners: Vec<Vec<(u64, EventRef)>>,
+    points: Vec<Vec<(u64, Point)>>,
+    problems: Vec<Problem>,
+}
+
+impl Builder<'_> {
+    fn problem(
+        &mut self,
+        kind: ProblemKind,
+        ev: Ev,
+        kind_name: &'static str,
+        other: Option<EventRef>,
+        detail: String,
+    ) {
+        self.problems.push(Problem { kind, at: ev.at, kind_name, wall: ev.wall, other, detail });
+    }
+
+    fn partner(&mut self, of: EventRef, is: EventRef) {
+        self.partners[of.loc as usize].push((of.index, is));
+    }
+
+    fn point(&mut self, at: EventRef, p: Point) {
+        self.points[at.loc as usize].push((at.index, p));
+    }
+
+    fn loc_name(&self, l: LocId) -> String {
+        describe::location(self.defs, l)
+    }
+}
+
+fn app_of(defs: &Definitions, loc: LocId) -> AppId {
+    defs.process_of(loc).map_or(u32::MAX, |p| p.app)
+}
+
+fn shape_of(op: CollOp, root: Option<u32>) -> Shape {
+    match (op, root) {
+        (CollOp::Bcast | CollOp::Scatter | CollOp::Scatterv, Some(r)) => Shape::OneToAll { root: r },
+        (CollOp::Reduce | CollOp::Gather | CollOp::Gatherv, Some(r)) => Shape::AllToOne { root: r },
+        (CollOp::Scan, _) => Shape::Prefix,
+        _ => Shape::AllToAll,
+    }
+}
+
+fn needs_root(op: CollOp) -> bool {
+    matches!(
+        op,
+        CollOp::Bcast
+            | CollOp::Scatter
+            | CollOp::Scatterv
+            | CollOp::Reduce
+            | CollOp::Gather
+            | CollOp::Gatherv
+    )
+}
+
+fn tag_text(t: Option<u32>) -> String {
+    t.map_or("any".into(), |t| t.to_string())
+}
+
+/// Matches every synchronization event of a trace. `records[loc]` are the location's
+/// records in order (see [`crate::scan`]); every id in them must be defined.
+pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
+    let n = records.len();
+    let mut b =
+        Builder { defs, partners: vec![Vec::new(); n], points: vec![Vec::new(); n], problems: Vec::new() };
+    let mut channels: BTreeMap<(LocId, LocId, CommId, u32), Channel> = BTreeMap::new();
+    let mut coll: BTreeMap<(CommId, u64), Vec<CollPart>> = BTreeMap::new();
+    let mut locks: BTreeMap<(AppId, u64), Vec<Section>> = BTreeMap::new();
+    let mut spawns = Vec::new();
+
+    for (l, recs) in records.iter().enumerate() {
+        let loc = l as LocId;
+        let mut open_isend: HashMap<u64, Ev> = HashMap::new();
+        let mut open_irecv: HashMap<u64, Posted> = HashMap::new();
+        let mut pending_recv: Option<Posted> = None;
+        let mut pending_coll: Option<(Ev, CollOp, CommId)> = None;
+        let mut coll_seq: HashMap<CommId, u64> = HashMap::new();
+        let mut held: Vec<(u64, Ev)> = Vec::new();
+        let mut requested: HashMap<u64, Ev> = HashMap::new();
+        for r in recs {
+            let ev = Ev { at: EventRef { loc, index: r.index }, wall: r.wall };
+            match r.rec {
+                Rec::Send { to, comm, tag, bytes, request } => {
+                    channels.entry((loc, to, comm, tag)).or_default().sends.push(SendItem {
+                        ev,
+                        bytes,
+                        kind: r.rec.kind_name(),
+                    });
+                    if let Some(q) = request {
+                        if let Some(old) = open_isend.insert(q, ev) {
+                            b.problem(
+                                ProblemKind::Request,
+                                old,
+                                "isend",
+                                Some(ev.at),
+                                format!("request {q} is posted again before it completed"),
+                            );
+                        }
+                    }
+                }
+                Rec::SendDone { request } => match open_isend.remove(&request) {
+                    Some(isend) => b.partner(ev.at, isend.at),
+                    None => b.problem(
+                        ProblemKind::Request,
+                        ev,
+                        "isend_complete",
+                        None,
+                        format!("completes send request {request}, which this location did not post"),
+                    ),
+                },
+                Rec::RecvPost { from, comm, tag, request } => {
+                    let p = Posted { ev, kind: r.rec.kind_name(), from, comm, tag };
+                    let old = match request {
+                        None => pending_recv.replace(p),
+                        Some(q) => open_irecv.insert(q, p),
+                    };
+                    if let Some(old) = old {
+                        b.problem(
+                            ProblemKind::UnmatchedRecv,
+                            old.ev,
+                            old.kind,
+                            None,
+                            "a receive posted but never completed".into(),
+                        );
+                    }
+                }
+                Rec::RecvDone { from, comm, tag, bytes, request } => {
+                    let posted = match request {
+                        None => pending_recv.take(),
+                        Some(q) => open_irecv.remove(&q),
+                    };
+                    let key = match &posted {
+                        Some(p) => {
+                            b.partner(p.ev.at, ev.at);
+                            let bad_from = p.from.is_some_and(|f| f != from);
+                            let bad_tag = p.tag.is_some_and(|t| t != tag);
+                            if bad_from || bad_tag || p.comm != comm {
+                                b.problem(
+                                    ProblemKind::Inconsistent,
+                                    ev,
+                                    r.rec.kind_name(),
+                                    Some(p.ev.at),
+                                    format!(
+                                        "completes from {} tag {tag} on {}, but was posted for {} tag {} on {}",
+                                        b.loc_name(from),
+                                        describe::comm(defs, comm),
+                                        p.from.map_or("any source".into(), |f| b.loc_name(f)),
+                                        tag_text(p.tag),
+                                        describe::comm(defs, p.comm),
+                                    ),
+                                );
+                            }
+                            p.ev.at.index
+                        }
+                        None => r.index,
+                    };
+                    channels.entry((from, loc, comm, tag)).or_default().recvs.push(RecvItem {
+                        key,
+                        ev,
+                        bytes,
+                        kind: r.rec.kind_name(),
+                    });
+                }
+                Rec::CollBegin { op, comm } => {
+                    if let Some((old, oop, _)) = pending_coll.replace((ev, op, comm)) {
+                        b.problem(
+                            ProblemKind::Collective,
+                            old,
+                            "coll_begin",
+                            None,
+                            format!("{} begins but never ends", oop.name()),
+                        );
+                    }
+                }
+                Rec::CollEnd { op, comm, root } => {
+                    let begin = match pending_coll.take() {
+                        Some((bev, bop, bcomm)) if bcomm == comm && bop == op => bev,
+                        Some((bev, bop, bcomm)) => {
+                            b.problem(
+                                ProblemKind::Collective,
+                                ev,
+                                "coll_end",
+                                Some(bev.at),
+                                format!(
+                                    "{} on {} ends, but {} on {} began",
+                                    op.name(),
+                                    describe::comm(defs, comm),
+                                    bop.name(),
+                                    describe::comm(defs, bcomm)
+                                ),
+                            );
+                            ev
+                        }
+                        None => ev,
+                    };
+                    let seq = coll_seq.entry(comm).or_insert(0);
+                    coll.entry((comm, *seq)).or_default().push(CollPart { loc, begin, end: ev, op, root });
+                    *seq += 1;
+                }
+                Rec::LockRequest { lock } => {
+                    requested.insert(lock, ev);
+                }
+                Rec::LockAcquire { lock } => {
+                    if let Some(req) = requested.remove(&lock) {
+                        b.partner(req.at, ev.at);
+                    }
+                    held.push((lock, ev));
+                }
+                Rec::LockRelease { lock } => match held.iter().rposition(|&(k, _)| k == lock) {
+                    Some(i) => {
+                        let (_, acq) = held.remove(i);
+                        locks
+                            .entry((app_of(defs, loc), lock))
+                            .or_default()
+                            .push(Section { acquire: acq, release: Some(ev) });
+                    }
+                    None => b.problem(
+                        ProblemKind::Lock,
+                        ev,
+                        "lock_release",
+                        None,
+                        format!("releases lock {lock}, which this location does not hold"),
+                    ),
+                },
+                Rec::Spawn { parent } => {
+                    if parent != loc {
+                        spawns.push(Spawn { child: ev.at, parent, wall: ev.wall });
+                        b.point(ev.at, Point::Spawn { parent });
+                    }
+                }
+                Rec::Offset { .. } => {}
+            }
+        }
+        for (q, ev) in open_isend {
+            b.problem(ProblemKind::Request, ev, "isend", None, format!("send request {q} never completes"));
+        }
+        for p in open_irecv.into_values().chain(pending_recv) {
+            b.problem(
+                ProblemKind::UnmatchedRecv,
+                p.ev,
+                p.kind,
+                None,
+                format!(
+                    "a receive from {} tag {} on {} is posted but never completes",
+                    p.from.map_or("any source".into(), |f| b.loc_name(f)),
+                    tag_text(p.tag),
+                    describe::comm(defs, p.comm)
+                ),
+            );
+        }
+        if let Some((ev, op, _)) = pending_coll {
+            b.problem(
+                ProblemKind::Collective,
+                ev,
+                "coll_begin",
+                None,
+                format!("{} begins but never ends", op.name()),
+            );
+        }
+        for (lock, acq) in held {
+            locks.entry((app_of(defs, loc), lock)).or_default().push(Section { acquire: acq, release: None });
+        }
+    }
+
+    // Point to point: the k-th send of a channel goes to its k-th receive.
+    let mut messages = Vec::new();
+    for ((from, to, comm, tag), mut ch) in channels {
+        ch.recvs.sort_by_key(|r| (r.key, r.ev.at.index));
+        let matched = ch.sends.len().min(ch.recvs.len());
+        for (s, r) in ch.sends.iter().zip(&ch.recvs) {
+            messages.push(Message {
+                send: s.ev.at,
+                recv: r.ev.at,
+                send_wall: s.ev.wall,
+                recv_wall: r.ev.wall,
+                bytes: s.bytes,
+            });
+            b.partner(s.ev.at, r.ev.at);
+            b.partner(r.ev.at, s.ev.at);
+            b.point(s.ev.at, Point::Source);
+            b.point(r.ev.at, Point::Recv { from: s.ev.at });
+            if s.bytes != r.bytes {
+                b.problem(
+                    ProblemKind::SizeMismatch,
+                    r.ev,
+                    r.kind,
+                    Some(s.ev.at),
+                    format!(
+                        "receives {} bytes, but {} sent {} bytes",
+                        r.bytes,
+                        describe::event(defs, s.ev.at, s.kind, s.ev.wall),
+                        s.bytes
+                    ),
+                );
+            }
+        }
+        let chan = |b: &Builder| {
+            format!(
+                "from {} to {} tag {tag} on {}",
+                b.loc_name(from),
+                b.loc_name(to),
+                describe::comm(defs, comm)
+            )
+        };
+        for s in &ch.sends[matched..] {
+            let detail = format!("no receive matches this message {} ({} bytes)", chan(&b), s.bytes);
+            b.problem(ProblemKind::UnmatchedSend, s.ev, s.kind, None, detail);
+        }
+        for r in &ch.recvs[matched..] {
+            let detail =
+                format!("no send matches this receive of a message {} ({} bytes)", chan(&b), r.bytes);
+            b.problem(ProblemKind::UnmatchedRecv, r.ev, r.kind, None, detail);
+        }
+    }
+    messages.sort_by_key(|m| m.send);
+
+    // Collectives.
+    let mut instances = Vec::new();
+    for ((comm, seq), mut parts) in coll {
+        let c = &defs.comms[comm as usize];
+        let rank_of = |l: LocId| c.members.iter().position(|&m| m == l).unwrap_or(usize::MAX);
+        parts.sort_by_key(|p| (rank_of(p.loc), p.loc));
+        let first = Ev { at: parts[0].end.at, wall: parts[0].end.wall };
+        let what = || format!("collective #{seq} on {}", describe::comm(defs, comm));
+        for p in &parts {
+            if !c.members.is_empty() && rank_of(p.loc) == usize::MAX {
+                b.problem(
+                    ProblemKind::Collective,
+                    p.end,
+                    "coll_end",
+                    None,
+                    format!("{}: {} is not a member", what(), b.loc_name(p.loc)),
+                );
+            }
+        }
+        if !c.members.is_empty() {
+            let missing: Vec<String> = c
+                .members
+                .iter()
+                .filter(|m| !parts.iter().any(|p| p.loc == **m))
+                .map(|&m| b.loc_name(m))
+                .collect();
+            if !missing.is_empty() {
+                b.problem(
+                    ProblemKind::Collective,
+                    first,
+                    "coll_end",
+                    None,
+                    format!("{} ({}): {} did not take part", what(), parts[0].op.name(), missing.join(", ")),
+                );
+            }
+        }
+        let op = parts[0].op;
+        for p in &parts[1..] {
+            if p.op != op {
+                b.problem(
+                    ProblemKind::Collective,
+                    p.end,
+                    "coll_end",
+                    Some(parts[0].end.at),
+                    format!(
+                        "{}: this member does {}, {} does {}",
+                        what(),
+                        p.op.name(),
+                        b.loc_name(parts[0].loc),
+                        op.name()
+                    ),
+                );
+            }
+        }
+        let root_loc = parts.iter().find_map(|p| p.root);
+        if let Some(rl) = root_loc {
+            for p in &parts {
+                if p.root.is_some_and(|r| r != rl) {
+                    b.problem(
+                        ProblemKind::Collective,
+                        p.end,
+                        "coll_end",
+                        None,
+                        format!("{}: members disagree on the root", what()),
+                    );
+                    break;
+                }
+            }
+        }
+        let root = root_loc.and_then(|rl| parts.iter().position(|p| p.loc == rl)).map(|i| i as u32);
+        if needs_root(op) && root_loc.is_some() && root.is_none() {
+            b.problem(
+                ProblemKind::Collective,
+                first,
+                "coll_end",
+                None,
+                format!("{}: the root {} did not take part", what(), b.loc_name(root_loc.unwrap_or(0))),
+            );
+        }
+        let inst = instances.len() as u32;
+        let mut members = Vec::with_capacity(parts.len());
+        for (m, p) in parts.iter().enumerate() {
+            let also_begin = p.begin.at == p.end.at;
+            if !also_begin {
+                b.point(p.begin.at, Point::CollBegin { inst, member: m as u32 });
+            }
+            b.point(p.end.at, Point::CollEnd { inst, member: m as u32, also_begin });
+            members.push(Member {
+                loc: p.loc,
+                begin: p.begin.at,
+                end: p.end.at,
+                begin_wall: p.begin.wall,
+                end_wall: p.end.wall,
+            });
+        }
+        instances.push(Instance { comm, seq, op, shape: shape_of(op, root), members });
+    }
+
+    // Locks: sections in the order of their acquisitions.
+    let mut handoffs = Vec::new();
+    for ((_, lock), mut secs) in locks {
+        secs.sort_by_key(|s| (s.acquire.wall, s.acquire.at));
+        for w in secs.windows(2) {
+            let (prev, next) = (&w[0], &w[1]);
+            let Some(rel) = prev.release else {
+                b.problem(
+                    ProblemKind::Lock,
+                    next.acquire,
+                    "lock_acquire",
+                    Some(prev.acquire.at),
+                    format!(
+                        "acquires lock {lock} while {} holds it without ever releasing it",
+                        b.loc_name(prev.acquire.at.loc)
+                    ),
+                );
+                continue;
+            };
+            if next.acquire.wall < rel.wall {
+                b.problem(
+                    ProblemKind::Lock,
+                    next.acquire,
+                    "lock_acquire",
+                    Some(rel.at),
+                    format!(
+                        "acquires lock {lock} while {} holds it until {}",
+                        b.loc_name(rel.at.loc),
+                        describe::time(rel.wall)
+                    ),
+                );
+            }
+            handoffs.push(Handoff {
+                release: rel.at,
+                acquire: next.acquire.at,
+                release_wall: rel.wall,
+                acquire_wall: next.acquire.wall,
+            });
+            b.partner(rel.at, next.acquire.at);
+            b.partner(next.acquire.at, rel.at);
+            b.point(rel.at, Point::Source);
+            b.point(next.acquire.at, Point::Acquire { from: rel.at });
+        }
+    }
+
+    for v in b.partners.iter_mut() {
+        v.sort_by_key(|&(i, _)| i);
+    }
+    for v in b.points.iter_mut() {
+        v.sort_by_key(|&(i, _)| i);
+    }
+    b.problems.sort_by_key(|x| (x.at, x.kind));
+    Sync {
+        messages,
+        instances,
+        handoffs,
+        spawns,
+        partners: b.partners,
+        points: b.points,
+        problems: b.problems,
+    }
+}

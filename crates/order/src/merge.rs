@@ -1,0 +1,614 @@
+//! spoor-merge: a k-way merge of traces into one, unifying their definitions.
+//!
+//! Every input is read by a thread of its own, block by block (a text-form input,
+//! whose definitions are complete only at its end, is read whole first), so inputs are
+//! decoded in parallel and memory holds a few blocks per input plus the writer's
+//! block per location, whatever the number of events. Events go out in the order of
+//! their (shifted) wall times across inputs; each input's own order is kept.
+//!
+//! Definitions are unified by name (formats/merge.md): strings are interned again;
+//! applications are the same when their names are (or the name `--app` gives); machines
+//! when their names are, so all applications share one physical tree; processes when
+//! application, name and rank are; locations when process and thread number are;
+//! communicators when name and member locations are; metrics when name and unit are.
+//! Entities that repeat a key within one input stay distinct (numbered by occurrence).
+//! A location that receives events from two inputs is an error.
+
+use crate::describe;
+use crate::{Error, Result};
+use spoor_format::binary::flags;
+use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
+use spoor_model::*;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::io::Write;
+use std::sync::mpsc::{sync_channel, Receiver};
+
+/// One input of a merge: a trace file (or `-`), optionally put into a named application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeInput {
+    pub path: String,
+    /// With `--app NAME=FILES`: every application of this input becomes NAME.
+    pub app: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MergeOptions {
+    /// Applications in comparison mode: their time base is shifted so that they start
+    /// together with the others (IPS-2's comparison mode).
+    pub compare: Vec<String>,
+    /// Events per block of the output.
+    pub block_events: usize,
+}
+
+impl Default for MergeOptions {
+    fn default() -> Self {
+        MergeOptions { compare: Vec::new(), block_events: WriterOptions::default().block_events }
+    }
+}
+
+/// What a merge did.
+#[derive(Clone, Debug, Default)]
+pub struct MergeSummary {
+    pub defs: Definitions,
+    pub inputs: usize,
+    pub events: u64,
+    /// Per application of the output: its name and the shift applied to its times.
+    pub shifts: Vec<(String, i64)>,
+    /// Conflicts resolved by keeping the first definition.
+    pub warnings: Vec<String>,
+}
+
+/// The files of a directory argument (sorted, hidden files left out), or the path itself.
+pub fn expand(path: &str) -> Result<Vec<String>> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(_) => return Ok(vec![path.to_owned()]),
+    };
+    if !meta.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let rd = std::fs::read_dir(path).map_err(|err| Error::Io { file: path.to_owned(), err })?;
+    let mut files = Vec::new();
+    for e in rd {
+        let e = e.map_err(|err| Error::Io { file: path.to_owned(), err })?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !e.path().is_file() {
+            continue;
+        }
+        files.push(e.path().to_string_lossy().into_owned());
+    }
+    files.sort();
+    Ok(files)
+}
+
+// ---------------------------------------------------------------------------
+// Unified definitions
+// ---------------------------------------------------------------------------
+
+/// How one input's ids map to the output's.
+#[derive(Clone, Debug, Default)]
+struct InputMap {
+    strings: Vec<StrId>,
+    apps: Vec<AppId>,
+    procs: Vec<ProcId>,
+    locs: Vec<LocId>,
+    comms: Vec<CommId>,
+    metrics: Vec<MetricId>,
+}
+
+#[derive(Default)]
+struct Unifier {
+    defs: Definitions,
+    apps: HashMap<String, AppId>,
+    machines: HashMap<String, MachineId>,
+    procs: HashMap<(AppId, String, u32, u32), ProcId>,
+    locs: HashMap<(ProcId, u32, u32), LocId>,
+    comms: HashMap<(String, Vec<LocId>, u32), CommId>,
+    metrics: HashMap<(String, String), MetricId>,
+    warnings: Vec<String>,
+}
+
+/// The occurrence number of `key` among the keys seen so far in one input.
+fn occurrence<K: std::hash::Hash + Eq>(seen: &mut HashMap<K, u32>, key: K) -> u32 {
+    let n = seen.entry(key).or_insert(0);
+    *n += 1;
+    *n - 1
+}
+
+impl Unifier {
+    fn add(&mut self, file: &str, d: &Definitions, app: Option<&str>) -> Result<InputMap> {
+        d.check().map_err(|e| Error::input(file, format!("bad definitions: {e}")))?;
+        let s = |id: StrId| d.strings.get(id).unwrap_or("");
+        let mut m = InputMap {
+            strings: d.strings.iter().map(|t| self.defs.strings.intern(t)).collect(),
+            ..InputMap::default()
+        };
+        for a in &d.apps {
+            let name = app.unwrap_or(s(a.name)).to_owned();
+            let id = match self.apps.get(&name) {
+                Some(&id) => id,
+                None => {
+                    let id = self.defs.add_app(&name);
+                    self.apps.insert(name, id);
+                    id
+                }
+            };
+            m.apps.push(id);
+        }
+        let mut machines = Vec::with_capacity(d.machines.len());
+        for mach in &d.machines {
+            let name = s(mach.name).to_owned();
+            let id = match self.machines.get(&name) {
+                Some(&id) => id,
+                None => {
+                    let id = self.defs.add_machine(&name);
+                    self.machines.insert(name, id);
+                    id
+                }
+            };
+            machines.push(id);
+        }
+        let mut seen = HashMap::new();
+        for p in &d.processes {
+            let app = m.apps[p.app as usize];
+            let name = s(p.name).to_owned();
+            let occ = occurrence(&mut seen, (app, name.clone(), p.rank));
+            let machine = machines[p.machine as usize];
+            let key = (app, name, p.rank, occ);
+            let id = match self.procs.get(&key) {
+                Some(&id) => {
+                    let have = self.defs.processes[id as usize].machine;
+                    if have != machine {
+                        let mname = |m: MachineId| {
+                            self.defs.strings.name(self.defs.machines[m as usize].name).into_owned()
+                        };
+                        self.warnings.push(format!(
+                            "{file}: process {} (rank {}) runs on {}, an earlier input put it on {}; keeping {}",
+                            key.1,
+                            key.2,
+                            mname(machine),
+                            mname(have),
+                            mname(have)
+                        ));
+                    }
+                    id
+                }
+                None => {
+                    let id = self.defs.add_process(&key.1, app, machine, p.rank);
+                    self.procs.insert(key, id);
+                    id
+                }
+            };
+            m.procs.push(id);
+        }
+        let mut seen = HashMap::new();
+        for l in &d.locations {
+            let proc = m.procs[l.process as usize];
+            let occ = occurrence(&mut seen, (proc, l.thread));
+            let key = (proc, l.thread, occ);
+            let id = match self.locs.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.defs.add_location(s(l.name), proc, l.thread);
+                    self.locs.insert(key, id);
+                    id
+                }
+            };
+            m.locs.push(id);
+        }
+        let mut seen = HashMap::new();
+        for c in &d.comms {
+            let members: Vec<LocId> = c.members.iter().map(|&x| m.locs[x as usize]).collect();
+            let name = s(c.name).to_owned();
+            let occ = occurrence(&mut seen, (name.clone(), members.clone()));
+            let key = (name, members, occ);
+            let id = match self.comms.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.defs.add_comm(&key.0, key.1.clone());
+                    self.comms.insert(key, id);
+                    id
+                }
+            };
+            m.comms.push(id);
+        }
+        for x in &d.metrics {
+            let key = (s(x.name).to_owned(), s(x.unit).to_owned());
+            let id = match self.metrics.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.defs.add_metric(&key.0, &key.1);
+                    self.metrics.insert(key, id);
+                    id
+                }
+            };
+            m.metrics.push(id);
+        }
+        for &(k, v) in &d.properties {
+            if self.defs.property(s(k)).is_none() {
+                self.defs.set_property(s(k), s(v));
+            }
+        }
+        Ok(m)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading inputs in parallel
+// ---------------------------------------------------------------------------
+
+enum Msg {
+    Opened {
+        defs: Definitions,
+        flags: u64,
+        index_start: Option<i64>,
+    },
+    /// A later definitions chunk replaced the definitions.
+    Defs(Definitions),
+    Block(Vec<Event>),
+    Failed(spoor_format::Error),
+}
+
+fn shape(d: &Definitions) -> [usize; 7] {
+    [
+        d.strings.len(),
+        d.apps.len(),
+        d.machines.len(),
+        d.processes.len(),
+        d.locations.len(),
+        d.comms.len(),
+        d.metrics.len(),
+    ]
+}
+
+/// Reads one input and sends what it finds; stops when the receiver goes away.
+fn feed(path: &str, tx: std::sync::mpsc::SyncSender<Msg>) {
+    let run = || -> std::result::Result<(), spoor_format::Error> {
+        let mut r = TraceReader::open(path, ReadOptions::default())?;
+        if r.header().is_none() {
+            // The text form: definitions may come anywhere, so read it whole first.
+            let (defs, events) = r.read_all()?;
+            let index_start = events.iter().map(|e| e.wall).min();
+            if tx.send(Msg::Opened { defs, flags: 0, index_start }).is_err() {
+                return Ok(());
+            }
+            let mut events = events.into_iter().peekable();
+            while events.peek().is_some() {
+                let chunk: Vec<Event> = events.by_ref().take(4096).collect();
+                if tx.send(Msg::Block(chunk)).is_err() {
+                    return Ok(());
+                }
+            }
+            return Ok(());
+        }
+        let index_start =
+            r.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min());
+        let flags = r.header().map_or(0, |h| h.flags);
+        let mut have = shape(r.defs());
+        if tx.send(Msg::Opened { defs: r.defs().clone(), flags, index_start }).is_err() {
+            return Ok(());
+        }
+        while let Some(b) = r.next_block()? {
+            if shape(r.defs()) != have {
+                have = shape(r.defs());
+                if tx.send(Msg::Defs(r.defs().clone())).is_err() {
+                    return Ok(());
+                }
+            }
+            if tx.send(Msg::Block(b.events)).is_err() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    };
+    if let Err(e) = run() {
+        let _ = tx.send(Msg::Failed(e));
+    }
+}
+
+struct Source {
+    file: String,
+    rx: Receiver<Msg>,
+    defs: Definitions,
+    map: InputMap,
+    app: Option<String>,
+    queue: VecDeque<Event>,
+    /// Events seen per input location (for messages).
+    seen: Vec<u64>,
+    done: bool,
+}
+
+impl Source {
+    /// The next block into the queue; false at the end of the input.
+    fn refill(&mut self, uni: &mut Unifier, defs_changed: &mut bool) -> Result<bool> {
+        loop {
+            match self.rx.recv() {
+                Ok(Msg::Block(b)) => {
+                    if b.is_empty() {
+                        continue;
+                    }
+                    self.queue.extend(b);
+                    return Ok(true);
+                }
+                Ok(Msg::Defs(d)) => {
+                    self.map = uni.add(&self.file, &d, self.app.as_deref())?;
+                    self.defs = d;
+                    *defs_changed = true;
+                }
+                Ok(Msg::Failed(e)) => return Err(Error::Format(e)),
+                Ok(Msg::Opened { .. }) => {}
+                Err(_) => {
+                    self.done = true;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    fn head_wall(&self) -> Option<i64> {
+        self.queue.front().map(|e| e.wall)
+    }
+}
+
+/// Merges `inputs` into one trace written to `out`.
+pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, out: impl Write) -> Result<MergeSummary> {
+    if inputs.is_empty() {
+        return Err(Error::Usage("no input to merge".into()));
+    }
+    std::thread::scope(|scope| {
+        let mut rxs = Vec::new();
+        for inp in inputs {
+            let (tx, rx) = sync_channel(2);
+            let path = inp.path.clone();
+            std::thread::Builder::new()
+                .name("spoor-merge-input".into())
+                .stack_size(1 << 20)
+                .spawn_scoped(scope, move || feed(&path, tx))
+                .map_err(|err| Error::Io { file: inp.path.clone(), err })?;
+            rxs.push(rx);
+        }
+        // Definitions first, in input order, so errors and ids do not depend on timing.
+        let mut uni = Unifier::default();
+        let mut sources = Vec::new();
+        let mut all_matched = true;
+        let mut single_flags = 0;
+        let mut starts = Vec::new();
+        for (inp, rx) in inputs.iter().zip(rxs) {
+            let file = if inp.path == "-" { "<stdin>".to_owned() } else { inp.path.clone() };
+            let (defs, fl, index_start) = match rx.recv() {
+                Ok(Msg::Opened { defs, flags, index_start }) => (defs, flags, index_start),
+                Ok(Msg::Failed(e)) => return Err(Error::Format(e)),
+                _ => return Err(Error::input(&file, "the input ended before its definitions")),
+            };
+            all_matched &= fl & flags::MATCHED != 0;
+            single_flags = fl;
+            let map = uni.add(&file, &defs, inp.app.as_deref())?;
+            let n = defs.locations.len();
+            sources.push(Source {
+                file,
+                rx,
+                defs,
+                map,
+                app: inp.app.clone(),
+                queue: VecDeque::new(),
+                seen: vec![0; n],
+                done: false,
+            });
+            starts.push(index_start);
+        }
+        let mut defs_changed = false;
+        for (i, s) in sources.iter_mut().enumerate() {
+            s.refill(&mut uni, &mut defs_changed)?;
+            if starts[i].is_none() {
+                starts[i] = s.queue.iter().map(|e| e.wall).min();
+            }
+        }
+
+        // Comparison mode: shift the named applications to start with the others.
+        let mut compared = vec![false; uni.defs.apps.len()];
+        for name in &opts.compare {
+            match uni.apps.get(name) {
+                Some(&a) => compared[a as usize] = true,
+                None => {
+                    let mut have: Vec<&str> = uni.apps.keys().map(String::as_str).collect();
+                    have.sort_unstable();
+                    return Err(Error::Usage(format!(
+                        "--compare {name}: no application of that name (the inputs have: {})",
+                        have.join(", ")
+                    )));
+                }
+            }
+        }
+        let mut app_start: Vec<Option<i64>> = vec![None; uni.defs.apps.len()];
+        for (s, start) in sources.iter().zip(&starts) {
+            let Some(t) = *start else { continue };
+            for &a in &s.map.apps {
+                let e = &mut app_start[a as usize];
+                *e = Some(e.map_or(t, |x| x.min(t)));
+            }
+        }
+        let base = {
+            let others = app_start.iter().zip(&compared).filter(|(_, &c)| !c).filter_map(|(s, _)| *s).min();
+            others.or_else(|| app_start.iter().filter_map(|s| *s).min()).unwrap_or(0)
+        };
+        let shifts: Vec<i64> = app_start
+            .iter()
+            .zip(&compared)
+            .map(|(s, &c)| match (s, c) {
+                (Some(t), true) => base.saturating_sub(*t),
+                _ => 0,
+            })
+            .collect();
+
+        let fl = if inputs.len() == 1 { single_flags & flags::ALIGNED } else { 0 }
+            | if all_matched { flags::MATCHED } else { 0 };
+        let wopts = WriterOptions {
+            block_events: opts.block_events.max(1),
+            global_order: false,
+            index: true,
+            flags: fl,
+        };
+        let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
+        defs_changed = false;
+        let mut owner: Vec<Option<usize>> = vec![None; uni.defs.locations.len()];
+        let shift_of = |defs: &Definitions, loc: LocId| -> i64 {
+            defs.process_of(loc).map_or(0, |p| shifts.get(p.app as usize).copied().unwrap_or(0))
+        };
+
+        let mut heap: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
+        for (i, s) in sources.iter().enumerate() {
+            if let Some(h) = s.queue.front() {
+                let out_loc = s.map.locs.get(h.loc as usize).copied().unwrap_or(0);
+                heap.push(Reverse((h.wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
+            }
+        }
+        let mut events = 0u64;
+        while let Some(Reverse((_, i))) = heap.pop() {
+            let s = &mut sources[i];
+            let Some(ev) = s.queue.pop_front() else { continue };
+            let index = s.seen.get(ev.loc as usize).copied().unwrap_or(0);
+            if let Some(c) = s.seen.get_mut(ev.loc as usize) {
+                *c += 1;
+            }
+            let mut ev = remap(&s.file, &s.defs, &s.map, ev, index)?;
+            let l = ev.loc as usize;
+            if owner.len() <= l {
+                owner.resize(l + 1, None);
+            }
+            match owner[l] {
+                None => owner[l] = Some(i),
+                Some(o) if o == i => {}
+                Some(o) => {
+                    return Err(Error::input(
+                        &s.file,
+                        format!(
+                            "{} also has events in {}: one location cannot come from two inputs \
+                             (name separate runs with --app NAME=FILES)",
+                            describe::location(&uni.defs, ev.loc),
+                            inputs[o].path
+                        ),
+                    ))
+                }
+            }
+            ev.wall = ev.wall.saturating_add(shift_of(&uni.defs, ev.loc));
+            if defs_changed {
+                w.set_definitions(&uni.defs).map_err(Error::Write)?;
+                defs_changed = false;
+            }
+            w.write(&ev).map_err(Error::Write)?;
+            events += 1;
+            let s = &mut sources[i];
+            if s.queue.is_empty() && !s.done {
+                s.refill(&mut uni, &mut defs_changed)?;
+            }
+            if let Some(wall) = s.head_wall() {
+                let h = s.queue.front().map(|e| e.loc).unwrap_or(0);
+                let out_loc = s.map.locs.get(h as usize).copied().unwrap_or(0);
+                heap.push(Reverse((wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
+            }
+        }
+        if defs_changed {
+            w.set_definitions(&uni.defs).map_err(Error::Write)?;
+        }
+        w.finish().map_err(Error::Write)?;
+        let shifts = uni
+            .defs
+            .apps
+            .iter()
+            .enumerate()
+            .map(|(a, app)| {
+                (uni.defs.strings.name(app.name).into_owned(), shifts.get(a).copied().unwrap_or(0))
+            })
+            .collect();
+        Ok(MergeSummary { defs: uni.defs, inputs: inputs.len(), events, shifts, warnings: uni.warnings })
+    })
+}
+
+/// `ev` of an input, in the output's ids. `index` is its position among its location's
+/// events (for messages).
+fn remap(file: &str, d: &Definitions, m: &InputMap, mut ev: Event, index: u64) -> Result<Event> {
+    let at = EventRef { loc: ev.loc, index };
+    let kind_name = ev.kind.name();
+    let wall = ev.wall;
+    let bad =
+        |what: String| Error::input(file, format!("{}: {what}", describe::event(d, at, kind_name, wall)));
+    let loc = |x: LocId, what: &str| -> Result<LocId> {
+        m.locs
+            .get(x as usize)
+            .copied()
+            .ok_or_else(|| bad(format!("{what} location {x}, but {} locations are defined", m.locs.len())))
+    };
+    let comm = |x: CommId| -> Result<CommId> {
+        m.comms.get(x as usize).copied().ok_or_else(|| {
+            bad(format!("names communicator {x}, but {} communicators are defined", m.comms.len()))
+        })
+    };
+    let string = |x: StrId| -> Result<StrId> {
+        m.strings
+            .get(x as usize)
+            .copied()
+            .ok_or_else(|| bad(format!("names string {x}, but the string table has {}", m.strings.len())))
+    };
+    ev.loc = loc(ev.loc, "belongs to")?;
+    ev.kind = match ev.kind {
+        Kind::ProcessBegin { parent } => {
+            Kind::ProcessBegin { parent: parent.map(|p| loc(p, "names parent")).transpose()? }
+        }
+        Kind::ThreadBegin { parent } => {
+            Kind::ThreadBegin { parent: parent.map(|p| loc(p, "names parent")).transpose()? }
+        }
+        Kind::Enter { proc } => Kind::Enter { proc: string(proc)? },
+        Kind::Leave { proc } => Kind::Leave { proc: string(proc)? },
+        Kind::Send { to, comm: c, tag, bytes } => {
+            Kind::Send { to: loc(to, "sends to")?, comm: comm(c)?, tag, bytes }
+        }
+        Kind::RecvBegin { from, comm: c, tag } => {
+            Kind::RecvBegin { from: from.map(|f| loc(f, "receives from")).transpose()?, comm: comm(c)?, tag }
+        }
+        Kind::RecvEnd { from, comm: c, tag, bytes } => {
+            Kind::RecvEnd { from: loc(from, "receives from")?, comm: comm(c)?, tag, bytes }
+        }
+        Kind::Isend { to, comm: c, tag, bytes, request } => {
+            Kind::Isend { to: loc(to, "sends to")?, comm: comm(c)?, tag, bytes, request }
+        }
+        Kind::IrecvRequest { from, comm: c, tag, request } => Kind::IrecvRequest {
+            from: from.map(|f| loc(f, "receives from")).transpose()?,
+            comm: comm(c)?,
+            tag,
+            request,
+        },
+        Kind::IrecvComplete { request, from, comm: c, tag, bytes } => {
+            Kind::IrecvComplete { request, from: loc(from, "receives from")?, comm: comm(c)?, tag, bytes }
+        }
+        Kind::CollBegin { op, comm: c } => Kind::CollBegin { op, comm: comm(c)? },
+        Kind::CollEnd { op, comm: c, root, sent, received } => Kind::CollEnd {
+            op,
+            comm: comm(c)?,
+            root: root.map(|r| loc(r, "names root")).transpose()?,
+            sent,
+            received,
+        },
+        Kind::PhaseBegin { name } => Kind::PhaseBegin { name: string(name)? },
+        Kind::PhaseEnd { name } => Kind::PhaseEnd { name: string(name)? },
+        Kind::Metric { metric, value } => Kind::Metric {
+            metric: m.metrics.get(metric as usize).copied().ok_or_else(|| {
+                bad(format!("names metric {metric}, but {} metrics are defined", m.metrics.len()))
+            })?,
+            value,
+        },
+        Kind::ClockOffset { reference, offset, error } => {
+            Kind::ClockOffset { reference: loc(reference, "names reference")?, offset, error }
+        }
+        k @ (Kind::ProcessEnd
+        | Kind::ThreadEnd
+        | Kind::IsendComplete { .. }
+        | Kind::LockRequest { .. }
+        | Kind::LockAcquire { .. }
+        | Kind::LockRelease { .. }) => k,
+    };
+    if let Some(p) = ev.ann.partner {
+        ev.ann.partner = Some(EventRef { loc: loc(p.loc, "names as partner")?, index: p.index });
+    }
+    Ok(ev)
+}

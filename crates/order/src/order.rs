@@ -1,0 +1,325 @@
+//! spoor-order: match, then emit every event in a causally consistent total order
+//! with its partner and Lamport clock.
+//!
+//! The second pass streams the input's blocks and keeps a queue per location; among
+//! the locations whose next event has everything it waits for, the one with the
+//! earliest wall time goes next. The result is a topological order of happened-before
+//! that follows time wherever time agrees with it: on a trace without clock-condition
+//! violations it is the time order (ties by location). Memory holds the queued events,
+//! about one block per location for traces whose blocks interleave in time (as spoor's
+//! writers produce them).
+
+use crate::input::Input;
+use crate::matching::{self, Problem, ProblemKind, Sync};
+use crate::replay::{describe_cycle, Engine, Head};
+use crate::scan::{self, Scan};
+use crate::{Error, Result};
+use spoor_format::binary::flags;
+use spoor_format::{Block, TraceWriter, WriterOptions};
+use spoor_model::{Definitions, Event, EventRef, Kind, LocId};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::io::Write;
+
+#[derive(Clone, Debug)]
+pub struct OrderOptions {
+    /// Events per block of the output.
+    pub block_events: usize,
+}
+
+impl Default for OrderOptions {
+    fn default() -> Self {
+        OrderOptions { block_events: WriterOptions::default().block_events }
+    }
+}
+
+/// What spoor-order found.
+#[derive(Clone, Debug, Default)]
+pub struct OrderSummary {
+    pub defs: Definitions,
+    pub events: u64,
+    pub messages: usize,
+    pub collectives: usize,
+    pub handoffs: usize,
+    pub spawns: usize,
+    /// Spawn waits that time alone imposed and that had to be let go to avoid a cycle.
+    pub released_spawns: usize,
+    /// Everything wrong, sorted by location and event (a cycle last).
+    pub problems: Vec<Problem>,
+}
+
+impl OrderSummary {
+    pub fn error_count(&self) -> usize {
+        self.problems.iter().filter(|p| p.kind.is_error()).count()
+    }
+
+    fn new(scan: &Scan, sync: &Sync) -> Self {
+        OrderSummary {
+            defs: scan.defs.clone(),
+            events: scan.total_events(),
+            messages: sync.messages.len(),
+            collectives: sync.instances.len(),
+            handoffs: sync.handoffs.len(),
+            spawns: sync.spawns.len(),
+            released_spawns: 0,
+            problems: sync.problems.clone(),
+        }
+    }
+
+    /// The problems as a JSON document.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "events": self.events,
+            "messages": self.messages,
+            "collectives": self.collectives,
+            "lock_handoffs": self.handoffs,
+            "spawns": self.spawns,
+            "errors": self.error_count(),
+            "problems": self.problems.iter().map(|p| p.to_json(&self.defs)).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// A cycle found while replaying.
+struct Stuck {
+    problem: Problem,
+    message: String,
+}
+
+/// Checks `input`: matches it and replays it in causal order (without writing) to
+/// find cycles. Never fails for what it finds; only for unreadable input.
+pub fn check(input: &Input) -> Result<OrderSummary> {
+    let mut scan = scan::scan(input, false)?;
+    let sync = matching::match_events(&scan.defs, &scan.records);
+    scan.records = Vec::new();
+    let mut summary = OrderSummary::new(&scan, &sync);
+    let (released, stuck) = replay_stream(input, &scan, &sync, &mut |_| Ok(()))?;
+    summary.released_spawns = released;
+    if let Some(s) = stuck {
+        summary.problems.push(s.problem);
+    }
+    Ok(summary)
+}
+
+/// Matches `input` and writes it to `out` in a causally consistent total order
+/// (GLOBAL_ORDER, MATCHED), every event with its partner (where it has one) and its
+/// Lamport clock. Unmatched events are reported in the summary, not dropped; a cycle
+/// is an error naming its events.
+pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<OrderSummary> {
+    let mut scan = scan::scan(input, false)?;
+    let sync = matching::match_events(&scan.defs, &scan.records);
+    scan.records = Vec::new();
+    let mut summary = OrderSummary::new(&scan, &sync);
+    let wopts = WriterOptions {
+        block_events: opts.block_events.max(1),
+        global_order: true,
+        index: true,
+        flags: (scan.flags & 0xffff_ffff) | flags::MATCHED,
+    };
+    let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
+    let (released, stuck) = replay_stream(input, &scan, &sync, &mut |ev| w.write(&ev))?;
+    if let Some(s) = stuck {
+        return Err(Error::input(input.name(), s.message));
+    }
+    w.finish().map_err(Error::Write)?;
+    summary.released_spawns = released;
+    Ok(summary)
+}
+
+/// Replays the input in causal order, giving each event (with its annotations) to
+/// `sink`. Returns the number of released spawn waits and the cycle, if it got stuck.
+fn replay_stream(
+    input: &Input,
+    scan: &Scan,
+    sync: &Sync,
+    sink: &mut dyn FnMut(Event) -> std::io::Result<()>,
+) -> Result<(usize, Option<Stuck>)> {
+    let n = scan.counts.len();
+    let mut reader = input.reader()?;
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Block, spoor_format::Error>>(8);
+        s.spawn(move || loop {
+            match reader.next_block() {
+                Ok(Some(b)) => {
+                    if tx.send(Ok(b)).is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+            }
+        });
+        let mut st = Stream {
+            queues: (0..n).map(|_| VecDeque::new()).collect(),
+            remaining: scan.counts.clone(),
+            starving: scan.counts.iter().filter(|&&c| c > 0).count(),
+        };
+        let mut engine = Engine::new(sync, n);
+        let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::new();
+        let mut in_heap = vec![false; n];
+        let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| scan.counts[l as usize] > 0).collect();
+        let mut partner_at = vec![0usize; n];
+        let mut lamport = vec![0i64; n];
+        let mut woken = Vec::new();
+        let mut left: u64 = scan.total_events();
+        let mut released = 0;
+        let mut rescanned = false;
+        loop {
+            while st.starving > 0 {
+                match rx.recv() {
+                    Ok(Ok(b)) => st.push(b, &scan.name)?,
+                    Ok(Err(e)) => return Err(input.rename(e)),
+                    Err(_) => {
+                        return Err(Error::input(
+                            &scan.name,
+                            "the trace ended before the events the first reading counted: did it change?",
+                        ))
+                    }
+                }
+            }
+            for loc in pending.drain(..) {
+                let l = loc as usize;
+                if in_heap[l] {
+                    continue;
+                }
+                let Some(head) = st.queues[l].front() else { continue };
+                let wall = head.wall;
+                let heads = |p: LocId| st.head(p);
+                if engine.check(loc, wall, &heads) {
+                    heap.push(Reverse((wall, loc)));
+                    in_heap[l] = true;
+                }
+            }
+            let Some(Reverse((_, loc))) = heap.pop() else {
+                if left == 0 {
+                    break;
+                }
+                if !rescanned {
+                    // Check every waiting location once more before concluding.
+                    rescanned = true;
+                    pending.extend((0..n as LocId).filter(|&l| !st.queues[l as usize].is_empty()));
+                    continue;
+                }
+                if let Some(child) = engine.release_spawn() {
+                    released += 1;
+                    pending.push(child);
+                    continue;
+                }
+                let start = (0..n).find(|&l| !st.queues[l].is_empty()).unwrap_or(0) as LocId;
+                let cycle = engine.cycle(start);
+                return Ok((released, Some(stuck(&scan.defs, &st, &engine, &cycle))));
+            };
+            let l = loc as usize;
+            in_heap[l] = false;
+            rescanned = false;
+            let Some(mut ev) = st.pop(loc) else {
+                return Err(Error::input(&scan.name, "internal: a scheduled location has no event"));
+            };
+            let idx = engine.next_index(loc);
+            let inc = engine.incoming(loc);
+            let clock = lamport[l].max(inc.map_or(0, |i| i.value)) + 1;
+            lamport[l] = clock;
+            let fixed = &sync.partners[l];
+            let mut partner = None;
+            while partner_at[l] < fixed.len() && fixed[partner_at[l]].0 <= idx {
+                if fixed[partner_at[l]].0 == idx {
+                    partner = Some(fixed[partner_at[l]].1);
+                }
+                partner_at[l] += 1;
+            }
+            if partner.is_none()
+                && matches!(
+                    ev.kind,
+                    Kind::CollEnd { .. } | Kind::ProcessBegin { .. } | Kind::ThreadBegin { .. }
+                )
+            {
+                partner = inc.map(|i| i.from);
+            }
+            ev.ann.partner = partner;
+            ev.ann.lamport = Some(clock as u64);
+            engine.emit(loc, ev.wall, clock, &mut woken);
+            pending.append(&mut woken);
+            pending.push(loc);
+            left -= 1;
+            sink(ev).map_err(Error::Write)?;
+        }
+        Ok((released, None))
+    })
+}
+
+struct Stream {
+    queues: Vec<VecDeque<Event>>,
+    /// Events of each location not yet read.
+    remaining: Vec<u64>,
+    /// Locations with an empty queue and events still to read.
+    starving: usize,
+}
+
+impl Stream {
+    fn push(&mut self, b: Block, name: &str) -> Result<()> {
+        for ev in b.events {
+            let l = ev.loc as usize;
+            if l >= self.queues.len() || self.remaining[l] == 0 {
+                return Err(Error::input(
+                    name,
+                    format!(
+                        "location {} has more events than the first reading counted: did the trace change?",
+                        ev.loc
+                    ),
+                ));
+            }
+            self.remaining[l] -= 1;
+            if self.queues[l].is_empty() {
+                self.starving -= 1;
+            }
+            self.queues[l].push_back(ev);
+        }
+        Ok(())
+    }
+
+    fn pop(&mut self, loc: LocId) -> Option<Event> {
+        let l = loc as usize;
+        let ev = self.queues[l].pop_front()?;
+        if self.queues[l].is_empty() && self.remaining[l] > 0 {
+            self.starving += 1;
+        }
+        Some(ev)
+    }
+
+    fn head(&self, loc: LocId) -> Head {
+        let l = loc as usize;
+        match self.queues.get(l).and_then(|q| q.front()) {
+            Some(e) => Head::At(e.wall),
+            None if self.remaining.get(l).is_none_or(|&c| c == 0) => Head::Finished,
+            // Not read yet: treat as not past anything, so waiters wait.
+            None => Head::At(i64::MIN),
+        }
+    }
+}
+
+fn stuck(defs: &Definitions, st: &Stream, engine: &Engine, cycle: &[(EventRef, EventRef)]) -> Stuck {
+    // The queue of a location holds its events from its next one on.
+    let what = |r: EventRef| -> Option<(&'static str, i64)> {
+        let q = st.queues.get(r.loc as usize)?;
+        let ev = q.get(usize::try_from(r.index.checked_sub(engine.next_index(r.loc))?).ok()?)?;
+        Some((ev.kind.name(), ev.wall))
+    };
+    let message = describe_cycle(defs, cycle, &what);
+    let none = EventRef { loc: 0, index: 0 };
+    let (at, awaited) = cycle.first().copied().unwrap_or((none, none));
+    let (kind_name, wall) = what(at).unwrap_or(("event", 0));
+    Stuck {
+        problem: Problem {
+            kind: ProblemKind::Cycle,
+            at,
+            kind_name,
+            wall,
+            other: Some(awaited),
+            detail: message.clone(),
+        },
+        message,
+    }
+}

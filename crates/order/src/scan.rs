@@ -1,0 +1,299 @@
+//! The first pass over a trace: every location's event count, the events that take
+//! part in synchronization (messages, requests, collectives, locks, spawns, clock
+//! offsets) as compact [`Record`]s, and optionally every event's wall time. Blocks are
+//! decoded in parallel; the result does not depend on the number of threads.
+
+use crate::describe;
+use crate::input::Input;
+use crate::{Error, Result};
+use spoor_model::{CollOp, CommId, Definitions, EventRef, Kind, LocId};
+use std::collections::HashMap;
+
+/// What matching, alignment and ordering need of a synchronization event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rec {
+    /// `send` (no request) or `isend`.
+    Send {
+        to: LocId,
+        comm: CommId,
+        tag: u32,
+        bytes: u64,
+        request: Option<u64>,
+    },
+    /// `isend_complete`.
+    SendDone {
+        request: u64,
+    },
+    /// `recv_begin` (no request) or `irecv_request`; `None` source or tag is a wildcard.
+    RecvPost {
+        from: Option<LocId>,
+        comm: CommId,
+        tag: Option<u32>,
+        request: Option<u64>,
+    },
+    /// `recv_end` (no request) or `irecv_complete`: the actual source, tag and size.
+    RecvDone {
+        from: LocId,
+        comm: CommId,
+        tag: u32,
+        bytes: u64,
+        request: Option<u64>,
+    },
+    CollBegin {
+        op: CollOp,
+        comm: CommId,
+    },
+    CollEnd {
+        op: CollOp,
+        comm: CommId,
+        root: Option<LocId>,
+    },
+    LockRequest {
+        lock: u64,
+    },
+    LockAcquire {
+        lock: u64,
+    },
+    LockRelease {
+        lock: u64,
+    },
+    /// `process_begin` or `thread_begin` with a parent.
+    Spawn {
+        parent: LocId,
+    },
+    /// `clock_offset`: reference time = local time + offset.
+    Offset {
+        reference: LocId,
+        offset: i64,
+        error: u64,
+    },
+}
+
+impl Rec {
+    pub fn of(kind: &Kind) -> Option<Rec> {
+        Some(match *kind {
+            Kind::Send { to, comm, tag, bytes } => Rec::Send { to, comm, tag, bytes, request: None },
+            Kind::Isend { to, comm, tag, bytes, request } => {
+                Rec::Send { to, comm, tag, bytes, request: Some(request) }
+            }
+            Kind::IsendComplete { request } => Rec::SendDone { request },
+            Kind::RecvBegin { from, comm, tag } => Rec::RecvPost { from, comm, tag, request: None },
+            Kind::IrecvRequest { from, comm, tag, request } => {
+                Rec::RecvPost { from, comm, tag, request: Some(request) }
+            }
+            Kind::RecvEnd { from, comm, tag, bytes } => {
+                Rec::RecvDone { from, comm, tag, bytes, request: None }
+            }
+            Kind::IrecvComplete { request, from, comm, tag, bytes } => {
+                Rec::RecvDone { from, comm, tag, bytes, request: Some(request) }
+            }
+            Kind::CollBegin { op, comm } => Rec::CollBegin { op, comm },
+            Kind::CollEnd { op, comm, root, .. } => Rec::CollEnd { op, comm, root },
+            Kind::LockRequest { lock } => Rec::LockRequest { lock },
+            Kind::LockAcquire { lock } => Rec::LockAcquire { lock },
+            Kind::LockRelease { lock } => Rec::LockRelease { lock },
+            Kind::ProcessBegin { parent: Some(parent) } | Kind::ThreadBegin { parent: Some(parent) } => {
+                Rec::Spawn { parent }
+            }
+            Kind::ClockOffset { reference, offset, error } => Rec::Offset { reference, offset, error },
+            _ => return None,
+        })
+    }
+
+    /// The kind's name in the text form (`send` or `isend`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Rec::Send { request: None, .. } => "send",
+            Rec::Send { .. } => "isend",
+            Rec::SendDone { .. } => "isend_complete",
+            Rec::RecvPost { request: None, .. } => "recv_begin",
+            Rec::RecvPost { .. } => "irecv_request",
+            Rec::RecvDone { request: None, .. } => "recv_end",
+            Rec::RecvDone { .. } => "irecv_complete",
+            Rec::CollBegin { .. } => "coll_begin",
+            Rec::CollEnd { .. } => "coll_end",
+            Rec::LockRequest { .. } => "lock_request",
+            Rec::LockAcquire { .. } => "lock_acquire",
+            Rec::LockRelease { .. } => "lock_release",
+            Rec::Spawn { .. } => "process_begin",
+            Rec::Offset { .. } => "clock_offset",
+        }
+    }
+
+    /// The locations and communicator the record names, for validation.
+    fn refs(&self) -> (Peers, Option<CommId>) {
+        match *self {
+            Rec::Send { to, comm, .. } => ([Some(("sends to", to)), None], Some(comm)),
+            Rec::RecvPost { from, comm, .. } => ([from.map(|f| ("receives from", f)), None], Some(comm)),
+            Rec::RecvDone { from, comm, .. } => ([Some(("receives from", from)), None], Some(comm)),
+            Rec::CollBegin { comm, .. } => ([None, None], Some(comm)),
+            Rec::CollEnd { comm, root, .. } => ([root.map(|r| ("names root", r)), None], Some(comm)),
+            Rec::Spawn { parent } => ([Some(("names parent", parent)), None], None),
+            Rec::Offset { reference, .. } => ([Some(("names reference", reference)), None], None),
+            _ => ([None, None], None),
+        }
+    }
+}
+
+/// The locations a record names, with what it does with them.
+type Peers = [Option<(&'static str, LocId)>; 2];
+
+/// One synchronization event: its index among its location's events, its wall time
+/// and what it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub index: u64,
+    pub wall: i64,
+    pub rec: Rec,
+}
+
+/// What the first pass learned.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// The input's name, for messages.
+    pub name: String,
+    /// The final definitions.
+    pub defs: Definitions,
+    /// The input's feature flags (0 for the text form).
+    pub flags: u64,
+    /// Events per location.
+    pub counts: Vec<u64>,
+    /// Per location, its synchronization events in order.
+    pub records: Vec<Vec<Record>>,
+    /// Per location, the wall time of every event (empty unless asked for).
+    pub walls: Vec<Vec<i64>>,
+}
+
+impl Scan {
+    pub fn total_events(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+/// One block's share of the scan, computed in parallel.
+#[derive(Default)]
+struct Part {
+    /// Locations of the block in order of first appearance, with their event counts.
+    locs: Vec<(LocId, u64)>,
+    /// (slot in `locs`, position among that location's events in the block, wall, record).
+    recs: Vec<(u32, u64, i64, Rec)>,
+    /// Per slot, the wall times (when asked for).
+    walls: Vec<Vec<i64>>,
+    slot_of: HashMap<LocId, u32>,
+    last: Option<(LocId, u32)>,
+}
+
+impl Part {
+    fn push(&mut self, ev: spoor_model::Event, want_walls: bool) {
+        let slot = match self.last {
+            Some((l, s)) if l == ev.loc => s,
+            _ => {
+                let s = match self.slot_of.get(&ev.loc) {
+                    Some(&s) => s,
+                    None => {
+                        self.locs.push((ev.loc, 0));
+                        if want_walls {
+                            self.walls.push(Vec::new());
+                        }
+                        let s = (self.locs.len() - 1) as u32;
+                        self.slot_of.insert(ev.loc, s);
+                        s
+                    }
+                };
+                self.last = Some((ev.loc, s));
+                s
+            }
+        };
+        let pos = self.locs[slot as usize].1;
+        self.locs[slot as usize].1 += 1;
+        if want_walls {
+            self.walls[slot as usize].push(ev.wall);
+        }
+        if let Some(r) = Rec::of(&ev.kind) {
+            self.recs.push((slot, pos, ev.wall, r));
+        }
+    }
+}
+
+/// Reads `input` once. With `walls`, keeps every event's wall time (8 bytes an event).
+pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
+    let mut reader = input.reader()?;
+    let parts = reader
+        .par_fold_blocks(|_| Part::default(), |p: &mut Part, ev| p.push(ev, walls))
+        .map_err(|e| input.rename(e))?;
+    let defs = reader.defs().clone();
+    let flags = reader.header().map_or(0, |h| h.flags);
+    drop(reader);
+    defs.check().map_err(|e| Error::input(input.name(), format!("bad definitions: {e}")))?;
+    let n = defs.locations.len();
+    let mut s = Scan {
+        name: input.name().to_owned(),
+        flags,
+        counts: vec![0; n],
+        records: vec![Vec::new(); n],
+        walls: if walls { vec![Vec::new(); n] } else { Vec::new() },
+        defs,
+    };
+    for part in parts {
+        let mut base = Vec::with_capacity(part.locs.len());
+        for &(loc, count) in &part.locs {
+            let l = loc as usize;
+            if l >= n {
+                return Err(Error::input(&s.name, format!("events of location {loc}, which is not defined")));
+            }
+            base.push(s.counts[l]);
+            s.counts[l] += count;
+        }
+        for (slot, pos, wall, rec) in part.recs {
+            let loc = part.locs[slot as usize].0;
+            let index = base[slot as usize] + pos;
+            s.records[loc as usize].push(Record { index, wall, rec });
+        }
+        if walls {
+            for (slot, w) in part.walls.into_iter().enumerate() {
+                s.walls[part.locs[slot].0 as usize].extend(w);
+            }
+        }
+    }
+    for r in &mut s.records {
+        r.shrink_to_fit();
+    }
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Checks that every location and communicator a record names is defined.
+fn validate(s: &Scan) -> Result<()> {
+    let locs = s.defs.locations.len();
+    let comms = s.defs.comms.len();
+    for (loc, recs) in s.records.iter().enumerate() {
+        for r in recs {
+            let (peers, comm) = r.rec.refs();
+            let at = || {
+                describe::event(
+                    &s.defs,
+                    EventRef { loc: loc as LocId, index: r.index },
+                    r.rec.kind_name(),
+                    r.wall,
+                )
+            };
+            for (what, peer) in peers.into_iter().flatten() {
+                if peer as usize >= locs {
+                    return Err(Error::input(
+                        &s.name,
+                        format!("{}: {what} location {peer}, but {locs} locations are defined", at()),
+                    ));
+                }
+            }
+            if let Some(c) = comm {
+                if c as usize >= comms {
+                    return Err(Error::input(
+                        &s.name,
+                        format!("{}: names communicator {c}, but {comms} communicators are defined", at()),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

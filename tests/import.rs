@@ -1,0 +1,100 @@
+//! spoor-import over the real traces of $SPOOR_DATA, checked against their known facts.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+const IMPORT: &str = env!("CARGO_BIN_EXE_spoor-import");
+const CAT: &str = env!("CARGO_BIN_EXE_spoor-cat");
+
+/// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).
+fn data() -> Option<PathBuf> {
+    match std::env::var_os("SPOOR_DATA") {
+        Some(d) => Some(PathBuf::from(d)),
+        None if std::env::var_os("CI").is_some() => panic!("SPOOR_DATA is unset under CI"),
+        None => {
+            eprintln!("SPOOR_DATA unset: skipping the tests over real traces (scripts/test sets it)");
+            None
+        }
+    }
+}
+
+/// Imports `input` and counts the events of each kind.
+fn import_kinds(input: &std::path::Path) -> BTreeMap<String, usize> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.spoor");
+    let o = Command::new(IMPORT).arg(input).arg("-o").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(CAT).args(["-f", "json"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut kinds = BTreeMap::new();
+    for line in String::from_utf8(o.stdout).unwrap().lines().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        *kinds.entry(v["kind"].as_str().unwrap().to_owned()).or_default() += 1;
+    }
+    kinds
+}
+
+#[test]
+fn casita_late_sender_has_its_known_records() {
+    let Some(d) = data() else { return };
+    let k = import_kinds(&d.join("otf2/casita-4_mpi_ls_barr"));
+    assert_eq!(k["enter"], 48);
+    assert_eq!(k["leave"], 48);
+    assert_eq!(k["send"], 3);
+    assert_eq!(k["recv_end"], 3);
+    assert_eq!(k["recv_begin"], 3, "one recv_begin per blocking receive");
+    assert_eq!(k["coll_begin"], 4);
+    assert_eq!(k["coll_end"], 4);
+}
+
+#[test]
+fn casita_tags_and_pipit_ping_pong_have_their_known_records() {
+    let Some(d) = data() else { return };
+    let k = import_kinds(&d.join("otf2/casita-10_scorep_mpi_tags/traces.otf2"));
+    assert_eq!((k["enter"], k["leave"], k["send"], k["recv_end"]), (196, 196, 18, 18));
+    assert!(k["clock_offset"] > 0, "CLOCK_OFFSET records become clock_offset events");
+    let k = import_kinds(&d.join("otf2/pipit-ping-pong"));
+    assert_eq!((k["send"], k["recv_end"]), (16, 16));
+    assert_eq!(k["process_begin"], 2);
+}
+
+#[test]
+fn bad_inputs_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(IMPORT).arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("without traces.otf2"));
+    let bogus = dir.path().join("traces.otf2");
+    std::fs::write(&bogus, b"not an anchor").unwrap();
+    let o = Command::new(IMPORT).arg(&bogus).output().unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("traces.otf2"));
+    let o = Command::new(IMPORT).arg(dir.path().join("nothing.prv")).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nothing.prv"));
+}
+
+#[test]
+fn paraver_epoch_has_one_send_and_one_receive_per_communication() {
+    let Some(d) = data() else { return };
+    let dir = d.join("paraver/pypop-epoch-2proc");
+    let k = import_kinds(&dir);
+    assert_eq!(k["send"], 1156);
+    let receives = k.get("recv_end").copied().unwrap_or(0) + k.get("irecv_complete").copied().unwrap_or(0);
+    assert_eq!(receives, 1156);
+    assert_eq!(k["enter"], k["leave"]);
+    assert_eq!(k["coll_begin"], k["coll_end"]);
+}
+
+#[test]
+fn dumpi_testtrace_has_its_ring_and_collectives() {
+    let Some(d) = data() else { return };
+    let k = import_kinds(&d.join("dumpi/sst-dumpi-testtrace"));
+    // Each of the 4 ranks: Isend to rank+1, Recv from rank-1, Wait, Barrier, Allreduce.
+    assert_eq!(k["isend"], 4);
+    assert_eq!(k["recv_end"], 4);
+    assert_eq!(k["isend_complete"], 4);
+    assert_eq!(k["coll_begin"], 8);
+    assert_eq!(k["enter"], k["leave"]);
+}

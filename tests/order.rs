@@ -1,0 +1,370 @@
+//! spoor-merge, spoor-align and spoor-order end to end: the binaries, their pipes,
+//! their reports, exit codes and errors.
+
+use spoor_format::binary::flags;
+use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
+use spoor_model::{Definitions, Event, Kind};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn bin(name: &str) -> &'static str {
+    match name {
+        "merge" => env!("CARGO_BIN_EXE_spoor-merge"),
+        "align" => env!("CARGO_BIN_EXE_spoor-align"),
+        "order" => env!("CARGO_BIN_EXE_spoor-order"),
+        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
+        _ => unreachable!("{name}"),
+    }
+}
+
+fn testdata(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/order").join(name).to_string_lossy().into_owned()
+}
+
+/// Runs a command with `stdin` and extra environment.
+fn run(name: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(bin(name));
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().expect("the command runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "spoor-{name} {args:?} panicked: {err}");
+    out
+}
+
+fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let out = run(name, args, stdin, &[]);
+    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+fn read(bytes: Vec<u8>) -> (u64, Definitions, Vec<Event>) {
+    let r = TraceReader::from_bytes("out", bytes, ReadOptions::default()).unwrap();
+    let fl = r.header().map_or(0, |h| h.flags);
+    let (d, e) = r.read_all().unwrap();
+    (fl, d, e)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn the_pipe_from_synth_to_an_ordered_trace() {
+    // spoor-synth stencil | spoor-merge - | spoor-align | spoor-order > x
+    let synth = ok("synth", &["stencil", "--procs", "6", "--steps", "15"], b"");
+    let merged = ok("merge", &["-", "-q"], &synth);
+    let aligned = ok("align", &["-q"], &merged);
+    let ordered = ok("order", &[], &aligned);
+    let (fl, defs, events) = read(ordered.clone());
+    let (_, d0, e0) = read(synth);
+    assert_eq!(
+        fl & (flags::GLOBAL_ORDER | flags::ALIGNED | flags::MATCHED),
+        flags::GLOBAL_ORDER | flags::ALIGNED | flags::MATCHED
+    );
+    assert_eq!(defs, d0);
+    assert_eq!(events.len(), e0.len());
+    assert!(events.iter().all(|e| e.ann.lamport.is_some()));
+    let sends = events.iter().filter(|e| matches!(e.kind, Kind::Send { .. } | Kind::Isend { .. })).count();
+    let matched = events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Send { .. } | Kind::Isend { .. }) && e.ann.partner.is_some())
+        .count();
+    assert!(sends > 0);
+    assert_eq!(sends, matched, "every send of the stencil is matched");
+    // Synthetic clocks agree with happened-before: the total order is time order.
+    assert!(events.windows(2).all(|w| w[0].wall <= w[1].wall));
+    // Nothing to report on the result.
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.spoor");
+    std::fs::write(&x, &ordered).unwrap();
+    let check = run("order", &["--check", x.to_str().unwrap()], b"", &[]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("no problems"));
+}
+
+#[test]
+fn output_does_not_depend_on_the_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let synth = ok("synth", &["master-worker", "--procs", "5", "--steps", "6", "--block-events", "16"], b"");
+    let p = dir.path().join("s.spoor");
+    std::fs::write(&p, &synth).unwrap();
+    let ps = p.to_str().unwrap();
+    let text = testdata("collectives.txt");
+    for (cmd, args) in [
+        ("merge", vec![ps, text.as_str()]),
+        ("align", vec![ps, "--min-latency", "1us"]),
+        ("order", vec![ps]),
+        ("order", vec![text.as_str()]),
+    ] {
+        let one = run(cmd, &args, b"", &[("RAYON_NUM_THREADS", "1")]);
+        let two = run(cmd, &args, b"", &[("RAYON_NUM_THREADS", "2")]);
+        assert!(one.status.success() && two.status.success(), "{cmd} {args:?}: {}", stderr(&one));
+        assert!(!one.stdout.is_empty());
+        assert_eq!(one.stdout, two.stdout, "spoor-{cmd} {args:?}");
+        assert_eq!(one.stderr, two.stderr, "spoor-{cmd} {args:?}");
+    }
+}
+
+#[test]
+fn check_lists_problems_and_fails() {
+    let out = run("order", &["--check", &testdata("unmatched.txt")], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "unmatched send: rank0 (location 0) event 1 (send at 10 us)",
+        "unmatched receive: rank1 (location 1) event 2 (recv_end at 12 us)",
+        "size mismatch: rank1 (location 1) event 4 (recv_end at 22 us): receives 16 bytes",
+        "collective: rank0 (location 0) event 5",
+        "lock: rank1 (location 1) event 7",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
+    }
+    let json = run("order", &["--check", "--format", "json", &testdata("unmatched.txt")], b"", &[]);
+    assert_eq!(json.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["errors"], 7);
+    assert_eq!(v["problems"][0]["kind"], "unmatched_send");
+    assert_eq!(v["problems"][0]["location_name"], "rank0");
+    assert_eq!(v["problems"][0]["wall"], 10_000);
+    // Without --check the trace is written, and the problems reported on standard error.
+    let out = run("order", &[&testdata("unmatched.txt")], b"", &[]);
+    assert!(out.status.success());
+    assert!(stderr(&out).contains("2 unmatched send"), "{}", stderr(&out));
+    let (_, _, events) = read(out.stdout);
+    assert_eq!(events.len(), 17, "unmatched events are kept");
+    // A clean trace passes.
+    let out = run("order", &["--check", &testdata("p2p.txt")], b"", &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn a_cycle_names_its_events() {
+    let out = run("order", &[&testdata("cycle.txt")], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("cycle"), "{e}");
+    assert!(
+        e.contains("rank0 (location 0) event 2 (recv_end at 10 us) waits for rank1 (location 1) event 3"),
+        "{e}"
+    );
+    assert!(
+        e.contains("rank1 (location 1) event 2 (recv_end at 10 us) waits for rank0 (location 0) event 3"),
+        "{e}"
+    );
+    let check = run("order", &["--check", &testdata("cycle.txt")], b"", &[]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("cycle:"));
+    // With -o, a failure leaves no file behind.
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("out.spoor");
+    let out = run("order", &[&testdata("cycle.txt"), "-o", o.to_str().unwrap()], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn align_reports_and_repairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let out = run("align", &[&testdata("skew.txt"), "--report", report.to_str().unwrap()], b"", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stderr.is_empty(), "the report goes to the file");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["violations_before"]["messages"], 5);
+    assert_eq!(r["violations_after"]["messages"], 0);
+    assert_eq!(r["locations"][1]["method"], "messages");
+    assert_eq!(r["locations"][1]["offset_start_ns"], -1_000_000);
+    let (fl, _, events) = read(out.stdout);
+    assert_ne!(fl & flags::ALIGNED, 0);
+    let moved: Vec<&Event> = events.iter().filter(|e| e.loc == 1).collect();
+    assert!(moved.iter().all(|e| e.ann.raw_wall == Some(e.wall + 1_000_000)));
+    // The text report on standard error.
+    let out = run("align", &[&testdata("skew.txt")], b"", &[]);
+    let e = stderr(&out);
+    assert!(e.contains("violations before:             5 (messages 5"), "{e}");
+    assert!(e.contains("violations after (final):      0"), "{e}");
+    assert!(e.contains("rank1") && e.contains("-1 ms"), "{e}");
+    // Without offsets the controlled logical clock alone repairs the violations.
+    let out = run("align", &[&testdata("skew.txt"), "--method", "none", "--min-latency", "2us"], b"", &[]);
+    assert!(stderr(&out).contains("violations after (final):      0"), "{}", stderr(&out));
+    let input = spoor_order::Input::from_bytes("aligned", out.stdout);
+    let scan = spoor_order::scan::scan(&input, true).unwrap();
+    assert_eq!(scan.total_events(), 34);
+    let sync = spoor_order::matching::match_events(&scan.defs, &scan.records);
+    assert_eq!(sync.messages.len(), 10);
+    assert_eq!(spoor_order::align::violations(&sync, &scan.walls, 2_000).total(), 0);
+}
+
+fn write(p: &Path, defs: &Definitions, events: &[Event]) {
+    let mut w = TraceWriter::new(Vec::new(), defs, WriterOptions::default()).unwrap();
+    for e in events {
+        w.write(e).unwrap();
+    }
+    std::fs::write(p, w.finish().unwrap()).unwrap();
+}
+
+#[test]
+fn merge_per_process_files_and_applications() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, defs, events) = read(ok("synth", &["ring", "--procs", "4", "--steps", "5"], b""));
+    // One file per process in a directory, each with all definitions.
+    let ranks = dir.path().join("ranks");
+    std::fs::create_dir(&ranks).unwrap();
+    for l in 0..4u32 {
+        let mine: Vec<Event> = events.iter().filter(|e| e.loc == l).cloned().collect();
+        write(&ranks.join(format!("rank{l}.spoor")), &defs, &mine);
+    }
+    let merged = ok("merge", &[ranks.to_str().unwrap()], b"");
+    let (_, d, e) = read(merged.clone());
+    assert_eq!(d, defs);
+    assert_eq!(e.len(), events.len());
+    // ... and the merged trace orders with every message matched.
+    let dir2 = tempfile::tempdir().unwrap();
+    let m = dir2.path().join("m.spoor");
+    std::fs::write(&m, merged).unwrap();
+    assert!(run("order", &["--check", m.to_str().unwrap()], b"", &[]).status.success());
+
+    // Two runs of one program, the second replayed in comparison mode.
+    let a = dir.path().join("a.spoor");
+    let b = dir.path().join("b.spoor");
+    write(&a, &defs, &events);
+    let later: Vec<Event> = events
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            e.wall += 10_000_000_000;
+            e
+        })
+        .collect();
+    write(&b, &defs, &later);
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = run(
+        "merge",
+        &["--app", &format!("old={sa}"), "--app", &format!("new={sb}"), "--compare", "new"],
+        b"",
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("comparison mode: new shifted by -10 s"), "{}", stderr(&out));
+    let (_, d, e) = read(out.stdout);
+    assert_eq!(d.apps.len(), 2);
+    assert_eq!(d.machines.len(), defs.machines.len(), "machines are shared");
+    assert_eq!(e.len(), 2 * events.len());
+    assert!(e.iter().all(|x| x.wall < 10_000_000_000));
+    // Without names the runs collide.
+    let out = run("merge", &[sa, sb], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--app"), "{}", stderr(&out));
+    // An unknown application for --compare is a usage error.
+    let out = run("merge", &[sa, "--compare", "nope"], b"", &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bad_input_is_reported_not_panicked() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.spoor");
+    std::fs::write(
+        &garbage,
+        b"\x89SPOOR\r\n\x01\x00\x00\x00\x18\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\xff\xff",
+    )
+    .unwrap();
+    let g = garbage.to_str().unwrap();
+    let missing = dir.path().join("missing.spoor");
+    let m = missing.to_str().unwrap();
+    for cmd in ["merge", "align", "order"] {
+        for (file, code) in [(g, 1), (m, 1)] {
+            let out = run(cmd, &[file], b"", &[]);
+            assert_eq!(out.status.code(), Some(code), "spoor-{cmd} {file}: {}", stderr(&out));
+            assert!(stderr(&out).contains(file), "spoor-{cmd} names the file: {}", stderr(&out));
+        }
+        // Empty standard input.
+        let out = run(cmd, &["-"], b"", &[]);
+        assert_eq!(out.status.code(), Some(1), "spoor-{cmd} -: {}", stderr(&out));
+        assert!(stderr(&out).contains("<stdin>"), "{}", stderr(&out));
+    }
+    // A newer major version: exit 3.
+    let mut newer = ok("synth", &["ring", "--steps", "1"], b"");
+    newer[8] = 9;
+    for cmd in ["merge", "align", "order"] {
+        let out = run(cmd, &["-"], &newer, &[]);
+        assert_eq!(out.status.code(), Some(3), "spoor-{cmd}: {}", stderr(&out));
+    }
+    // A send to a location that does not exist: the error names the file and the event.
+    let bad = dir.path().join("dangling.txt");
+    std::fs::write(
+        &bad,
+        "spoor-text 1\napp 0 a\nmachine 0 m\nprocess 0 p0 app=0 machine=0 rank=0\nlocation 0 p0 process=0 thread=0\n\
+         comm 0 world members=0\n0 0 - process_begin\n0 5us - send to=7 tag=1 bytes=4\n",
+    )
+    .unwrap();
+    let b = bad.to_str().unwrap();
+    for cmd in ["merge", "align", "order"] {
+        let out = run(cmd, &[b], b"", &[]);
+        assert_eq!(out.status.code(), Some(1), "spoor-{cmd}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains(b) && e.contains("event 1 (send at 5 us)") && e.contains("location 7"),
+            "spoor-{cmd}: {e}"
+        );
+    }
+}
+
+#[test]
+fn help_names_the_rules() {
+    for (cmd, needle) in [("merge", "--compare"), ("align", "--min-latency"), ("order", "--check")] {
+        let out = run(cmd, &["--help"], b"", &[]);
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains(needle));
+    }
+    let out = run("align", &["--gamma", "0", "x"], b"", &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn merge_follows_definitions_that_change_mid_stream() {
+    // A recorder that learns names late writes the definitions again (trace.md).
+    let mut defs = Definitions::new();
+    let app = defs.add_app("late");
+    let m = defs.add_machine("node0");
+    let p = defs.add_process("p0", app, m, 0);
+    defs.add_location("p0", p, 0);
+    let early = defs.strings.intern("early");
+    let mut w =
+        TraceWriter::new(Vec::new(), &defs, WriterOptions { block_events: 2, ..Default::default() }).unwrap();
+    for t in 0..4 {
+        w.write(&Event::new(0, t, None, Kind::Enter { proc: early })).unwrap();
+    }
+    let late = defs.strings.intern("resolved-at-exit");
+    let p1 = defs.add_process("p1", app, m, 1);
+    defs.add_location("p1", p1, 0);
+    w.set_definitions(&defs).unwrap();
+    for t in 4..8 {
+        w.write(&Event::new(1, t, None, Kind::Enter { proc: late })).unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    // Through a pipe: the definitions change while the merge is under way.
+    let other = testdata("p2p.txt");
+    let out = ok("merge", &["-", &other], &bytes);
+    let (_, d, e) = read(out);
+    let name = |ev: &Event| match ev.kind {
+        Kind::Enter { proc } => d.strings.get(proc).map(str::to_owned),
+        _ => None,
+    };
+    let names: Vec<String> = e.iter().filter_map(name).collect();
+    assert_eq!(names.iter().filter(|n| *n == "early").count(), 4);
+    assert_eq!(names.iter().filter(|n| *n == "resolved-at-exit").count(), 4);
+    assert_eq!(d.apps.len(), 2);
+    assert_eq!(d.locations.len(), 5, "p0, p1 and p2p's three ranks");
+}
