@@ -98,3 +98,32 @@ fn dumpi_testtrace_has_its_ring_and_collectives() {
     assert_eq!(k["coll_begin"], 8);
     assert_eq!(k["enter"], k["leave"]);
 }
+
+#[test]
+fn every_real_trace_imports_and_passes_order_check_and_the_pipeline() {
+    let Some(d) = data() else { return };
+    const ORDER: &str = env!("CARGO_BIN_EXE_spoor-order");
+    const ALIGN: &str = env!("CARGO_BIN_EXE_spoor-align");
+    let traces = [
+        "otf2/casita-4_mpi_ls_barr",
+        "otf2/casita-10_scorep_mpi_tags",
+        "otf2/pipit-ping-pong",
+        "paraver/pypop-epoch-2proc",
+        "dumpi/sst-dumpi-testtrace",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for t in traces {
+        let out = dir.path().join("t.spoor");
+        let o = Command::new(IMPORT).arg(d.join(t)).arg("-o").arg(&out).output().unwrap();
+        assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
+        let o = Command::new(ORDER).arg("--check").arg(&out).output().unwrap();
+        let report = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success() && report.contains("no problems"), "{t}: {report}");
+        let aligned = dir.path().join("a.spoor");
+        let o = Command::new(ALIGN).arg(&out).arg("-o").arg(&aligned).output().unwrap();
+        assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
+        let ordered = dir.path().join("o.spoor");
+        let o = Command::new(ORDER).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
+        assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
