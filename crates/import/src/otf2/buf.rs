@@ -1,34 +1,24 @@
-//! Low-level decoding of OTF2 buffers: chunks, record framing and OTF2's own
-//! integer compression.
+//! The byte level of OTF2 files: chunk headers, markers, byte order, and the
+//! compressed integers.
 //!
-//! Every OTF2 file except the anchor is a sequence of chunks of exactly
-//! `chunk_size` bytes (the last one may be shorter: it is written only up to
-//! its last used byte). A chunk starts with an 18-byte header:
+//! Every OTF2 file is a sequence of chunks. A chunk starts with a header:
+//! the byte 0x03, the byte order of the chunk (0x42 little-endian, 0x23
+//! big-endian) and, in chunked files (definitions and events), the numbers of
+//! the chunk's first and last event as two full 8-byte integers. The anchor
+//! file is one unchunked buffer (no event numbers). Records follow; a chunk's
+//! unused tail is filled with end-of-chunk markers (0x00) and the last chunk
+//! of a file ends with an end-of-file marker (0x02).
 //!
-//! ```text
-//! 0x03 (CHUNK_HEADER)  endianness (0x42 little, 0x23 big)
-//! first event number (u64)  last event number (u64)
-//! ```
-//!
-//! and continues with records until a `0x00` (END_OF_CHUNK) byte, after which
-//! the reader jumps to the next chunk boundary. The file ends with `0x02`
-//! (END_OF_FILE), usually followed by `0x01` (END_OF_BUFFER). The anchor file
-//! has a 2-byte header (type and endianness only) and no chunking.
-//!
-//! A record is a type byte and, for all but the ten "singleton" event types
-//! (one compressed attribute and nothing else), a length: one byte if below
-//! 255, else `0xFF` followed by the length as a full 8-byte integer. Fields
-//! inside are either "full" fixed-width integers in the chunk's byte order,
-//! or compressed integers: a size byte `n` in `1..=8` followed by the `n`
-//! low-order bytes of the value (in the chunk's byte order), where the size
-//! byte `0x00` alone means 0 and `0xFF` alone means all bits set (OTF2's
-//! UNDEFINED value). Strings are NUL-terminated.
+//! Compressed integers: the first byte is the number `n` of bytes that
+//! follow, the low `n` bytes of the value in the chunk's byte order; 0x00 is
+//! the value 0 and 0xFF the all-ones value (OTF2's "undefined"). Unsigned
+//! 32-bit values use at most 4 bytes, 64-bit values at most 8. Signed values
+//! are stored as their unsigned bit pattern. Timestamps and a few other fields
+//! are full (uncompressed) 8-byte integers.
 
-use spoor_format::Error;
+use std::borrow::Cow;
 
-/// The record types OTF2 reserves for buffer management.
 pub const END_OF_CHUNK: u8 = 0;
-pub const END_OF_BUFFER: u8 = 1;
 pub const END_OF_FILE: u8 = 2;
 pub const CHUNK_HEADER: u8 = 3;
 pub const TIMESTAMP: u8 = 5;
@@ -37,277 +27,238 @@ pub const ATTRIBUTE_LIST: u8 = 6;
 pub const LITTLE_ENDIAN: u8 = 0x42;
 pub const BIG_ENDIAN: u8 = 0x23;
 
-/// Decodes a compressed unsigned integer of at most `max` payload bytes at
-/// `data[*pos..]`, advancing `pos`. `None` if the bytes end early or the size
-/// byte is out of range.
-#[inline]
-fn compressed(data: &[u8], pos: &mut usize, max: u8, big: bool) -> Result<u64, &'static str> {
-    let Some(&size) = data.get(*pos) else {
-        return Err("the data ends before a compressed integer");
-    };
-    if size == 0 {
-        *pos += 1;
-        return Ok(0);
-    }
-    if size == 0xFF {
-        *pos += 1;
-        return Ok(if max == 4 { u32::MAX as u64 } else { u64::MAX });
-    }
-    if size > max {
-        return Err("the size byte of a compressed integer is out of range");
-    }
-    let start = *pos + 1;
-    let end = start + size as usize;
-    let Some(bytes) = data.get(start..end) else {
-        return Err("the data ends inside a compressed integer");
-    };
-    let mut v: u64 = 0;
-    if big {
-        for &b in bytes {
-            v = (v << 8) | b as u64;
-        }
-    } else {
-        for (i, &b) in bytes.iter().enumerate() {
-            v |= (b as u64) << (8 * i);
-        }
-    }
-    *pos = end;
-    Ok(v)
+/// The size of a chunk header in chunked files.
+pub const CHUNK_HEADER_LEN: usize = 18;
+
+/// Something wrong at a byte offset of a buffer; the caller adds the file name
+/// and the buffer's own offset in the file.
+#[derive(Clone, Debug)]
+pub struct Bad {
+    pub at: usize,
+    pub msg: Cow<'static, str>,
 }
 
-/// A cursor over a byte range of one file, with the file's name and the
-/// absolute offset of the range so that errors can say where they happened.
-#[derive(Clone, Copy)]
-pub struct Cursor<'a> {
-    pub data: &'a [u8],
-    /// Position of the next byte, as an absolute offset into the file.
-    pub pos: usize,
-    /// End of the readable range (absolute, exclusive).
-    pub end: usize,
-    pub big: bool,
-    pub file: &'a str,
-}
-
-impl<'a> Cursor<'a> {
-    pub fn new(data: &'a [u8], file: &'a str, start: usize, end: usize, big: bool) -> Self {
-        let end = end.min(data.len());
-        Cursor { data, pos: start.min(end), end, big, file }
-    }
-
-    pub fn err(&self, at: usize, msg: impl Into<String>) -> Error {
-        Error::corrupt(self.file, at as u64, msg)
-    }
-
-    #[inline]
-    pub fn remaining(&self) -> usize {
-        self.end - self.pos
-    }
-
-    #[inline]
-    pub fn at_end(&self) -> bool {
-        self.pos >= self.end
-    }
-
-    #[inline]
-    fn bytes(&self) -> &'a [u8] {
-        &self.data[..self.end]
-    }
-
-    #[inline]
-    pub fn u8(&mut self, what: &str) -> Result<u8, Error> {
-        match self.bytes().get(self.pos) {
-            Some(&b) => {
-                self.pos += 1;
-                Ok(b)
-            }
-            None => Err(self.err(self.pos, format!("the data ends before {what} (a byte)"))),
-        }
-    }
-
-    #[inline]
-    fn fixed<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {
-        match self.bytes().get(self.pos..self.pos + N) {
-            Some(b) => {
-                self.pos += N;
-                let mut a = [0u8; N];
-                a.copy_from_slice(b);
-                Ok(a)
-            }
-            None => Err(self.err(self.pos, format!("the data ends before {what} ({N} bytes)"))),
-        }
-    }
-
-    #[inline]
-    pub fn u32_full(&mut self, what: &str) -> Result<u32, Error> {
-        let a = self.fixed::<4>(what)?;
-        Ok(if self.big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) })
-    }
-
-    #[inline]
-    pub fn u64_full(&mut self, what: &str) -> Result<u64, Error> {
-        let a = self.fixed::<8>(what)?;
-        Ok(if self.big { u64::from_be_bytes(a) } else { u64::from_le_bytes(a) })
-    }
-
-    #[inline]
-    pub fn f64(&mut self, what: &str) -> Result<f64, Error> {
-        Ok(f64::from_bits(self.u64_full(what)?))
-    }
-
-    /// A compressed 32-bit integer (`0xFF` alone is `u32::MAX`).
-    #[inline]
-    pub fn u32(&mut self, what: &str) -> Result<u32, Error> {
-        let at = self.pos;
-        let data = self.bytes();
-        compressed(data, &mut self.pos, 4, self.big)
-            .map(|v| v as u32)
-            .map_err(|m| self.err(at, format!("{m} (reading {what})")))
-    }
-
-    /// A compressed 64-bit integer (`0xFF` alone is `u64::MAX`).
-    #[inline]
-    pub fn u64(&mut self, what: &str) -> Result<u64, Error> {
-        let at = self.pos;
-        let data = self.bytes();
-        compressed(data, &mut self.pos, 8, self.big)
-            .map_err(|m| self.err(at, format!("{m} (reading {what})")))
-    }
-
-    /// A compressed signed 64-bit integer (two's complement of the unsigned form).
-    #[inline]
-    pub fn i64(&mut self, what: &str) -> Result<i64, Error> {
-        self.u64(what).map(|v| v as i64)
-    }
-
-    /// A NUL-terminated string (invalid UTF-8 is replaced, not refused).
-    pub fn string(&mut self, what: &str) -> Result<String, Error> {
-        let rest = &self.bytes()[self.pos..];
-        match rest.iter().position(|&b| b == 0) {
-            Some(n) => {
-                let s = String::from_utf8_lossy(&rest[..n]).into_owned();
-                self.pos += n + 1;
-                Ok(s)
-            }
-            None => {
-                Err(self.err(self.pos, format!("{what}: no terminating NUL byte before the end of the data")))
-            }
-        }
-    }
-
-    /// Reads a record length (1 byte, or `0xFF` and 8 bytes) and returns a
-    /// cursor over the record's data; `self` moves past the record. The record
-    /// must lie within this cursor's range.
-    #[inline]
-    pub fn record(&mut self, name: &str) -> Result<Cursor<'a>, Error> {
-        let at = self.pos;
-        let small = self.u8("a record length")?;
-        let len = if small == 0xFF { self.u64_full("a record length")? } else { small as u64 };
-        if len > self.remaining() as u64 {
-            return Err(self.err(
-                at,
-                format!(
-                    "{name} record length {len} runs past the end of its chunk ({} bytes left)",
-                    self.remaining()
-                ),
-            ));
-        }
-        let start = self.pos;
-        self.pos += len as usize;
-        Ok(Cursor { data: self.data, pos: start, end: self.pos, big: self.big, file: self.file })
+impl Bad {
+    pub fn new(at: usize, msg: impl Into<Cow<'static, str>>) -> Self {
+        Bad { at, msg: msg.into() }
     }
 }
 
-/// One chunk's header.
+pub type R<T> = Result<T, Bad>;
+
+/// A chunk header: byte order and, for chunked files, the event numbers.
 #[derive(Clone, Copy, Debug)]
 pub struct ChunkHeader {
-    /// Absolute offset of the chunk in its file.
-    pub start: usize,
+    pub big_endian: bool,
     pub first_event: u64,
     pub last_event: u64,
 }
 
-/// Reads a chunked file (global definitions, local definitions, events): a
-/// cursor over the current chunk plus the logic to step to the next one.
-pub struct Chunked<'a> {
-    pub cur: Cursor<'a>,
-    chunk_size: usize,
-    pub header: ChunkHeader,
+/// Reads the chunk header at the start of `d` (`chunked`: with event numbers).
+pub fn chunk_header(d: &[u8], chunked: bool) -> R<ChunkHeader> {
+    let need = if chunked { CHUNK_HEADER_LEN } else { 2 };
+    if d.len() < need {
+        return Err(Bad::new(d.len(), format!("truncated chunk header: {} of {need} bytes", d.len())));
+    }
+    if d[0] != CHUNK_HEADER {
+        return Err(Bad::new(0, format!("expected a chunk header (0x03), found 0x{:02x}", d[0])));
+    }
+    let big_endian = match d[1] {
+        LITTLE_ENDIAN => false,
+        BIG_ENDIAN => true,
+        b => return Err(Bad::new(1, format!("invalid byte-order mark 0x{b:02x} (expected 0x42 or 0x23)"))),
+    };
+    let (first_event, last_event) =
+        if chunked { (full_u64(d, 2, big_endian), full_u64(d, 10, big_endian)) } else { (0, 0) };
+    Ok(ChunkHeader { big_endian, first_event, last_event })
 }
 
-impl<'a> Chunked<'a> {
-    pub fn new(data: &'a [u8], file: &'a str, chunk_size: u64) -> Result<Self, Error> {
-        if data.is_empty() {
-            return Err(Error::corrupt(file, 0, "the file is empty: expected an OTF2 chunk header (0x03)"));
-        }
-        let chunk_size = usize::try_from(chunk_size).unwrap_or(usize::MAX);
-        let mut c = Chunked {
-            cur: Cursor::new(data, file, 0, 0, false),
-            chunk_size,
-            header: ChunkHeader { start: 0, first_event: 0, last_event: 0 },
-        };
-        c.open_chunk(0)?;
-        Ok(c)
+/// A full 8-byte integer at `p`; the caller has checked that 8 bytes remain.
+#[inline(always)]
+pub fn full_u64(d: &[u8], p: usize, be: bool) -> u64 {
+    let b: [u8; 8] = d[p..p + 8].try_into().unwrap();
+    if be {
+        u64::from_be_bytes(b)
+    } else {
+        u64::from_le_bytes(b)
     }
+}
 
-    fn open_chunk(&mut self, start: usize) -> Result<(), Error> {
-        let data = self.cur.data;
-        let file = self.cur.file;
-        let end = start.saturating_add(self.chunk_size).min(data.len());
-        let mut cur = Cursor::new(data, file, start, end, false);
-        let t = cur.u8("a chunk header")?;
-        if t != CHUNK_HEADER {
-            return Err(cur.err(start, format!("expected a chunk header (0x03), found 0x{t:02x}")));
+/// The value of `n` (1..=8) payload bytes given as the 8 bytes after the length byte.
+#[inline(always)]
+fn payload<const BE: bool>(raw: [u8; 8], n: u32) -> u64 {
+    if BE {
+        u64::from_be_bytes(raw) >> (64 - 8 * n)
+    } else {
+        u64::from_le_bytes(raw) & (u64::MAX >> (64 - 8 * n))
+    }
+}
+
+/// A compressed integer of at most `max` payload bytes at `*p`, in the byte
+/// order `BE`; `d` is the whole chunk (reading never goes past its end).
+#[inline(always)]
+pub fn compressed<const BE: bool>(d: &[u8], p: &mut usize, max: u8) -> R<u64> {
+    let at = *p;
+    if at + 9 <= d.len() {
+        let n = d[at];
+        let raw: [u8; 8] = d[at + 1..at + 9].try_into().unwrap();
+        if n == 0 {
+            *p = at + 1;
+            return Ok(0);
         }
-        let e = cur.u8("the byte-order marker of a chunk header")?;
-        cur.big = match e {
-            LITTLE_ENDIAN => false,
-            BIG_ENDIAN => true,
-            _ => {
-                return Err(cur.err(
-                    start + 1,
-                    format!(
-                        "expected a byte-order marker (0x42 or 0x23) in the chunk header, found 0x{e:02x}"
-                    ),
-                ))
+        if n == 0xff {
+            *p = at + 1;
+            return Ok(if max == 4 { u32::MAX as u64 } else { u64::MAX });
+        }
+        if n <= max {
+            *p = at + 1 + n as usize;
+            return Ok(payload::<BE>(raw, n as u32));
+        }
+        return Err(bad_size(at, n));
+    }
+    compressed_slow::<BE>(d, p, max)
+}
+
+#[cold]
+fn bad_size(at: usize, n: u8) -> Bad {
+    Bad::new(at, format!("invalid compressed-integer size byte 0x{n:02x}"))
+}
+
+#[cold]
+#[inline(never)]
+fn compressed_slow<const BE: bool>(d: &[u8], p: &mut usize, max: u8) -> R<u64> {
+    let at = *p;
+    let Some(&n) = d.get(at) else {
+        return Err(Bad::new(at, "truncated: expected a compressed integer"));
+    };
+    match n {
+        0 => {
+            *p = at + 1;
+            Ok(0)
+        }
+        0xff => {
+            *p = at + 1;
+            Ok(if max == 4 { u32::MAX as u64 } else { u64::MAX })
+        }
+        n if n <= max => {
+            let end = at + 1 + n as usize;
+            if end > d.len() {
+                return Err(Bad::new(at, "truncated compressed integer"));
             }
+            let mut raw = [0u8; 8];
+            raw[..n as usize].copy_from_slice(&d[at + 1..end]);
+            *p = end;
+            Ok(payload::<BE>(raw, n as u32))
+        }
+        n => Err(bad_size(at, n)),
+    }
+}
+
+/// A record's length field at `*p`: one byte, or 0xFF and a full 8-byte length.
+#[inline(always)]
+pub fn record_len<const BE: bool>(d: &[u8], p: &mut usize) -> R<usize> {
+    let at = *p;
+    match d.get(at) {
+        Some(&l) if l != 0xff => {
+            *p = at + 1;
+            Ok(l as usize)
+        }
+        Some(_) => {
+            if at + 9 > d.len() {
+                return Err(Bad::new(at, "truncated record length"));
+            }
+            let l = full_u64(d, at + 1, BE);
+            *p = at + 9;
+            usize::try_from(l).map_err(|_| Bad::new(at, format!("record length {l} is impossible")))
+        }
+        None => Err(Bad::new(at, "truncated: expected a record length")),
+    }
+}
+
+/// A bounded reader for the non-hot paths (anchor, definitions): reads stop
+/// at `end`, the end of the record (or buffer) being read.
+pub struct Cursor<'a> {
+    pub d: &'a [u8],
+    pub pos: usize,
+    pub end: usize,
+    pub be: bool,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(d: &'a [u8], pos: usize, end: usize, be: bool) -> Self {
+        Cursor { d, pos, end: end.min(d.len()), be }
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.end.saturating_sub(self.pos)
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.end
+    }
+
+    fn need(&self, n: usize, what: &str) -> R<()> {
+        if self.pos + n > self.end {
+            Err(Bad::new(self.pos, format!("truncated: expected {what}")))
+        } else {
+            Ok(())
+        }
+    }
+
+    pub fn u8(&mut self) -> R<u8> {
+        self.need(1, "a byte")?;
+        self.pos += 1;
+        Ok(self.d[self.pos - 1])
+    }
+
+    pub fn full_u32(&mut self) -> R<u32> {
+        self.need(4, "a 4-byte integer")?;
+        let b: [u8; 4] = self.d[self.pos..self.pos + 4].try_into().unwrap();
+        self.pos += 4;
+        Ok(if self.be { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) })
+    }
+
+    pub fn full_u64(&mut self) -> R<u64> {
+        self.need(8, "an 8-byte integer")?;
+        let v = full_u64(self.d, self.pos, self.be);
+        self.pos += 8;
+        Ok(v)
+    }
+
+    pub fn f64(&mut self) -> R<f64> {
+        Ok(f64::from_bits(self.full_u64()?))
+    }
+
+    fn compressed(&mut self, max: u8) -> R<u64> {
+        let d = &self.d[..self.end];
+        if self.be {
+            compressed::<true>(d, &mut self.pos, max)
+        } else {
+            compressed::<false>(d, &mut self.pos, max)
+        }
+    }
+
+    pub fn u32c(&mut self) -> R<u32> {
+        Ok(self.compressed(4)? as u32)
+    }
+
+    pub fn u64c(&mut self) -> R<u64> {
+        self.compressed(8)
+    }
+
+    pub fn i64c(&mut self) -> R<i64> {
+        Ok(self.compressed(8)? as i64)
+    }
+
+    /// A NUL-terminated string (invalid UTF-8 is replaced).
+    pub fn string(&mut self) -> R<String> {
+        let rest = &self.d[self.pos.min(self.end)..self.end];
+        let Some(n) = rest.iter().position(|&b| b == 0) else {
+            return Err(Bad::new(self.pos, "truncated: a string without its terminating NUL"));
         };
-        let first_event = cur.u64_full("the first event number of a chunk header")?;
-        let last_event = cur.u64_full("the last event number of a chunk header")?;
-        self.header = ChunkHeader { start, first_event, last_event };
-        self.cur = cur;
-        Ok(())
-    }
-
-    /// Steps to the next chunk after an END_OF_CHUNK byte at `at`.
-    pub fn next_chunk(&mut self, at: usize) -> Result<(), Error> {
-        let next = self.header.start.saturating_add(self.chunk_size);
-        if next >= self.cur.data.len() {
-            return Err(self.cur.err(
-                at,
-                format!(
-                    "end of chunk, but the file ends there ({} bytes, chunk size {}): expected another chunk \
-                     or an END_OF_FILE record (truncated file?)",
-                    self.cur.data.len(),
-                    self.chunk_size
-                ),
-            ));
-        }
-        self.open_chunk(next)
-    }
-
-    /// The next record type byte, or an error naming what was expected if the
-    /// chunk's data ends.
-    #[inline]
-    pub fn record_type(&mut self) -> Result<u8, Error> {
-        if self.cur.at_end() {
-            return Err(self.cur.err(
-                self.cur.pos,
-                "the data ends inside a chunk: expected a record, END_OF_CHUNK or END_OF_FILE (truncated file?)",
-            ));
-        }
-        let b = self.cur.data[self.cur.pos];
-        self.cur.pos += 1;
-        Ok(b)
+        let s = String::from_utf8_lossy(&rest[..n]).into_owned();
+        self.pos += n + 1;
+        Ok(s)
     }
 }
 
@@ -316,41 +267,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compressed_integers() {
-        let cases: &[(&[u8], u64)] = &[
-            (&[0], 0),
-            (&[0xFF], u64::MAX),
-            (&[1, 0xd0], 0xd0),
-            (&[2, 0x34, 0x12], 0x1234),
-            (&[8, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], (-10i64) as u64),
-        ];
-        for (bytes, v) in cases {
-            let mut c = Cursor::new(bytes, "t", 0, bytes.len(), false);
-            assert_eq!(c.u64("x").unwrap(), *v);
+    fn compressed_integers_in_both_byte_orders() {
+        // 0x1234 in two bytes, then 0, then undefined, then 5 in one byte.
+        let le = [2u8, 0x34, 0x12, 0, 0xff, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let be = [2u8, 0x12, 0x34, 0, 0xff, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        for (d, big) in [(&le[..], false), (&be[..], true)] {
+            let mut c = Cursor::new(d, 0, 7, big);
+            assert_eq!(c.u32c().unwrap(), 0x1234);
+            assert_eq!(c.u64c().unwrap(), 0);
+            assert_eq!(c.u32c().unwrap(), u32::MAX);
+            assert_eq!(c.u64c().unwrap(), 5);
             assert!(c.at_end());
+            assert!(c.u64c().is_err());
         }
-        let mut c = Cursor::new(&[0xFF], "t", 0, 1, false);
-        assert_eq!(c.u32("x").unwrap(), u32::MAX);
-        let mut c = Cursor::new(&[2, 0x12, 0x34], "t", 0, 3, true);
-        assert_eq!(c.u32("x").unwrap(), 0x1234);
-        let mut c = Cursor::new(&[5, 1, 2, 3, 4, 5], "t", 0, 6, false);
-        assert!(c.u32("x").is_err());
-        let mut c = Cursor::new(&[3, 1, 2], "t", 0, 3, false);
-        let e = c.u64("x").unwrap_err();
-        assert_eq!(e.offset, Some(0));
+        // The fast path (9 bytes available) and the slow path agree.
+        let d = [8u8, 1, 2, 3, 4, 5, 6, 7, 8];
+        let mut p = 0;
+        assert_eq!(compressed::<false>(&d, &mut p, 8).unwrap(), 0x0807060504030201);
+        let mut p = 0;
+        assert_eq!(compressed::<true>(&d, &mut p, 8).unwrap(), 0x0102030405060708);
+        let mut p = 0;
+        assert_eq!(compressed_slow::<false>(&d, &mut p, 8).unwrap(), 0x0807060504030201);
+        // Too many bytes for a 32-bit value; truncated values.
+        let mut p = 0;
+        assert!(compressed::<false>(&d, &mut p, 4).is_err());
+        let mut p = 0;
+        assert!(compressed::<false>(&d[..5], &mut p, 8).is_err());
     }
 
     #[test]
-    fn record_lengths_are_bounded() {
-        let data = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 1];
-        let mut c = Cursor::new(&data, "t", 0, data.len(), false);
-        assert!(c.record("X").is_err());
-        let data = [2, 7, 8, 9];
-        let mut c = Cursor::new(&data, "t", 0, data.len(), false);
-        let mut r = c.record("X").unwrap();
-        assert_eq!(r.u8("a").unwrap(), 7);
-        assert_eq!(r.u8("b").unwrap(), 8);
-        assert!(r.u8("c").is_err());
-        assert_eq!(c.pos, 3);
+    fn chunk_headers() {
+        let mut h = vec![3u8, 0x42];
+        h.extend(7u64.to_le_bytes());
+        h.extend(9u64.to_le_bytes());
+        let c = chunk_header(&h, true).unwrap();
+        assert_eq!((c.big_endian, c.first_event, c.last_event), (false, 7, 9));
+        assert!(chunk_header(&h[..10], true).is_err());
+        h[1] = 0x11;
+        assert!(chunk_header(&h, true).is_err());
+        h[0] = 4;
+        assert!(chunk_header(&h, true).is_err());
     }
 }

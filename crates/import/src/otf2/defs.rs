@@ -1,387 +1,547 @@
-//! Global definitions (`traces.def`) and local definitions (`traces/N.def`).
+//! Global definitions (`traces.def`), local definitions (`traces/<id>.def`:
+//! mapping tables and clock offsets), and their conversion to spoor's
+//! [`Definitions`].
 //!
-//! Record layouts (OTF2 1.0 attributes in order, then the attributes each
-//! later version appended; a reader takes what it knows and jumps to the
-//! record's announced end, which skips later additions):
-//!
-//! | id | record | fields read here |
-//! |---|---|---|
-//! | 5 | ClockProperties | resolution (c64), global offset (c64), length (c64) |
-//! | 10 | String | id (c32), text (NUL-terminated) |
-//! | 12 | SystemTreeNode | id, name, class, parent (c32 each) |
-//! | 13 | LocationGroup | id, name (c32), type (u8), system tree parent (c32) |
-//! | 14 | Location | id (c64), name (c32), type (u8), #events (c64), group (c32) |
-//! | 15 | Region | id, name, description (c32), pre-1.1 type (u8), file, begin, end (c32); since 1.1: canonical name (c32), role, paradigm (u8), flags (c32) |
-//! | 18 | Group | id, name (c32), pre-1.2 type (u8), n (c32), n members (c64); since 1.2: type, paradigm (u8), flags (c32) |
-//! | 19 | MetricMember | id, name, description (c32), metric type, mode, value type, base (u8), exponent (c64 signed), unit (c32) |
-//! | 20 | MetricClass | id (c32), n (u8), n members (c32), occurrence (u8), ... |
-//! | 21 | MetricInstance | id, class (c32), recorder (c64), scope type (u8), scope (c64) |
-//! | 22 | Comm | id, name, group, parent (c32); since 3.0: flags |
-//!
-//! Local definitions: 5 MappingTable (type u8, map: count c64, mode u8
-//! (0 dense, 1 sparse), then global ids or local/global pairs as c64) and
-//! 6 ClockOffset (time u64 full, offset c64 signed, standard deviation f64).
+//! Definition files are chunked like event files; each record is a type
+//! byte, a length (one byte, or 0xFF and 8 bytes) and its fields. Fields added
+//! by later OTF2 versions come last: a record is read up to the fields this
+//! reader needs and skipped to its announced end, and an older record without
+//! the trailing fields gets their defaults.
 
-use super::buf::{Chunked, Cursor, END_OF_BUFFER, END_OF_CHUNK, END_OF_FILE};
-use spoor_format::Error;
+use super::buf::{chunk_header, record_len, Bad, Cursor, CHUNK_HEADER_LEN, END_OF_CHUNK, END_OF_FILE, R};
+use spoor_model::{CommId, Definitions, LocId, MetricId};
 use std::collections::HashMap;
 
-pub const UNDEF32: u32 = u32::MAX;
+/// OTF2's undefined reference.
+pub const UNDEF: u32 = u32::MAX;
+/// A missing entry in a [`Lookup`].
+pub const NONE: u32 = u32::MAX;
 
+/// A map from u32 ids to u32 values: dense for small ids, sparse beyond.
 #[derive(Clone, Debug, Default)]
-pub struct Clock {
-    pub resolution: u64,
-    pub global_offset: u64,
-    pub length: u64,
+pub struct Lookup {
+    dense: Vec<u32>,
+    sparse: HashMap<u32, u32>,
 }
 
-#[derive(Clone, Debug)]
-pub struct SystemTreeNode {
-    pub id: u32,
-    pub name: u32,
+const DENSE_LIMIT: u32 = 1 << 20;
+
+impl Lookup {
+    #[inline(always)]
+    pub fn get(&self, id: u32) -> u32 {
+        match self.dense.get(id as usize) {
+            Some(&v) => v,
+            None => self.get_sparse(id),
+        }
+    }
+
+    #[cold]
+    fn get_sparse(&self, id: u32) -> u32 {
+        if self.sparse.is_empty() {
+            NONE
+        } else {
+            self.sparse.get(&id).copied().unwrap_or(NONE)
+        }
+    }
+
+    pub fn insert(&mut self, id: u32, v: u32) {
+        if id < DENSE_LIMIT {
+            if self.dense.len() <= id as usize {
+                self.dense.resize(id as usize + 1, NONE);
+            }
+            self.dense[id as usize] = v;
+        } else {
+            self.sparse.insert(id, v);
+        }
+    }
 }
 
-#[derive(Clone, Debug)]
-pub struct LocationGroup {
-    pub id: u32,
-    pub name: u32,
-    pub parent: u32,
-    pub offset: usize,
+/// Calls `f` for every record of a chunked definitions file: its type, its
+/// offset, and a cursor over its fields. Positions are offsets in `d`.
+pub fn walk(d: &[u8], chunk_size: usize, mut f: impl FnMut(u8, usize, &mut Cursor) -> R<()>) -> R<()> {
+    let mut start = 0;
+    loop {
+        if start >= d.len() {
+            return Err(Bad::new(d.len(), "truncated: the file ends without an end-of-file marker"));
+        }
+        let end = (start + chunk_size).min(d.len());
+        let h = chunk_header(&d[start..end], true).map_err(|b| Bad::new(start + b.at, b.msg))?;
+        let mut p = start + CHUNK_HEADER_LEN;
+        loop {
+            if p >= end {
+                return Err(Bad::new(p, "truncated: the chunk ends without an end-of-chunk marker"));
+            }
+            let t = d[p];
+            let at = p;
+            p += 1;
+            match t {
+                END_OF_CHUNK => break,
+                END_OF_FILE => return Ok(()),
+                _ => {
+                    let len = if h.big_endian {
+                        record_len::<true>(&d[..end], &mut p)?
+                    } else {
+                        record_len::<false>(&d[..end], &mut p)?
+                    };
+                    if len > end - p {
+                        return Err(Bad::new(
+                            at,
+                            format!("record of {len} bytes runs past the end of its chunk"),
+                        ));
+                    }
+                    let mut c = Cursor::new(d, p, p + len, h.big_endian);
+                    f(t, at, &mut c)?;
+                    p += len;
+                }
+            }
+        }
+        start += chunk_size;
+    }
 }
 
-#[derive(Clone, Debug)]
-pub struct Location {
+// Global definition record types.
+const CLOCK_PROPERTIES: u8 = 5;
+const STRING: u8 = 10;
+const SYSTEM_TREE_NODE: u8 = 12;
+const LOCATION_GROUP: u8 = 13;
+const LOCATION: u8 = 14;
+const REGION: u8 = 15;
+const GROUP: u8 = 18;
+const METRIC_MEMBER: u8 = 19;
+const METRIC_CLASS: u8 = 20;
+const METRIC_INSTANCE: u8 = 21;
+const COMM: u8 = 22;
+
+// Group types (OTF2 >= 1.2).
+const GROUP_LOCATIONS: u8 = 1;
+const GROUP_COMM_LOCATIONS: u8 = 4;
+const GROUP_COMM_GROUP: u8 = 5;
+const GROUP_COMM_SELF: u8 = 6;
+const PARADIGM_MPI: u8 = 4;
+
+pub struct LocationDef {
     pub id: u64,
     pub name: u32,
     pub events: u64,
     pub group: u32,
-    pub offset: usize,
+    pub at: usize,
 }
 
-#[derive(Clone, Debug)]
-pub struct Region {
-    pub id: u32,
-    pub name: u32,
+struct GroupDef {
+    gtype: u8,
+    paradigm: u8,
+    members: Vec<u64>,
+    at: usize,
 }
 
-/// OTF2 group types (1.2 numbering).
-pub mod group_type {
-    pub const COMM_LOCATIONS: u8 = 4;
-    pub const COMM_GROUP: u8 = 5;
-    pub const COMM_SELF: u8 = 6;
-}
-
-#[derive(Clone, Debug)]
-pub struct Group {
-    pub kind: u8,
-    pub paradigm: u8,
-    pub members: Vec<u64>,
-    pub offset: usize,
-}
-
-#[derive(Clone, Debug)]
-pub struct MetricMember {
-    pub id: u32,
-    pub name: u32,
-    pub base: u8,
-    pub exponent: i64,
-    pub unit: u32,
-}
-
-#[derive(Clone, Debug)]
-pub struct Comm {
-    pub id: u32,
-    pub name: u32,
-    pub group: u32,
-    pub offset: usize,
-}
-
-/// The global definitions as OTF2 states them, before conversion.
+/// The global definitions as read, before conversion.
 #[derive(Default)]
-pub struct RawDefs {
-    pub clock: Option<Clock>,
-    pub strings: HashMap<u32, String>,
-    pub system_tree: Vec<SystemTreeNode>,
-    pub location_groups: Vec<LocationGroup>,
-    pub locations: Vec<Location>,
-    pub regions: Vec<Region>,
-    pub groups: HashMap<u32, Group>,
-    pub metric_members: Vec<MetricMember>,
-    /// Metric class id -> its member ids.
-    pub metric_classes: HashMap<u32, Vec<u32>>,
-    /// Metric instance id -> its class id.
-    pub metric_instances: HashMap<u32, u32>,
-    pub comms: Vec<Comm>,
-    /// How many definition records of each type id were read.
-    pub counts: HashMap<u8, u64>,
+pub struct Global {
+    pub resolution: u64,
+    pub global_offset: u64,
+    pub trace_length: u64,
+    strings: HashMap<u32, String>,
+    nodes: Vec<(u32, u32)>,
+    location_groups: Vec<(u32, u32, u32, usize)>,
+    pub locations: Vec<LocationDef>,
+    regions: Vec<(u32, u32)>,
+    groups: HashMap<u32, GroupDef>,
+    group_order: Vec<u32>,
+    metric_members: Vec<(u32, u32, u32, usize)>,
+    metric_classes: Vec<(u32, Vec<u32>, usize)>,
+    metric_instances: Vec<(u32, u32, usize)>,
+    comms: Vec<(u32, u32, u32, usize)>,
 }
 
-/// Converts an OTF2 pre-1.2 group type to the 1.2 numbering (type, paradigm).
-fn group_type_pre_1_2(t: u8) -> (u8, u8) {
-    const MPI: u8 = 4;
-    match t {
-        1 => (1, 0),
-        2 | 3 => (2, 0),
-        4 => (group_type::COMM_GROUP, MPI),
-        5 => (group_type::COMM_SELF, MPI),
-        6 => (group_type::COMM_LOCATIONS, MPI),
-        _ => (0, 0),
-    }
-}
-
-/// Reads `n` compressed integers after checking that they can fit in the
-/// record (each takes at least one byte): no allocation sized by an
-/// unchecked count.
-fn checked_count(r: &Cursor, n: u64, at: usize, what: &str) -> Result<usize, Error> {
-    if n > r.remaining() as u64 {
-        return Err(
-            r.err(at, format!("{n} {what} cannot fit in the {} bytes left in the record", r.remaining()))
-        );
-    }
-    Ok(n as usize)
-}
-
-pub fn parse_global(data: &[u8], file: &str, chunk_size: u64) -> Result<RawDefs, Error> {
-    let mut d = RawDefs::default();
-    let mut ch = Chunked::new(data, file, chunk_size)?;
-    loop {
-        let at = ch.cur.pos;
-        let t = ch.record_type()?;
+pub fn parse_global(d: &[u8], chunk_size: usize) -> R<Global> {
+    let mut g = Global { resolution: 1, ..Global::default() };
+    let mut have_clock = false;
+    walk(d, chunk_size, |t, at, c| {
         match t {
-            END_OF_CHUNK => {
-                ch.next_chunk(at)?;
-                continue;
-            }
-            END_OF_FILE | END_OF_BUFFER => break,
-            _ => {}
-        }
-        let mut r = ch.cur.record("a definition")?;
-        *d.counts.entry(t).or_insert(0) += 1;
-        match t {
-            5 => {
-                let resolution = r.u64("the timer resolution")?;
-                let global_offset = r.u64("the global offset")?;
-                let length = r.u64("the trace length")?;
-                if resolution == 0 {
-                    return Err(r.err(at, "clock properties with a timer resolution of 0 ticks per second"));
+            CLOCK_PROPERTIES => {
+                g.resolution = c.u64c()?;
+                g.global_offset = c.u64c()?;
+                g.trace_length = c.u64c()?;
+                if g.resolution == 0 || g.resolution == u64::MAX {
+                    return Err(Bad::new(at, format!("invalid timer resolution {}", g.resolution)));
                 }
-                d.clock = Some(Clock { resolution, global_offset, length });
+                have_clock = true;
             }
-            10 => {
-                let id = r.u32("a string id")?;
-                let s = r.string("a string definition")?;
-                d.strings.insert(id, s);
+            STRING => {
+                let id = c.u32c()?;
+                let s = c.string()?;
+                g.strings.insert(id, s);
             }
-            12 => d.system_tree.push(SystemTreeNode {
-                id: r.u32("a system tree node id")?,
-                name: r.u32("a system tree node name")?,
-            }),
-            13 => d.location_groups.push(LocationGroup {
-                id: r.u32("a location group id")?,
-                name: r.u32("a location group name")?,
-                parent: {
-                    r.u8("a location group type")?;
-                    r.u32("a location group's system tree parent")?
-                },
-                offset: at,
-            }),
-            14 => d.locations.push(Location {
-                id: r.u64("a location id")?,
-                name: r.u32("a location name")?,
-                events: {
-                    r.u8("a location type")?;
-                    r.u64("a location's number of events")?
-                },
-                group: r.u32("a location's group")?,
-                offset: at,
-            }),
-            15 => {
-                let id = r.u32("a region id")?;
-                let name = r.u32("a region name")?;
-                d.regions.push(Region { id, name });
+            SYSTEM_TREE_NODE => {
+                let id = c.u32c()?;
+                let name = c.u32c()?;
+                g.nodes.push((id, name));
             }
-            18 => {
-                let id = r.u32("a group id")?;
-                r.u32("a group name")?;
-                let pre12 = r.u8("a group type")?;
-                let cat = r.pos;
-                let n = r.u32("a group's number of members")?;
-                let n = checked_count(&r, n as u64, cat, "group members")?;
-                let mut members = Vec::with_capacity(n);
+            LOCATION_GROUP => {
+                let id = c.u32c()?;
+                let name = c.u32c()?;
+                let _type = c.u8()?;
+                let parent = c.u32c()?;
+                g.location_groups.push((id, name, parent, at));
+            }
+            LOCATION => {
+                let id = c.u64c()?;
+                let name = c.u32c()?;
+                let _type = c.u8()?;
+                let events = c.u64c()?;
+                let group = c.u32c()?;
+                g.locations.push(LocationDef { id, name, events, group, at });
+            }
+            REGION => {
+                let id = c.u32c()?;
+                let name = c.u32c()?;
+                g.regions.push((id, name));
+            }
+            GROUP => {
+                let id = c.u32c()?;
+                let _name = c.u32c()?;
+                let pre12 = c.u8()?;
+                let n = c.u32c()?;
+                if n as usize > c.remaining() {
+                    return Err(Bad::new(at, format!("group of {n} members does not fit in its record")));
+                }
+                let mut members = Vec::with_capacity(n as usize);
                 for _ in 0..n {
-                    members.push(r.u64("a group member")?);
+                    members.push(c.u64c()?);
                 }
-                let (kind, paradigm) = if !r.at_end() {
-                    (r.u8("a group type")?, r.u8("a group paradigm")?)
+                let (gtype, paradigm) = if !c.at_end() {
+                    (c.u8()?, c.u8()?)
                 } else {
-                    group_type_pre_1_2(pre12)
+                    // Before OTF2 1.2: MPI groups had their own types.
+                    match pre12 {
+                        4 => (GROUP_COMM_GROUP, PARADIGM_MPI),
+                        5 => (GROUP_COMM_SELF, PARADIGM_MPI),
+                        6 => (GROUP_COMM_LOCATIONS, PARADIGM_MPI),
+                        t => (t, 0),
+                    }
                 };
-                d.groups.insert(id, Group { kind, paradigm, members, offset: at });
+                g.group_order.push(id);
+                g.groups.insert(id, GroupDef { gtype, paradigm, members, at });
             }
-            19 => {
-                let id = r.u32("a metric member id")?;
-                let name = r.u32("a metric member name")?;
-                r.u32("a metric member description")?;
-                r.u8("a metric type")?;
-                r.u8("a metric mode")?;
-                r.u8("a metric value type")?;
-                let base = r.u8("a metric base")?;
-                let exponent = r.i64("a metric exponent")?;
-                let unit = r.u32("a metric unit")?;
-                d.metric_members.push(MetricMember { id, name, base, exponent, unit });
+            METRIC_MEMBER => {
+                let id = c.u32c()?;
+                let name = c.u32c()?;
+                let _descr = c.u32c()?;
+                let _type = c.u8()?;
+                let _mode = c.u8()?;
+                let _value_type = c.u8()?;
+                let _base = c.u8()?;
+                let _exponent = c.i64c()?;
+                let unit = c.u32c()?;
+                g.metric_members.push((id, name, unit, at));
             }
-            20 => {
-                let id = r.u32("a metric class id")?;
-                let cat = r.pos;
-                let n = r.u8("a metric class's number of members")?;
-                let n = checked_count(&r, n as u64, cat, "metric members")?;
-                let mut members = Vec::with_capacity(n);
+            METRIC_CLASS => {
+                let id = c.u32c()?;
+                let n = c.u8()?;
+                let mut members = Vec::with_capacity(n as usize);
                 for _ in 0..n {
-                    members.push(r.u32("a metric class member")?);
+                    members.push(c.u32c()?);
                 }
-                d.metric_classes.insert(id, members);
+                g.metric_classes.push((id, members, at));
             }
-            21 => {
-                let id = r.u32("a metric instance id")?;
-                let class = r.u32("a metric instance's class")?;
-                d.metric_instances.insert(id, class);
+            METRIC_INSTANCE => {
+                let id = c.u32c()?;
+                let class = c.u32c()?;
+                g.metric_instances.push((id, class, at));
             }
-            22 => d.comms.push(Comm {
-                id: r.u32("a communicator id")?,
-                name: r.u32("a communicator name")?,
-                group: r.u32("a communicator's group")?,
-                offset: at,
-            }),
+            COMM => {
+                let id = c.u32c()?;
+                let name = c.u32c()?;
+                let group = c.u32c()?;
+                g.comms.push((id, name, group, at));
+            }
             _ => {}
         }
+        Ok(())
+    })?;
+    if !have_clock {
+        return Err(Bad::new(0, "the global definitions have no CLOCK_PROPERTIES record"));
     }
-    Ok(d)
+    Ok(g)
 }
 
-/// A mapping table from local to global ids (identity for ids it lacks).
-#[derive(Clone, Debug)]
-pub enum IdMap {
-    Dense(Vec<u64>),
-    /// Sorted by local id.
-    Sparse(Vec<(u64, u64)>),
-}
+// Local definition record types and mapping types.
+const MAPPING_TABLE: u8 = 5;
+const CLOCK_OFFSET: u8 = 6;
+const MAPPING_REGION: u8 = 3;
+const MAPPING_METRIC: u8 = 5;
+const MAPPING_COMM: u8 = 6;
 
-impl IdMap {
-    #[inline]
-    pub fn map(&self, local: u64) -> u64 {
-        match self {
-            IdMap::Dense(v) => usize::try_from(local).ok().and_then(|i| v.get(i)).copied().unwrap_or(local),
-            IdMap::Sparse(v) => match v.binary_search_by_key(&local, |p| p.0) {
-                Ok(i) => v[i].1,
-                Err(_) => local,
-            },
-        }
-    }
-}
-
-/// OTF2 mapping types this reader applies.
-pub mod mapping {
-    pub const REGION: u8 = 3;
-    pub const METRIC: u8 = 5;
-    pub const COMM: u8 = 6;
-    pub const COUNT: usize = 16;
-}
-
-#[derive(Clone, Debug)]
-pub struct ClockOffset {
+/// A CLOCK_OFFSET sample: at local `time` (ticks), global time = local + `offset`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClockSample {
     pub time: u64,
     pub offset: i64,
     pub stddev: f64,
 }
 
+/// A location's local definitions.
 #[derive(Default)]
-pub struct LocalDefs {
-    pub maps: [Option<IdMap>; mapping::COUNT],
-    pub clock_offsets: Vec<ClockOffset>,
+pub struct Local {
+    pub regions: Option<Lookup>,
+    pub comms: Option<Lookup>,
+    pub metrics: Option<Lookup>,
+    pub clock: Vec<ClockSample>,
 }
 
-impl LocalDefs {
-    #[inline]
-    pub fn map(&self, kind: u8, local: u32) -> u32 {
-        match &self.maps[kind as usize] {
-            // Global ids of 32-bit kinds fit in 32 bits; keep UNDEFINED as it is.
-            Some(m) if local != UNDEF32 => m.map(local as u64) as u32,
-            _ => local,
-        }
-    }
-}
-
-pub fn parse_local(data: &[u8], file: &str, chunk_size: u64) -> Result<LocalDefs, Error> {
-    let mut d = LocalDefs::default();
-    let mut ch = Chunked::new(data, file, chunk_size)?;
-    loop {
-        let at = ch.cur.pos;
-        let t = ch.record_type()?;
+pub fn parse_local(d: &[u8], chunk_size: usize) -> R<Local> {
+    let mut l = Local::default();
+    walk(d, chunk_size, |t, at, c| {
         match t {
-            END_OF_CHUNK => {
-                ch.next_chunk(at)?;
-                continue;
-            }
-            END_OF_FILE | END_OF_BUFFER => break,
-            _ => {}
-        }
-        let mut r = ch.cur.record("a local definition")?;
-        match t {
-            5 => {
-                let kind = r.u8("a mapping type")?;
-                let cat = r.pos;
-                let n = r.u64("the size of a mapping table")?;
-                let mode = r.u8("the mode of a mapping table")?;
-                let map = match mode {
-                    0 => {
-                        let n = checked_count(&r, n, cat, "mapping table entries")?;
-                        let mut v = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            v.push(r.u64("a mapping table entry")?);
-                        }
-                        IdMap::Dense(v)
-                    }
-                    1 => {
-                        let n = checked_count(&r, n.saturating_mul(2), cat, "mapping table entries")? / 2;
-                        let mut v = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            let l = r.u64("a mapping table entry")?;
-                            let g = r.u64("a mapping table entry")?;
-                            v.push((l, g));
-                        }
-                        v.sort_by_key(|p| p.0);
-                        IdMap::Sparse(v)
-                    }
-                    m => {
-                        return Err(
-                            r.err(cat, format!("mapping table mode {m}: expected 0 (dense) or 1 (sparse)"))
-                        )
-                    }
-                };
-                if let Some(slot) = d.maps.get_mut(kind as usize) {
-                    *slot = Some(map);
+            MAPPING_TABLE => {
+                let kind = c.u8()?;
+                let n = c.u64c()?;
+                let mode = c.u8()?;
+                let per = if mode == 0 { 1 } else { 2 };
+                if n > (c.remaining() / per) as u64 {
+                    return Err(Bad::new(
+                        at,
+                        format!("mapping table of {n} entries does not fit in its record"),
+                    ));
                 }
-            }
-            6 => {
-                let time = r.u64_full("the time of a clock offset")?;
-                let offset = r.i64("a clock offset")?;
-                let stddev = r.f64("the standard deviation of a clock offset")?;
-                if let Some(prev) = d.clock_offsets.last() {
-                    if prev.time >= time {
-                        return Err(r.err(
-                            at,
-                            format!(
-                                "clock offset at time {time} does not follow the previous one at {}: expected \
-                                 increasing times",
-                                prev.time
-                            ),
-                        ));
+                let mut m = Lookup::default();
+                for i in 0..n {
+                    let local = if mode == 0 { i } else { c.u64c()? };
+                    let global = c.u64c()?;
+                    if matches!(kind, MAPPING_REGION | MAPPING_COMM | MAPPING_METRIC) {
+                        let (Ok(local), Ok(global)) = (u32::try_from(local), u32::try_from(global)) else {
+                            return Err(Bad::new(at, "mapping table entry out of the 32-bit id range"));
+                        };
+                        m.insert(local, global);
                     }
                 }
-                d.clock_offsets.push(ClockOffset { time, offset, stddev });
+                match kind {
+                    MAPPING_REGION => l.regions = Some(m),
+                    MAPPING_COMM => l.comms = Some(m),
+                    MAPPING_METRIC => l.metrics = Some(m),
+                    _ => {}
+                }
+            }
+            CLOCK_OFFSET => {
+                let time = c.full_u64()?;
+                let offset = c.i64c()?;
+                let stddev = c.f64()?;
+                l.clock.push(ClockSample { time, offset, stddev });
             }
             _ => {}
         }
+        Ok(())
+    })?;
+    Ok(l)
+}
+
+/// The region names whose regions are blocking receives (a `RecvBegin` is
+/// synthesized at their Enter).
+const RECV_REGIONS: [&str; 4] = ["MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Mrecv"];
+
+pub fn is_recv_region(name: &str) -> bool {
+    RECV_REGIONS.iter().any(|r| r.eq_ignore_ascii_case(name))
+}
+
+/// Set in a region lookup value when the region is a blocking receive.
+pub const RECV_FLAG: u32 = 1 << 31;
+/// Set in a communicator lookup value for self-like communicators: the low
+/// bits index the location's own copy of it.
+pub const SELF_FLAG: u32 = 1 << 31;
+
+/// Global definitions converted to spoor's, with the tables event decoding needs.
+pub struct Built {
+    pub defs: Definitions,
+    /// OTF2 location id and announced event count, per spoor location.
+    pub locations: Vec<(u64, u64)>,
+    /// Global region id -> StrId | RECV_FLAG.
+    pub regions: Lookup,
+    /// Global communicator id -> spoor CommId, or SELF_FLAG | index into `self_comms`.
+    pub comms: Lookup,
+    /// Per location, its own copy of each self-like communicator.
+    pub self_comms: Vec<Vec<CommId>>,
+    /// Global metric class or instance id -> index into `metric_sets`.
+    pub metrics: Lookup,
+    pub metric_sets: Vec<Vec<MetricId>>,
+    /// The communicator of IrecvRequests whose completion is never seen.
+    pub default_comm: CommId,
+}
+
+pub fn build(g: &Global, app: &str) -> R<Built> {
+    let mut defs = Definitions::new();
+    let s = |id: u32| -> &str { g.strings.get(&id).map(String::as_str).unwrap_or("") };
+    defs.add_app(app);
+
+    // Regions first: all their names are in the string table.
+    let mut regions = Lookup::default();
+    for &(id, name) in &g.regions {
+        let text = s(name);
+        let sid = defs.strings.intern(text);
+        let recv = is_recv_region(text);
+        regions.insert(id, sid | if recv { RECV_FLAG } else { 0 });
     }
-    Ok(d)
+
+    // Machines: the system tree nodes that hold location groups.
+    let node_name: HashMap<u32, u32> = g.nodes.iter().copied().collect();
+    let mut machine_of_node = HashMap::new();
+    for &(nid, _) in &g.nodes {
+        if g.location_groups.iter().any(|lg| lg.2 == nid) && !machine_of_node.contains_key(&nid) {
+            machine_of_node.insert(nid, defs.add_machine(s(node_name[&nid])));
+        }
+    }
+    let mut unknown_machine = None;
+
+    // Location -> group, for ranks.
+    let mut group_index = HashMap::new();
+    for (i, lg) in g.location_groups.iter().enumerate() {
+        if group_index.insert(lg.0, i).is_some() {
+            return Err(Bad::new(lg.3, format!("location group {} is defined twice", lg.0)));
+        }
+    }
+    let mut loc_group = HashMap::new();
+    for l in &g.locations {
+        let Some(&gi) = group_index.get(&l.group) else {
+            return Err(Bad::new(
+                l.at,
+                format!("location {} is in location group {}, which is not defined", l.id, l.group),
+            ));
+        };
+        if loc_group.insert(l.id, gi).is_some() {
+            return Err(Bad::new(l.at, format!("location {} is defined twice", l.id)));
+        }
+    }
+    // Ranks: the position in the MPI COMM_LOCATIONS group.
+    let mut rank = vec![None; g.location_groups.len()];
+    if let Some(world) = g
+        .group_order
+        .iter()
+        .map(|id| &g.groups[id])
+        .find(|gr| gr.gtype == GROUP_COMM_LOCATIONS && gr.paradigm == PARADIGM_MPI)
+    {
+        for (r, lid) in world.members.iter().enumerate() {
+            if let Some(&gi) = loc_group.get(lid) {
+                rank[gi].get_or_insert(r as u32);
+            }
+        }
+    }
+    for (i, lg) in g.location_groups.iter().enumerate() {
+        let machine = match machine_of_node.get(&lg.2) {
+            Some(&m) => m,
+            None => *unknown_machine.get_or_insert_with(|| defs.add_machine("unknown node")),
+        };
+        defs.add_process(s(lg.1), 0, machine, rank[i].unwrap_or(i as u32));
+    }
+
+    // Locations, in definition order; the thread number is the index in the group.
+    let mut loc_of = HashMap::new();
+    let mut threads = vec![0u32; g.location_groups.len()];
+    let mut locations = Vec::with_capacity(g.locations.len());
+    for l in &g.locations {
+        let gi = loc_group[&l.id];
+        let id = defs.add_location(s(l.name), gi as u32, threads[gi]);
+        threads[gi] += 1;
+        loc_of.insert(l.id, id);
+        locations.push((l.id, l.events));
+    }
+
+    // Communicators.
+    let comm_locations = |paradigm: u8| {
+        g.group_order
+            .iter()
+            .map(|id| &g.groups[id])
+            .find(|gr| gr.gtype == GROUP_COMM_LOCATIONS && gr.paradigm == paradigm)
+            .or_else(|| {
+                g.group_order.iter().map(|id| &g.groups[id]).find(|gr| gr.gtype == GROUP_COMM_LOCATIONS)
+            })
+    };
+    let to_locs = |ids: &[u64], at: usize| -> R<Vec<LocId>> {
+        ids.iter()
+            .map(|lid| {
+                loc_of
+                    .get(lid)
+                    .copied()
+                    .ok_or_else(|| Bad::new(at, format!("group member {lid} is not a location")))
+            })
+            .collect()
+    };
+    let mut comms = Lookup::default();
+    let mut selves = Vec::new();
+    for &(id, name, group, _) in &g.comms {
+        let members = match g.groups.get(&group) {
+            None => Vec::new(),
+            Some(gr) => match gr.gtype {
+                GROUP_COMM_SELF => {
+                    comms.insert(id, SELF_FLAG | selves.len() as u32);
+                    selves.push(name);
+                    continue;
+                }
+                GROUP_COMM_GROUP => {
+                    let Some(world) = comm_locations(gr.paradigm) else {
+                        return Err(Bad::new(gr.at, "a communicator group without a COMM_LOCATIONS group"));
+                    };
+                    let ids = gr
+                        .members
+                        .iter()
+                        .map(|&r| {
+                            world.members.get(r as usize).copied().ok_or_else(|| {
+                                Bad::new(
+                                    gr.at,
+                                    format!("group member rank {r} is not in the COMM_LOCATIONS group"),
+                                )
+                            })
+                        })
+                        .collect::<R<Vec<u64>>>()?;
+                    to_locs(&ids, gr.at)?
+                }
+                GROUP_COMM_LOCATIONS | GROUP_LOCATIONS => to_locs(&gr.members, gr.at)?,
+                _ => Vec::new(),
+            },
+        };
+        comms.insert(id, defs.add_comm(s(name), members));
+    }
+    // A copy of each self-like communicator per location.
+    if selves.len().saturating_mul(locations.len()) > 1 << 24 {
+        return Err(Bad::new(
+            0,
+            format!("{} self communicators for {} locations: too many", selves.len(), locations.len()),
+        ));
+    }
+    let self_comms = (0..locations.len() as LocId)
+        .map(|l| selves.iter().map(|&name| defs.add_comm(s(name), vec![l])).collect())
+        .collect();
+    let default_comm = (0..defs.comms.len())
+        .max_by_key(|&c| (defs.comms[c].members.len(), usize::MAX - c))
+        .unwrap_or(0) as CommId;
+
+    // Metrics: one spoor metric per member; classes and instances are sets of members.
+    let mut member_of = HashMap::new();
+    for &(id, name, unit, _) in &g.metric_members {
+        let unit = if unit == UNDEF { "" } else { s(unit) };
+        member_of.insert(id, defs.add_metric(s(name), unit));
+    }
+    let mut metrics = Lookup::default();
+    let mut metric_sets = Vec::new();
+    let mut class_set = HashMap::new();
+    for (id, members, at) in &g.metric_classes {
+        let set = members
+            .iter()
+            .map(|m| {
+                member_of
+                    .get(m)
+                    .copied()
+                    .ok_or_else(|| Bad::new(*at, format!("metric class {id}: member {m} is not defined")))
+            })
+            .collect::<R<Vec<_>>>()?;
+        class_set.insert(*id, metric_sets.len() as u32);
+        metrics.insert(*id, metric_sets.len() as u32);
+        metric_sets.push(set);
+    }
+    for &(id, class, at) in &g.metric_instances {
+        let Some(&set) = class_set.get(&class) else {
+            return Err(Bad::new(at, format!("metric instance {id}: class {class} is not defined")));
+        };
+        metrics.insert(id, set);
+    }
+
+    Ok(Built { defs, locations, regions, comms, self_comms, metrics, metric_sets, default_comm })
 }

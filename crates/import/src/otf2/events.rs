@@ -1,76 +1,343 @@
-//! Decoding one location's events file.
+//! Decoding the events of one location: the hot loop over a chunk, and the
+//! sinks that turn decoded records into spoor events.
 //!
-//! Event record layouts (after the type byte and, except for singletons, the
-//! record length; `c32`/`c64` are compressed integers):
+//! An events chunk is a sequence of records, each a type byte and its
+//! fields; a timestamp record (0x05 and a full 8-byte time) sets the time of
+//! the records that follow it until the next one, and an attribute list
+//! (0x06) belongs to the next event. Most records carry their length after
+//! the type byte (one byte, or 0xFF and 8 bytes), so unknown ones are
+//! skipped; the OTF2 1.x "singleton" records (Enter, Leave, ...) have one
+//! compressed integer and no length.
 //!
-//! | id | record | fields |
-//! |---|---|---|
-//! | 12, 13 | Enter, Leave (singletons) | region c32 |
-//! | 14 | MpiSend | receiver c32, comm c32, tag c32, length c64 |
-//! | 15 | MpiIsend | receiver c32, comm c32, tag c32, length c64, request c64 |
-//! | 16, 17 | MpiIsendComplete, MpiIrecvRequest (singletons) | request c64 |
-//! | 18 | MpiRecv | sender c32, comm c32, tag c32, length c64 |
-//! | 19 | MpiIrecv | sender c32, comm c32, tag c32, length c64, request c64 |
-//! | 22 | MpiCollectiveBegin | (nothing) |
-//! | 23 | MpiCollectiveEnd | op u8, comm c32, root c32, sent c64, received c64 |
-//! | 31 | Metric | metric c32, n u8, n × (type u8, value c64) |
-//! | 62, 63, 65 | ThreadCreate, ThreadBegin, ThreadEnd | contingent c32, sequence c64 |
-//! | 83 | ProgramBegin | name c32, n c32, n × argument c32 |
-//! | 84 | ProgramEnd | exit status c64 |
-//!
-//! A TIMESTAMP record (5, then a full u64) sets the time of the events that
-//! follow; an ATTRIBUTE_LIST record (6) precedes the event it belongs to.
+//! The decoder calls a [`Sink`]; the [`Resolver`] pairs what OTF2 leaves
+//! apart: a collective begin with its end, an Irecv request with its
+//! completion (or cancellation), a blocking receive with the Enter of its
+//! MPI_Recv region.
 
-use super::buf::{Chunked, ATTRIBUTE_LIST, END_OF_BUFFER, END_OF_CHUNK, END_OF_FILE, TIMESTAMP};
-use super::defs::{mapping, ClockOffset, LocalDefs, UNDEF32};
-use super::names::{ev, event_name, is_singleton};
-use super::{ClockMode, CommInfo, LocationEvents, Otf2Archive};
-use spoor_format::Error;
-use spoor_model::{CollOp, Event, Kind, LocId};
-use std::collections::{BTreeMap, HashMap};
+use super::buf::{self, compressed, full_u64, record_len, Bad, R};
+use super::clock::{correct, Interval, TimeConv};
+use super::defs::{Lookup, NONE, RECV_FLAG, SELF_FLAG, UNDEF};
+use super::names as n;
+use spoor_model::{Annotations, CollOp, CommId, Communicator, Event, Kind, LocId, MetricId, StrId};
 
-/// Placeholder communicator of events completed later (IrecvRequest, CollBegin).
-const PENDING: u32 = u32::MAX;
+/// The communicator of placeholders the resolver fills in later.
+pub const PLACEHOLDER: CommId = u32::MAX;
 
-/// OTF2's clock correction: offsets interpolated linearly between samples
-/// (extrapolated before the first and after the last interval); a single
-/// sample corrects nothing, as in OTF2.
-struct Corrector {
-    /// (begin, end, offset at begin, slope)
-    intervals: Vec<(u64, u64, i64, f64)>,
-    cur: usize,
+/// Where a location's ids lead.
+pub struct LocCtx<'a> {
+    pub regions: &'a Lookup,
+    pub region_map: Option<&'a Lookup>,
+    pub comms: &'a Lookup,
+    pub comm_map: Option<&'a Lookup>,
+    pub self_comms: &'a [CommId],
+    pub comm_defs: &'a [Communicator],
+    pub metrics: &'a Lookup,
+    pub metric_map: Option<&'a Lookup>,
+    pub metric_sets: &'a [Vec<MetricId>],
+    pub conv: TimeConv,
+    /// Clock correction (empty: raw ticks).
+    pub intervals: &'a [Interval],
 }
 
-impl Corrector {
-    fn new(offsets: &[ClockOffset]) -> Self {
-        let intervals = offsets
-            .windows(2)
-            .map(|w| {
-                // The differences converted, not the values: less precision lost.
-                let slope = w[1].offset.wrapping_sub(w[0].offset) as f64 / (w[1].time - w[0].time) as f64;
-                (w[0].time, w[1].time, w[0].offset, slope)
-            })
-            .collect();
-        Corrector { intervals, cur: 0 }
-    }
-
-    #[inline]
-    fn apply(&mut self, t: u64) -> u64 {
-        if self.intervals.is_empty() {
-            return t;
+/// Maps a local id through a mapping table (ids not in the table map to themselves).
+#[inline(always)]
+fn map_id(m: Option<&Lookup>, id: u32) -> u32 {
+    match m {
+        None => id,
+        Some(m) => {
+            let g = m.get(id);
+            if g == NONE {
+                id
+            } else {
+                g
+            }
         }
-        while self.cur + 1 < self.intervals.len() && t > self.intervals[self.cur].1 {
-            self.cur += 1;
-        }
-        let (begin, _, offset, slope) = self.intervals[self.cur];
-        // As OTF2 3.x does it: the interpolated part rounded to whole ticks
-        // (ties to even), then added in integer arithmetic.
-        let diff = if t >= begin { (t - begin) as f64 } else { -((begin - t) as f64) };
-        let offset = offset.wrapping_add((slope * diff).round_ties_even() as i64);
-        t.wrapping_add(offset as u64)
     }
 }
 
+impl LocCtx<'_> {
+    #[inline(always)]
+    fn comm(&self, raw: u32) -> CommId {
+        let c = self.comms.get(map_id(self.comm_map, raw));
+        if c != NONE && c & SELF_FLAG != 0 {
+            self.self_comms.get((c & !SELF_FLAG) as usize).copied().unwrap_or(NONE)
+        } else {
+            c
+        }
+    }
+
+    #[inline(always)]
+    fn member(&self, comm: CommId, rank: u32, at: usize) -> R<LocId> {
+        match self.comm_defs[comm as usize].members.get(rank as usize) {
+            Some(&l) => Ok(l),
+            None => Err(Bad::new(
+                at,
+                format!(
+                    "rank {rank} is not in communicator {comm} ({} members)",
+                    self.comm_defs[comm as usize].members.len()
+                ),
+            )),
+        }
+    }
+}
+
+/// Per-location decoding state that crosses chunks.
+pub struct DecState {
+    /// The current time in ticks (OTF2 starts at 0) and in ns.
+    pub time: u64,
+    pub wall: i64,
+    cursor: usize,
+    /// Event records read (every record but timestamps, attribute lists and markers).
+    pub records: u64,
+    /// Skipped records by type; attribute lists at [`buf::ATTRIBUTE_LIST`].
+    pub skipped: Box<[u64; 256]>,
+    /// Records skipped because their communicator is not defined, by type.
+    pub no_comm: Box<[u64; 256]>,
+    /// THREAD_CREATE and THREAD_BEGIN: (contingent, sequence number), in order.
+    pub creates: Vec<(CommId, u64)>,
+    pub begins: Vec<(CommId, u64)>,
+}
+
+impl DecState {
+    pub fn new(ctx: &LocCtx) -> Self {
+        DecState {
+            time: 0,
+            wall: ctx.conv.ns(correct(ctx.intervals, &mut 0, 0)),
+            cursor: 0,
+            records: 0,
+            skipped: Box::new([0; 256]),
+            no_comm: Box::new([0; 256]),
+            creates: Vec::new(),
+            begins: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    fn set_time(&mut self, ctx: &LocCtx, t: u64) {
+        if t != self.time {
+            self.time = t;
+            self.wall = ctx.conv.ns(correct(ctx.intervals, &mut self.cursor, t));
+        }
+    }
+}
+
+/// What decoded records become.
+pub trait Sink {
+    fn plain(&mut self, wall: i64, kind: Kind);
+    fn enter(&mut self, wall: i64, proc: StrId, recv: bool);
+    fn leave(&mut self, wall: i64, proc: StrId);
+    fn recv(&mut self, wall: i64, from: LocId, comm: CommId, tag: u32, bytes: u64);
+    fn coll_begin(&mut self, wall: i64);
+    fn coll_end(
+        &mut self,
+        wall: i64,
+        op: CollOp,
+        comm: CommId,
+        root: Option<LocId>,
+        sent: u64,
+        received: u64,
+    );
+    fn irecv_request(&mut self, wall: i64, request: u64);
+    #[allow(clippy::too_many_arguments)]
+    fn irecv(&mut self, wall: i64, request: u64, from: LocId, comm: CommId, tag: u32, bytes: u64);
+    /// MPI_REQUEST_CANCELLED: a pending receive request never communicates.
+    fn cancel(&mut self, wall: i64, request: u64);
+}
+
+#[inline(always)]
+fn ev(loc: LocId, wall: i64, kind: Kind) -> Event {
+    Event { loc, wall, cpu: None, kind, ann: Annotations { partner: None, lamport: None, raw_wall: None } }
+}
+
+/// Builds a location's final events: fills placeholders, inserts the
+/// synthesized `RecvBegin`s, and (in raw clock mode) interleaves the
+/// clock-offset samples by time.
+pub struct Resolver {
+    loc: LocId,
+    pub events: Vec<Event>,
+    recv_begin: bool,
+    /// Open regions: a RecvBegin placeholder's index, or NO_PLACEHOLDER.
+    stack: Vec<usize>,
+    /// Open collective begins (placeholder indices).
+    colls: Vec<usize>,
+    /// Pending Irecv requests: (request id, placeholder index).
+    irecvs: Vec<(u64, usize)>,
+    default_comm: CommId,
+    /// Placeholders that may stay unfilled (removed at the end).
+    open_placeholders: usize,
+    /// Clock-offset events not yet placed, by decreasing time.
+    samples: Vec<Event>,
+    next_sample: i64,
+}
+
+const NO_PLACEHOLDER: usize = usize::MAX;
+
+impl Resolver {
+    pub fn new(
+        loc: LocId,
+        capacity: usize,
+        recv_begin: bool,
+        default_comm: CommId,
+        mut samples: Vec<Event>,
+    ) -> Self {
+        // By decreasing time, samples of equal times in their recorded order from the end.
+        samples.sort_by_key(|e| e.wall);
+        samples.reverse();
+        let next_sample = samples.last().map_or(i64::MAX, |e| e.wall);
+        Resolver {
+            loc,
+            events: super::alloc_events(capacity),
+            recv_begin,
+            stack: Vec::new(),
+            colls: Vec::new(),
+            irecvs: Vec::new(),
+            default_comm,
+            open_placeholders: 0,
+            samples,
+            next_sample,
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, wall: i64, kind: Kind) {
+        if wall > self.next_sample {
+            self.place_samples(wall);
+        }
+        self.events.push(ev(self.loc, wall, kind));
+    }
+
+    /// Places the samples taken before `wall` (a sample goes after the events at its own time).
+    #[cold]
+    fn place_samples(&mut self, wall: i64) {
+        while self.samples.last().is_some_and(|s| s.wall < wall) {
+            let s = self.samples.pop().unwrap();
+            self.events.push(s);
+        }
+        self.next_sample = self.samples.last().map_or(i64::MAX, |e| e.wall);
+    }
+
+    /// The final events, and the numbers of collective begins without an end
+    /// and of cancelled receive requests (both dropped).
+    pub fn finish(mut self) -> (Vec<Event>, u64, u64) {
+        self.place_samples(i64::MAX);
+        for (_, i) in std::mem::take(&mut self.irecvs) {
+            self.unmatched_irecv(i);
+        }
+        let (mut colls, mut cancelled) = (0, 0);
+        if self.open_placeholders > 0 {
+            self.events.retain(|e| match e.kind {
+                Kind::RecvBegin { comm: PLACEHOLDER, .. } => false,
+                Kind::CollBegin { comm: PLACEHOLDER, .. } => {
+                    colls += 1;
+                    false
+                }
+                Kind::IrecvRequest { comm: PLACEHOLDER, .. } => {
+                    cancelled += 1;
+                    false
+                }
+                _ => true,
+            });
+        }
+        (self.events, colls, cancelled)
+    }
+
+    fn unmatched_irecv(&mut self, i: usize) {
+        if let Kind::IrecvRequest { comm, .. } = &mut self.events[i].kind {
+            *comm = self.default_comm;
+        }
+    }
+}
+
+impl Sink for Resolver {
+    #[inline(always)]
+    fn plain(&mut self, wall: i64, kind: Kind) {
+        self.push(wall, kind);
+    }
+
+    #[inline(always)]
+    fn enter(&mut self, wall: i64, proc: StrId, recv: bool) {
+        self.push(wall, Kind::Enter { proc });
+        if recv && self.recv_begin {
+            self.stack.push(self.events.len());
+            self.open_placeholders += 1;
+            self.push(wall, Kind::RecvBegin { from: None, comm: PLACEHOLDER, tag: None });
+        } else {
+            self.stack.push(NO_PLACEHOLDER);
+        }
+    }
+
+    #[inline(always)]
+    fn leave(&mut self, wall: i64, proc: StrId) {
+        self.push(wall, Kind::Leave { proc });
+        self.stack.pop();
+    }
+
+    fn recv(&mut self, wall: i64, from: LocId, comm: CommId, tag: u32, bytes: u64) {
+        if self.recv_begin {
+            let begin = Kind::RecvBegin { from: Some(from), comm, tag: Some(tag) };
+            match self.stack.iter_mut().rev().find(|i| **i != NO_PLACEHOLDER) {
+                Some(i) => {
+                    self.events[*i].kind = begin;
+                    *i = NO_PLACEHOLDER;
+                    self.open_placeholders -= 1;
+                }
+                None => self.push(wall, begin),
+            }
+        }
+        self.push(wall, Kind::RecvEnd { from, comm, tag, bytes });
+    }
+
+    fn coll_begin(&mut self, wall: i64) {
+        self.colls.push(self.events.len());
+        self.open_placeholders += 1;
+        self.push(wall, Kind::CollBegin { op: CollOp::Other, comm: PLACEHOLDER });
+    }
+
+    fn coll_end(
+        &mut self,
+        wall: i64,
+        op: CollOp,
+        comm: CommId,
+        root: Option<LocId>,
+        sent: u64,
+        received: u64,
+    ) {
+        if let Some(i) = self.colls.pop() {
+            self.events[i].kind = Kind::CollBegin { op, comm };
+            self.open_placeholders -= 1;
+        }
+        self.push(wall, Kind::CollEnd { op, comm, root, sent, received });
+    }
+
+    fn irecv_request(&mut self, wall: i64, request: u64) {
+        let i = self.events.len();
+        self.push(wall, Kind::IrecvRequest { from: None, comm: PLACEHOLDER, tag: None, request });
+        if let Some(p) = self.irecvs.iter_mut().find(|p| p.0 == request) {
+            let old = std::mem::replace(&mut p.1, i);
+            self.unmatched_irecv(old);
+        } else {
+            self.irecvs.push((request, i));
+        }
+    }
+
+    fn irecv(&mut self, wall: i64, request: u64, from: LocId, comm: CommId, tag: u32, bytes: u64) {
+        if let Some(k) = self.irecvs.iter().position(|p| p.0 == request) {
+            let (_, i) = self.irecvs.swap_remove(k);
+            self.events[i].kind = Kind::IrecvRequest { from: Some(from), comm, tag: Some(tag), request };
+        }
+        self.push(wall, Kind::IrecvComplete { request, from, comm, tag, bytes });
+    }
+
+    fn cancel(&mut self, _wall: i64, request: u64) {
+        // The placeholder stays unfilled and is removed at the end.
+        if let Some(k) = self.irecvs.iter().position(|p| p.0 == request) {
+            self.irecvs.swap_remove(k);
+            self.open_placeholders += 1;
+        }
+    }
+}
+
+/// OTF2's collective operations as spoor's.
 fn coll_op(op: u8) -> CollOp {
     match op {
         0 => CollOp::Barrier,
@@ -91,341 +358,217 @@ fn coll_op(op: u8) -> CollOp {
     }
 }
 
-/// A metric value of OTF2 type `ty` from its 8 raw bytes.
-fn metric_value(ty: u8, raw: u64) -> f64 {
-    match ty {
-        8 => raw as i64 as f64,    // INT64
-        10 => f64::from_bits(raw), // DOUBLE
-        _ => raw as f64,           // UINT64 (and anything else)
+/// A metric value of OTF2 type `t` (its bits as read) as f64.
+fn metric_value(t: u8, v: u64) -> f64 {
+    match t {
+        5..=8 => v as i64 as f64,
+        9 => f32::from_bits(v as u32) as f64,
+        10 => f64::from_bits(v),
+        _ => v as f64,
     }
 }
 
-struct Skips {
-    by_type: [u64; 256],
-    attribute_lists: u64,
-    other: BTreeMap<String, u64>,
+/// How a chunk ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkEnd {
+    Chunk,
+    File,
 }
 
-impl Skips {
-    fn add(&mut self, why: &str) {
-        *self.other.entry(why.to_owned()).or_insert(0) += 1;
-    }
-
-    fn into_map(self) -> BTreeMap<String, u64> {
-        let mut m = self.other;
-        if self.attribute_lists > 0 {
-            m.insert("ATTRIBUTE_LIST".into(), self.attribute_lists);
-        }
-        for (t, &n) in self.by_type.iter().enumerate() {
-            if n > 0 {
-                let name = match event_name(t as u8) {
-                    Some(s) => s.to_owned(),
-                    None => format!("UNKNOWN_{t}"),
-                };
-                *m.entry(name).or_insert(0) += n;
-            }
-        }
-        m
-    }
-}
-
-pub(crate) fn decode(
-    a: &Otf2Archive,
-    loc: LocId,
-    data: &[u8],
-    file: &str,
-    local: &LocalDefs,
-) -> Result<LocationEvents, Error> {
-    let ctx = &a.ctx;
-    let defs = &a.defs;
-    let clock = ctx.clock;
-    let raw_mode = a.options.clock == ClockMode::Raw;
-    let mut corrector = Corrector::new(if raw_mode { &[] } else { &local.clock_offsets });
-
-    let announced = ctx.announced.get(loc as usize).copied().unwrap_or(0);
-    // The announced count is a hint: never trust it beyond what the file can hold
-    // (an event with its timestamp takes about 10 bytes or more).
-    let mut events: Vec<Event> = Vec::with_capacity(announced.min(data.len() as u64 / 8 + 16) as usize);
-    let mut skips = Skips { by_type: [0; 256], attribute_lists: 0, other: BTreeMap::new() };
-    let mut records: u64 = 0;
-
-    // Extra events inserted before the event at a given index of `events`.
-    let mut extras: Vec<(usize, Event)> = Vec::new();
-    // Open regions: (index of the Enter event, region is a blocking receive).
-    let mut stack: Vec<(usize, bool)> = Vec::new();
-    let mut pending_irecv: HashMap<u64, usize> = HashMap::new();
-    let mut pending_coll: Vec<usize> = Vec::new();
-    let mut placeholders = 0usize;
-    let mut thread_creates = Vec::new();
-    let mut thread_begins = Vec::new();
-
-    let mut ch = Chunked::new(data, file, a.anchor.chunk_size_events)?;
-    let mut wall: i64 = clock.ticks_to_ns(corrector.apply(0));
-    let mut in_chunk: u64 = 0;
-
-    let check_count = |ch: &Chunked, n: u64, at: usize| -> Result<(), Error> {
-        let h = ch.header;
-        let expected = h.last_event as i128 - h.first_event as i128 + 1;
-        if h.last_event != 0 && expected != n as i128 {
-            return Err(Error::corrupt(
-                file,
-                at as u64,
-                format!(
-                    "the chunk at byte {} announces events {} to {} ({} events) but holds {n}: the file is \
-                     truncated or corrupt",
-                    h.start, h.first_event, h.last_event, expected
-                ),
+/// Decodes the records of one chunk (`d`, header included) into `sink`.
+/// Offsets in errors are relative to the chunk.
+#[inline(never)]
+pub fn decode_chunk<const BE: bool, S: Sink>(
+    ctx: &LocCtx,
+    d: &[u8],
+    st: &mut DecState,
+    sink: &mut S,
+) -> R<ChunkEnd> {
+    let len = d.len();
+    let mut p = buf::CHUNK_HEADER_LEN;
+    loop {
+        if p >= len {
+            return Err(Bad::new(
+                p,
+                "truncated: the chunk ends without an end-of-chunk or end-of-file marker",
             ));
         }
-        Ok(())
-    };
-
-    let comm_of = |id: u32| -> Option<CommInfo> { ctx.comms.get(id).copied() };
-    let resolve = |c: CommInfo, rank: u32| -> Option<LocId> {
-        if c.is_self {
-            (rank == 0).then_some(loc)
-        } else {
-            defs.comms.get(c.id as usize).and_then(|cm| cm.members.get(rank as usize)).copied()
-        }
-    };
-    let bad_rank = |at: usize, what: &str, rank: u32, c: CommInfo| -> Error {
-        let (name, n) = match defs.comms.get(c.id as usize) {
-            Some(cm) => (defs.strings.name(cm.name).into_owned(), cm.members.len()),
-            None => ("?".into(), 0),
-        };
-        let n = if c.is_self { 1 } else { n };
-        Error::corrupt(
-            file,
-            at as u64,
-            format!("{what} rank {rank} is not in communicator '{name}' ({n} members)"),
-        )
-    };
-
-    loop {
-        let at = ch.cur.pos;
-        let t = ch.record_type()?;
+        let at = p;
+        let t = d[p];
+        p += 1;
         match t {
-            END_OF_CHUNK => {
-                check_count(&ch, in_chunk, at)?;
-                in_chunk = 0;
-                ch.next_chunk(at)?;
+            buf::TIMESTAMP => {
+                if p + 8 > len {
+                    return Err(Bad::new(at, "truncated timestamp"));
+                }
+                let time = full_u64(d, p, BE);
+                p += 8;
+                st.set_time(ctx, time);
                 continue;
             }
-            END_OF_FILE | END_OF_BUFFER => {
-                check_count(&ch, in_chunk, at)?;
-                break;
-            }
-            TIMESTAMP => {
-                let ticks = ch.cur.u64_full("a timestamp")?;
-                wall = clock.ticks_to_ns(corrector.apply(ticks));
+            n::ENTER | n::LEAVE => {
+                let region = compressed::<BE>(d, &mut p, 4)? as u32;
+                let r = ctx.regions.get(map_id(ctx.region_map, region));
+                if r == NONE {
+                    return Err(undefined_region(at, region));
+                }
+                st.records += 1;
+                if t == n::ENTER {
+                    sink.enter(st.wall, r & !RECV_FLAG, r & RECV_FLAG != 0);
+                } else {
+                    sink.leave(st.wall, r & !RECV_FLAG);
+                }
                 continue;
             }
-            ATTRIBUTE_LIST => {
-                ch.cur.record("ATTRIBUTE_LIST")?;
-                skips.attribute_lists += 1;
-                continue;
-            }
+            buf::END_OF_CHUNK => return Ok(ChunkEnd::Chunk),
+            buf::END_OF_FILE => return Ok(ChunkEnd::File),
             _ => {}
         }
-        in_chunk += 1;
-        records += 1;
-        let push = |events: &mut Vec<Event>, kind: Kind| events.push(Event::new(loc, wall, None, kind));
-
-        if is_singleton(t) {
+        if n::is_singleton(t) {
+            let v = compressed::<BE>(d, &mut p, 8)?;
+            st.records += 1;
             match t {
-                ev::ENTER | ev::LEAVE => {
-                    let id = local.map(mapping::REGION, ch.cur.u32("a region id")?);
-                    let Some(r) = ctx.regions.get(id) else {
-                        return Err(Error::corrupt(
-                            file,
-                            at as u64,
-                            format!(
-                                "{} of region {id}, which the global definitions do not define",
-                                event_name(t).unwrap_or("?")
-                            ),
-                        ));
-                    };
-                    if t == ev::ENTER {
-                        stack.push((events.len(), r.blocking_recv));
-                        push(&mut events, Kind::Enter { proc: r.name });
-                    } else {
-                        stack.pop();
-                        push(&mut events, Kind::Leave { proc: r.name });
-                    }
+                n::MPI_ISEND_COMPLETE => sink.plain(st.wall, Kind::IsendComplete { request: v }),
+                n::MPI_IRECV_REQUEST => sink.irecv_request(st.wall, v),
+                n::MPI_REQUEST_CANCELLED => {
+                    st.skipped[t as usize] += 1;
+                    sink.cancel(st.wall, v);
                 }
-                ev::MPI_ISEND_COMPLETE => {
-                    let request = ch.cur.u64("a request id")?;
-                    push(&mut events, Kind::IsendComplete { request });
-                }
-                ev::MPI_IRECV_REQUEST => {
-                    let request = ch.cur.u64("a request id")?;
-                    // A request id reused before completing drops the older post.
-                    pending_irecv.insert(request, events.len());
-                    placeholders += 1;
-                    push(&mut events, Kind::IrecvRequest { from: None, comm: PENDING, tag: None, request });
-                }
-                _ => {
-                    ch.cur.u64(event_name(t).unwrap_or("a singleton record"))?;
-                    skips.by_type[t as usize] += 1;
-                }
+                _ => st.skipped[t as usize] += 1,
             }
             continue;
         }
-
-        let name = event_name(t).unwrap_or("an unknown event");
-        let mut r = ch.cur.record(name)?;
+        let rec_len = record_len::<BE>(d, &mut p)?;
+        if rec_len > len - p {
+            return Err(Bad::new(at, format!("record of {rec_len} bytes runs past the end of its chunk")));
+        }
+        let end = p + rec_len;
+        if t == buf::ATTRIBUTE_LIST {
+            st.skipped[t as usize] += 1;
+            p = end;
+            continue;
+        }
+        st.records += 1;
+        let mut q = p;
+        p = end;
+        let w = st.wall;
+        macro_rules! u32c {
+            () => {
+                compressed::<BE>(d, &mut q, 4)? as u32
+            };
+        }
+        macro_rules! u64c {
+            () => {
+                compressed::<BE>(d, &mut q, 8)?
+            };
+        }
+        macro_rules! comm {
+            ($raw:expr) => {{
+                let c = ctx.comm($raw);
+                if c == NONE {
+                    st.no_comm[t as usize] += 1;
+                    continue;
+                }
+                c
+            }};
+        }
         match t {
-            ev::MPI_SEND | ev::MPI_ISEND => {
-                let rank = r.u32("the receiver")?;
-                let comm = local.map(mapping::COMM, r.u32("the communicator")?);
-                let tag = r.u32("the tag")?;
-                let bytes = r.u64("the message length")?;
-                let request = if t == ev::MPI_ISEND { r.u64("the request id")? } else { 0 };
-                let Some(c) = comm_of(comm) else {
-                    skips.add(&format!("{name}(undefined communicator)"));
-                    continue;
-                };
-                let to =
-                    resolve(c, rank).ok_or_else(|| bad_rank(at, &format!("{name} receiver"), rank, c))?;
-                let kind = if t == ev::MPI_SEND {
-                    Kind::Send { to, comm: c.id, tag, bytes }
+            n::MPI_SEND | n::MPI_ISEND => {
+                let (rank, c, tag, bytes) = (u32c!(), u32c!(), u32c!(), u64c!());
+                let request = if t == n::MPI_ISEND { u64c!() } else { 0 };
+                check_end(q, end, at)?;
+                let comm = comm!(c);
+                let to = ctx.member(comm, rank, at)?;
+                if t == n::MPI_SEND {
+                    sink.plain(w, Kind::Send { to, comm, tag, bytes });
                 } else {
-                    Kind::Isend { to, comm: c.id, tag, bytes, request }
-                };
-                push(&mut events, kind);
+                    sink.plain(w, Kind::Isend { to, comm, tag, bytes, request });
+                }
             }
-            ev::MPI_RECV | ev::MPI_IRECV => {
-                let rank = r.u32("the sender")?;
-                let comm = local.map(mapping::COMM, r.u32("the communicator")?);
-                let tag = r.u32("the tag")?;
-                let bytes = r.u64("the message length")?;
-                let request = if t == ev::MPI_IRECV { r.u64("the request id")? } else { 0 };
-                let Some(c) = comm_of(comm) else {
-                    skips.add(&format!("{name}(undefined communicator)"));
-                    continue;
-                };
-                let from =
-                    resolve(c, rank).ok_or_else(|| bad_rank(at, &format!("{name} sender"), rank, c))?;
-                if t == ev::MPI_RECV {
-                    if a.options.recv_begin {
-                        if let Some(&(enter, true)) = stack.last() {
-                            let w = events[enter].wall;
-                            let kind = Kind::RecvBegin { from: Some(from), comm: c.id, tag: Some(tag) };
-                            extras.push((enter + 1, Event::new(loc, w, None, kind)));
-                        }
-                    }
-                    push(&mut events, Kind::RecvEnd { from, comm: c.id, tag, bytes });
+            n::MPI_RECV | n::MPI_IRECV => {
+                let (rank, c, tag, bytes) = (u32c!(), u32c!(), u32c!(), u64c!());
+                let request = if t == n::MPI_IRECV { u64c!() } else { 0 };
+                check_end(q, end, at)?;
+                let comm = comm!(c);
+                let from = ctx.member(comm, rank, at)?;
+                if t == n::MPI_RECV {
+                    sink.recv(w, from, comm, tag, bytes);
                 } else {
-                    if let Some(i) = pending_irecv.remove(&request) {
-                        events[i].kind =
-                            Kind::IrecvRequest { from: Some(from), comm: c.id, tag: Some(tag), request };
-                        placeholders -= 1;
+                    sink.irecv(w, request, from, comm, tag, bytes);
+                }
+            }
+            n::MPI_COLLECTIVE_BEGIN => sink.coll_begin(w),
+            n::MPI_COLLECTIVE_END => {
+                if q >= end {
+                    return Err(Bad::new(at, "MPI_COLLECTIVE_END record too short"));
+                }
+                let op = d[q];
+                q += 1;
+                let (c, root, sent, received) = (u32c!(), u32c!(), u64c!(), u64c!());
+                check_end(q, end, at)?;
+                let comm = comm!(c);
+                let root = if root == UNDEF { None } else { Some(ctx.member(comm, root, at)?) };
+                sink.coll_end(w, coll_op(op), comm, root, sent, received);
+            }
+            n::METRIC => {
+                let m = u32c!();
+                let set = ctx.metrics.get(map_id(ctx.metric_map, m));
+                if set == NONE {
+                    return Err(Bad::new(at, format!("METRIC names metric {m}, which is not defined")));
+                }
+                let members = &ctx.metric_sets[set as usize];
+                if q >= end {
+                    return Err(Bad::new(at, "METRIC record too short"));
+                }
+                let k = d[q] as usize;
+                q += 1;
+                if k != members.len() {
+                    return Err(Bad::new(
+                        at,
+                        format!("METRIC has {k} values for a metric of {} members", members.len()),
+                    ));
+                }
+                for &metric in members {
+                    if q >= end {
+                        return Err(Bad::new(at, "METRIC record too short"));
                     }
-                    push(&mut events, Kind::IrecvComplete { request, from, comm: c.id, tag, bytes });
+                    let ty = d[q];
+                    q += 1;
+                    let v = u64c!();
+                    sink.plain(w, Kind::Metric { metric, value: metric_value(ty, v) });
+                }
+                check_end(q, end, at)?;
+            }
+            n::THREAD_BEGIN | n::THREAD_CREATE => {
+                let (c, seq) = (u32c!(), u64c!());
+                check_end(q, end, at)?;
+                let comm = ctx.comm(c);
+                if t == n::THREAD_BEGIN {
+                    st.begins.push((comm, seq));
+                    sink.plain(w, Kind::ThreadBegin { parent: None });
+                } else {
+                    st.creates.push((comm, seq));
+                    st.skipped[t as usize] += 1;
                 }
             }
-            ev::MPI_COLLECTIVE_BEGIN => {
-                pending_coll.push(events.len());
-                placeholders += 1;
-                push(&mut events, Kind::CollBegin { op: CollOp::Other, comm: PENDING });
-            }
-            ev::MPI_COLLECTIVE_END => {
-                let op = coll_op(r.u8("the collective operation")?);
-                let comm = local.map(mapping::COMM, r.u32("the communicator")?);
-                let root = r.u32("the root")?;
-                let sent = r.u64("the bytes sent")?;
-                let received = r.u64("the bytes received")?;
-                // The begin pairs with this end even if the end is dropped
-                // (then the begin stays a placeholder and is dropped too).
-                let begin = pending_coll.pop();
-                let Some(c) = comm_of(comm) else {
-                    skips.add(&format!("{name}(undefined communicator)"));
-                    continue;
-                };
-                if let Some(i) = begin {
-                    events[i].kind = Kind::CollBegin { op, comm: c.id };
-                    placeholders -= 1;
-                }
-                let root = if root == UNDEF32 { None } else { resolve(c, root) };
-                push(&mut events, Kind::CollEnd { op, comm: c.id, root, sent, received });
-            }
-            ev::METRIC => {
-                let id = local.map(mapping::METRIC, r.u32("the metric")?);
-                let n = r.u8("the number of metric values")?;
-                let slots = ctx.metrics.get(id);
-                if slots.is_none() {
-                    skips.add("METRIC(undefined metric)");
-                }
-                for i in 0..n as usize {
-                    let ty = r.u8("a metric value type")?;
-                    let raw = r.u64("a metric value")?;
-                    if let Some(s) = slots.and_then(|s| s.get(i)) {
-                        let value = metric_value(ty, raw) * s.scale;
-                        push(&mut events, Kind::Metric { metric: s.id, value });
-                    }
-                }
-            }
-            ev::PROGRAM_BEGIN => push(&mut events, Kind::ProcessBegin { parent: None }),
-            ev::PROGRAM_END => push(&mut events, Kind::ProcessEnd),
-            ev::THREAD_BEGIN | ev::THREAD_END | ev::THREAD_CREATE => {
-                let contingent = local.map(mapping::COMM, r.u32("the thread contingent")?);
-                let seq = r.u64("the sequence count")?;
-                match t {
-                    ev::THREAD_BEGIN => {
-                        thread_begins.push((contingent, seq));
-                        push(&mut events, Kind::ThreadBegin { parent: None });
-                    }
-                    ev::THREAD_END => push(&mut events, Kind::ThreadEnd),
-                    _ => {
-                        thread_creates.push((contingent, seq));
-                        skips.by_type[t as usize] += 1;
-                    }
-                }
-            }
-            _ => skips.by_type[t as usize] += 1,
+            n::THREAD_END => sink.plain(w, Kind::ThreadEnd),
+            n::PROGRAM_BEGIN => sink.plain(w, Kind::ProcessBegin { parent: None }),
+            n::PROGRAM_END => sink.plain(w, Kind::ProcessEnd),
+            _ => st.skipped[t as usize] += 1,
         }
     }
-
-    if raw_mode {
-        for o in &local.clock_offsets {
-            let w = clock.ticks_to_ns(o.time);
-            let offset = offset_ns(&clock, o.offset);
-            let error = clock.span_to_ns(o.stddev).abs().round();
-            let error = if error.is_finite() { error.min(u64::MAX as f64) as u64 } else { 0 };
-            let pos = events.partition_point(|e| e.wall <= w);
-            extras.push((pos, Event::new(loc, w, None, Kind::ClockOffset { reference: 0, offset, error })));
-        }
-    }
-
-    let events =
-        if extras.is_empty() && placeholders == 0 { events } else { assemble(events, extras, &mut skips) };
-    Ok(LocationEvents { loc, events, skipped: skips.into_map(), records, thread_creates, thread_begins })
 }
 
-/// An offset in ticks to ns (no global offset: it is a difference).
-fn offset_ns(clock: &super::ClockInfo, ticks: i64) -> i64 {
-    let r = clock.resolution as i128;
-    let ns = (ticks as i128 * 2_000_000_000 + r).div_euclid(2 * r);
-    ns.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+#[inline(always)]
+fn check_end(q: usize, end: usize, at: usize) -> R<()> {
+    if q > end {
+        Err(Bad::new(at, "record shorter than its fields"))
+    } else {
+        Ok(())
+    }
 }
 
-/// Inserts the extra events at their positions and drops the placeholders
-/// that were never completed (an MPI_IRECV_REQUEST without its MPI_IRECV, an
-/// MPI_COLLECTIVE_BEGIN without its end).
-fn assemble(events: Vec<Event>, mut extras: Vec<(usize, Event)>, skips: &mut Skips) -> Vec<Event> {
-    extras.sort_by_key(|p| p.0);
-    let mut out = Vec::with_capacity(events.len() + extras.len());
-    let mut extras = extras.into_iter().peekable();
-    for (i, e) in events.into_iter().enumerate() {
-        while let Some((_, x)) = extras.next_if(|p| p.0 <= i) {
-            out.push(x);
-        }
-        match e.kind {
-            Kind::IrecvRequest { comm: PENDING, .. } => skips.add("MPI_IRECV_REQUEST(never completed)"),
-            Kind::CollBegin { comm: PENDING, .. } => skips.add("MPI_COLLECTIVE_BEGIN(no end)"),
-            _ => out.push(e),
-        }
-    }
-    out.extend(extras.map(|p| p.1));
-    out
+#[cold]
+fn undefined_region(at: usize, region: u32) -> Bad {
+    Bad::new(at, format!("ENTER/LEAVE names region {region}, which is not defined"))
 }

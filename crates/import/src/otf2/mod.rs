@@ -1,113 +1,114 @@
-//! A native reader for OTF2 archives (Score-P's trace format), versions 1.x
-//! to 3.x, with no C library at run time.
+//! A native reader for OTF2 archives (Score-P's trace format, versions 1.x to
+//! 3.x), with no C library at run time.
 //!
 //! An archive is an anchor file (`traces.otf2`), the global definitions
-//! (`traces.def`) and, per location (thread), local definitions
-//! (`traces/<id>.def`: mapping tables from local to global ids, clock offsets)
-//! and events (`traces/<id>.evt`). [`Otf2Archive::open`] reads the anchor and
-//! the global definitions and converts them to spoor [`Definitions`];
-//! [`Otf2Archive::read_location`] decodes one location's events,
-//! [`Otf2Archive::read_all`] all of them in parallel.
+//! (`traces.def`) and, per location (a thread), local definitions
+//! (`traces/<id>.def`: mapping tables from local to global ids, clock-offset
+//! samples) and events (`traces/<id>.evt`). [`Otf2Archive::open`] reads the
+//! anchor, the global and the local definitions and converts them to spoor's
+//! [`Definitions`]; [`Otf2Archive::read_location`] decodes one location's
+//! events and [`Otf2Archive::read_all`] all of them, in parallel (rayon, over
+//! memory-mapped files, largest first; with fewer locations than threads, a
+//! spare thread faults in a location's output while it is decoded). The
+//! chunk headers' event numbers size the output up front.
 //!
-//! # What becomes what
+//! # Definitions
 //!
-//! Definitions: one application (named after the archive's directory); a
-//! machine per system tree node that holds location groups (the node level,
-//! e.g. a host); a process per location group, its rank the MPI world rank
-//! when the group's locations are in the MPI `COMM_LOCATIONS` group, else the
-//! group's index; a location per OTF2 location (thread number = its index in
-//! its group); a communicator per OTF2 communicator, its members the spoor
-//! locations of its ranks (`MPI_COMM_SELF`-like communicators have no members:
-//! rank 0 is resolved to the location the event belongs to); a metric per
-//! metric member; properties `otf2.*` (version, creator, clock resolution,
-//! global offset, ...) and the anchor's own properties.
+//! One application, named after the archive's directory; a machine per
+//! system-tree node that holds location groups; a process per location group
+//! (its rank: the position of its first location in the MPI `COMM_LOCATIONS`
+//! group, else its index); a location per OTF2 location, in definition order
+//! (thread number: its index in its group); a communicator per OTF2
+//! communicator, its members the locations of its ranks, except that a
+//! communicator over a `COMM_SELF` group (`MPI_COMM_SELF`) becomes one
+//! communicator per location with that location as its only member; a metric
+//! per metric member; the properties `import.format` = `otf2` and `otf2.*`
+//! (version, creator, timer, the anchor's properties as `otf2.property.NAME`).
+//! Every region name is in the string table.
 //!
-//! Events (times converted from ticks to ns since the global offset):
+//! # Events
 //!
-//! | OTF2 | spoor |
+//! Times are ns since the global offset, `floor((ticks - offset) * 1e9 /
+//! resolution)`; in [`ClockMode::Corrected`] the ticks are first corrected
+//! the way OTF2 3.x's reader (and so `otf2-print`) does: between two
+//! CLOCK_OFFSET samples the offset is interpolated linearly (outside them,
+//! extrapolated from the first or last pair), rounded to a whole tick and
+//! added; a location with fewer than two samples is not corrected. OTF2
+//! events carry no CPU time: `cpu` is `None`.
+//!
+//! | OTF2 record | spoor event |
 //! |---|---|
-//! | ENTER / LEAVE | `Enter` / `Leave` (region name) |
-//! | MPI_SEND / MPI_ISEND | `Send` / `Isend` (receiver rank mapped to its location) |
+//! | ENTER, LEAVE | `Enter`, `Leave` (region name) |
+//! | MPI_SEND, MPI_ISEND | `Send`, `Isend` (rank mapped to a location through the communicator) |
 //! | MPI_ISEND_COMPLETE | `IsendComplete` |
-//! | MPI_IRECV_REQUEST | `IrecvRequest` with the communicator, source and tag of its completion (OTF2 records only the request id); dropped if it never completes |
+//! | MPI_IRECV_REQUEST | `IrecvRequest`, with source, tag and communicator of its completion (MPI_IRECV with the same request id); without one: wildcards and the largest communicator; dropped (and counted) if MPI_REQUEST_CANCELLED cancels it first |
 //! | MPI_IRECV | `IrecvComplete` |
-//! | MPI_RECV | `RecvEnd`, plus a synthesized `RecvBegin` (see below) |
-//! | MPI_COLLECTIVE_BEGIN / END | `CollBegin` / `CollEnd` (the begin takes the operation and communicator of its end) |
-//! | METRIC | one `Metric` per value, scaled by base^exponent |
-//! | PROGRAM_BEGIN / END | `ProcessBegin` / `ProcessEnd` |
-//! | THREAD_BEGIN / END | `ThreadBegin` (parent found by [`Otf2Archive::read_all`] from THREAD_CREATE) / `ThreadEnd` |
-//! | CLOCK_OFFSET (local definition) | `ClockOffset` against location 0, in [`ClockMode::Raw`] |
-//! | anything else | counted in [`LocationEvents::skipped`] by its `otf2-print` name |
+//! | MPI_RECV | `RecvEnd`, and a synthesized `RecvBegin` (below) |
+//! | MPI_COLLECTIVE_BEGIN, _END | `CollBegin`, `CollEnd`; the begin takes its end's operation and communicator (a begin without an end is dropped and counted) |
+//! | METRIC | a `Metric` per value (raw values, as otf2-print prints them) |
+//! | PROGRAM_BEGIN, _END | `ProcessBegin`, `ProcessEnd` |
+//! | THREAD_BEGIN, _END | `ThreadBegin` (its parent: the location of the THREAD_CREATE with the same contingent and sequence number, found by [`Otf2Archive::read_all`]), `ThreadEnd` |
+//! | CLOCK_OFFSET (local definitions) | in [`ClockMode::Raw`], `ClockOffset` against location 0 (offset and standard deviation in ns, rounded), placed after the events of its time |
+//! | anything else | skipped, counted in [`LocationEvents::skipped`] by its otf2-print name (attribute lists as `ATTRIBUTE_LIST`, unknown record types as `UNKNOWN_<type>`) |
 //!
-//! OTF2 has no receive-begin record. With [`Otf2Options::recv_begin`] (the
-//! default), a `RecvBegin { from, comm, tag }` carrying the receive's actual
-//! source and tag is inserted right after the `Enter` of the innermost open
-//! region when that region is a blocking receive (`MPI_Recv`, `MPI_Sendrecv`,
-//! `MPI_Sendrecv_replace`, `MPI_Mrecv`), at the Enter's time, so that later
-//! stages see the time spent waiting. A receive outside such a region gets no
-//! `RecvBegin`. OTF2 events carry no CPU time: `cpu` is always `None`.
-//!
-//! Skipped (counted): THREAD_FORK / JOIN / TEAM_BEGIN / TEAM_END / CREATE /
-//! WAIT, the OpenMP, lock, task, RMA, I/O, calling-context and parameter
-//! records, MPI_REQUEST_TEST / CANCELLED, the 3.0 non-blocking collective and
-//! communicator create/destroy records, BUFFER_FLUSH, MEASUREMENT_ON_OFF,
-//! attribute lists (`"ATTRIBUTE_LIST"`), and records of types this reader does
-//! not know (`"UNKNOWN_<type>"`, skipped by their record length).
-//!
-//! Local mapping tables are applied to region, communicator and metric ids.
-//! Metric samples of a metric instance are attributed to the recording location.
-//! In [`ClockMode::Raw`] the ClockOffset events carry whole ns: a sample loses
-//! less than half a ns, which extrapolation far outside the sampled interval
-//! can multiply (a few ns per second of extrapolation on the real archives).
+//! OTF2 has no receive-begin record. With [`Otf2Options::recv_begin`], each
+//! MPI_RECV also gives a `RecvBegin { from, comm, tag }` (its actual source
+//! and tag) placed right after the Enter of the innermost open blocking
+//! receive region (`MPI_Recv`, `MPI_Sendrecv`, `MPI_Sendrecv_replace`,
+//! `MPI_Mrecv`), at that Enter's time; a receive outside such a region gets
+//! its `RecvBegin` just before its `RecvEnd`.
 //!
 //! # Errors
 //!
-//! Every error names the file and, for bad content, the byte offset and what
-//! was expected; no input panics, and no allocation is sized by a count read
-//! from disk before the count has been checked against the bytes that remain.
-//! A missing events file is an I/O error naming the location; a missing local
-//! definitions file means no mapping tables and no clock offsets. An anchor
-//! of a newer OTF2 major version than 3, a zlib-compressed or SION archive is
-//! an [`spoor_format::ErrorKind::Version`] error (exit code 3). Events that
-//! refer to an undefined region, or to a rank outside their communicator, are
-//! errors; events on an undefined communicator (e.g. an OTF2 3.0
-//! inter-communicator) are skipped and counted as `"<NAME>(undefined communicator)"`.
-//! Each chunk's header announces how many events it holds; a chunk that ends
-//! with another number (a truncated or spliced file) is an error.
+//! Errors name the file and the byte offset. A missing local definitions
+//! file means no mapping tables and no clock offsets, as for OTF2. A missing
+//! events file (of a location with events), a truncated chunk or file, a chunk whose event
+//! count differs from its header's, a bad record length or compressed
+//! integer, an undefined region or metric, a rank outside its communicator:
+//! [`ErrorKind::Corrupt`](spoor_format::ErrorKind) or `Io`. A newer OTF2 major
+//! version than 3, or a zlib-compressed or SIONlib archive:
+//! [`ErrorKind::Version`](spoor_format::ErrorKind). Records on an undefined
+//! communicator (e.g. an OTF2 3.0 inter-communicator) are skipped and
+//! counted as `"<RECORD> (undefined communicator)"`. No input panics, and no
+//! allocation is sized by a count read from disk before the count is checked
+//! against the bytes that hold it.
 
 mod anchor;
 mod buf;
+mod clock;
 mod defs;
 mod events;
 mod names;
 
-use defs::{group_type, RawDefs, UNDEF32};
-use spoor_format::Error;
-use spoor_model::{CommId, Definitions, Event, LocId, MetricId, StrId};
+use anchor::{Anchor, AnchorError};
+use buf::{chunk_header, Bad, ChunkHeader};
+use clock::{Interval, TimeConv};
+use events::{decode_chunk, ChunkEnd, DecState, LocCtx, Resolver};
+use rayon::prelude::*;
+use spoor_format::{Error, ErrorKind};
+use spoor_model::{CommId, Definitions, Event, Kind, LocId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use names::event_name;
 
-/// What event times mean.
+/// Which clock event times are on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ClockMode {
-    /// Each location's own clock, as recorded; the CLOCK_OFFSET samples of the
-    /// local definitions become `ClockOffset` events for spoor-align.
+    /// Each location's own clock, as recorded; the CLOCK_OFFSET samples of
+    /// the local definitions become `ClockOffset` events against location 0.
     #[default]
     Raw,
-    /// Corrected the way OTF2's reader (and `otf2-print`) does: offsets
-    /// interpolated linearly between samples (extrapolated outside them) and
-    /// added to each timestamp. No `ClockOffset` events are emitted, as the
-    /// correction is already applied.
+    /// Corrected as OTF2's reader and otf2-print do (see the module docs).
+    /// No `ClockOffset` events.
     Corrected,
 }
 
 /// How to read an archive.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Otf2Options {
     pub clock: ClockMode,
-    /// Synthesize `RecvBegin` events for blocking receives (see the module docs).
+    /// Synthesize a `RecvBegin` for each blocking receive (see the module docs).
     pub recv_begin: bool,
 }
 
@@ -117,8 +118,8 @@ impl Default for Otf2Options {
     }
 }
 
-/// The archive's timer: `resolution` ticks per second; event times are
-/// converted to `(ticks - global_offset) * 1e9 / resolution` ns.
+/// The archive's timer (its CLOCK_PROPERTIES): `resolution` ticks per
+/// second, times counted from `global_offset`, `length` ticks long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClockInfo {
     pub resolution: u64,
@@ -127,521 +128,461 @@ pub struct ClockInfo {
 }
 
 impl ClockInfo {
-    /// Ticks to ns since the global offset, rounded to the nearest ns.
-    #[inline]
+    /// Ticks to ns since the global offset, as event times are converted.
     pub fn ticks_to_ns(&self, ticks: u64) -> i64 {
-        let d = ticks as i128 - self.global_offset as i128;
-        let ns = if self.resolution == 1_000_000_000 {
-            d
-        } else {
-            let r = self.resolution as i128;
-            (d * 2_000_000_000 + r).div_euclid(2 * r)
-        };
-        ns.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-    }
-
-    /// A duration in ticks to ns.
-    pub fn span_to_ns(&self, ticks: f64) -> f64 {
-        ticks * 1e9 / self.resolution as f64
+        TimeConv::new(self.resolution, self.global_offset).ns(ticks)
     }
 }
 
-/// One location's decoded events.
-#[derive(Clone, Debug, Default)]
+/// One location's events.
+#[derive(Clone, Debug, PartialEq)]
 pub struct LocationEvents {
-    /// The spoor location (index into [`Definitions::locations`]).
     pub loc: LocId,
-    /// The events, in the order of the events file.
     pub events: Vec<Event>,
-    /// OTF2 records that were read but not converted, counted by their
-    /// `otf2-print` name (`"MPI_REQUEST_TEST"`, `"ATTRIBUTE_LIST"`, ...; a
-    /// suffix in parentheses says why a record of a converted type was dropped).
+    /// Records not converted, by their otf2-print name.
     pub skipped: BTreeMap<String, u64>,
-    /// OTF2 event records read (converted or not; attribute lists excluded).
+    /// Event records read (converted or skipped).
     pub records: u64,
-    /// THREAD_CREATE records (global thread contingent, sequence count).
-    thread_creates: Vec<(u32, u64)>,
-    /// THREAD_BEGIN records, in the order of the ThreadBegin events.
-    thread_begins: Vec<(u32, u64)>,
 }
 
-#[derive(Clone, Debug)]
-struct RegionInfo {
-    name: StrId,
-    blocking_recv: bool,
+struct LocalData {
+    local: defs::Local,
+    intervals: Vec<Interval>,
+    samples: Vec<Event>,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct CommInfo {
-    id: CommId,
-    is_self: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct MetricSlot {
-    id: MetricId,
-    scale: f64,
-}
-
-/// A table indexed by OTF2 id: a vector when the ids are dense, a hash map otherwise.
-#[derive(Debug)]
-enum IdTable<T> {
-    Dense(Vec<Option<T>>),
-    Sparse(HashMap<u32, T>),
-}
-
-impl<T> IdTable<T> {
-    fn build(items: Vec<(u32, T)>) -> Self {
-        let max = items.iter().map(|p| p.0 as usize).max();
-        match max {
-            Some(m) if m < 2 * items.len() + 1024 => {
-                let mut v: Vec<Option<T>> = (0..=m).map(|_| None).collect();
-                for (id, t) in items {
-                    v[id as usize] = Some(t);
-                }
-                IdTable::Dense(v)
-            }
-            None => IdTable::Dense(Vec::new()),
-            Some(_) => IdTable::Sparse(items.into_iter().collect()),
-        }
-    }
-
-    #[inline]
-    fn get(&self, id: u32) -> Option<&T> {
-        match self {
-            IdTable::Dense(v) => v.get(id as usize).and_then(Option::as_ref),
-            IdTable::Sparse(m) => m.get(&id),
-        }
-    }
-}
-
-/// What decoding events needs from the definitions, shared by all threads.
-#[derive(Debug)]
-struct Context {
-    clock: ClockInfo,
-    /// OTF2 location id of each spoor location.
-    otf2_ids: Vec<u64>,
-    /// Number of events each location announces (a capacity hint only).
-    announced: Vec<u64>,
-    regions: IdTable<RegionInfo>,
-    comms: IdTable<CommInfo>,
-    metrics: IdTable<Vec<MetricSlot>>,
-}
-
-/// An OTF2 archive opened for reading.
-#[derive(Debug)]
+/// An open OTF2 archive: its definitions, ready to decode events.
 pub struct Otf2Archive {
     anchor_path: PathBuf,
-    /// `<dir>/<name>`, the prefix of `.def` and of the location directory.
-    stem: PathBuf,
-    anchor: anchor::Anchor,
-    defs: Definitions,
-    options: Otf2Options,
-    ctx: Context,
+    /// `<dir>/<name>`: location files are `<dir>/<name>/<id>.evt`.
+    base: PathBuf,
+    anchor: Anchor,
+    clock: ClockInfo,
+    conv: TimeConv,
+    opts: Otf2Options,
+    built: defs::Built,
+    locals: Vec<LocalData>,
 }
 
-fn display(p: &Path) -> String {
-    p.display().to_string()
+fn corrupt(file: &Path, base: usize, b: Bad) -> Error {
+    Error::corrupt(&file.display().to_string(), (base + b.at) as u64, b.msg)
 }
 
-/// Reads a whole file into memory through a memory map.
-pub(crate) struct Mapped {
-    map: Option<memmap2::Mmap>,
+fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| Error::io(&path.display().to_string(), &e))
 }
-
-impl Mapped {
-    fn open(path: &Path, name: &str) -> Result<Self, Error> {
-        let f = std::fs::File::open(path).map_err(|e| Error::io(name, &e))?;
-        let len = f.metadata().map_err(|e| Error::io(name, &e))?.len();
-        if len == 0 {
-            return Ok(Mapped { map: None });
-        }
-        // SAFETY: the file is opened read-only and only read through the map;
-        // a concurrent writer truncating it would be a misuse of the archive
-        // (as with any reader of it).
-        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(name, &e))?;
-        Ok(Mapped { map: Some(map) })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
-    }
-}
-
-const BLOCKING_RECEIVES: [&str; 4] = ["mpi_recv", "mpi_sendrecv", "mpi_sendrecv_replace", "mpi_mrecv"];
 
 impl Otf2Archive {
-    /// Opens the archive whose anchor file is `anchor` with the default options.
+    /// Opens the archive of `anchor` (its `.otf2` file) with default options.
     pub fn open(anchor: &Path) -> Result<Self, Error> {
         Self::open_with(anchor, Otf2Options::default())
     }
 
-    /// Opens the archive whose anchor file is `anchor`: reads the anchor and
-    /// the global definitions.
-    pub fn open_with(anchor_path: &Path, options: Otf2Options) -> Result<Self, Error> {
-        let anchor_name = display(anchor_path);
-        let anchor = anchor::read(anchor_path, &anchor_name)?;
-        let dir = anchor_path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let name = anchor_path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "traces".into());
-        let stem = dir.join(&name);
-        let def_path = stem.with_extension("def");
-        let def_name = display(&def_path);
-        let mapped = Mapped::open(&def_path, &def_name)?;
-        let raw = defs::parse_global(mapped.bytes(), &def_name, anchor.chunk_size_defs)?;
-        let app_name = std::fs::canonicalize(&dir)
-            .ok()
-            .and_then(|d| d.file_name().map(|s| s.to_string_lossy().into_owned()))
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "otf2".into());
-        let (mut defs, ctx) = build(&raw, &anchor, &app_name, &def_name)?;
-        let mode = match options.clock {
-            ClockMode::Raw => "raw: each location's own clock; CLOCK_OFFSET samples as clock_offset events",
-            ClockMode::Corrected => "corrected: OTF2's interpolated clock offsets applied",
+    pub fn open_with(anchor_path: &Path, opts: Otf2Options) -> Result<Self, Error> {
+        let afile = anchor_path.display().to_string();
+        let bytes = read_file(anchor_path)?;
+        let anchor = anchor::parse(&bytes).map_err(|e| match e {
+            AnchorError::Corrupt(b) => corrupt(anchor_path, 0, b),
+            AnchorError::Unsupported(at, message) => Error {
+                kind: ErrorKind::Version,
+                file: afile.clone(),
+                offset: Some(at as u64),
+                line: None,
+                message,
+            },
+        })?;
+        let name = anchor_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let dir = match anchor_path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
         };
-        defs.set_property("otf2.clock.mode", mode);
-        Ok(Otf2Archive { anchor_path: anchor_path.to_path_buf(), stem, anchor, defs, options, ctx })
+        let base = dir.join(&name);
+        let app = std::fs::canonicalize(&dir)
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "otf2".into());
+
+        let def_path = dir.join(format!("{name}.def"));
+        let def_bytes = read_file(&def_path)?;
+        let global = defs::parse_global(&def_bytes, anchor.chunk_size_defs as usize)
+            .map_err(|b| corrupt(&def_path, 0, b))?;
+        let mut built = defs::build(&global, &app).map_err(|b| corrupt(&def_path, 0, b))?;
+        let clock = ClockInfo {
+            resolution: global.resolution,
+            global_offset: global.global_offset,
+            length: global.trace_length,
+        };
+        let conv = TimeConv::new(clock.resolution, clock.global_offset);
+        set_properties(&mut built.defs, &anchor, &clock, opts.clock);
+
+        // Local definitions, in parallel.
+        let locals = built
+            .locations
+            .par_iter()
+            .map(|&(id, _)| {
+                let path = base.join(format!("{id}.def"));
+                let local = match std::fs::read(&path) {
+                    Ok(d) => defs::parse_local(&d, anchor.chunk_size_defs as usize)
+                        .map_err(|b| corrupt(&path, 0, b))?,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => defs::Local::default(),
+                    Err(e) => return Err(Error::io(&path.display().to_string(), &e)),
+                };
+                Ok((path, local))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        let locals = locals
+            .into_iter()
+            .map(|(path, local)| {
+                let (mut intervals, mut samples) = (Vec::new(), Vec::new());
+                match opts.clock {
+                    ClockMode::Corrected => {
+                        intervals = clock::intervals(&local.clock).map_err(|i| {
+                            Error::corrupt(
+                                &path.display().to_string(),
+                                0,
+                                format!("CLOCK_OFFSET sample {i} is not later than the one before it"),
+                            )
+                        })?;
+                    }
+                    ClockMode::Raw => {
+                        for s in &local.clock {
+                            let error = conv.delta_ns(s.stddev);
+                            samples.push(Event::new(
+                                0,
+                                conv.ns(s.time),
+                                None,
+                                Kind::ClockOffset {
+                                    reference: 0,
+                                    offset: conv.delta_ns(s.offset as f64) as i64,
+                                    error: if error > 0.0 { error as u64 } else { 0 },
+                                },
+                            ));
+                        }
+                    }
+                }
+                Ok(LocalData { local, intervals, samples })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Otf2Archive {
+            anchor_path: anchor_path.to_owned(),
+            base,
+            anchor,
+            clock,
+            conv,
+            opts,
+            built,
+            locals,
+        })
     }
 
-    /// The spoor definitions: strings, application, machines, processes,
-    /// locations, communicators, metrics, properties.
     pub fn definitions(&self) -> &Definitions {
-        &self.defs
+        &self.built.defs
     }
 
-    pub fn location_count(&self) -> usize {
-        self.ctx.otf2_ids.len()
+    pub fn clock(&self) -> &ClockInfo {
+        &self.clock
     }
 
-    /// The OTF2 id of spoor location `index` (what `otf2-print` shows and
-    /// what names its files).
-    pub fn otf2_location_id(&self, index: usize) -> Option<u64> {
-        self.ctx.otf2_ids.get(index).copied()
+    pub fn options(&self) -> Otf2Options {
+        self.opts
     }
 
-    /// The archive's OTF2 version (major, minor, bugfix).
-    pub fn version(&self) -> (u8, u8, u8) {
-        self.anchor.version
-    }
-
-    pub fn clock(&self) -> ClockInfo {
-        self.ctx.clock
-    }
-
-    pub fn options(&self) -> &Otf2Options {
-        &self.options
-    }
-
+    /// The anchor file this archive was opened from.
     pub fn anchor_path(&self) -> &Path {
         &self.anchor_path
     }
 
-    /// The events file of location `index`.
-    pub fn events_path(&self, index: usize) -> Option<PathBuf> {
-        let id = self.otf2_location_id(index)?;
-        Some(self.stem.join(format!("{id}.evt")))
+    /// The OTF2 version that wrote the archive.
+    pub fn version(&self) -> (u8, u8, u8) {
+        self.anchor.version
     }
 
-    /// The local definitions file of location `index` (it may not exist).
-    pub fn local_defs_path(&self, index: usize) -> Option<PathBuf> {
-        let id = self.otf2_location_id(index)?;
-        Some(self.stem.join(format!("{id}.def")))
+    pub fn location_count(&self) -> usize {
+        self.built.locations.len()
     }
 
-    /// Decodes one location: its local definitions (mapping tables, clock
-    /// offsets; a missing file means none) and its events file (required).
+    /// The OTF2 id of spoor location `index` (its files are `<id>.def` and `<id>.evt`).
+    pub fn otf2_location_id(&self, index: usize) -> Option<u64> {
+        self.built.locations.get(index).map(|l| l.0)
+    }
+
+    /// Decodes the events of location `index` (`ThreadBegin` parents stay `None`).
     pub fn read_location(&self, index: usize) -> Result<LocationEvents, Error> {
-        let (Some(evt_path), Some(def_path)) = (self.events_path(index), self.local_defs_path(index)) else {
+        if index >= self.location_count() {
             return Err(Error::corrupt(
-                &display(&self.anchor_path),
+                &self.anchor_path.display().to_string(),
                 0,
-                format!("location index {index}: the archive defines {} locations", self.location_count()),
+                format!("location {index} does not exist ({} locations)", self.location_count()),
             ));
-        };
-        let def_name = display(&def_path);
-        let local = match std::fs::metadata(&def_path) {
-            Ok(_) => {
-                let m = Mapped::open(&def_path, &def_name)?;
-                defs::parse_local(m.bytes(), &def_name, self.anchor.chunk_size_defs)?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => defs::LocalDefs::default(),
-            Err(e) => return Err(Error::io(&def_name, &e)),
-        };
-        let evt_name = display(&evt_path);
-        let m = Mapped::open(&evt_path, &evt_name).map_err(|mut e| {
-            e.message = format!(
-                "the events file of location {} (OTF2 location {}) cannot be read: {}",
-                index, self.ctx.otf2_ids[index], e.message
-            );
-            e
-        })?;
-        events::decode(self, index as LocId, m.bytes(), &evt_name, &local)
+        }
+        Ok(self.decode_location(index, rayon::current_num_threads() > 1)?.0)
     }
 
-    /// Decodes all locations in parallel (rayon), returned in location order,
-    /// with thread parents linked (THREAD_CREATE to THREAD_BEGIN).
+    /// Decodes every location, in parallel; the result is in location order.
     pub fn read_all(&self) -> Result<Vec<LocationEvents>, Error> {
-        use rayon::prelude::*;
-        let mut all: Vec<LocationEvents> = (0..self.location_count())
-            .into_par_iter()
-            .map(|i| self.read_location(i))
-            .collect::<Result<_, _>>()?;
-        link_threads(&mut all);
-        Ok(all)
+        let n = self.location_count();
+        let few = n < rayon::current_num_threads();
+        // Largest files first, one location per task: the threads stay busy to the end.
+        let mut order: Vec<(u64, usize)> =
+            (0..n).map(|i| (std::fs::metadata(self.evt_path(i)).map(|m| m.len()).unwrap_or(0), i)).collect();
+        order.sort_by(|a, b| b.cmp(a));
+        let mut done: Vec<(usize, Result<Decoded, Error>)> =
+            order.par_iter().with_max_len(1).map(|&(_, i)| (i, self.decode_location(i, few))).collect();
+        done.sort_by_key(|d| d.0);
+        let mut out = Vec::with_capacity(n);
+        let mut threads = Vec::new();
+        for (i, r) in done {
+            let (l, creates, begins) = r?;
+            threads.push((i, creates, begins));
+            out.push(l);
+        }
+        // Thread parents: the location that created the thread.
+        if threads.iter().any(|t| !t.2.is_empty()) {
+            let mut creator = HashMap::new();
+            for (i, creates, _) in &threads {
+                for &c in creates {
+                    creator.entry(c).or_insert(*i as LocId);
+                }
+            }
+            for (i, _, begins) in threads.iter().filter(|t| !t.2.is_empty()) {
+                let mut b = begins.iter();
+                for e in out[*i].events.iter_mut() {
+                    if let Kind::ThreadBegin { parent } = &mut e.kind {
+                        *parent = b.next().and_then(|k| creator.get(k).copied());
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn evt_path(&self, i: usize) -> PathBuf {
+        self.base.join(format!("{}.evt", self.built.locations[i].0))
+    }
+
+    fn ctx(&self, i: usize) -> LocCtx<'_> {
+        let l = &self.locals[i];
+        LocCtx {
+            regions: &self.built.regions,
+            region_map: l.local.regions.as_ref(),
+            comms: &self.built.comms,
+            comm_map: l.local.comms.as_ref(),
+            self_comms: &self.built.self_comms[i],
+            comm_defs: &self.built.defs.comms,
+            metrics: &self.built.metrics,
+            metric_map: l.local.metrics.as_ref(),
+            metric_sets: &self.built.metric_sets,
+            conv: self.conv,
+            intervals: &l.intervals,
+        }
+    }
+
+    fn decode_location(&self, i: usize, prefault_output: bool) -> Result<Decoded, Error> {
+        let loc = i as LocId;
+        let path = self.evt_path(i);
+        let file = match std::fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.built.locations[i].1 == 0 => {
+                let samples = self.locals[i].samples.iter().cloned().map(|mut e| {
+                    e.loc = loc;
+                    e
+                });
+                let events = samples.collect();
+                return Ok((
+                    LocationEvents { loc, events, skipped: BTreeMap::new(), records: 0 },
+                    vec![],
+                    vec![],
+                ));
+            }
+            Err(e) => return Err(Error::io(&path.display().to_string(), &e)),
+        };
+        let map = map_file(&file).map_err(|e| Error::io(&path.display().to_string(), &e))?;
+        let data: &[u8] = map.as_deref().unwrap_or(&[]);
+        let cs = self.anchor.chunk_size_events as usize;
+        if data.is_empty() {
+            return Err(Error::corrupt(
+                &path.display().to_string(),
+                0,
+                "empty events file: expected a chunk header",
+            ));
+        }
+        let chunk = |k: usize| &data[k * cs..((k + 1) * cs).min(data.len())];
+        let nch = data.len().div_ceil(cs);
+
+        // Chunk headers: byte order, and the event numbers, which must follow on.
+        let mut headers = Vec::with_capacity(nch);
+        let mut next = 1u64;
+        let mut total = 0usize;
+        for k in 0..nch {
+            let c = chunk(k);
+            let h = chunk_header(c, true).map_err(|b| corrupt(&path, k * cs, b))?;
+            let n = h.last_event.wrapping_sub(h.first_event).wrapping_add(1);
+            if h.first_event != next || n > (c.len() / 2) as u64 {
+                return Err(Error::corrupt(
+                    &path.display().to_string(),
+                    (k * cs + 2) as u64,
+                    format!(
+                        "chunk header announces events {} to {}, expected a range from event {next} that fits in the chunk",
+                        h.first_event, h.last_event
+                    ),
+                ));
+            }
+            next = h.last_event.wrapping_add(1);
+            total += n as usize;
+            headers.push(h);
+        }
+
+        let ctx = self.ctx(i);
+        let samples: Vec<Event> = self.locals[i].samples.iter().map(|e| Event { loc, ..e.clone() }).collect();
+        let capacity = total + samples.len() + total / 16 + 16;
+        let mut res = Resolver::new(loc, capacity, self.opts.recv_begin, self.built.default_comm, samples);
+        let check = |k: usize, h: &ChunkHeader, got: u64, end: ChunkEnd| -> Result<(), Error> {
+            let want = h.last_event.wrapping_sub(h.first_event).wrapping_add(1);
+            let msg = if got != want {
+                format!("chunk header announces {want} events, the chunk holds {got}")
+            } else if end == ChunkEnd::File && k + 1 < nch {
+                "end-of-file marker before the last chunk".to_string()
+            } else if end == ChunkEnd::Chunk && k + 1 == nch {
+                "truncated: the last chunk ends without an end-of-file marker".to_string()
+            } else {
+                return Ok(());
+            };
+            Err(Error::corrupt(&path.display().to_string(), (k * cs) as u64, msg))
+        };
+
+        // With fewer locations than threads, a spare thread faults in the
+        // output's pages while this one decodes: the page faults (the kernel
+        // zeroing fresh memory) cost as much as the decoding. (Decoding the
+        // chunks in parallel and joining them was measured slower: the join
+        // copies every event, and faults in two buffers instead of one.)
+        let decode = |res: &mut Resolver| -> Result<DecState, Error> {
+            let mut st = DecState::new(&ctx);
+            for (k, h) in headers.iter().enumerate() {
+                let before = st.records;
+                let end = if h.big_endian {
+                    decode_chunk::<true, _>(&ctx, chunk(k), &mut st, res)
+                } else {
+                    decode_chunk::<false, _>(&ctx, chunk(k), &mut st, res)
+                }
+                .map_err(|b| corrupt(&path, k * cs, b))?;
+                check(k, h, st.records - before, end)?;
+            }
+            Ok(st)
+        };
+        let st = if prefault_output && total >= 1 << 16 {
+            let addr = res.events.as_ptr() as usize;
+            let bytes = (total + total / 32).min(capacity) * std::mem::size_of::<Event>();
+            rayon::scope(|s| {
+                s.spawn(move |_| prefault(addr, bytes));
+                decode(&mut res)
+            })?
+        } else {
+            decode(&mut res)?
+        };
+        let (events, dropped, cancelled) = res.finish();
+        let mut skipped = BTreeMap::new();
+        for t in 0..256 {
+            if st.skipped[t] > 0 {
+                skipped.insert(event_name(t as u8), st.skipped[t]);
+            }
+            if st.no_comm[t] > 0 {
+                skipped.insert(format!("{} (undefined communicator)", event_name(t as u8)), st.no_comm[t]);
+            }
+        }
+        if dropped > 0 {
+            skipped.insert("MPI_COLLECTIVE_BEGIN (without MPI_COLLECTIVE_END)".into(), dropped);
+        }
+        if cancelled > 0 {
+            skipped.insert("MPI_IRECV_REQUEST (cancelled)".into(), cancelled);
+        }
+        Ok((LocationEvents { loc, events, skipped, records: st.records }, st.creates, st.begins))
     }
 }
 
-/// Sets the parent of each ThreadBegin to the location whose THREAD_CREATE
-/// has the same thread contingent and sequence count.
-fn link_threads(all: &mut [LocationEvents]) {
-    let mut creators: HashMap<(u32, u64), LocId> = HashMap::new();
-    for l in all.iter() {
-        for &k in &l.thread_creates {
-            creators.entry(k).or_insert(l.loc);
-        }
+/// A location's events, with its THREAD_CREATE and THREAD_BEGIN keys.
+type Decoded = (LocationEvents, Vec<(CommId, u64)>, Vec<(CommId, u64)>);
+
+/// Maps a file read-only (`None` for an empty file).
+fn map_file(file: &std::fs::File) -> std::io::Result<Option<memmap2::Mmap>> {
+    if file.metadata()?.len() == 0 {
+        return Ok(None);
     }
-    if creators.is_empty() {
-        return;
+    // SAFETY: the map is read-only and private to this call; OTF2 archives are
+    // not modified while they are read (a concurrent writer could only change
+    // the bytes decoded, which are all checked).
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+    Ok(Some(map))
+}
+
+/// A vector for `n` events. A large one asks for transparent huge pages: an
+/// event is 120 bytes, and faulting in (and zeroing) a gigabyte of fresh
+/// 4 KiB pages costs the kernel more than decoding the events costs us; with
+/// 2 MiB pages it is a few hundred faults instead of a few hundred thousand.
+///
+/// `n` comes from chunk headers (checked against the chunk sizes, but a
+/// hostile file can still announce far more events than it holds): when the
+/// reservation fails, a small vector is returned and grows as needed.
+pub(crate) fn alloc_events(n: usize) -> Vec<Event> {
+    let mut v: Vec<Event> = Vec::new();
+    if v.try_reserve_exact(n).is_err() {
+        v.reserve(n.min(1 << 16));
     }
-    for l in all.iter_mut() {
-        let mut begins = l.thread_begins.iter();
-        for e in l.events.iter_mut() {
-            if let spoor_model::Kind::ThreadBegin { parent } = &mut e.kind {
-                if let Some(k) = begins.next() {
-                    *parent = creators.get(k).copied();
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = v.capacity() * std::mem::size_of::<Event>();
+        if bytes >= 4 * HUGE {
+            let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
+            let end = (v.as_ptr() as usize + bytes) & !(HUGE - 1);
+            if end > start {
+                // SAFETY: the range lies inside the vector's own allocation, not
+                // yet touched; MADV_HUGEPAGE changes only how the kernel backs it
+                // (and is ignored where transparent huge pages are off).
+                unsafe {
+                    libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
                 }
             }
         }
     }
+    v
 }
 
-fn string(raw: &RawDefs, id: u32) -> String {
-    if id == UNDEF32 {
-        return String::new();
-    }
-    match raw.strings.get(&id) {
-        Some(s) => s.clone(),
-        None => format!("?{id}"),
+/// Faults in the pages of `[addr, addr + bytes)`, writable, without touching them.
+fn prefault(addr: usize, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let start = addr.next_multiple_of(4096);
+        let end = (addr + bytes) & !4095;
+        if end > start {
+            // SAFETY: MADV_POPULATE_WRITE only makes the kernel allocate the
+            // (zero-filled) pages of the range, as the first write to each
+            // would; it reads and writes no memory, so it cannot race with the
+            // decoder filling the vector. Should the vector have been
+            // reallocated meanwhile, the call fails or populates freed pages,
+            // changing no contents.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_POPULATE_WRITE);
+            }
+        }
     }
 }
 
-/// Converts the OTF2 global definitions to spoor's and builds the decoding context.
-fn build(
-    raw: &RawDefs,
-    anchor: &anchor::Anchor,
-    app_name: &str,
-    file: &str,
-) -> Result<(Definitions, Context), Error> {
-    let mut d = Definitions::new();
-    let app = d.add_app(app_name);
-
-    // Locations by OTF2 id; groups by OTF2 id.
-    let mut loc_index: HashMap<u64, LocId> = HashMap::with_capacity(raw.locations.len());
-    for (i, l) in raw.locations.iter().enumerate() {
-        if loc_index.insert(l.id, i as LocId).is_some() {
-            return Err(Error::corrupt(file, l.offset as u64, format!("location {} is defined twice", l.id)));
+fn set_properties(defs: &mut Definitions, a: &Anchor, c: &ClockInfo, mode: ClockMode) {
+    defs.set_property("import.format", "otf2");
+    defs.set_property("otf2.version", &format!("{}.{}.{}", a.version.0, a.version.1, a.version.2));
+    for (k, v) in
+        [("otf2.creator", &a.creator), ("otf2.description", &a.description), ("otf2.machine", &a.machine)]
+    {
+        if !v.is_empty() {
+            defs.set_property(k, v);
         }
     }
-    let mut group_index: HashMap<u32, usize> = HashMap::new();
-    for (i, g) in raw.location_groups.iter().enumerate() {
-        if group_index.insert(g.id, i).is_some() {
-            return Err(Error::corrupt(
-                file,
-                g.offset as u64,
-                format!("location group {} is defined twice", g.id),
-            ));
-        }
+    defs.set_property("otf2.trace_id", &format!("{:016x}", a.trace_id));
+    defs.set_property("otf2.timer_resolution", &c.resolution.to_string());
+    defs.set_property("otf2.global_offset", &c.global_offset.to_string());
+    defs.set_property("otf2.trace_length", &c.length.to_string());
+    defs.set_property("otf2.clock", if mode == ClockMode::Raw { "raw" } else { "corrected" });
+    for (k, v) in &a.properties {
+        defs.set_property(&format!("otf2.property.{k}"), v);
     }
-
-    // The MPI COMM_LOCATIONS group gives MPI world ranks.
-    const MPI: u8 = 4;
-    let comm_locations: HashMap<u8, &defs::Group> = {
-        let mut ids: Vec<&u32> = raw.groups.keys().collect();
-        ids.sort();
-        let mut m = HashMap::new();
-        for id in ids {
-            let g = &raw.groups[id];
-            if g.kind == group_type::COMM_LOCATIONS {
-                m.insert(g.paradigm, g);
-            }
-        }
-        m
-    };
-    let mut mpi_rank_of_group: HashMap<u32, u32> = HashMap::new();
-    if let Some(g) = comm_locations.get(&MPI) {
-        for (rank, lid) in g.members.iter().enumerate() {
-            if let Some(&li) = loc_index.get(lid) {
-                mpi_rank_of_group.entry(raw.locations[li as usize].group).or_insert(rank as u32);
-            }
-        }
-    }
-
-    // Machines: the system tree nodes that hold location groups.
-    let nodes: HashMap<u32, &defs::SystemTreeNode> = raw.system_tree.iter().map(|n| (n.id, n)).collect();
-    let mut machine_of_node: HashMap<u32, u32> = HashMap::new();
-    let mut process_of_group: HashMap<u32, u32> = HashMap::new();
-    for (gi, g) in raw.location_groups.iter().enumerate() {
-        let machine = match machine_of_node.get(&g.parent) {
-            Some(&m) => m,
-            None => {
-                let name = match nodes.get(&g.parent) {
-                    Some(n) => string(raw, n.name),
-                    None => "unknown".into(),
-                };
-                let m = d.add_machine(&name);
-                machine_of_node.insert(g.parent, m);
-                m
-            }
-        };
-        let rank = mpi_rank_of_group.get(&g.id).copied().unwrap_or(gi as u32);
-        let p = d.add_process(&string(raw, g.name), app, machine, rank);
-        process_of_group.insert(g.id, p);
-    }
-
-    let mut threads: HashMap<u32, u32> = HashMap::new();
-    for l in &raw.locations {
-        let Some(&p) = process_of_group.get(&l.group) else {
-            return Err(Error::corrupt(
-                file,
-                l.offset as u64,
-                format!("location {} belongs to location group {}, which is not defined", l.id, l.group),
-            ));
-        };
-        let t = threads.entry(l.group).or_insert(0);
-        d.add_location(&string(raw, l.name), p, *t);
-        *t += 1;
-    }
-
-    // Communicators.
-    let mut comm_items = Vec::with_capacity(raw.comms.len());
-    for c in &raw.comms {
-        let Some(g) = raw.groups.get(&c.group) else {
-            return Err(Error::corrupt(
-                file,
-                c.offset as u64,
-                format!("communicator {} refers to group {}, which is not defined", c.id, c.group),
-            ));
-        };
-        let mut is_self = false;
-        let mut members = Vec::with_capacity(g.members.len());
-        let loc_of = |lid: u64| -> Result<LocId, Error> {
-            loc_index.get(&lid).copied().ok_or_else(|| {
-                Error::corrupt(
-                    file,
-                    g.offset as u64,
-                    format!("group {} has member location {lid}, which is not defined", c.group),
-                )
-            })
-        };
-        match g.kind {
-            group_type::COMM_SELF => is_self = true,
-            group_type::COMM_GROUP => {
-                let Some(cl) = comm_locations.get(&g.paradigm) else {
-                    return Err(Error::corrupt(
-                        file,
-                        g.offset as u64,
-                        format!(
-                            "group {} lists ranks, but its paradigm has no COMM_LOCATIONS group",
-                            c.group
-                        ),
-                    ));
-                };
-                for &r in &g.members {
-                    let Some(&lid) = usize::try_from(r).ok().and_then(|r| cl.members.get(r)) else {
-                        return Err(Error::corrupt(
-                            file,
-                            g.offset as u64,
-                            format!(
-                                "group {} has rank {r}, but the COMM_LOCATIONS group of its paradigm has {} members",
-                                c.group,
-                                cl.members.len()
-                            ),
-                        ));
-                    };
-                    members.push(loc_of(lid)?);
-                }
-            }
-            _ => {
-                for &lid in &g.members {
-                    members.push(loc_of(lid)?);
-                }
-            }
-        }
-        let mut name = string(raw, c.name);
-        if name.is_empty() {
-            name = format!("comm {}", c.id);
-        }
-        let id = d.add_comm(&name, members);
-        comm_items.push((c.id, CommInfo { id, is_self }));
-    }
-
-    // Metrics: one per metric member; metric classes and instances list them.
-    let mut member_slot: HashMap<u32, MetricSlot> = HashMap::new();
-    for m in &raw.metric_members {
-        let id = d.add_metric(&string(raw, m.name), &string(raw, m.unit));
-        let base: f64 = if m.base == 0 { 2.0 } else { 10.0 };
-        let scale = base.powi(m.exponent.clamp(-1000, 1000) as i32);
-        member_slot.insert(m.id, MetricSlot { id, scale });
-    }
-    let slots_of = |class: u32| -> Vec<MetricSlot> {
-        raw.metric_classes
-            .get(&class)
-            .map(|ms| ms.iter().filter_map(|m| member_slot.get(m).copied()).collect())
-            .unwrap_or_default()
-    };
-    let mut metric_items: Vec<(u32, Vec<MetricSlot>)> =
-        raw.metric_classes.keys().map(|&c| (c, slots_of(c))).collect();
-    for (&inst, &class) in &raw.metric_instances {
-        metric_items.push((inst, slots_of(class)));
-    }
-
-    // Regions.
-    let region_items: Vec<(u32, RegionInfo)> = raw
-        .regions
-        .iter()
-        .map(|r| {
-            let name = string(raw, r.name);
-            let blocking_recv = BLOCKING_RECEIVES.iter().any(|b| name.eq_ignore_ascii_case(b));
-            (r.id, RegionInfo { name: d.strings.intern(&name), blocking_recv })
-        })
-        .collect();
-
-    // Properties.
-    let (ma, mi, bu) = anchor.version;
-    d.set_property("otf2.version", &format!("{ma}.{mi}.{bu}"));
-    d.set_property("otf2.creator", &anchor.creator);
-    if !anchor.machine.is_empty() {
-        d.set_property("otf2.machine", &anchor.machine);
-    }
-    if !anchor.description.is_empty() {
-        d.set_property("otf2.description", &anchor.description);
-    }
-    if let Some(id) = anchor.trace_id {
-        d.set_property("otf2.trace_id", &format!("{id:016x}"));
-    }
-    let clock = match &raw.clock {
-        Some(c) => ClockInfo { resolution: c.resolution, global_offset: c.global_offset, length: c.length },
-        None => {
-            d.set_property("otf2.clock.missing", "no CLOCK_PROPERTIES definition: 1 tick taken as 1 ns");
-            ClockInfo { resolution: 1_000_000_000, global_offset: 0, length: 0 }
-        }
-    };
-    d.set_property("otf2.clock.resolution", &clock.resolution.to_string());
-    d.set_property("otf2.clock.global_offset", &clock.global_offset.to_string());
-    d.set_property("otf2.clock.length", &clock.length.to_string());
-    for (k, v) in &anchor.properties {
-        d.set_property(k, v);
-    }
-
-    let ctx = Context {
-        clock,
-        otf2_ids: raw.locations.iter().map(|l| l.id).collect(),
-        announced: raw.locations.iter().map(|l| l.events).collect(),
-        regions: IdTable::build(region_items),
-        comms: IdTable::build(comm_items),
-        metrics: IdTable::build(metric_items),
-    };
-    Ok((d, ctx))
 }
