@@ -60,7 +60,8 @@ const TEXT_BLOCK: usize = 4096;
 const STREAM_BATCH: usize = 64;
 
 enum Bytes {
-    Mapped(memmap2::Mmap),
+    /// A memory-mapped file, and the file for reads that should not map pages.
+    Mapped(memmap2::Mmap, File),
     Owned(Vec<u8>),
 }
 
@@ -68,9 +69,22 @@ enum Bytes {
 const MAP_WINDOW: u64 = 16 << 20;
 
 impl Bytes {
+    /// The chunk header at `at` (the caller checked it lies within the bytes).
+    fn header_at(&self, at: usize) -> io::Result<[u8; chunk::HEADER_LEN]> {
+        let mut h = [0u8; chunk::HEADER_LEN];
+        match self {
+            Bytes::Mapped(_, file) => {
+                use std::os::unix::fs::FileExt;
+                file.read_exact_at(&mut h, at as u64)?;
+            }
+            Bytes::Owned(v) => h.copy_from_slice(&v[at..at + chunk::HEADER_LEN]),
+        }
+        Ok(h)
+    }
+
     /// Tells the kernel the mapped pages from `from` to `to` are no longer needed.
     fn release(&self, from: u64, to: u64) {
-        if let Bytes::Mapped(m) = self {
+        if let Bytes::Mapped(m, _) = self {
             let page = 4096;
             let from = (from / page * page) as usize;
             let len = (to as usize).min(m.len()).saturating_sub(from);
@@ -87,7 +101,7 @@ impl std::ops::Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(m) => m,
+            Bytes::Mapped(m, _) => m,
             Bytes::Owned(v) => v,
         }
     }
@@ -160,7 +174,7 @@ impl TraceReader {
             // Safety of the map: spoor does not write a file while reading it; a file
             // truncated underneath by another program is outside what any reader can guard.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, &e))?;
-            return Self::from_whole(path, Bytes::Mapped(map), opts);
+            return Self::from_whole(path, Bytes::Mapped(map, file), opts);
         }
         // Not a seekable binary trace: read it as a stream from the start.
         let rest = io::Cursor::new(first[..n].to_vec()).chain(file);
@@ -253,7 +267,9 @@ impl TraceReader {
         let mut index_chunk = None;
         let mut end = None;
         let mut stopped = None;
-        // Scan chunk headers only; payloads are checked when decoded.
+        // Scan chunk headers only; payloads are checked when decoded. A mapped file's
+        // headers are read with pread, so the scan maps no pages: the decoding then maps
+        // each page once, and releases it after its window.
         loop {
             if pos == file_len {
                 stopped = Some((pos, "the file ends without its end chunk: truncated".to_string()));
@@ -271,7 +287,7 @@ impl TraceReader {
                 break;
             }
             let at = pos as usize;
-            let h = ChunkHeader::decode(bytes[at..at + chunk::HEADER_LEN].try_into().expect("9 bytes"));
+            let h = ChunkHeader::decode(&bytes.header_at(at).map_err(|e| Error::io(name, &e))?);
             if let Some(p) = h.problem() {
                 stopped = Some((pos, p));
                 break;
