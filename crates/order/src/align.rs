@@ -566,13 +566,24 @@ fn kind_at(scan: &Scan, r: EventRef) -> &'static str {
 }
 
 /// The forward pass and the backward amortization over times `t`.
-fn controlled_logical_clock(scan: &Scan, sync: &Sync, t: &[Vec<i64>], opts: &AlignOptions) -> Result<Clc> {
+fn controlled_logical_clock(
+    scan: &Scan,
+    input: &Input,
+    sync: &Sync,
+    t: &[Vec<i64>],
+    opts: &AlignOptions,
+) -> Result<Clc> {
     let n = t.len();
     let lmin = opts.min_latency;
     let gamma = opts.gamma.clamp(0.0, 1.0);
     let mut c: Vec<Vec<i64>> = t.iter().map(|v| Vec::with_capacity(v.len())).collect();
     let mut engine = Engine::new(sync, n);
     let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::new();
+    // Without spawns (whose waits look at how far the parent got), the corrected times
+    // and a cycle's report do not depend on the order ready events are taken in: then
+    // a stack replaces the heap, and a location runs on while it is ready.
+    let any_order = sync.spawns.is_empty();
+    let mut stack: Vec<LocId> = Vec::new();
     let mut in_heap = vec![false; n];
     let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| !t[l as usize].is_empty()).collect();
     let mut woken = Vec::new();
@@ -592,11 +603,16 @@ fn controlled_logical_clock(scan: &Scan, sync: &Sync, t: &[Vec<i64>], opts: &Ali
                 None => Head::Finished,
             };
             if engine.check(loc, t[l][i], &heads) {
-                heap.push(Reverse((t[l][i], loc)));
+                if any_order {
+                    stack.push(loc);
+                } else {
+                    heap.push(Reverse((t[l][i], loc)));
+                }
                 in_heap[l] = true;
             }
         }
-        let Some(Reverse((_, loc))) = heap.pop() else {
+        let next = if any_order { stack.pop() } else { heap.pop().map(|Reverse((_, loc))| loc) };
+        let Some(loc) = next else {
             if left == 0 {
                 break;
             }
@@ -612,8 +628,10 @@ fn controlled_logical_clock(scan: &Scan, sync: &Sync, t: &[Vec<i64>], opts: &Ali
             }
             let start = (0..n).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
             let cycle = engine.cycle(start);
+            // The records were let go to save memory: read them again to name the events.
+            let again = scan::scan(input, false)?;
             let what =
-                |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(scan, r), w));
+                |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(&again, r), w));
             return Err(Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what)));
         };
         let l = loc as usize;
@@ -767,32 +785,45 @@ fn amortize(t: &[i64], c: &mut [i64], caps: &[(u64, i64)]) {
 pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<AlignReport> {
     let mut scan = scan::scan(input, true)?;
     let raw = std::mem::take(&mut scan.walls);
-    let sync0 = matching::match_events(&scan.defs, &scan.records);
+    let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
     let before = violations_fast(&sync0, &raw, opts.min_latency);
     let (maps, reference) = clock_maps(&scan, &sync0, opts)?;
-    drop(sync0);
     let defs = &scan.defs;
     // Offsets and drifts, in place (the recorded times are needed only at the ends).
     let ends: Vec<(i64, i64)> =
         raw.iter().map(|w| (w.first().copied().unwrap_or(0), w.last().copied().unwrap_or(0))).collect();
     let mut t1 = raw;
+    let mut changed = false;
     for (l, w) in t1.iter_mut().enumerate() {
         let map = proc_of(defs, l as LocId).and_then(|p| maps[p as usize].as_ref()).map(|r| &r.map);
         if let Some(m) = map {
             if *m != ClockMap::Identity {
-                w.iter_mut().for_each(|x| *x = m.apply(*x));
+                for x in w.iter_mut() {
+                    let y = m.apply(*x);
+                    changed |= y != *x;
+                    *x = y;
+                }
             }
         }
     }
-    for (l, recs) in scan.records.iter_mut().enumerate() {
-        for r in recs.iter_mut() {
-            r.wall = t1[l][r.index as usize];
+    // Matching again (lock hand-offs follow time) only where offsets moved an event.
+    let (sync, after_offsets) = if changed {
+        drop(sync0);
+        for (l, recs) in scan.records.iter_mut().enumerate() {
+            for r in recs.iter_mut() {
+                r.wall = t1[l][r.index as usize];
+            }
         }
-    }
-    let sync = matching::match_events(&scan.defs, &scan.records);
-    let after_offsets = violations_fast(&sync, &t1, opts.min_latency);
+        let sync = matching::match_events_with(&scan.defs, &scan.records, false);
+        let after_offsets = violations_fast(&sync, &t1, opts.min_latency);
+        (sync, after_offsets)
+    } else {
+        (sync0, before)
+    };
+    // Not needed any more (a cycle's report reads them again).
+    scan.records = Vec::new();
     let (clc, released) = if opts.clc {
-        let clc = controlled_logical_clock(&scan, &sync, &t1, opts)?;
+        let clc = controlled_logical_clock(&scan, input, &sync, &t1, opts)?;
         (Some(clc.times), clc.released_spawns)
     } else {
         (None, 0)
@@ -856,29 +887,70 @@ pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<Alig
         flags: (scan.flags & 0xffff_ffff) | flags::ALIGNED,
     };
     let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
-    let mut reader = input.reader()?;
+    let reader = input.reader()?;
     let t2 = clc.unwrap_or(t1);
     let mut next = vec![0usize; t2.len()];
-    while let Some(b) = reader.next_block().map_err(|e| input.rename(e))? {
-        for mut ev in b.events {
-            let l = ev.loc as usize;
-            let Some(&nw) = t2.get(l).and_then(|v| v.get(next[l])) else {
-                return Err(Error::input(
-                    input.name(),
-                    format!(
-                        "location {} has more events than the first reading counted: did the trace change?",
-                        ev.loc
-                    ),
-                ));
-            };
-            next[l] += 1;
-            if nw != ev.wall {
-                ev.ann.raw_wall = Some(ev.ann.raw_wall.unwrap_or(ev.wall));
-                ev.wall = nw;
-            }
-            w.write(&ev).map_err(Error::Write)?;
+    // Blocks are decoded on another thread while this one rewrites and encodes.
+    std::thread::scope(|s| -> Result<()> {
+        let rx = read_ahead(s, reader);
+        for b in rx.iter() {
+            let b = b.map_err(|e| input.rename(e))?;
+            rewrite(b, &t2, &mut next, input, &mut w)?;
         }
-    }
+        Ok(())
+    })?;
     w.finish().map_err(Error::Write)?;
     Ok(report)
+}
+
+/// Decodes the blocks of `reader` on a thread of `s`, in order; the first error ends it.
+fn read_ahead<'s>(
+    s: &'s std::thread::Scope<'s, '_>,
+    mut reader: spoor_format::TraceReader,
+) -> std::sync::mpsc::Receiver<std::result::Result<spoor_format::Block, spoor_format::Error>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(8);
+    s.spawn(move || loop {
+        match reader.next_block() {
+            Ok(Some(b)) => {
+                if tx.send(Ok(b)).is_err() {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Gives the events of `b` their times from `t2` and writes them.
+fn rewrite<W: Write>(
+    b: spoor_format::Block,
+    t2: &[Vec<i64>],
+    next: &mut [usize],
+    input: &Input,
+    w: &mut TraceWriter<W>,
+) -> Result<()> {
+    for mut ev in b.events {
+        let l = ev.loc as usize;
+        let Some(&nw) = t2.get(l).and_then(|v| v.get(next[l])) else {
+            return Err(Error::input(
+                input.name(),
+                format!(
+                    "location {} has more events than the first reading counted: did the trace change?",
+                    ev.loc
+                ),
+            ));
+        };
+        next[l] += 1;
+        if nw != ev.wall {
+            ev.ann.raw_wall = Some(ev.ann.raw_wall.unwrap_or(ev.wall));
+            ev.wall = nw;
+        }
+        w.write(&ev).map_err(Error::Write)?;
+    }
+    Ok(())
 }

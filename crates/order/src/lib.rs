@@ -13,6 +13,7 @@
 pub mod align;
 pub mod describe;
 mod error;
+mod fasthash;
 pub mod hull;
 pub mod input;
 pub mod matching;

@@ -16,10 +16,11 @@
 //!   last event at or before it (resolved while replaying, see `replay`).
 
 use crate::describe;
+use crate::fasthash::FxHashMap as HashMap;
 use crate::scan::{Rec, Record};
 use serde::Serialize;
 use spoor_model::{AppId, CollOp, CommId, Definitions, EventRef, LocId};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// A matched message: the send (`send`, `isend`) and the receive's completion
 /// (`recv_end`, `irecv_complete`).
@@ -250,6 +251,21 @@ struct RecvItem {
     kind: &'static str,
 }
 
+/// (sender, receiver, communicator, tag).
+type ChannelKey = (LocId, LocId, CommId, u32);
+
+/// The index of the channel `key` in `channels`, added if new.
+fn channel(
+    of: &mut HashMap<ChannelKey, usize>,
+    channels: &mut Vec<(ChannelKey, Channel)>,
+    key: ChannelKey,
+) -> usize {
+    *of.entry(key).or_insert_with(|| {
+        channels.push((key, Channel::default()));
+        channels.len() - 1
+    })
+}
+
 #[derive(Default)]
 struct Channel {
     sends: Vec<SendItem>,
@@ -279,6 +295,7 @@ struct CollPart {
 
 struct Builder<'d> {
     defs: &'d Definitions,
+    want_partners: bool,
     partners: Vec<Vec<(u64, EventRef)>>,
     points: Vec<Vec<(u64, Point)>>,
     problems: Vec<Problem>,
@@ -297,6 +314,9 @@ impl Builder<'_> {
     }
 
     fn partner(&mut self, of: EventRef, is: EventRef) {
+        if !self.want_partners {
+            return;
+        }
         self.partners[of.loc as usize].push((of.index, is));
     }
 
@@ -341,32 +361,42 @@ fn tag_text(t: Option<u32>) -> String {
 /// Matches every synchronization event of a trace. `records[loc]` are the location's
 /// records in order (see [`crate::scan`]); every id in them must be defined.
 pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
+    match_events_with(defs, records, true)
+}
+
+/// [`match_events`], leaving [`Sync::partners`] empty unless `partners` (spoor-align
+/// does not need them, and they take 24 bytes a synchronization event).
+pub fn match_events_with(defs: &Definitions, records: &[Vec<Record>], partners: bool) -> Sync {
     let n = records.len();
-    let mut b =
-        Builder { defs, partners: vec![Vec::new(); n], points: vec![Vec::new(); n], problems: Vec::new() };
-    let mut channels: BTreeMap<(LocId, LocId, CommId, u32), Channel> = BTreeMap::new();
+    let mut b = Builder {
+        defs,
+        want_partners: partners,
+        partners: vec![Vec::new(); n],
+        points: vec![Vec::new(); n],
+        problems: Vec::new(),
+    };
+    // Channels in order of first use, found by key; sorted by key before matching.
+    let mut channel_of: HashMap<ChannelKey, usize> = HashMap::default();
+    let mut channels: Vec<(ChannelKey, Channel)> = Vec::new();
     let mut coll: BTreeMap<(CommId, u64), Vec<CollPart>> = BTreeMap::new();
     let mut locks: BTreeMap<(AppId, u64), Vec<Section>> = BTreeMap::new();
     let mut spawns = Vec::new();
 
     for (l, recs) in records.iter().enumerate() {
         let loc = l as LocId;
-        let mut open_isend: HashMap<u64, Ev> = HashMap::new();
-        let mut open_irecv: HashMap<u64, Posted> = HashMap::new();
+        let mut open_isend: HashMap<u64, Ev> = HashMap::default();
+        let mut open_irecv: HashMap<u64, Posted> = HashMap::default();
         let mut pending_recv: Option<Posted> = None;
         let mut pending_coll: Option<(Ev, CollOp, CommId)> = None;
-        let mut coll_seq: HashMap<CommId, u64> = HashMap::new();
+        let mut coll_seq: HashMap<CommId, u64> = HashMap::default();
         let mut held: Vec<(u64, Ev)> = Vec::new();
-        let mut requested: HashMap<u64, Ev> = HashMap::new();
+        let mut requested: HashMap<u64, Ev> = HashMap::default();
         for r in recs {
             let ev = Ev { at: EventRef { loc, index: r.index }, wall: r.wall };
             match r.rec {
                 Rec::Send { to, comm, tag, bytes, request } => {
-                    channels.entry((loc, to, comm, tag)).or_default().sends.push(SendItem {
-                        ev,
-                        bytes,
-                        kind: r.rec.kind_name(),
-                    });
+                    let c = channel(&mut channel_of, &mut channels, (loc, to, comm, tag));
+                    channels[c].1.sends.push(SendItem { ev, bytes, kind: r.rec.kind_name() });
                     if let Some(q) = request {
                         if let Some(old) = open_isend.insert(q, ev) {
                             b.problem(
@@ -435,12 +465,8 @@ pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
                         }
                         None => r.index,
                     };
-                    channels.entry((from, loc, comm, tag)).or_default().recvs.push(RecvItem {
-                        key,
-                        ev,
-                        bytes,
-                        kind: r.rec.kind_name(),
-                    });
+                    let c = channel(&mut channel_of, &mut channels, (from, loc, comm, tag));
+                    channels[c].1.recvs.push(RecvItem { key, ev, bytes, kind: r.rec.kind_name() });
                 }
                 Rec::CollBegin { op, comm } => {
                     if let Some((old, oop, _)) = pending_coll.replace((ev, op, comm)) {
@@ -545,8 +571,11 @@ pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
 
     // Point to point: the k-th send of a channel goes to its k-th receive.
     let mut messages = Vec::new();
+    drop(channel_of);
+    channels.sort_unstable_by_key(|&(k, _)| k);
     for ((from, to, comm, tag), mut ch) in channels {
-        ch.recvs.sort_by_key(|r| (r.key, r.ev.at.index));
+        // Keys are unique (a location's events have distinct indices): unstable is exact.
+        ch.recvs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
         let matched = ch.sends.len().min(ch.recvs.len());
         for (s, r) in ch.sends.iter().zip(&ch.recvs) {
             messages.push(Message {
@@ -593,13 +622,35 @@ pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
             b.problem(ProblemKind::UnmatchedRecv, r.ev, r.kind, None, detail);
         }
     }
-    messages.sort_by_key(|m| m.send);
+    // Every send is in one message: unstable is exact.
+    messages.sort_unstable_by_key(|m| m.send);
 
     // Collectives.
     let mut instances = Vec::new();
+    // Per location, its rank (first position) in the communicator `ranks_of`.
+    let mut ranks: Vec<usize> = vec![usize::MAX; n];
+    let mut ranks_of: Option<CommId> = None;
+    let mut present: Vec<bool> = Vec::new();
     for ((comm, seq), mut parts) in coll {
         let c = &defs.comms[comm as usize];
-        let rank_of = |l: LocId| c.members.iter().position(|&m| m == l).unwrap_or(usize::MAX);
+        if ranks_of != Some(comm) {
+            if let Some(old) = ranks_of {
+                for &m in &defs.comms[old as usize].members {
+                    if let Some(r) = ranks.get_mut(m as usize) {
+                        *r = usize::MAX;
+                    }
+                }
+            }
+            for (i, &m) in c.members.iter().enumerate() {
+                if let Some(r) = ranks.get_mut(m as usize) {
+                    if *r == usize::MAX {
+                        *r = i;
+                    }
+                }
+            }
+            ranks_of = Some(comm);
+        }
+        let rank_of = |l: LocId| ranks.get(l as usize).copied().unwrap_or(usize::MAX);
         parts.sort_by_key(|p| (rank_of(p.loc), p.loc));
         let first = Ev { at: parts[0].end.at, wall: parts[0].end.wall };
         let what = || format!("collective #{seq} on {}", describe::comm(defs, comm));
@@ -615,10 +666,17 @@ pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
             }
         }
         if !c.members.is_empty() {
+            present.clear();
+            present.resize(c.members.len(), false);
+            for p in &parts {
+                if let Some(x) = present.get_mut(rank_of(p.loc)) {
+                    *x = true;
+                }
+            }
             let missing: Vec<String> = c
                 .members
                 .iter()
-                .filter(|m| !parts.iter().any(|p| p.loc == **m))
+                .filter(|&&m| !present.get(rank_of(m)).copied().unwrap_or(false))
                 .map(|&m| b.loc_name(m))
                 .collect();
             if !missing.is_empty() {
@@ -740,9 +798,11 @@ pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
 
     for v in b.partners.iter_mut() {
         v.sort_by_key(|&(i, _)| i);
+        v.shrink_to_fit();
     }
     for v in b.points.iter_mut() {
         v.sort_by_key(|&(i, _)| i);
+        v.shrink_to_fit();
     }
     b.problems.sort_by_key(|x| (x.at, x.kind));
     Sync {

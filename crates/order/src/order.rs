@@ -90,9 +90,10 @@ struct Stuck {
 /// find cycles. Never fails for what it finds; only for unreadable input.
 pub fn check(input: &Input) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
-    let sync = matching::match_events(&scan.defs, &scan.records);
+    let mut sync = matching::match_events(&scan.defs, &scan.records);
     scan.records = Vec::new();
     let mut summary = OrderSummary::new(&scan, &sync);
+    sync.messages = Vec::new();
     let (released, stuck) = replay_stream(input, &scan, &sync, &mut |_| Ok(()))?;
     summary.released_spawns = released;
     if let Some(s) = stuck {
@@ -107,9 +108,11 @@ pub fn check(input: &Input) -> Result<OrderSummary> {
 /// is an error naming its events.
 pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
-    let sync = matching::match_events(&scan.defs, &scan.records);
+    let mut sync = matching::match_events(&scan.defs, &scan.records);
     scan.records = Vec::new();
     let mut summary = OrderSummary::new(&scan, &sync);
+    // The replay needs the points, partners and collectives, not the message list.
+    sync.messages = Vec::new();
     let wopts = WriterOptions {
         block_events: opts.block_events.max(1),
         global_order: true,
@@ -117,7 +120,43 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
         flags: (scan.flags & 0xffff_ffff) | flags::MATCHED,
     };
     let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
-    let (released, stuck) = replay_stream(input, &scan, &sync, &mut |ev| w.write(&ev))?;
+    // The replay runs on its own thread and hands over batches of events; this one
+    // encodes and writes them.
+    let (released, stuck) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(4);
+        // Written batches come back empty, to be filled again.
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<Event>>();
+        let (scan, sync) = (&scan, &sync);
+        let replay = s.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            let r = replay_stream(input, scan, sync, &mut |ev| {
+                batch.push(ev);
+                if batch.len() >= BATCH {
+                    let empty = back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                    let full = std::mem::replace(&mut batch, empty);
+                    tx.send(full).map_err(|_| std::io::Error::other("the writer stopped"))?;
+                }
+                Ok(())
+            });
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            r
+        });
+        let mut written = Ok(());
+        for mut batch in rx.iter() {
+            if let Err(e) = batch.iter().try_for_each(|ev| w.write(ev)) {
+                written = Err(Error::Write(e));
+                break;
+            }
+            batch.clear();
+            let _ = back_tx.send(batch);
+        }
+        drop(rx);
+        let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        written?;
+        r
+    })?;
     if let Some(s) = stuck {
         return Err(Error::input(input.name(), s.message));
     }
@@ -125,6 +164,9 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
     summary.released_spawns = released;
     Ok(summary)
 }
+
+/// Events handed from the replay to the writer at a time.
+const BATCH: usize = 4096;
 
 /// Replays the input in causal order, giving each event (with its annotations) to
 /// `sink`. Returns the number of released spawn waits and the cycle, if it got stuck.
@@ -153,9 +195,10 @@ fn replay_stream(
             }
         });
         let mut st = Stream {
-            queues: (0..n).map(|_| VecDeque::new()).collect(),
+            queues: (0..n).map(|_| Queue::default()).collect(),
             remaining: scan.counts.clone(),
             starving: scan.counts.iter().filter(|&&c| c > 0).count(),
+            slot: vec![u32::MAX; n],
         };
         let mut engine = Engine::new(sync, n);
         let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::new();
@@ -167,6 +210,8 @@ fn replay_stream(
         let mut left: u64 = scan.total_events();
         let mut released = 0;
         let mut rescanned = false;
+        let mut last: Option<LocId> = None;
+        let mut candidate: Option<(i64, LocId)> = None;
         loop {
             while st.starving > 0 {
                 match rx.recv() {
@@ -189,11 +234,25 @@ fn replay_stream(
                 let wall = head.wall;
                 let heads = |p: LocId| st.head(p);
                 if engine.check(loc, wall, &heads) {
-                    heap.push(Reverse((wall, loc)));
+                    if Some(loc) == last {
+                        // Kept aside: it often goes next, which saves a push and a pop.
+                        candidate = Some((wall, loc));
+                    } else {
+                        heap.push(Reverse((wall, loc)));
+                    }
                     in_heap[l] = true;
                 }
             }
-            let Some(Reverse((_, loc))) = heap.pop() else {
+            let next = match candidate.take() {
+                Some(c) if heap.peek().is_none_or(|Reverse(top)| c < *top) => Some(c),
+                Some(c) => {
+                    heap.push(Reverse(c));
+                    heap.pop().map(|Reverse(t)| t)
+                }
+                None => heap.pop().map(|Reverse(t)| t),
+            };
+            last = None;
+            let Some((_, loc)) = next else {
                 if left == 0 {
                     break;
                 }
@@ -243,6 +302,7 @@ fn replay_stream(
             engine.emit(loc, ev.wall, clock, &mut woken);
             pending.append(&mut woken);
             pending.push(loc);
+            last = Some(loc);
             left -= 1;
             sink(ev).map_err(Error::Write)?;
         }
@@ -250,39 +310,132 @@ fn replay_stream(
     })
 }
 
+/// The events of a location read but not yet replayed: whole blocks as decoded (for
+/// blocks of one location), the first partly replayed.
+#[derive(Default)]
+struct Queue {
+    blocks: VecDeque<std::vec::IntoIter<Event>>,
+}
+
+impl Queue {
+    fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    fn front(&self) -> Option<&Event> {
+        self.blocks.front().and_then(|b| b.as_slice().first())
+    }
+
+    /// The `k`th queued event.
+    fn get(&self, mut k: usize) -> Option<&Event> {
+        for b in &self.blocks {
+            let b = b.as_slice();
+            if k < b.len() {
+                return Some(&b[k]);
+            }
+            k -= b.len();
+        }
+        None
+    }
+
+    fn pop(&mut self) -> Option<Event> {
+        let b = self.blocks.front_mut()?;
+        let ev = b.next();
+        if b.len() == 0 {
+            self.blocks.pop_front();
+        } else {
+            // The next event is looked at right away, the ones after it after other
+            // locations' events: fetch them into the cache meanwhile (the next one
+            // was asked for at the previous pops already).
+            for after in b.as_slice().iter().take(4).skip(1) {
+                prefetch(after);
+            }
+        }
+        ev
+    }
+}
+
+/// A hint to bring `*p` (and the next cache line) into the cache.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+        _mm_prefetch::<_MM_HINT_T1>(p.cast());
+        _mm_prefetch::<_MM_HINT_T1>(p.cast::<i8>().wrapping_add(64));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 struct Stream {
-    queues: Vec<VecDeque<Event>>,
+    queues: Vec<Queue>,
     /// Events of each location not yet read.
     remaining: Vec<u64>,
     /// Locations with an empty queue and events still to read.
     starving: usize,
+    /// Scratch for splitting blocks: each location's run in the block (u32::MAX: none).
+    slot: Vec<u32>,
 }
 
 impl Stream {
     fn push(&mut self, b: Block, name: &str) -> Result<()> {
+        let Some(first) = b.events.first().map(|e| e.loc) else { return Ok(()) };
+        if b.events.iter().all(|e| e.loc == first) {
+            return self.push_run(b.events, name);
+        }
+        // Several locations' events: split them by location, keeping their order.
+        let mut runs: Vec<(LocId, Vec<Event>)> = Vec::new();
+        let mut result = Ok(());
         for ev in b.events {
             let l = ev.loc as usize;
-            if l >= self.queues.len() || self.remaining[l] == 0 {
-                return Err(Error::input(
-                    name,
-                    format!(
-                        "location {} has more events than the first reading counted: did the trace change?",
-                        ev.loc
-                    ),
-                ));
+            if l >= self.queues.len() {
+                result = Err(more_events(name, ev.loc));
+                break;
             }
-            self.remaining[l] -= 1;
-            if self.queues[l].is_empty() {
-                self.starving -= 1;
+            let i = match self.slot[l] {
+                u32::MAX => {
+                    self.slot[l] = runs.len() as u32;
+                    runs.push((ev.loc, Vec::new()));
+                    runs.len() - 1
+                }
+                i => i as usize,
+            };
+            if self.remaining[l] <= runs[i].1.len() as u64 {
+                result = Err(more_events(name, ev.loc));
+                break;
             }
-            self.queues[l].push_back(ev);
+            runs[i].1.push(ev);
         }
+        for (loc, _) in &runs {
+            self.slot[*loc as usize] = u32::MAX;
+        }
+        result?;
+        for (_, v) in runs {
+            self.push_run(v, name)?;
+        }
+        Ok(())
+    }
+
+    /// Queues events of one location.
+    fn push_run(&mut self, events: Vec<Event>, name: &str) -> Result<()> {
+        let loc = events[0].loc;
+        let l = loc as usize;
+        if l >= self.queues.len() || self.remaining[l] < events.len() as u64 {
+            return Err(more_events(name, loc));
+        }
+        self.remaining[l] -= events.len() as u64;
+        if self.queues[l].is_empty() {
+            self.starving -= 1;
+        }
+        self.queues[l].blocks.push_back(events.into_iter());
         Ok(())
     }
 
     fn pop(&mut self, loc: LocId) -> Option<Event> {
         let l = loc as usize;
-        let ev = self.queues[l].pop_front()?;
+        let ev = self.queues[l].pop()?;
         if self.queues[l].is_empty() && self.remaining[l] > 0 {
             self.starving += 1;
         }
@@ -298,6 +451,13 @@ impl Stream {
             None => Head::At(i64::MIN),
         }
     }
+}
+
+fn more_events(name: &str, loc: LocId) -> Error {
+    Error::input(
+        name,
+        format!("location {loc} has more events than the first reading counted: did the trace change?"),
+    )
 }
 
 fn stuck(defs: &Definitions, st: &Stream, engine: &Engine, cycle: &[(EventRef, EventRef)]) -> Stuck {

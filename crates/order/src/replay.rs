@@ -6,9 +6,9 @@
 //! which ready location goes next.
 
 use crate::describe;
+use crate::fasthash::FxHashMap as HashMap;
 use crate::matching::{Point, Shape, Sync};
 use spoor_model::{Definitions, EventRef, LocId};
-use std::collections::HashMap;
 
 /// What a driver knows of a location's next event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,10 +107,10 @@ impl<'s> Engine<'s> {
             next: vec![0; locations],
             pt: vec![0; locations],
             last: vec![None; locations],
-            src: HashMap::new(),
+            src: HashMap::default(),
             inst: (0..sync.instances.len()).map(|_| None).collect(),
-            wait_ev: HashMap::new(),
-            wait_parent: HashMap::new(),
+            wait_ev: HashMap::default(),
+            wait_parent: HashMap::default(),
             forced: vec![false; locations],
         }
     }
@@ -351,7 +351,7 @@ impl<'s> Engine<'s> {
     /// Follows what blocked locations wait for, from `start`, until a location repeats:
     /// the cycle, as (waiting event, awaited event) pairs.
     pub fn cycle(&self, start: LocId) -> Vec<(EventRef, EventRef)> {
-        let mut seen: HashMap<LocId, usize> = HashMap::new();
+        let mut seen: HashMap<LocId, usize> = HashMap::default();
         let mut path: Vec<(EventRef, EventRef)> = Vec::new();
         let mut loc = start;
         loop {

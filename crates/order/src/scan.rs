@@ -234,6 +234,27 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
         walls: if walls { vec![Vec::new(); n] } else { Vec::new() },
         defs,
     };
+    // Exact sizes first, so that the merge neither doubles nor copies vectors.
+    let mut nrecs = vec![0usize; n];
+    let mut nevents = vec![0u64; n];
+    for part in &parts {
+        for &(slot, ..) in &part.recs {
+            if let Some(c) = nrecs.get_mut(part.locs[slot as usize].0 as usize) {
+                *c += 1;
+            }
+        }
+        for &(loc, count) in &part.locs {
+            if let Some(c) = nevents.get_mut(loc as usize) {
+                *c += count;
+            }
+        }
+    }
+    for l in 0..n {
+        s.records[l].reserve_exact(nrecs[l]);
+        if walls {
+            s.walls[l].reserve_exact(nevents[l] as usize);
+        }
+    }
     for part in parts {
         let mut base = Vec::with_capacity(part.locs.len());
         for &(loc, count) in &part.locs {
