@@ -2,9 +2,9 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
+use rayon::prelude::*;
 use spoor_cli::Output;
 use spoor_format::{TraceWriter, WriterOptions};
-use rayon::prelude::*;
 use spoor_import::otf2::{ClockMode, LocationEvents, Otf2Archive, Otf2Options};
 use spoor_import::{dumpi, paraver};
 use spoor_model::{Definitions, Event};
@@ -166,7 +166,13 @@ fn import_otf2(args: &Args, anchor: &Path) -> anyhow::Result<()> {
 }
 
 /// Writes a trace read whole, and says what the reader could not convert.
-fn write_all(args: &Args, input: &Path, defs: &Definitions, events: &[Event], warnings: &[String]) -> anyhow::Result<()> {
+fn write_all(
+    args: &Args,
+    input: &Path,
+    defs: &Definitions,
+    events: &[Event],
+    warnings: &[String],
+) -> anyhow::Result<()> {
     let mut out = Output::create(args.output.as_deref())?;
     let mut w = TraceWriter::new(&mut out, defs, WriterOptions::default())?;
     for e in events {
@@ -175,7 +181,12 @@ fn write_all(args: &Args, input: &Path, defs: &Definitions, events: &[Event], wa
     w.finish()?;
     out.commit()?;
     if !args.quiet {
-        eprintln!("spoor-import: {}: {} events from {} locations", input.display(), events.len(), defs.locations.len());
+        eprintln!(
+            "spoor-import: {}: {} events from {} locations",
+            input.display(),
+            events.len(),
+            defs.locations.len()
+        );
         for warning in warnings {
             eprintln!("spoor-import: {}: {warning}", input.display());
         }
