@@ -10,17 +10,8 @@ use spoor_model::{CollOp, Kind, LocId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("SPOOR_DATA") {
-        Some(d) => Some(PathBuf::from(d)),
-        None if std::env::var_os("CI").is_some() => panic!("SPOOR_DATA is unset under CI"),
-        None => {
-            eprintln!("SPOOR_DATA unset: skipping the tests over real traces");
-            None
-        }
-    }
-}
+mod common;
+use common::data_dir;
 
 fn name(t: &DumpiTrace, id: u32) -> String {
     t.defs.strings.name(id).into_owned()

@@ -11,17 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).
-fn data() -> Option<PathBuf> {
-    match std::env::var_os("SPOOR_DATA") {
-        Some(d) => Some(PathBuf::from(d)),
-        None if std::env::var_os("CI").is_some() => panic!("SPOOR_DATA is unset under CI"),
-        None => {
-            eprintln!("SPOOR_DATA unset: skipping");
-            None
-        }
-    }
-}
+mod common;
+use common::data_dir as data;
 
 /// Fails unless the reference tools are installed.
 fn require_tools() {

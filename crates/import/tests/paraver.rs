@@ -9,17 +9,8 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("SPOOR_DATA") {
-        Some(d) => Some(PathBuf::from(d)),
-        None if std::env::var_os("CI").is_some() => panic!("SPOOR_DATA is unset under CI"),
-        None => {
-            eprintln!("SPOOR_DATA unset: skipping the tests over real traces");
-            None
-        }
-    }
-}
+mod common;
+use common::data_dir;
 
 fn real_trace() -> Option<PathBuf> {
     Some(data_dir()?.join("paraver/pypop-epoch-2proc/epoch_2proc.prv.gz"))
