@@ -605,12 +605,18 @@ impl TraceReader {
         T: Send,
         F: Fn(&Definitions, Block) -> T + Sync,
     {
+        let mut out = Vec::new();
         self.par_blocks(
             |defs, name, offset, h, payload| {
                 decode_payload(name, offset, h, payload, defs.locations.len()).map(|b| f(defs, b))
             },
             &f,
-        )
+            &mut |t| {
+                out.push(t);
+                Ok(())
+            },
+        )?;
+        Ok(out)
     }
 
     /// Like [`TraceReader::par_map_blocks`], but folds each block's events into a value
@@ -621,6 +627,25 @@ impl TraceReader {
         T: Send,
         I: Fn(&Definitions) -> T + Sync,
         S: Fn(&mut T, Event) + Sync,
+    {
+        let mut out = Vec::new();
+        self.par_fold_blocks_each(init, step, |t| {
+            out.push(t);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Like [`TraceReader::par_fold_blocks`], but hands each block's value to `each`
+    /// in input order as soon as its batch is decoded, so a consumer can process the
+    /// trace in order while holding only one batch of folded blocks. An error from
+    /// `each` stops the read and is returned.
+    pub fn par_fold_blocks_each<T, I, S, C>(&mut self, init: I, step: S, mut each: C) -> Result<(), Error>
+    where
+        T: Send,
+        I: Fn(&Definitions) -> T + Sync,
+        S: Fn(&mut T, Event) + Sync,
+        C: FnMut(T) -> Result<(), Error>,
     {
         let fold_text = |defs: &Definitions, b: Block| {
             let mut t = init(defs);
@@ -640,18 +665,23 @@ impl TraceReader {
                 Ok(t)
             },
             &fold_text,
+            &mut each,
         )
     }
 
     /// Runs `decode` on every remaining binary block (in parallel, results in input
     /// order), or `text` on every block of the text form.
-    fn par_blocks<T, D, X>(&mut self, decode: D, text: &X) -> Result<Vec<T>, Error>
+    fn par_blocks<T, D, X>(
+        &mut self,
+        decode: D,
+        text: &X,
+        out: &mut dyn FnMut(T) -> Result<(), Error>,
+    ) -> Result<(), Error>
     where
         T: Send,
         D: Fn(&Definitions, &str, u64, ChunkHeader, &[u8]) -> Result<T, Error> + Sync,
         X: Fn(&Definitions, Block) -> T,
     {
-        let mut out = Vec::new();
         match &mut self.source {
             Source::Whole { bytes, blocks, next } => {
                 let todo = &blocks[*next..];
@@ -673,7 +703,7 @@ impl TraceReader {
                         .collect();
                     for (r, c) in results.into_iter().zip(window) {
                         match r {
-                            Ok(t) => out.push(t),
+                            Ok(t) => out(t)?,
                             Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
                             Err(e) => return Err(e),
                         }
@@ -693,7 +723,7 @@ impl TraceReader {
                     batch.par_iter().map(|c| decode(defs, name, c.offset, c.header, &c.payload)).collect();
                 for (r, c) in results.into_iter().zip(&batch) {
                     match r {
-                        Ok(t) => out.push(t),
+                        Ok(t) => out(t)?,
                         Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
                         Err(e) => return Err(e),
                     }
@@ -701,11 +731,11 @@ impl TraceReader {
             },
             Source::Text { .. } => {
                 while let Some(b) = self.next_block()? {
-                    out.push(text(self.defs(), b));
+                    out(text(self.defs(), b))?;
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every remaining event, in input order.
