@@ -1,0 +1,792 @@
+//! The recorder: one trace file per process, events buffered per thread and written as
+//! blocks (formats/trace.md), so memory stays bounded whatever the length of the run.
+//!
+//! Every thread that records gets its own location (the thread that starts the recorder
+//! is location 0, thread 0) and its own [`BlockEncoder`]; a full buffer is written out as
+//! one block under the file's lock. Definitions are written before the first block and
+//! again, complete, before any block written after they changed, so a trace cut short
+//! still has definitions for every block it holds. Procedure addresses (the
+//! `-finstrument-functions` hooks) get a placeholder name on the hot path and are
+//! resolved from the ELF symbols when the trace is finished ([`crate::symbols`]).
+
+use crate::clock;
+use spoor_format::binary::{self, chunk, BlockEncoder, End, Header, IndexEntry};
+use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
+
+/// Which CPU clock events carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuClock {
+    /// The recording thread's CPU time (CLOCK_THREAD_CPUTIME_ID): a location is a thread.
+    Thread,
+    /// The process's CPU time (CLOCK_PROCESS_CPUTIME_ID).
+    Process,
+    /// No CPU time.
+    None,
+}
+
+/// How to record: where, under which names.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The directory the trace file is written to (created if missing).
+    pub dir: PathBuf,
+    /// The application's name (processes of one application share it).
+    pub app: String,
+    /// This process's name and rank within the application.
+    pub process: String,
+    pub rank: u32,
+    /// The machine's name; the host name when `None`.
+    pub machine: Option<String>,
+    /// The file name within `dir`; `APP.PROCESS.RANK.PID.spoor` when `None`.
+    pub file_name: Option<String>,
+    /// A thread's buffer is written out as a block when it holds this many bytes.
+    pub block_bytes: usize,
+    pub cpu: CpuClock,
+    /// Flush the trace on SIGTERM, SIGINT and SIGSEGV.
+    pub signals: bool,
+}
+
+impl Config {
+    pub fn new(dir: impl Into<PathBuf>, app: &str, process: &str, rank: u32) -> Config {
+        Config {
+            dir: dir.into(),
+            app: app.to_owned(),
+            process: process.to_owned(),
+            rank,
+            machine: None,
+            file_name: None,
+            block_bytes: 64 * 1024,
+            cpu: CpuClock::Thread,
+            signals: true,
+        }
+    }
+}
+
+/// The host name (gethostname), or "localhost".
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or truncates.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len() - 1) };
+    if r != 0 {
+        return "localhost".into();
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+/// A name safe in a file name: anything but letters, digits, `-`, `_` and `.` becomes `_`.
+pub fn file_safe(s: &str) -> String {
+    let t: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    if t.is_empty() || t.starts_with('.') {
+        format!("_{t}")
+    } else {
+        t
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+/// One thread's buffer.
+struct ThreadBuf {
+    loc: LocId,
+    st: Mutex<ThreadState>,
+}
+
+struct ThreadState {
+    enc: BlockEncoder,
+    /// The last event's wall time and (clamped) CPU time on this location.
+    last: Option<(i64, i64)>,
+    /// Procedure addresses already given a string id, so the hot path takes no other lock.
+    addr_cache: HashMap<usize, StrId>,
+    /// The trace is finished: nothing more is recorded.
+    done: bool,
+}
+
+/// What the file's lock protects.
+struct Shared {
+    file: File,
+    path: PathBuf,
+    defs: Definitions,
+    /// The definitions changed since they were last written.
+    dirty: bool,
+    offset: u64,
+    index: Vec<IndexEntry>,
+    events: u64,
+    /// Procedure addresses in the order they were first seen, with their string ids.
+    addrs: Vec<(usize, StrId)>,
+    addr_ids: HashMap<usize, StrId>,
+    closed: bool,
+    scratch: Vec<u8>,
+}
+
+impl Shared {
+    fn write_chunk(&mut self, kind: u8, payload: &[u8]) -> io::Result<()> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        binary::put_chunk(&mut buf, kind, payload);
+        let r = self.file.write_all(&buf);
+        self.offset += buf.len() as u64;
+        self.scratch = buf;
+        r
+    }
+
+    fn write_defs(&mut self) -> io::Result<()> {
+        let payload = binary::encode_defs(&self.defs);
+        self.dirty = false;
+        self.write_chunk(chunk::DEFS, &payload)
+    }
+
+    fn write_block(&mut self, loc: LocId, enc: &BlockEncoder) -> io::Result<()> {
+        if self.closed || enc.count == 0 {
+            return Ok(());
+        }
+        if self.dirty {
+            self.write_defs()?;
+        }
+        let mut payload = Vec::with_capacity(enc.buf.len() + 12);
+        spoor_format::varint::put_u64(&mut payload, loc as u64);
+        spoor_format::varint::put_u64(&mut payload, enc.count);
+        payload.extend_from_slice(&enc.buf);
+        self.index.push(IndexEntry {
+            offset: self.offset,
+            loc: Some(loc),
+            count: enc.count,
+            min_wall: enc.min_wall,
+            max_wall: enc.max_wall,
+        });
+        self.events += enc.count;
+        self.write_chunk(chunk::BLOCK, &payload)
+    }
+
+    /// Names for the procedure addresses, then the final definitions, index and end chunk.
+    fn close(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        if !self.addrs.is_empty() {
+            let addrs: Vec<usize> = self.addrs.iter().map(|a| a.0).collect();
+            let names = crate::symbols::resolve(&addrs);
+            let renames: HashMap<StrId, String> =
+                self.addrs.iter().zip(names).filter_map(|(&(_, id), n)| n.map(|n| (id, n))).collect();
+            self.defs = rename_strings(&self.defs, &renames);
+            self.addrs.clear();
+        }
+        self.write_defs()?;
+        let index_offset = self.offset;
+        let payload = binary::encode_index(&self.index);
+        self.write_chunk(chunk::INDEX, &payload)?;
+        let end = End { events: self.events, blocks: self.index.len() as u64, index_offset };
+        self.write_chunk(chunk::END, &end.encode())?;
+        self.closed = true;
+        self.file.flush()
+    }
+}
+
+/// The definitions with some strings renamed, ids kept. A new name that is already
+/// taken gets its old text appended, as strings must stay unique.
+fn rename_strings(defs: &Definitions, renames: &HashMap<StrId, String>) -> Definitions {
+    let old: Vec<&str> = defs.strings.iter().collect();
+    let mut taken: std::collections::HashSet<String> = old
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !renames.contains_key(&(*i as StrId)))
+        .map(|(_, s)| s.to_string())
+        .collect();
+    let mut out = Definitions { strings: spoor_model::StringTable::new(), ..defs.clone() };
+    for (i, s) in old.iter().enumerate() {
+        let text = match renames.get(&(i as StrId)) {
+            Some(n) => {
+                let mut t = n.clone();
+                if taken.contains(&t) {
+                    t = format!("{n} [{s}]");
+                }
+                taken.insert(t.clone());
+                t
+            }
+            None => s.to_string(),
+        };
+        let id = out.strings.intern(&text);
+        debug_assert_eq!(id as usize, i);
+    }
+    out
+}
+
+struct Inner {
+    id: usize,
+    shared: Mutex<Shared>,
+    threads: Mutex<Vec<Arc<ThreadBuf>>>,
+    main: Arc<ThreadBuf>,
+    finished: AtomicBool,
+    next_thread: AtomicU32,
+    block_bytes: usize,
+    cpu: CpuClock,
+    /// The process of this file (process 0) and its name, for naming new threads.
+    process_name: Mutex<String>,
+}
+
+/// The recorder of one process. Cheap to clone; every clone records into the same file.
+#[derive(Clone)]
+pub struct Recorder {
+    inner: Arc<Inner>,
+}
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+/// Every recorder alive, for the signal handlers.
+static ACTIVE: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
+
+struct Local {
+    id: usize,
+    inner: Weak<Inner>,
+    buf: Arc<ThreadBuf>,
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            if !Arc::ptr_eq(&self.buf, &inner.main) {
+                inner.push_kind(&self.buf, Kind::ThreadEnd, false);
+            }
+            inner.flush_thread(&self.buf);
+        }
+    }
+}
+
+thread_local! {
+    static LOCAL: RefCell<Vec<Local>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Recorder {
+    /// Creates the trace file, writes its header and definitions, and records
+    /// `process_begin` on the calling thread, which becomes location 0.
+    pub fn start(cfg: Config) -> io::Result<Recorder> {
+        std::fs::create_dir_all(&cfg.dir).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot create the output directory {}: {e}", cfg.dir.display()))
+        })?;
+        let pid = std::process::id();
+        let name = cfg.file_name.clone().unwrap_or_else(|| {
+            format!("{}.{}.{}.{pid}.spoor", file_safe(&cfg.app), file_safe(&cfg.process), cfg.rank)
+        });
+        let path = cfg.dir.join(name);
+        let mut file = File::create(&path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display())))?;
+        let mut defs = Definitions::new();
+        let app = defs.add_app(&cfg.app);
+        let machine = defs.add_machine(&cfg.machine.clone().unwrap_or_else(hostname));
+        let proc = defs.add_process(&cfg.process, app, machine, cfg.rank);
+        let loc = defs.add_location(&cfg.process, proc, 0);
+        defs.set_property("creator", "spoor-record");
+        defs.set_property("clock", "CLOCK_REALTIME");
+        defs.set_property(
+            "cpu_clock",
+            match cfg.cpu {
+                CpuClock::Thread => "CLOCK_THREAD_CPUTIME_ID",
+                CpuClock::Process => "CLOCK_PROCESS_CPUTIME_ID",
+                CpuClock::None => "none",
+            },
+        );
+        defs.set_property("pid", &pid.to_string());
+        let header = Header::new(0).encode();
+        file.write_all(&header)?;
+        let main = Arc::new(ThreadBuf { loc, st: Mutex::new(ThreadState::new()) });
+        let mut shared = Shared {
+            file,
+            path,
+            defs,
+            dirty: true,
+            offset: header.len() as u64,
+            index: Vec::new(),
+            events: 0,
+            addrs: Vec::new(),
+            addr_ids: HashMap::new(),
+            closed: false,
+            scratch: Vec::new(),
+        };
+        shared.write_defs()?;
+        let inner = Arc::new(Inner {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            shared: Mutex::new(shared),
+            threads: Mutex::new(vec![main.clone()]),
+            main: main.clone(),
+            finished: AtomicBool::new(false),
+            next_thread: AtomicU32::new(1),
+            block_bytes: cfg.block_bytes.max(64),
+            cpu: cfg.cpu,
+            process_name: Mutex::new(cfg.process.clone()),
+        });
+        let _ = LOCAL.try_with(|l| {
+            l.borrow_mut().push(Local { id: inner.id, inner: Arc::downgrade(&inner), buf: main.clone() })
+        });
+        {
+            let mut active = lock(&ACTIVE);
+            active.retain(|w| w.strong_count() > 0);
+            active.push(Arc::downgrade(&inner));
+        }
+        if cfg.signals {
+            crate::signals::install();
+        }
+        let rec = Recorder { inner };
+        rec.record(Kind::ProcessBegin { parent: None });
+        Ok(rec)
+    }
+
+    /// The trace file (it may be renamed by [`Recorder::rename_file`]).
+    pub fn path(&self) -> PathBuf {
+        lock(&self.inner.shared).path.clone()
+    }
+
+    /// Renames the trace file within its directory.
+    pub fn rename_file(&self, name: &str) -> io::Result<PathBuf> {
+        let mut sh = lock(&self.inner.shared);
+        let to = sh.path.with_file_name(name);
+        std::fs::rename(&sh.path, &to)?;
+        sh.path = to.clone();
+        Ok(to)
+    }
+
+    /// The location of the calling thread (a new one the first time a thread records).
+    pub fn location(&self) -> LocId {
+        self.inner.with_local(|b| b.loc)
+    }
+
+    /// Changes the definitions (ids already used must keep their meaning: add, rename,
+    /// never remove or renumber). They are written out before the next block.
+    pub fn with_defs<R>(&self, f: impl FnOnce(&mut Definitions) -> R) -> R {
+        let mut sh = lock(&self.inner.shared);
+        sh.dirty = true;
+        f(&mut sh.defs)
+    }
+
+    /// A copy of the current definitions.
+    pub fn defs(&self) -> Definitions {
+        lock(&self.inner.shared).defs.clone()
+    }
+
+    /// Sets this process's name and rank (e.g. once MPI tells the rank).
+    pub fn set_process(&self, name: &str, rank: u32) {
+        *lock(&self.inner.process_name) = name.to_owned();
+        self.with_defs(|d| {
+            let n = d.strings.intern(name);
+            d.processes[0].name = n;
+            d.processes[0].rank = rank;
+            d.locations[0].name = n;
+        });
+    }
+
+    /// The id of a name in the string table (procedures, phases).
+    pub fn intern(&self, s: &str) -> StrId {
+        let mut sh = lock(&self.inner.shared);
+        if let Some(id) = sh.defs.strings.lookup(s) {
+            return id;
+        }
+        sh.dirty = true;
+        sh.defs.strings.intern(s)
+    }
+
+    /// Records one event on the calling thread's location, with wall and CPU time now.
+    #[inline]
+    pub fn record(&self, kind: Kind) {
+        let inner = &self.inner;
+        inner.with_local(|b| inner.push_kind(b, kind, false));
+    }
+
+    /// Records entering the procedure at `addr` (a code address, resolved to a name
+    /// when the trace is finished).
+    #[inline]
+    pub fn enter_addr(&self, addr: usize) {
+        let inner = &self.inner;
+        inner.with_local(|b| inner.push_addr(b, addr, true));
+    }
+
+    #[inline]
+    pub fn leave_addr(&self, addr: usize) {
+        let inner = &self.inner;
+        inner.with_local(|b| inner.push_addr(b, addr, false));
+    }
+
+    /// Writes out the calling thread's buffer now.
+    pub fn flush(&self) {
+        let inner = &self.inner;
+        inner.with_local(|b| inner.flush_thread(b));
+    }
+
+    /// Whether [`Recorder::finish`] ran (or a fatal signal closed the trace).
+    pub fn is_finished(&self) -> bool {
+        self.inner.finished.load(Ordering::Acquire)
+    }
+
+    /// Records `process_end`, writes out every buffer, resolves procedure addresses to
+    /// names, and writes the final definitions, the index and the end chunk. Later events
+    /// are dropped. Returns the trace's path.
+    pub fn finish(&self) -> io::Result<PathBuf> {
+        let inner = &self.inner;
+        if !inner.finished.load(Ordering::Acquire) {
+            let main = inner.main.clone();
+            let on_main = LOCAL
+                .try_with(|l| l.borrow().iter().any(|x| x.id == inner.id && Arc::ptr_eq(&x.buf, &main)))
+                .unwrap_or(false);
+            inner.push_kind(&main, Kind::ProcessEnd, !on_main);
+        }
+        inner.close(false)
+    }
+
+    /// Events and blocks written so far (after [`Recorder::finish`]: all of them).
+    pub fn written(&self) -> (u64, usize) {
+        let sh = lock(&self.inner.shared);
+        (sh.events, sh.index.len())
+    }
+}
+
+impl ThreadState {
+    fn new() -> ThreadState {
+        ThreadState { enc: BlockEncoder::default(), last: None, addr_cache: HashMap::new(), done: false }
+    }
+}
+
+impl Inner {
+    /// Runs `f` with the calling thread's buffer, creating its location on first use.
+    #[inline]
+    fn with_local<R>(self: &Arc<Self>, f: impl FnOnce(&Arc<ThreadBuf>) -> R) -> R {
+        let found = LOCAL.try_with(|l| l.borrow().iter().find(|x| x.id == self.id).map(|x| x.buf.clone()));
+        match found {
+            Ok(Some(b)) => f(&b),
+            Ok(None) => {
+                let b = self.new_thread();
+                let _ = LOCAL.try_with(|l| {
+                    l.borrow_mut().push(Local { id: self.id, inner: Arc::downgrade(self), buf: b.clone() })
+                });
+                self.push_kind(&b, Kind::ThreadBegin { parent: None }, false);
+                f(&b)
+            }
+            // The thread is exiting: record on a location of its own, not kept.
+            Err(_) => f(&self.new_thread()),
+        }
+    }
+
+    fn new_thread(&self) -> Arc<ThreadBuf> {
+        let n = self.next_thread.fetch_add(1, Ordering::Relaxed);
+        let pname = lock(&self.process_name).clone();
+        let loc = {
+            let mut sh = lock(&self.shared);
+            sh.dirty = true;
+            sh.defs.add_location(&format!("{pname} thread {n}"), 0, n)
+        };
+        let b = Arc::new(ThreadBuf { loc, st: Mutex::new(ThreadState::new()) });
+        lock(&self.threads).push(b.clone());
+        b
+    }
+
+    /// Times of an event now, the CPU time clamped so that it never advances by more than
+    /// the wall time since the location's previous event (the two clocks are read one
+    /// after the other, so a few nanoseconds of disagreement are possible).
+    #[inline]
+    fn times(&self, st: &mut ThreadState, no_cpu: bool) -> (i64, Option<i64>) {
+        let raw_cpu = match self.cpu {
+            _ if no_cpu => None,
+            CpuClock::Thread => Some(clock::thread_cpu_ns()),
+            CpuClock::Process => Some(clock::process_cpu_ns()),
+            CpuClock::None => None,
+        };
+        let wall = clock::wall_ns();
+        let cpu = raw_cpu.map(|c| match st.last {
+            Some((lw, lc)) => c.min(lc + (wall - lw).max(0)).max(lc),
+            None => c,
+        });
+        if let Some(c) = cpu {
+            st.last = Some((wall, c));
+        }
+        (wall, cpu)
+    }
+
+    #[inline]
+    fn push_kind(&self, b: &ThreadBuf, kind: Kind, no_cpu: bool) {
+        let mut st = lock(&b.st);
+        if st.done {
+            return;
+        }
+        let (wall, cpu) = self.times(&mut st, no_cpu);
+        st.enc.push(&Event::new(b.loc, wall, cpu, kind), false);
+        if st.enc.buf.len() >= self.block_bytes {
+            self.write_out(b.loc, &mut st);
+        }
+    }
+
+    #[inline]
+    fn push_addr(&self, b: &ThreadBuf, addr: usize, enter: bool) {
+        let mut st = lock(&b.st);
+        if st.done {
+            return;
+        }
+        let (wall, cpu) = self.times(&mut st, false);
+        let id = match st.addr_cache.get(&addr) {
+            Some(&id) => id,
+            None => {
+                let id = self.addr_id(addr);
+                st.addr_cache.insert(addr, id);
+                id
+            }
+        };
+        let kind = if enter { Kind::Enter { proc: id } } else { Kind::Leave { proc: id } };
+        st.enc.push(&Event::new(b.loc, wall, cpu, kind), false);
+        if st.enc.buf.len() >= self.block_bytes {
+            self.write_out(b.loc, &mut st);
+        }
+    }
+
+    /// The string id of a procedure address: a placeholder `0x…` until the trace is closed.
+    fn addr_id(&self, addr: usize) -> StrId {
+        let mut sh = lock(&self.shared);
+        if let Some(&id) = sh.addr_ids.get(&addr) {
+            return id;
+        }
+        let id = sh.defs.strings.intern(&format!("{addr:#x}"));
+        sh.dirty = true;
+        sh.addr_ids.insert(addr, id);
+        sh.addrs.push((addr, id));
+        id
+    }
+
+    fn write_out(&self, loc: LocId, st: &mut ThreadState) {
+        if st.enc.count == 0 {
+            return;
+        }
+        {
+            let mut sh = lock(&self.shared);
+            if let Err(e) = sh.write_block(loc, &st.enc) {
+                report_io(&sh.path, &e);
+            }
+        }
+        st.enc.clear();
+    }
+
+    fn flush_thread(&self, b: &ThreadBuf) {
+        let mut st = lock(&b.st);
+        self.write_out(b.loc, &mut st);
+    }
+
+    /// Writes out every buffer and closes the trace. In a signal handler (`from_signal`)
+    /// no lock is waited for: a buffer another thread holds is left out.
+    fn close(&self, from_signal: bool) -> io::Result<PathBuf> {
+        self.finished.store(true, Ordering::Release);
+        let threads: Vec<Arc<ThreadBuf>> = if from_signal {
+            match try_lock(&self.threads) {
+                Some(t) => t.clone(),
+                None => vec![self.main.clone()],
+            }
+        } else {
+            lock(&self.threads).clone()
+        };
+        for b in &threads {
+            let st = if from_signal { try_lock(&b.st) } else { Some(lock(&b.st)) };
+            let Some(mut st) = st else { continue };
+            st.done = true;
+            if st.enc.count > 0 {
+                let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
+                let Some(mut sh) = sh else { continue };
+                if let Err(e) = sh.write_block(b.loc, &st.enc) {
+                    report_io(&sh.path, &e);
+                }
+                st.enc.clear();
+            }
+        }
+        let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
+        let Some(mut sh) = sh else {
+            return Err(io::Error::other("the trace file is busy"));
+        };
+        sh.close()?;
+        Ok(sh.path.clone())
+    }
+
+    /// Writes out every buffer (and the definitions) without closing the trace.
+    fn flush_all(&self, from_signal: bool) {
+        let threads: Vec<Arc<ThreadBuf>> = if from_signal {
+            match try_lock(&self.threads) {
+                Some(t) => t.clone(),
+                None => return,
+            }
+        } else {
+            lock(&self.threads).clone()
+        };
+        for b in &threads {
+            let st = if from_signal { try_lock(&b.st) } else { Some(lock(&b.st)) };
+            let Some(mut st) = st else { continue };
+            let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
+            let Some(mut sh) = sh else { continue };
+            let _ = sh.write_block(b.loc, &st.enc);
+            drop(sh);
+            st.enc.clear();
+        }
+        if let Some(mut sh) = try_lock(&self.shared) {
+            if sh.dirty && !sh.closed {
+                let _ = sh.write_defs();
+            }
+        }
+    }
+}
+
+fn report_io(path: &Path, e: &io::Error) {
+    static ONCE: AtomicBool = AtomicBool::new(false);
+    if !ONCE.swap(true, Ordering::Relaxed) {
+        eprintln!("spoor-record: cannot write {}: {e}; later events may be lost", path.display());
+    }
+}
+
+/// Called from the signal handlers: closes every trace (`terminating`), or writes out
+/// what is buffered when the program's own handler runs next and may go on.
+pub(crate) fn flush_from_signal(terminating: bool) {
+    let Some(active) = try_lock(&ACTIVE) else { return };
+    let recs: Vec<Arc<Inner>> = active.iter().filter_map(Weak::upgrade).collect();
+    drop(active);
+    for r in recs {
+        if r.finished.load(Ordering::Acquire) {
+            continue;
+        }
+        if terminating {
+            let _ = r.close(true);
+        } else {
+            r.flush_all(true);
+        }
+    }
+}
+
+/// Helpers of the Rust API on top of [`Recorder::record`].
+impl Recorder {
+    /// Defines another process of this application (thread 0 of process `name`, `rank`)
+    /// and returns its location, to name it as a peer of messages. Every process's trace
+    /// may define its peers: spoor-merge unifies them by application, name and rank.
+    pub fn peer(&self, name: &str, rank: u32) -> LocId {
+        self.with_defs(|d| {
+            let app = d.processes[0].app;
+            let machine = d.processes[0].machine;
+            let n = d.strings.lookup(name);
+            if let Some(p) = d.processes.iter().position(|p| p.app == app && Some(p.name) == n && p.rank == rank) {
+                if let Some(l) = d.locations.iter().position(|l| l.process == p as u32 && l.thread == 0) {
+                    return l as LocId;
+                }
+            }
+            let p = d.add_process(name, app, machine, rank);
+            d.add_location(name, p, 0)
+        })
+    }
+
+    /// Defines a communicator (a group of locations, `members[i]` the location of rank
+    /// `i`), or returns the one already defined with that name and those members.
+    pub fn comm(&self, name: &str, members: &[LocId]) -> CommId {
+        self.with_defs(|d| {
+            let n = d.strings.lookup(name);
+            if let Some(c) = d.comms.iter().position(|c| Some(c.name) == n && c.members == members) {
+                return c as CommId;
+            }
+            d.add_comm(name, members.to_vec())
+        })
+    }
+
+    /// Defines a metric (or returns the one with that name and unit).
+    pub fn metric_def(&self, name: &str, unit: &str) -> MetricId {
+        self.with_defs(|d| {
+            let (n, u) = (d.strings.lookup(name), d.strings.lookup(unit));
+            if let Some(m) = d.metrics.iter().position(|m| Some(m.name) == n && Some(m.unit) == u) {
+                return m as MetricId;
+            }
+            d.add_metric(name, unit)
+        })
+    }
+
+    /// Interns a procedure name once, to pass to [`Recorder::enter`] on hot paths.
+    pub fn procedure(&self, name: &str) -> StrId {
+        self.intern(name)
+    }
+
+    pub fn enter(&self, proc: StrId) {
+        self.record(Kind::Enter { proc });
+    }
+
+    pub fn leave(&self, proc: StrId) {
+        self.record(Kind::Leave { proc });
+    }
+
+    /// Enters `proc` and returns a guard that leaves it when dropped.
+    pub fn scope(&self, proc: StrId) -> ProcGuard<'_> {
+        self.enter(proc);
+        ProcGuard { rec: self, proc }
+    }
+
+    pub fn send(&self, to: LocId, comm: CommId, tag: u32, bytes: u64) {
+        self.record(Kind::Send { to, comm, tag, bytes });
+    }
+
+    /// A blocking receive starts waiting; `None` for any source or any tag.
+    pub fn recv_begin(&self, from: Option<LocId>, comm: CommId, tag: Option<u32>) {
+        self.record(Kind::RecvBegin { from, comm, tag });
+    }
+
+    /// The receive completes with what actually arrived.
+    pub fn recv_end(&self, from: LocId, comm: CommId, tag: u32, bytes: u64) {
+        self.record(Kind::RecvEnd { from, comm, tag, bytes });
+    }
+
+    pub fn lock_request(&self, lock: u64) {
+        self.record(Kind::LockRequest { lock });
+    }
+
+    pub fn lock_acquire(&self, lock: u64) {
+        self.record(Kind::LockAcquire { lock });
+    }
+
+    pub fn lock_release(&self, lock: u64) {
+        self.record(Kind::LockRelease { lock });
+    }
+
+    pub fn barrier_begin(&self, comm: CommId) {
+        self.record(Kind::CollBegin { op: CollOp::Barrier, comm });
+    }
+
+    pub fn barrier_end(&self, comm: CommId) {
+        self.record(Kind::CollEnd { op: CollOp::Barrier, comm, root: None, sent: 0, received: 0 });
+    }
+
+    pub fn phase_begin(&self, name: StrId) {
+        self.record(Kind::PhaseBegin { name });
+    }
+
+    pub fn phase_end(&self, name: StrId) {
+        self.record(Kind::PhaseEnd { name });
+    }
+
+    pub fn metric(&self, metric: MetricId, value: f64) {
+        self.record(Kind::Metric { metric, value });
+    }
+
+    /// reference time = local time + `offset`, within ± `error`.
+    pub fn clock_offset(&self, reference: LocId, offset: i64, error: u64) {
+        self.record(Kind::ClockOffset { reference, offset, error });
+    }
+}
+
+/// Leaves its procedure when dropped (see [`Recorder::scope`]).
+pub struct ProcGuard<'a> {
+    rec: &'a Recorder,
+    proc: StrId,
+}
+
+impl Drop for ProcGuard<'_> {
+    fn drop(&mut self) {
+        self.rec.leave(self.proc);
+    }
+}

@@ -1,0 +1,201 @@
+//! The recorder writes readable traces: every event recorded comes back, in order, with
+//! wall and CPU time; threads get locations of their own; memory is bounded by blocks;
+//! definitions grow as the run goes and are complete in the file.
+
+use spoor_format::{ReadOptions, TraceReader};
+use spoor_model::{Definitions, Event, Kind};
+use spoor_record::{Config, Recorder};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn read(path: &Path) -> (Definitions, Vec<Event>) {
+    let r = TraceReader::open(path.to_str().unwrap(), ReadOptions::default()).unwrap();
+    r.read_all().unwrap()
+}
+
+fn by_loc(events: &[Event]) -> BTreeMap<u32, Vec<&Event>> {
+    let mut m: BTreeMap<u32, Vec<&Event>> = BTreeMap::new();
+    for e in events {
+        m.entry(e.loc).or_default().push(e);
+    }
+    m
+}
+
+/// CPU time never advances by more than wall time on a location, and neither goes back
+/// (wall time is CLOCK_REALTIME: it does not step during a test).
+fn check_times(events: &[Event]) {
+    for (loc, evs) in by_loc(events) {
+        for w in evs.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert!(b.wall >= a.wall, "location {loc}: wall time goes back");
+            let (ca, cb) = (a.cpu.expect("cpu"), b.cpu.expect("cpu"));
+            assert!(cb >= ca, "location {loc}: cpu time goes back");
+            assert!(cb - ca <= b.wall - a.wall, "location {loc}: cpu advanced more than wall");
+        }
+    }
+}
+
+#[test]
+fn rust_api_events_come_back_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(dir.path(), "demo", "server", 0);
+    cfg.machine = Some("node1".into());
+    let rec = Recorder::start(cfg).unwrap();
+    let client = rec.peer("client", 1);
+    assert_eq!(rec.peer("client", 1), client, "a peer is defined once");
+    let me = rec.location();
+    assert_eq!(me, 0);
+    let world = rec.comm("world", &[me, client]);
+    let serve = rec.procedure("serve");
+    let phase = rec.intern("startup");
+    let queue = rec.metric_def("queue length", "requests");
+    rec.phase_begin(phase);
+    {
+        let _g = rec.scope(serve);
+        rec.recv_begin(None, world, None);
+        rec.recv_end(client, world, 7, 128);
+        rec.send(client, world, 8, 256);
+        rec.lock_request(3);
+        rec.lock_acquire(3);
+        rec.lock_release(3);
+        rec.barrier_begin(world);
+        rec.barrier_end(world);
+        rec.metric(queue, 2.5);
+        rec.clock_offset(client, -1500, 20);
+    }
+    rec.phase_end(phase);
+    let path = rec.finish().unwrap();
+    // Events after finish are dropped, and finishing twice is harmless.
+    rec.send(client, world, 9, 1);
+    assert_eq!(rec.finish().unwrap(), path);
+
+    let (defs, events) = read(&path);
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.name()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "process_begin",
+            "phase_begin",
+            "enter",
+            "recv_begin",
+            "recv_end",
+            "send",
+            "lock_request",
+            "lock_acquire",
+            "lock_release",
+            "coll_begin",
+            "coll_end",
+            "metric",
+            "clock_offset",
+            "leave",
+            "phase_end",
+            "process_end"
+        ]
+    );
+    assert!(events.iter().all(|e| e.loc == 0));
+    check_times(&events);
+    assert_eq!(events[2].kind, Kind::Enter { proc: serve });
+    assert_eq!(defs.strings.get(serve), Some("serve"));
+    assert_eq!(events[4].kind, Kind::RecvEnd { from: client, comm: world, tag: 7, bytes: 128 });
+    assert_eq!(events[11].kind, Kind::Metric { metric: queue, value: 2.5 });
+    assert_eq!(events[12].kind, Kind::ClockOffset { reference: client, offset: -1500, error: 20 });
+    assert_eq!(defs.strings.get(defs.apps[0].name), Some("demo"));
+    assert_eq!(defs.strings.get(defs.machines[0].name), Some("node1"));
+    assert_eq!(defs.processes.len(), 2);
+    assert_eq!(defs.processes[1].rank, 1);
+    assert_eq!(defs.comms[world as usize].members, vec![0, client]);
+    assert_eq!(defs.property("creator"), Some("spoor-record"));
+}
+
+#[test]
+fn threads_get_their_own_locations_and_memory_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(dir.path(), "threads", "p", 0);
+    cfg.block_bytes = 1024;
+    let rec = Recorder::start(cfg).unwrap();
+    let work = rec.procedure("work");
+    let per_thread = 5000;
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            let rec = rec.clone();
+            s.spawn(move || {
+                for _ in 0..per_thread {
+                    let _g = rec.scope(work);
+                }
+            });
+        }
+    });
+    let (events_before, blocks_before) = rec.written();
+    // Each thread wrote full blocks while it ran, and its last one when it ended.
+    assert!(blocks_before >= 3 * (2 * per_thread) / 1024, "{blocks_before} blocks");
+    assert_eq!(events_before, 3 * (2 * per_thread as u64 + 2));
+    let path = rec.finish().unwrap();
+    let (defs, events) = read(&path);
+    assert_eq!(defs.locations.len(), 4);
+    let locs = by_loc(&events);
+    assert_eq!(locs.len(), 4);
+    for (loc, evs) in &locs {
+        let l = &defs.locations[*loc as usize];
+        assert_eq!(l.process, 0);
+        if *loc == 0 {
+            assert_eq!(evs.len(), 2);
+            continue;
+        }
+        assert!(l.thread >= 1);
+        assert_eq!(evs.len(), 2 * per_thread + 2);
+        assert_eq!(evs[0].kind, Kind::ThreadBegin { parent: None });
+        assert_eq!(evs.last().unwrap().kind, Kind::ThreadEnd);
+        // Properly nested enter/leave pairs.
+        for p in evs[1..evs.len() - 1].chunks(2) {
+            assert_eq!(p[0].kind, Kind::Enter { proc: work });
+            assert_eq!(p[1].kind, Kind::Leave { proc: work });
+        }
+    }
+    check_times(&events);
+}
+
+#[test]
+fn addresses_are_named_when_the_trace_is_finished() {
+    #[inline(never)]
+    #[no_mangle]
+    extern "C" fn spoor_record_test_procedure() -> u32 {
+        std::hint::black_box(42)
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(dir.path(), "addr", "p", 0);
+    cfg.block_bytes = 64;
+    let rec = Recorder::start(cfg).unwrap();
+    let f = spoor_record_test_procedure as extern "C" fn() -> u32 as usize;
+    for _ in 0..20 {
+        rec.enter_addr(f);
+        spoor_record_test_procedure();
+        rec.leave_addr(f);
+    }
+    rec.enter_addr(16); // no symbol: keeps its address as its name
+    rec.leave_addr(16);
+    // Before the end, blocks already written refer to the placeholder.
+    let mid = TraceReader::open(rec.path().to_str().unwrap(), ReadOptions { salvage: true }).unwrap();
+    let mid = mid.defs();
+    assert!(mid.strings.lookup(&format!("{f:#x}")).is_some());
+    let path = rec.finish().unwrap();
+    let (defs, events) = read(&path);
+    let named: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e.kind {
+            Kind::Enter { proc } => defs.strings.get(proc),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(named.len(), 21);
+    assert!(named[..20].iter().all(|&n| n == "spoor_record_test_procedure"));
+    assert_eq!(named[20], "0x10");
+}
+
+#[test]
+fn unwritable_directory_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, b"x").unwrap();
+    let err = Recorder::start(Config::new(file.join("sub"), "a", "p", 0)).err().unwrap();
+    assert!(err.to_string().contains("plain-file"), "{err}");
+}
