@@ -562,6 +562,12 @@ fn parse_u64(s: &str) -> Result<u64, NumErr> {
     parse_uint(s, u64::MAX)
 }
 
+/// A time as the text form writes it (`1500`, `1.5us`, `10ms`, `2s`) in nanoseconds,
+/// for command-line options that take times; `None` when it is not one.
+pub fn parse_duration(s: &str) -> Option<i64> {
+    parse_time(s.trim()).ok().and_then(|v| i64::try_from(v).ok())
+}
+
 /// A time in nanoseconds: `-`? DIGITS, or `-`? DIGITS (`.` DIGITS)? UNIT with
 /// UNIT one of ns, us, ms, s; the value must be a whole number of nanoseconds.
 fn parse_time(s: &str) -> Result<i128, NumErr> {
