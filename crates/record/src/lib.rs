@@ -22,6 +22,7 @@
 //! ```
 
 pub mod clock;
+pub mod launch;
 mod recorder;
 pub mod signals;
 pub mod symbols;

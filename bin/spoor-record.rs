@@ -1,0 +1,43 @@
+//! spoor-record: run a program with recording (one trace per process in -o DIR).
+
+use clap::Parser;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+
+/// Run PROGRAM with spoor's recording library preloaded: MPI calls (PMPI wrappers),
+/// `-finstrument-functions` procedures, wall and CPU time. Each process writes one trace
+/// into DIR; `spoor-merge DIR/*` takes them next. Under `mpirun -np N spoor-record -o DIR
+/// -- ./app` every rank is recorded. The program's output and exit status are its own.
+#[derive(Parser)]
+#[command(name = "spoor-record", version)]
+struct Args {
+    /// Directory for the traces (created if missing; must be writable).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Application name (default: the program's file name).
+    #[arg(long)]
+    app: Option<String>,
+    /// The program and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<OsString>,
+}
+
+fn main() {
+    spoor_cli::run("spoor-record", || {
+        let args = Args::parse();
+        let dir = spoor_record::launch::check_output_dir(&args.output)?;
+        let exe = std::env::current_exe()?;
+        let Some(preload) = spoor_record::launch::find_preload(&exe) else {
+            anyhow::bail!(
+                "cannot find {} next to {} (build it with `cargo build -p spoor-record-preload`, \
+                 or set SPOOR_PRELOAD)",
+                spoor_record::launch::PRELOAD_NAME,
+                exe.display()
+            );
+        };
+        let env = spoor_record::launch::environment(&dir, args.app.as_deref(), &preload, std::process::id());
+        let err = std::process::Command::new(&args.command[0]).args(&args.command[1..]).envs(env).exec();
+        anyhow::bail!("cannot run {}: {err}", args.command[0].to_string_lossy())
+    })
+}
