@@ -1,0 +1,37 @@
+/* A test program for spoor-record (not MPI): built with -finstrument-functions.
+ *   spin exit CODE    calls work() 1000 times, prints a checksum, exits with CODE
+ *   spin forever      calls work() until killed; prints "ready" once it has started
+ *   spin segv         calls work() 1000 times, then dereferences a null pointer */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile long sink;
+
+__attribute__((noinline)) long work(long i) {
+    long s = 0;
+    for (long k = 0; k < 200; k++) s += (i ^ k) & 7;
+    return s;
+}
+
+__attribute__((noinline)) void crash(int *p) { *p = 1; }
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "exit";
+    long sum = 0;
+    if (!strcmp(mode, "forever")) {
+        for (long i = 0;; i++) {
+            sum += work(i);
+            if (i == 20000) {
+                printf("ready\n");
+                fflush(stdout);
+            }
+            sink = sum;
+        }
+    }
+    for (long i = 0; i < 1000; i++) sum += work(i);
+    printf("checksum %ld\n", sum);
+    fflush(stdout);
+    if (!strcmp(mode, "segv")) crash(NULL);
+    return argc > 2 ? atoi(argv[2]) : 0;
+}
