@@ -1,0 +1,534 @@
+//! From an ordered trace to its PAG (formats/pag.md, "Building").
+
+use crate::cost::Mode;
+use crate::error::{Error, Result};
+use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
+use rustc_hash::FxHashMap;
+use spoor_format::binary::flags;
+use spoor_format::TraceReader;
+use spoor_model::{CollOp, Definitions, Event, Kind, LocId};
+
+/// "No CPU time known".
+const NO_CPU: i64 = i64::MIN;
+
+/// An event reduced to what the graph needs, made in parallel as blocks decode.
+#[derive(Clone, Copy)]
+struct Slim {
+    loc: u32,
+    code: u8,
+    /// Collective op code, or 1 when a begin has a parent.
+    sub: u8,
+    /// Procedure (enter, leave), communicator (collectives).
+    a: u32,
+    wall: i64,
+    cpu: i64,
+    /// Message bytes; root location + 1 of a collective end (0: none).
+    bytes: u64,
+    partner_loc: u32,
+    partner_idx: u64,
+}
+
+const NO_PARTNER: u32 = u32::MAX;
+
+fn slim(e: &Event) -> Slim {
+    let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
+    match &e.kind {
+        Kind::Enter { proc } | Kind::Leave { proc } => a = *proc,
+        Kind::Send { bytes: b, .. } | Kind::Isend { bytes: b, .. } => bytes = *b,
+        Kind::RecvEnd { bytes: b, .. } | Kind::IrecvComplete { bytes: b, .. } => bytes = *b,
+        Kind::CollBegin { op, comm } => {
+            a = *comm;
+            sub = op.code();
+        }
+        Kind::CollEnd { op, comm, root, .. } => {
+            a = *comm;
+            sub = op.code();
+            bytes = root.map_or(0, |r| r as u64 + 1);
+        }
+        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => sub = parent.is_some() as u8,
+        Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => a = *name,
+        _ => {}
+    }
+    let (partner_loc, partner_idx) = match e.ann.partner {
+        Some(p) => (p.loc, p.index),
+        None => (NO_PARTNER, 0),
+    };
+    Slim {
+        loc: e.loc,
+        code: e.kind.code(),
+        sub,
+        a,
+        wall: e.wall,
+        cpu: e.cpu.unwrap_or(NO_CPU),
+        bytes,
+        partner_loc,
+        partner_idx,
+    }
+}
+
+// Kind codes (spoor_model::Kind::code).
+const PROCESS_BEGIN: u8 = 0;
+const THREAD_BEGIN: u8 = 2;
+const ENTER: u8 = 4;
+const LEAVE: u8 = 5;
+const SEND: u8 = 6;
+const RECV_BEGIN: u8 = 7;
+const RECV_END: u8 = 8;
+const ISEND: u8 = 9;
+const IRECV_COMPLETE: u8 = 12;
+const COLL_BEGIN: u8 = 13;
+const COLL_END: u8 = 14;
+const LOCK_REQUEST: u8 = 15;
+const LOCK_ACQUIRE: u8 = 16;
+const LOCK_RELEASE: u8 = 17;
+const PHASE_BEGIN: u8 = 18;
+const PHASE_END: u8 = 19;
+
+#[derive(Clone, Copy)]
+struct LocState {
+    last: u32,
+    ctx: u32,
+    /// Inside a blocking wait (receive, collective, lock request).
+    waiting: bool,
+    count: u64,
+    cpu: i64,
+}
+
+/// One collective instance while its events are being read.
+#[derive(Default)]
+struct Instance {
+    /// (location, node) of each begin seen.
+    begins: Vec<(u32, u32)>,
+    /// The virtual node every waiting end hangs from (all-to-all and rooted shapes).
+    v: Option<u32>,
+    /// Scan: prefix nodes made so far; `scan[j]` holds the latest of ranks < j + 1.
+    scan: Vec<u32>,
+    ends: usize,
+}
+
+struct Builder<'a> {
+    file: &'a str,
+    mode: Mode,
+    pag: Pag,
+    locs: Vec<LocState>,
+    contexts: FxHashMap<(u32, u32), u32>,
+    /// Forward partners: (target location, target index) -> (source node, bytes, kind).
+    pending: FxHashMap<u64, (u32, u64, ArcKind)>,
+    /// Collective instance counters per (communicator, location), and live instances.
+    coll_count: FxHashMap<(u32, u32), u64>,
+    instances: FxHashMap<(u32, u64), Instance>,
+    /// Rank of each member, per communicator (made when a communicator is first used).
+    ranks: FxHashMap<u32, FxHashMap<u32, u32>>,
+    spawns: Vec<(u32, u32, u64)>,
+    unmatched_receives: u64,
+    late_begins: u64,
+    min_wall: i64,
+}
+
+/// Builds the PAG of an ordered trace (spoor-order's output: every receive completion,
+/// lock acquisition and spawned begin carries its partner, and every event comes after
+/// the events it waits for).
+pub fn build(mut reader: TraceReader, mode: Mode) -> Result<Pag> {
+    let file = reader.name().to_owned();
+    if let Some(h) = reader.header() {
+        let need = flags::GLOBAL_ORDER | flags::MATCHED;
+        if h.flags & need != need {
+            return Err(Error::input(
+                &file,
+                "the trace is not ordered and matched (flags GLOBAL_ORDER and MATCHED are not set): \
+                 run it through spoor-order first",
+            ));
+        }
+    }
+    if reader.header().is_none() {
+        // The text form: its definitions grow as it is read, so read it whole (it is
+        // for small, hand-written traces).
+        let (defs, events) = reader.read_all()?;
+        return build_from_events(&file, &defs, &events, mode);
+    }
+    let mut b = Builder::new(&file, mode, reader.defs().clone());
+    let mut failure: Option<Error> = None;
+    let read = reader.par_fold_blocks_each(
+        |_| Vec::new(),
+        |v: &mut Vec<Slim>, e| v.push(slim(&e)),
+        |block| {
+            for s in block {
+                if let Err(e) = b.event(&s) {
+                    failure = Some(e);
+                    return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
+                }
+            }
+            Ok(())
+        },
+    );
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    read?;
+    b.pag.defs = reader.defs().clone();
+    b.finish()
+}
+
+/// Builds the PAG of events already in memory (tests, small traces).
+pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
+    let mut b = Builder::new(file, mode, defs.clone());
+    for e in events {
+        b.event(&slim(e))?;
+    }
+    b.finish()
+}
+
+impl<'a> Builder<'a> {
+    fn new(file: &'a str, mode: Mode, defs: Definitions) -> Self {
+        let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
+        Builder {
+            file,
+            mode,
+            pag,
+            locs: Vec::new(),
+            contexts: FxHashMap::default(),
+            pending: FxHashMap::default(),
+            coll_count: FxHashMap::default(),
+            instances: FxHashMap::default(),
+            ranks: FxHashMap::default(),
+            spawns: Vec::new(),
+            unmatched_receives: 0,
+            late_begins: 0,
+            min_wall: i64::MAX,
+        }
+    }
+
+    fn err(&self, message: String) -> Error {
+        Error::input(self.file, message)
+    }
+
+    fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) -> Result<u32> {
+        let n = self.pag.loc.len();
+        if n >= NONE as usize {
+            return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
+        }
+        self.pag.loc.push(loc);
+        self.pag.prev.push(prev);
+        self.pag.wall.push(wall);
+        self.pag.weight.push(weight);
+        self.pag.ctx.push(ctx);
+        self.pag.kind.push(kind);
+        Ok(n as u32)
+    }
+
+    fn push_arc(&mut self, to: u32, from: u32, weight: i64, kind: ArcKind, bytes: u64) {
+        self.pag.arc_to.push(to);
+        self.pag.arc_from.push(from);
+        self.pag.arc_weight.push(weight);
+        self.pag.arc_kind.push(kind);
+        self.pag.arc_bytes.push(bytes);
+    }
+
+    /// The measured weight of a remote arc into an event at `wall` whose local
+    /// predecessor is at `prev_wall`: the time from when both sides were ready.
+    fn remote_weight(&self, wall: i64, from: u32, prev: u32) -> i64 {
+        let from_wall = self.pag.wall[from as usize];
+        let ready = if prev == NONE { from_wall } else { from_wall.max(self.pag.wall[prev as usize]) };
+        (wall - ready).max(0)
+    }
+
+    fn key(&self, loc: u32, index: u64) -> Result<u64> {
+        if index >= 1 << 40 {
+            return Err(self.err(format!("event index {index} of location {loc} is too large")));
+        }
+        Ok((loc as u64) << 40 | index)
+    }
+
+    fn event(&mut self, s: &Slim) -> Result<()> {
+        let l = s.loc as usize;
+        if l >= self.locs.len() {
+            self.locs.resize(l + 1, LocState { last: NONE, ctx: 0, waiting: false, count: 0, cpu: NO_CPU });
+        }
+        let st = self.locs[l];
+        self.min_wall = self.min_wall.min(s.wall);
+        // The local arc into this event.
+        let weight = if st.last == NONE {
+            // The source arc; its weight needs t0 and is set in finish().
+            if s.cpu == NO_CPU {
+                0
+            } else {
+                s.cpu
+            }
+        } else {
+            let d = (s.wall - self.pag.wall[st.last as usize]).max(0);
+            match self.mode {
+                Mode::Wall => d,
+                Mode::Cpu if st.waiting => 0,
+                Mode::Cpu if s.cpu != NO_CPU && st.cpu != NO_CPU => (s.cpu - st.cpu).clamp(0, d),
+                Mode::Cpu => d,
+            }
+        };
+        let own_index = st.count;
+        // A collective end that waits hangs from a virtual node made just before it.
+        let coll_from = if s.code == COLL_END { self.collective_end(s)? } else { None };
+        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code)?;
+        let mut ctx = st.ctx;
+        let mut waiting = st.waiting;
+        match s.code {
+            ENTER => {
+                let next = self.contexts.len() as u32 + 1;
+                ctx = *self.contexts.entry((ctx, s.a)).or_insert(next);
+                if ctx == next {
+                    self.pag.contexts.push(Context { parent: st.ctx, proc: s.a });
+                }
+            }
+            LEAVE => {
+                // Pop to the matching procedure; a leave without its enter is ignored.
+                let mut c = ctx;
+                while c != 0 && self.pag.contexts[c as usize].proc != s.a {
+                    c = self.pag.contexts[c as usize].parent;
+                }
+                if c != 0 {
+                    ctx = self.pag.contexts[c as usize].parent;
+                }
+            }
+            SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => {
+                let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
+                let k = self.key(s.partner_loc, s.partner_idx)?;
+                self.pending.insert(k, (node, s.bytes, kind));
+            }
+            RECV_BEGIN | LOCK_REQUEST => waiting = true,
+            COLL_BEGIN => {
+                waiting = true;
+                let k = self.coll_count.get(&(s.a, s.loc)).copied().unwrap_or(0);
+                self.instances.entry((s.a, k)).or_default().begins.push((s.loc, node));
+            }
+            RECV_END | IRECV_COMPLETE | LOCK_ACQUIRE => {
+                waiting = false;
+                if s.partner_loc != NO_PARTNER {
+                    let k = self.key(s.loc, own_index)?;
+                    match self.pending.remove(&k) {
+                        Some((from, bytes, kind)) if self.pag.loc[from as usize] == s.partner_loc => {
+                            let w = self.remote_weight(s.wall, from, st.last);
+                            self.push_arc(node, from, w, kind, bytes);
+                        }
+                        _ => {
+                            return Err(self.err(format!(
+                                "not in causal order: event {}:{} ({}) comes before its partner {}:{}, \
+                                 or the partner does not point back at it; run it through spoor-order",
+                                s.loc,
+                                own_index,
+                                spoor_model::KIND_NAMES[s.code as usize],
+                                s.partner_loc,
+                                s.partner_idx
+                            )))
+                        }
+                    }
+                } else if s.code != LOCK_ACQUIRE {
+                    self.unmatched_receives += 1;
+                }
+            }
+            COLL_END => {
+                waiting = false;
+                if let Some(from) = coll_from {
+                    let w = self.remote_weight(s.wall, from, st.last);
+                    self.push_arc(node, from, w, ArcKind::CollOut, 0);
+                }
+            }
+            PHASE_BEGIN | PHASE_END => self.pag.phases.push((s.a, node, s.code == PHASE_BEGIN)),
+            PROCESS_BEGIN | THREAD_BEGIN if s.sub == 1 && s.partner_loc != NO_PARTNER => {
+                self.spawns.push((node, s.partner_loc, s.partner_idx));
+            }
+            _ => {}
+        }
+        self.locs[l] = LocState {
+            last: node,
+            ctx,
+            waiting,
+            count: own_index + 1,
+            cpu: if s.cpu == NO_CPU { st.cpu } else { s.cpu },
+        };
+        Ok(())
+    }
+
+    /// Handles the bookkeeping of a collective end and returns the node it waits for,
+    /// making the virtual node(s) it needs.
+    fn collective_end(&mut self, s: &Slim) -> Result<Option<u32>> {
+        let comm = s.a;
+        let k = {
+            let c = self.coll_count.entry((comm, s.loc)).or_insert(0);
+            *c += 1;
+            *c - 1
+        };
+        let op = CollOp::from_code(s.sub).unwrap_or(CollOp::Other);
+        let root = if s.bytes == 0 { None } else { Some((s.bytes - 1) as LocId) };
+        let members = self.pag.defs.comms.get(comm as usize).map_or(0, |c| c.members.len());
+        let Some(mut inst) = self.instances.remove(&(comm, k)) else {
+            // An end without any begin: nothing to wait for.
+            return Ok(None);
+        };
+        inst.ends += 1;
+        let waits = match op {
+            CollOp::Reduce | CollOp::Gather | CollOp::Gatherv => root == Some(s.loc),
+            _ => true,
+        };
+        let mut from = None;
+        if waits {
+            if op == CollOp::Scan {
+                from = self.scan_prefix(comm, &mut inst, s.loc)?;
+            } else {
+                if inst.v.is_none() {
+                    let feeding: Vec<u32> = match op {
+                        CollOp::Bcast | CollOp::Scatter | CollOp::Scatterv => {
+                            inst.begins.iter().filter(|b| Some(b.0) == root).map(|b| b.1).collect()
+                        }
+                        _ => inst.begins.iter().map(|b| b.1).collect(),
+                    };
+                    if !feeding.is_empty() {
+                        inst.v = Some(self.virtual_node(&feeding)?);
+                    }
+                }
+                from = inst.v;
+            }
+        }
+        let done = members > 0 && inst.ends >= members;
+        if !done {
+            self.instances.insert((comm, k), inst);
+        }
+        Ok(from)
+    }
+
+    /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
+    fn virtual_node(&mut self, feeding: &[u32]) -> Result<u32> {
+        let wall = feeding.iter().map(|&b| self.pag.wall[b as usize]).max().unwrap_or(0);
+        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL)?;
+        for &b in feeding {
+            self.push_arc(v, b, 0, ArcKind::CollIn, 0);
+        }
+        Ok(v)
+    }
+
+    /// Scan: the end of rank r waits for the begins of ranks below r, through a chain
+    /// of prefix nodes (node j: the latest of ranks 0..=j), made as far as needed.
+    fn scan_prefix(&mut self, comm: u32, inst: &mut Instance, loc: u32) -> Result<Option<u32>> {
+        let ranks = self.ranks.entry(comm).or_insert_with(|| {
+            let members =
+                self.pag.defs.comms.get(comm as usize).map(|c| c.members.clone()).unwrap_or_default();
+            members.iter().enumerate().map(|(r, &l)| (l, r as u32)).collect()
+        });
+        let Some(&r) = ranks.get(&loc) else { return Ok(None) };
+        if r == 0 {
+            return Ok(None);
+        }
+        let by_rank: FxHashMap<u32, u32> =
+            inst.begins.iter().filter_map(|&(l, n)| ranks.get(&l).map(|&rk| (rk, n))).collect();
+        while (inst.scan.len() as u32) < r {
+            let j = inst.scan.len() as u32;
+            let mut feeding = Vec::with_capacity(2);
+            if let Some(&p) = inst.scan.last() {
+                feeding.push(p);
+            }
+            match by_rank.get(&j) {
+                Some(&b) => feeding.push(b),
+                None => self.late_begins += 1,
+            }
+            let v = self.virtual_node(&feeding)?;
+            inst.scan.push(v);
+        }
+        Ok(Some(inst.scan[r as usize - 1]))
+    }
+
+    fn finish(mut self) -> Result<Pag> {
+        let t0 = if self.min_wall == i64::MAX { 0 } else { self.min_wall };
+        self.pag.t0 = t0;
+        // Source arcs: elapsed time since the source (wall), CPU time used before the
+        // first event (cpu; the builder stored it, 0 when unknown).
+        for i in 0..self.pag.nodes() {
+            if self.pag.prev[i] == NONE && self.pag.loc[i] != NONE {
+                let since = self.pag.wall[i] - t0;
+                self.pag.weight[i] = match self.mode {
+                    Mode::Wall => since,
+                    Mode::Cpu => self.pag.weight[i].clamp(0, since.max(0)),
+                };
+            }
+        }
+        if !self.spawns.is_empty() {
+            self.link_spawns()?;
+        }
+        if !self.pending.is_empty() {
+            let n = self.pending.values().filter(|p| p.2 == ArcKind::Message).count();
+            if n > 0 {
+                self.pag.notes.push(format!("{n} send(s) whose receive is not in the trace"));
+            }
+        }
+        if self.unmatched_receives > 0 {
+            self.pag.notes.push(format!("{} receive(s) without a matched send", self.unmatched_receives));
+        }
+        if self.late_begins > 0 {
+            self.pag
+                .notes
+                .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
+        }
+        Ok(self.pag)
+    }
+
+    /// Spawn arcs point back at an event that does not know it is a spawn point:
+    /// resolve them in one pass over the nodes, then keep the arcs sorted by target.
+    fn link_spawns(&mut self) -> Result<()> {
+        let mut want: Vec<(u32, u64, usize)> =
+            self.spawns.iter().enumerate().map(|(k, &(_, l, i))| (l, i, k)).collect();
+        want.sort_unstable();
+        let mut found = vec![NONE; self.spawns.len()];
+        let mut count = vec![0u64; self.locs.len()];
+        for n in 0..self.pag.nodes() {
+            let l = self.pag.loc[n];
+            if l == NONE {
+                continue;
+            }
+            let c = count[l as usize];
+            if let Ok(p) = want.binary_search_by(|w| (w.0, w.1).cmp(&(l, c))) {
+                // Several spawns may name one parent event.
+                let mut q = p;
+                while q > 0 && (want[q - 1].0, want[q - 1].1) == (l, c) {
+                    q -= 1;
+                }
+                while q < want.len() && (want[q].0, want[q].1) == (l, c) {
+                    found[want[q].2] = n as u32;
+                    q += 1;
+                }
+            }
+            count[l as usize] += 1;
+        }
+        let mut extra = Vec::new();
+        for (k, &(node, pl, pi)) in self.spawns.iter().enumerate() {
+            let from = found[k];
+            if from == NONE || from >= node {
+                return Err(self.err(format!(
+                    "not in causal order: the begin at node {node} names its parent event {pl}:{pi}, \
+                     which {}",
+                    if from == NONE { "is not in the trace" } else { "comes after it" }
+                )));
+            }
+            let w = self.remote_weight(self.pag.wall[node as usize], from, NONE);
+            extra.push((node, from, w));
+        }
+        let mut all: Vec<(u32, u32, u32, i64, ArcKind, u64)> = (0..self.pag.arcs())
+            .map(|a| {
+                (
+                    self.pag.arc_to[a],
+                    a as u32,
+                    self.pag.arc_from[a],
+                    self.pag.arc_weight[a],
+                    self.pag.arc_kind[a],
+                    self.pag.arc_bytes[a],
+                )
+            })
+            .collect();
+        let base = all.len() as u32;
+        for (k, (to, from, w)) in extra.into_iter().enumerate() {
+            all.push((to, base + k as u32, from, w, ArcKind::Spawn, 0));
+        }
+        all.sort_unstable_by_key(|a| (a.0, a.1));
+        self.pag.arc_to = all.iter().map(|a| a.0).collect();
+        self.pag.arc_from = all.iter().map(|a| a.2).collect();
+        self.pag.arc_weight = all.iter().map(|a| a.3).collect();
+        self.pag.arc_kind = all.iter().map(|a| a.4).collect();
+        self.pag.arc_bytes = all.iter().map(|a| a.5).collect();
+        Ok(())
+    }
+}

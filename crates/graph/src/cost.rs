@@ -1,0 +1,178 @@
+//! What an arc weighs (formats/pag.md, "Cost model"): the weight mode and the
+//! communication-cost table (formats/nettable.md).
+
+use crate::error::{Error, Result};
+
+/// How local arcs are weighed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Process (CPU) time; waiting weighs nothing: the ideal time with one processor
+    /// per process.
+    Cpu,
+    /// Elapsed time: the chain that determined the measured end time.
+    Wall,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Cpu => "cpu",
+            Mode::Wall => "wall",
+        }
+    }
+
+    pub fn code(self) -> u8 {
+        match self {
+            Mode::Cpu => 0,
+            Mode::Wall => 1,
+        }
+    }
+
+    pub fn from_code(c: u8) -> Option<Mode> {
+        match c {
+            0 => Some(Mode::Cpu),
+            1 => Some(Mode::Wall),
+            _ => None,
+        }
+    }
+}
+
+/// A communication-cost table: the time a message of a given size takes, between
+/// locations on one machine (local) and on different machines (remote).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetTable {
+    /// (bytes, local ns, remote ns), bytes strictly increasing.
+    rows: Vec<(u64, f64, f64)>,
+}
+
+impl NetTable {
+    /// Parses the CSV form of formats/nettable.md. Returns the table and warnings
+    /// (times that fall as sizes grow are accepted with a warning).
+    pub fn parse(file: &str, text: &str) -> Result<(NetTable, Vec<String>)> {
+        let mut rows: Vec<(u64, f64, f64)> = Vec::new();
+        let mut header_seen = false;
+        for (n, raw) in text.lines().enumerate() {
+            let line_no = n + 1;
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+            if !header_seen {
+                if cols != ["bytes", "local_ns", "remote_ns"] {
+                    return Err(Error::input(
+                        file,
+                        format!(
+                            "line {line_no}: expected the header `bytes,local_ns,remote_ns`, found `{line}`"
+                        ),
+                    ));
+                }
+                header_seen = true;
+                continue;
+            }
+            if cols.len() != 3 {
+                return Err(Error::input(
+                    file,
+                    format!(
+                        "line {line_no}: expected 3 columns (bytes,local_ns,remote_ns), found {}",
+                        cols.len()
+                    ),
+                ));
+            }
+            let bytes: u64 = cols[0].parse().map_err(|_| {
+                Error::input(file, format!("line {line_no}: bytes `{}` is not a whole number", cols[0]))
+            })?;
+            let time = |s: &str, what: &str| -> Result<f64> {
+                match s.parse::<f64>() {
+                    Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                    _ => Err(Error::input(
+                        file,
+                        format!("line {line_no}: {what} `{s}` is not a non-negative number of nanoseconds"),
+                    )),
+                }
+            };
+            let (local, remote) = (time(cols[1], "local_ns")?, time(cols[2], "remote_ns")?);
+            if let Some(&(last, _, _)) = rows.last() {
+                if bytes <= last {
+                    return Err(Error::input(
+                        file,
+                        format!("line {line_no}: sizes must increase: {bytes} after {last}"),
+                    ));
+                }
+            }
+            rows.push((bytes, local, remote));
+        }
+        if rows.is_empty() {
+            return Err(Error::input(
+                file,
+                "the table has no rows (expected `bytes,local_ns,remote_ns` lines)",
+            ));
+        }
+        let mut warnings = Vec::new();
+        for w in rows.windows(2) {
+            for (col, a, b) in [("local", w[0].1, w[1].1), ("remote", w[0].2, w[1].2)] {
+                if b < a {
+                    warnings.push(format!(
+                        "{file}: {col} time falls from {a} ns at {} bytes to {b} ns at {} bytes (not monotone)",
+                        w[0].0, w[1].0
+                    ));
+                }
+            }
+        }
+        Ok((NetTable { rows }, warnings))
+    }
+
+    /// The time of a message of `bytes`: linear between rows, the first row's time
+    /// below it, extended along the last two rows above the last.
+    pub fn time(&self, bytes: u64, local: bool) -> i64 {
+        let col = |r: &(u64, f64, f64)| if local { r.1 } else { r.2 };
+        let rows = &self.rows;
+        let i = rows.partition_point(|r| r.0 <= bytes);
+        let t = if i == 0 {
+            col(&rows[0])
+        } else if rows[i - 1].0 == bytes || rows.len() == 1 {
+            col(&rows[i - 1])
+        } else {
+            let (a, b) =
+                if i == rows.len() { (&rows[i - 2], &rows[i - 1]) } else { (&rows[i - 1], &rows[i]) };
+            let f = (bytes as f64 - a.0 as f64) / (b.0 as f64 - a.0 as f64);
+            col(a) + f * (col(b) - col(a))
+        };
+        t.max(0.0).round() as i64
+    }
+
+    pub fn rows(&self) -> &[(u64, f64, f64)] {
+        &self.rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolates_and_extrapolates() {
+        let (t, w) = NetTable::parse("t", "bytes,local_ns,remote_ns\n0,100,1000\n1000,200,3000\n").unwrap();
+        assert!(w.is_empty());
+        assert_eq!(t.time(0, true), 100);
+        assert_eq!(t.time(500, true), 150);
+        assert_eq!(t.time(500, false), 2000);
+        assert_eq!(t.time(2000, false), 5000);
+        let (one, _) = NetTable::parse("t", "bytes,local_ns,remote_ns\n64,7,9\n").unwrap();
+        assert_eq!(one.time(1, true), 7);
+        assert_eq!(one.time(1 << 20, false), 9);
+    }
+
+    #[test]
+    fn refuses_bad_tables_and_warns_on_non_monotone() {
+        assert!(NetTable::parse("t", "bytes,local_ns\n1,2\n").is_err());
+        let e = NetTable::parse("t.csv", "bytes,local_ns,remote_ns\n10,1,1\n5,1,1\n").unwrap_err();
+        assert!(e.to_string().contains("t.csv: line 3: sizes must increase"), "{e}");
+        assert!(NetTable::parse("t", "bytes,local_ns,remote_ns\n1,-2,3\n").is_err());
+        assert!(NetTable::parse("t", "bytes,local_ns,remote_ns\n").is_err());
+        let (_, w) = NetTable::parse("t", "bytes,local_ns,remote_ns\n1,5,5\n2,4,6\n").unwrap();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("local time falls"), "{w:?}");
+    }
+}

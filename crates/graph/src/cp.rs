@@ -1,0 +1,282 @@
+//! Longest paths through a PAG: the forward diffusion and the backward walk of
+//! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
+
+use crate::pag::{Pag, NONE};
+use spoor_model::StrId;
+
+/// "Not reached" (a node outside the scope, or reached only by the secondary diffusion).
+pub(crate) const NEG: i64 = i64::MIN / 4;
+
+/// Which arcs and nodes a critical path may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every application.
+    Global,
+    /// One application's own PAG: other applications' nodes and arcs are ignored.
+    Intra(u32),
+    /// The longest path that begins and ends in one application, through other
+    /// applications only where they lead back to it (the primary diffusion).
+    Inter(u32),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CpOptions {
+    pub scope: Option<Scope>,
+    /// Only events with `t0 <= wall <= t1` (local clocks, nanoseconds).
+    pub window: Option<(i64, i64)>,
+    /// Procedures whose time (exclusive: arcs in which they are the innermost
+    /// procedure) counts as zero: critical-path zeroing.
+    pub zero: Vec<StrId>,
+}
+
+/// How a node was reached on its longest path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pred {
+    /// From the graph's source (the location's first event, or the first in the window).
+    Source,
+    /// The local arc from the location's previous event.
+    Local(u32),
+    /// A remote arc (index into the PAG's arcs).
+    Arc(u32),
+}
+
+/// One arc of a critical path: into `node`, from `pred`, weighing `weight`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub node: u32,
+    pub pred: Pred,
+    pub weight: i64,
+}
+
+impl Step {
+    /// The node the arc comes from (`NONE` for the source).
+    pub fn from(&self, pag: &Pag) -> u32 {
+        match self.pred {
+            Pred::Source => NONE,
+            Pred::Local(p) => p,
+            Pred::Arc(a) => pag.arc_from[a as usize],
+        }
+    }
+}
+
+/// A critical path: its length and its arcs from the source to the last node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CriticalPath {
+    pub length: i64,
+    pub steps: Vec<Step>,
+}
+
+/// One forward pass's setting: the scope's masks and the zeroed contexts.
+pub(crate) struct Pass<'a> {
+    pag: &'a Pag,
+    scope: Scope,
+    window: Option<(i64, i64)>,
+    /// Per location: in the scope's application.
+    in_app: Vec<bool>,
+    /// Per calling context: its time counts as zero.
+    zero_ctx: Vec<bool>,
+}
+
+impl<'a> Pass<'a> {
+    pub(crate) fn new(pag: &'a Pag, opts: &CpOptions) -> Self {
+        let scope = opts.scope.unwrap_or(Scope::Global);
+        let in_app = (0..pag.defs.locations.len() as u32)
+            .map(|l| match scope {
+                Scope::Global => true,
+                Scope::Intra(a) | Scope::Inter(a) => pag.app_of(l) == a,
+            })
+            .collect();
+        let zero_ctx = pag.contexts.iter().map(|c| c.proc != NONE && opts.zero.contains(&c.proc)).collect();
+        Pass { pag, scope, window: opts.window, in_app, zero_ctx }
+    }
+
+    #[inline]
+    fn in_app(&self, l: u32) -> bool {
+        self.in_app.get(l as usize).copied().unwrap_or(false)
+    }
+
+    #[inline]
+    fn in_window(&self, i: usize) -> bool {
+        match self.window {
+            None => true,
+            Some((a, b)) => (a..=b).contains(&self.pag.wall[i]),
+        }
+    }
+
+    /// May node `i` be on a path at all?
+    #[inline]
+    fn node_ok(&self, i: usize) -> bool {
+        let l = self.pag.loc[i];
+        self.in_window(i)
+            && match self.scope {
+                Scope::Intra(_) => l == NONE || self.in_app(l),
+                _ => true,
+            }
+    }
+
+    /// May a path start at location `l`?
+    #[inline]
+    fn source_ok(&self, l: u32) -> bool {
+        match self.scope {
+            Scope::Global => true,
+            _ => self.in_app(l),
+        }
+    }
+
+    /// May a path end at node `i`?
+    #[inline]
+    pub(crate) fn end_ok(&self, i: usize) -> bool {
+        let l = self.pag.loc[i];
+        l != NONE && self.node_ok(i) && self.source_ok(l)
+    }
+
+    /// Every way into node `i` whose origin is reached: `f(distance through it, pred)`,
+    /// the local arc (or the source) first, then the remote arcs in order.
+    #[inline(always)]
+    pub(crate) fn each_candidate(
+        &self,
+        i: usize,
+        dist: &[i64],
+        arcs: std::ops::Range<usize>,
+        mut f: impl FnMut(i64, Pred),
+    ) {
+        let g = self.pag;
+        let l = g.loc[i];
+        if l != NONE {
+            let w = if self.zero_ctx[g.ctx[i] as usize] { 0 } else { g.weight[i] };
+            let p = g.prev[i];
+            if p == NONE {
+                if self.source_ok(l) {
+                    f(
+                        match self.window {
+                            Some((t0, _)) => w.min(g.wall[i] - t0).max(0),
+                            None => w,
+                        },
+                        Pred::Source,
+                    );
+                }
+            } else if !self.in_window(p as usize) {
+                // The arc crosses the window's start: its share inside the window.
+                if self.source_ok(l) {
+                    let (t0, _) = self.window.unwrap_or((g.t0, 0));
+                    let span = (g.wall[i] - g.wall[p as usize]).max(1) as i128;
+                    let inside = (g.wall[i] - t0).clamp(0, span as i64) as i128;
+                    f((w as i128 * inside / span) as i64, Pred::Source);
+                }
+            } else if dist[p as usize] > NEG {
+                f(dist[p as usize] + w, Pred::Local(p));
+            }
+        }
+        for a in arcs {
+            let from = g.arc_from[a] as usize;
+            if dist[from] > NEG {
+                f(dist[from] + g.arc_weight[a], Pred::Arc(a as u32));
+            }
+        }
+    }
+
+    /// The longest distance to node `i` given the distances of its predecessors, and
+    /// the predecessor that gives it. Ties go to a remote arc over the local one (the
+    /// wait's cause); among remote arcs, to the first.
+    #[inline]
+    pub(crate) fn relax(&self, i: usize, dist: &[i64], arcs: std::ops::Range<usize>) -> (i64, Option<Pred>) {
+        let mut best = NEG;
+        let mut pred: Option<Pred> = None;
+        self.each_candidate(i, dist, arcs, |c, p| {
+            let wins =
+                c > best || (c == best && matches!(p, Pred::Arc(_)) && !matches!(pred, Some(Pred::Arc(_))));
+            if wins {
+                best = c;
+                pred = Some(p);
+            }
+        });
+        (best, pred)
+    }
+
+    /// The forward diffusion: the longest distance from the source to every node,
+    /// and the node where the longest path that may end ends.
+    pub(crate) fn forward(&self) -> (Vec<i64>, Option<usize>) {
+        let g = self.pag;
+        let n = g.nodes();
+        let mut dist = vec![NEG; n];
+        let mut cursor = 0;
+        let mut end: Option<usize> = None;
+        for i in 0..n {
+            let start = cursor;
+            while cursor < g.arc_to.len() && g.arc_to[cursor] as usize == i {
+                cursor += 1;
+            }
+            if !self.node_ok(i) {
+                continue;
+            }
+            let (d, _) = self.relax(i, &dist, start..cursor);
+            dist[i] = d;
+            if d > NEG && self.end_ok(i) && end.is_none_or(|e| d >= dist[e]) {
+                end = Some(i);
+            }
+        }
+        (dist, end)
+    }
+
+    /// The path to `end`, walked backwards by the same rule that chose each distance.
+    pub(crate) fn backward(&self, dist: &[i64], end: usize) -> Vec<Step> {
+        let g = self.pag;
+        let mut steps = Vec::new();
+        let mut i = end;
+        loop {
+            let (d, pred) = self.relax(i, dist, g.arcs_into(i as u32));
+            debug_assert_eq!(d, dist[i]);
+            let Some(pred) = pred else { break };
+            let before = match pred {
+                Pred::Source => 0,
+                Pred::Local(p) => dist[p as usize],
+                Pred::Arc(a) => dist[g.arc_from[a as usize] as usize],
+            };
+            steps.push(Step { node: i as u32, pred, weight: d - before });
+            match pred {
+                Pred::Source => break,
+                Pred::Local(p) => i = p as usize,
+                Pred::Arc(a) => i = g.arc_from[a as usize] as usize,
+            }
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// The critical path of a PAG under the given options.
+pub fn critical_path(pag: &Pag, opts: &CpOptions) -> CriticalPath {
+    let pass = Pass::new(pag, opts);
+    let (dist, end) = pass.forward();
+    match end {
+        None => CriticalPath::default(),
+        Some(e) => CriticalPath { length: dist[e], steps: pass.backward(&dist, e) },
+    }
+}
+
+/// Only the length of the critical path (no walk back).
+pub fn length(pag: &Pag, opts: &CpOptions) -> i64 {
+    let (dist, end) = Pass::new(pag, opts).forward();
+    end.map_or(0, |e| dist[e])
+}
+
+/// The remote arcs of a path by kind, for summaries.
+pub fn arc_counts(pag: &Pag, path: &CriticalPath) -> [usize; 5] {
+    let mut n = [0; 5];
+    for s in &path.steps {
+        if let Pred::Arc(a) = s.pred {
+            n[pag.arc_kind[a as usize] as usize] += 1;
+        }
+    }
+    n
+}
+
+/// The scope's name for reports.
+pub fn scope_label(pag: &Pag, scope: Scope) -> String {
+    let app = |a: u32| pag.defs.apps.get(a as usize).map(|x| pag.defs.strings.name(x.name).into_owned());
+    match scope {
+        Scope::Global => "global".to_owned(),
+        Scope::Intra(a) => format!("intra-application {}", app(a).unwrap_or_default()),
+        Scope::Inter(a) => format!("inter-application {}", app(a).unwrap_or_default()),
+    }
+}

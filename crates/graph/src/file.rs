@@ -1,0 +1,497 @@
+//! The PAG file (formats/pag.md, "The PAG file"): a header, then checksummed chunks
+//! framed like the trace format's; and [`load`], which takes a PAG file or a trace.
+
+use crate::build;
+use crate::cost::{Mode, NetTable};
+use crate::error::{Error, Result};
+use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
+use spoor_format::binary::{self, chunk, ChunkHeader};
+use spoor_format::varint::{put_i64, put_u64, Cursor, VarintError};
+use spoor_format::{ReadOptions, TraceReader};
+use spoor_model::KIND_COUNT;
+use std::io::{self, Read, Write};
+
+pub const MAGIC: [u8; 8] = *b"\x89SPAG\r\n\x1a";
+pub const MAJOR: u16 = 1;
+pub const MINOR: u16 = 0;
+/// Magic, major and minor version (u16 each), mode (u8), 3 reserved bytes, t0 (i64).
+pub const HEADER_LEN: usize = 24;
+
+pub mod kind {
+    pub const DEFS: u8 = 0x01;
+    pub const CONTEXTS: u8 = 0x02;
+    pub const NODES: u8 = 0x03;
+    pub const ARCS: u8 = 0x04;
+    pub const PHASES: u8 = 0x05;
+    pub const NOTES: u8 = 0x06;
+    pub const END: u8 = 0x07;
+}
+
+/// Nodes (and arcs) per chunk.
+const BATCH: usize = 1 << 16;
+
+/// Writes `pag` as a PAG file.
+pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
+    let mut head = Vec::with_capacity(HEADER_LEN);
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&MAJOR.to_le_bytes());
+    head.extend_from_slice(&MINOR.to_le_bytes());
+    head.push(pag.mode.code());
+    head.extend_from_slice(&[0, 0, 0]);
+    head.extend_from_slice(&pag.t0.to_le_bytes());
+    out.write_all(&head)?;
+    let mut buf = Vec::new();
+    let emit = |out: &mut dyn Write, k: u8, payload: &[u8], buf: &mut Vec<u8>| {
+        buf.clear();
+        binary::put_chunk(buf, k, payload);
+        out.write_all(buf)
+    };
+    emit(out, kind::DEFS, &binary::encode_defs(&pag.defs), &mut buf)?;
+    let mut p = Vec::new();
+    put_u64(&mut p, pag.contexts.len() as u64 - 1);
+    for c in &pag.contexts[1..] {
+        put_u64(&mut p, c.parent as u64);
+        put_u64(&mut p, c.proc as u64);
+    }
+    emit(out, kind::CONTEXTS, &p, &mut buf)?;
+    for start in (0..pag.nodes()).step_by(BATCH) {
+        let end = (start + BATCH).min(pag.nodes());
+        p.clear();
+        put_u64(&mut p, start as u64);
+        put_u64(&mut p, (end - start) as u64);
+        let mut wall = 0i64;
+        for i in start..end {
+            let l = pag.loc[i];
+            put_u64(&mut p, if l == NONE { 0 } else { l as u64 + 1 });
+            let prev = pag.prev[i];
+            put_u64(&mut p, if prev == NONE { 0 } else { (i - prev as usize) as u64 });
+            put_i64(&mut p, pag.wall[i].wrapping_sub(wall));
+            wall = pag.wall[i];
+            put_i64(&mut p, pag.weight[i]);
+            put_u64(&mut p, pag.ctx[i] as u64);
+            p.push(pag.kind[i]);
+        }
+        emit(out, kind::NODES, &p, &mut buf)?;
+    }
+    for start in (0..pag.arcs()).step_by(BATCH) {
+        let end = (start + BATCH).min(pag.arcs());
+        p.clear();
+        put_u64(&mut p, (end - start) as u64);
+        let mut to = 0u32;
+        for a in start..end {
+            put_u64(&mut p, (pag.arc_to[a] - to) as u64);
+            to = pag.arc_to[a];
+            put_u64(&mut p, (pag.arc_to[a] - pag.arc_from[a]) as u64);
+            put_i64(&mut p, pag.arc_weight[a]);
+            p.push(pag.arc_kind[a] as u8);
+            put_u64(&mut p, pag.arc_bytes[a]);
+        }
+        emit(out, kind::ARCS, &p, &mut buf)?;
+    }
+    p.clear();
+    put_u64(&mut p, pag.phases.len() as u64);
+    for &(name, node, begin) in &pag.phases {
+        put_u64(&mut p, name as u64);
+        put_u64(&mut p, node as u64);
+        p.push(begin as u8);
+    }
+    emit(out, kind::PHASES, &p, &mut buf)?;
+    p.clear();
+    put_u64(&mut p, pag.notes.len() as u64);
+    for n in &pag.notes {
+        put_u64(&mut p, n.len() as u64);
+        p.extend_from_slice(n.as_bytes());
+    }
+    emit(out, kind::NOTES, &p, &mut buf)?;
+    p.clear();
+    for v in [pag.nodes() as u64, pag.arcs() as u64, pag.contexts.len() as u64] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    emit(out, kind::END, &p, &mut buf)?;
+    Ok(())
+}
+
+/// Is this the start of a PAG file?
+pub fn is_pag(first: &[u8]) -> bool {
+    first.starts_with(&MAGIC)
+}
+
+/// Reads a PAG file, checking every count, index and checksum.
+pub fn read(name: &str, input: impl Read) -> Result<Pag> {
+    let mut r = io::BufReader::with_capacity(1 << 16, input);
+    let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
+    let mut head = [0u8; HEADER_LEN];
+    read_full(&mut r, &mut head)
+        .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?
+        .then_some(())
+        .ok_or_else(|| {
+            corrupt(0, format!("expected a PAG header of {HEADER_LEN} bytes, found the end of the file"))
+        })?;
+    if head[..8] != MAGIC {
+        return Err(corrupt(0, "expected a PAG file (magic \\x89SPAG), found something else".into()));
+    }
+    let major = u16::from_le_bytes([head[8], head[9]]);
+    if major != MAJOR {
+        return Err(Error::Format(spoor_format::Error::version(
+            name,
+            format!(
+                "PAG format version {major} is not supported (this spoor reads version {MAJOR}): {}",
+                if major > MAJOR { "upgrade spoor" } else { "rebuild the PAG with this spoor's spoor-pag" }
+            ),
+        )));
+    }
+    let mode = Mode::from_code(head[12])
+        .ok_or_else(|| corrupt(12, format!("expected a weight mode 0 or 1, found {}", head[12])))?;
+    let t0 = i64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
+    let mut pag = Pag { mode, t0, ..Pag::default() };
+    let mut offset = HEADER_LEN as u64;
+    let mut payload = Vec::new();
+    let mut seen_defs = false;
+    let mut seen_contexts = false;
+    loop {
+        let mut h = [0u8; chunk::HEADER_LEN];
+        if !read_full(&mut r, &mut h).map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))? {
+            return Err(corrupt(
+                offset,
+                "expected a chunk header, found the end of the file (truncated: no end chunk)".into(),
+            ));
+        }
+        let h = ChunkHeader::decode(&h);
+        if h.len > chunk::MAX_PAYLOAD {
+            return Err(corrupt(
+                offset,
+                format!("chunk declares {} payload bytes, more than the limit", h.len),
+            ));
+        }
+        payload.clear();
+        let got = (&mut r)
+            .take(h.len as u64)
+            .read_to_end(&mut payload)
+            .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?;
+        if got < h.len as usize {
+            return Err(corrupt(
+                offset,
+                format!("chunk declares {} payload bytes, only {got} remain (truncated)", h.len),
+            ));
+        }
+        if crc32fast::hash(&payload) != h.crc {
+            return Err(corrupt(offset, "chunk checksum does not match its payload".into()));
+        }
+        let at = offset + chunk::HEADER_LEN as u64;
+        let fail = |e: (usize, String)| corrupt(at + e.0 as u64, e.1);
+        match h.kind {
+            kind::DEFS => {
+                pag.defs =
+                    binary::decode_defs(&payload).map_err(|e| corrupt(at + e.offset as u64, e.message))?;
+                seen_defs = true;
+            }
+            kind::CONTEXTS => {
+                contexts(&mut pag, &payload).map_err(fail)?;
+                seen_contexts = true;
+            }
+            kind::NODES if seen_defs && seen_contexts => nodes(&mut pag, &payload).map_err(fail)?,
+            kind::ARCS => arcs(&mut pag, &payload).map_err(fail)?,
+            kind::PHASES => phases(&mut pag, &payload).map_err(fail)?,
+            kind::NOTES => notes(&mut pag, &payload).map_err(fail)?,
+            kind::END => {
+                if payload.len() != 24 {
+                    return Err(corrupt(
+                        offset,
+                        format!("expected an end chunk of 24 bytes, found {}", payload.len()),
+                    ));
+                }
+                let v = |k: usize| u64::from_le_bytes(payload[k * 8..k * 8 + 8].try_into().expect("8 bytes"));
+                let want = (pag.nodes() as u64, pag.arcs() as u64, pag.contexts.len() as u64);
+                if (v(0), v(1), v(2)) != want {
+                    return Err(corrupt(
+                        at,
+                        format!(
+                            "the end chunk counts {} nodes, {} arcs, {} contexts; the file holds {}, {}, {} (a chunk is missing)",
+                            v(0), v(1), v(2), want.0, want.1, want.2
+                        ),
+                    ));
+                }
+                return Ok(pag);
+            }
+            kind::NODES => {
+                return Err(corrupt(offset, "node chunk before the definitions and contexts".into()))
+            }
+            k if k >= chunk::FIRST_OPTIONAL => {}
+            k => {
+                return Err(corrupt(
+                    offset,
+                    format!("expected a PAG chunk type (1 to 7, or 64 and up), found {k}"),
+                ))
+            }
+        }
+        offset = at + h.len as u64;
+    }
+}
+
+/// Fills `buf`; false at a clean end of input before the first byte, an error when
+/// the input ends part way.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) if n == 0 => return Ok(false),
+            Ok(0) => {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file ends inside a header"))
+            }
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+type DecodeResult<T> = std::result::Result<T, (usize, String)>;
+
+fn num(c: &mut Cursor, what: &str) -> DecodeResult<u64> {
+    let at = c.pos;
+    c.u64().map_err(|e| (at, varint_msg(e, what)))
+}
+
+fn int(c: &mut Cursor, what: &str) -> DecodeResult<i64> {
+    let at = c.pos;
+    c.i64().map_err(|e| (at, varint_msg(e, what)))
+}
+
+fn byte(c: &mut Cursor, what: &str) -> DecodeResult<u8> {
+    let at = c.pos;
+    c.u8().map_err(|e| (at, varint_msg(e, what)))
+}
+
+fn varint_msg(e: VarintError, what: &str) -> String {
+    match e {
+        VarintError::Truncated => format!("expected {what}, found the end of the chunk"),
+        VarintError::Overflow => format!("expected {what}, found a varint longer than 64 bits"),
+    }
+}
+
+/// A count of items of at least `min` bytes each: no more than the bytes left allow.
+fn count(c: &mut Cursor, what: &str, min: usize) -> DecodeResult<usize> {
+    let at = c.pos;
+    let n = num(c, what)?;
+    if n > (c.remaining() / min) as u64 {
+        return Err((at, format!("{what} is {n}, but only {} bytes remain", c.remaining())));
+    }
+    Ok(n as usize)
+}
+
+fn contexts(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
+    let mut c = Cursor::new(p);
+    let n = count(&mut c, "the context count", 2)?;
+    pag.contexts = Vec::with_capacity(n + 1);
+    pag.contexts.push(Context { parent: NONE, proc: NONE });
+    for id in 1..=n {
+        let at = c.pos;
+        let parent = num(&mut c, "a context's parent")?;
+        let proc = num(&mut c, "a context's procedure")?;
+        if parent >= id as u64 {
+            return Err((at, format!("context {id} names parent {parent}, which is not an earlier context")));
+        }
+        if proc >= pag.defs.strings.len() as u64 {
+            return Err((at, format!("context {id} names string {proc}, beyond the string table")));
+        }
+        pag.contexts.push(Context { parent: parent as u32, proc: proc as u32 });
+    }
+    Ok(())
+}
+
+fn nodes(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
+    let mut c = Cursor::new(p);
+    let at = c.pos;
+    let first = num(&mut c, "the first node's number")?;
+    if first != pag.nodes() as u64 {
+        return Err((
+            at,
+            format!("expected nodes from {}, found a chunk starting at node {first}", pag.nodes()),
+        ));
+    }
+    let n = count(&mut c, "the node count", 6)?;
+    if pag.nodes() + n >= NONE as usize {
+        return Err((at, "too many nodes for one PAG".to_owned()));
+    }
+    let locs = pag.defs.locations.len() as u64;
+    let mut wall = 0i64;
+    for _ in 0..n {
+        let i = pag.nodes();
+        let at = c.pos;
+        let l = num(&mut c, "a node's location")?;
+        if l > locs {
+            return Err((at, format!("node {i} names location {}, beyond the {locs} defined", l - 1)));
+        }
+        let gap = num(&mut c, "a node's local predecessor")?;
+        if gap > i as u64 {
+            return Err((
+                at,
+                format!("node {i}'s local predecessor lies {gap} nodes back, before the first node"),
+            ));
+        }
+        let dw = int(&mut c, "a node's time")?;
+        wall = wall.wrapping_add(dw);
+        let weight = int(&mut c, "a node's arc weight")?;
+        let at_ctx = c.pos;
+        let ctx = num(&mut c, "a node's calling context")?;
+        if ctx >= pag.contexts.len() as u64 {
+            return Err((
+                at_ctx,
+                format!("node {i} names context {ctx}, beyond the {} defined", pag.contexts.len()),
+            ));
+        }
+        let at_kind = c.pos;
+        let k = byte(&mut c, "a node's kind")?;
+        if k >= KIND_COUNT && k != VIRTUAL {
+            return Err((at_kind, format!("node {i} has kind {k}, expected an event kind or {VIRTUAL}")));
+        }
+        if weight < 0 {
+            return Err((at, format!("node {i}'s arc weighs {weight} ns, expected no less than 0")));
+        }
+        let prev = if gap == 0 { NONE } else { (i as u64 - gap) as u32 };
+        if (l == 0) != (k == VIRTUAL) || (l == 0 && prev != NONE) {
+            return Err((
+                at,
+                format!("node {i}: a virtual node has no location and no local arc, and only it"),
+            ));
+        }
+        if prev != NONE && pag.loc[prev as usize] != (l - 1) as u32 {
+            return Err((at, format!("node {i}'s local predecessor {prev} is on another location")));
+        }
+        pag.loc.push(if l == 0 { NONE } else { (l - 1) as u32 });
+        pag.prev.push(prev);
+        pag.wall.push(wall);
+        pag.weight.push(weight);
+        pag.ctx.push(ctx as u32);
+        pag.kind.push(k);
+    }
+    trailing(&c)
+}
+
+fn arcs(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
+    let mut c = Cursor::new(p);
+    let n = count(&mut c, "the arc count", 4)?;
+    let mut to = 0u64;
+    for _ in 0..n {
+        let at = c.pos;
+        to += num(&mut c, "an arc's target")?;
+        if to >= pag.nodes() as u64 {
+            return Err((at, format!("an arc leads to node {to}, beyond the {} nodes read", pag.nodes())));
+        }
+        if pag.arc_to.last().is_some_and(|&t| (t as u64) > to) {
+            return Err((at, format!("arcs are not sorted by target at node {to}")));
+        }
+        let gap = num(&mut c, "an arc's source")?;
+        if gap == 0 || gap > to {
+            let what = pag.event_refs(&[to as u32])[0]
+                .map_or_else(|| "a collective".to_owned(), |r| format!("event {}:{}", r.loc, r.index));
+            return Err((
+                at,
+                format!(
+                    "the arc into node {to} ({what}) comes from {}: a cycle (every arc must come from an earlier node)",
+                    if gap == 0 { "itself".to_owned() } else { "before the first node".to_owned() }
+                ),
+            ));
+        }
+        let weight = int(&mut c, "an arc's weight")?;
+        let at_kind = c.pos;
+        let k = byte(&mut c, "an arc's kind")?;
+        let kind = ArcKind::from_code(k)
+            .ok_or_else(|| (at_kind, format!("expected an arc kind 0 to 4, found {k}")))?;
+        let bytes = num(&mut c, "an arc's message size")?;
+        if weight < 0 {
+            return Err((at, format!("the arc into node {to} weighs {weight} ns, expected no less than 0")));
+        }
+        pag.arc_to.push(to as u32);
+        pag.arc_from.push((to - gap) as u32);
+        pag.arc_weight.push(weight);
+        pag.arc_kind.push(kind);
+        pag.arc_bytes.push(bytes);
+    }
+    trailing(&c)
+}
+
+fn phases(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
+    let mut c = Cursor::new(p);
+    let n = count(&mut c, "the phase count", 3)?;
+    for _ in 0..n {
+        let at = c.pos;
+        let name = num(&mut c, "a phase's name")?;
+        let node = num(&mut c, "a phase's node")?;
+        let begin = byte(&mut c, "a phase's begin flag")?;
+        if name >= pag.defs.strings.len() as u64 || node >= pag.nodes() as u64 || begin > 1 {
+            return Err((at, "a phase names a string or node that does not exist".to_owned()));
+        }
+        pag.phases.push((name as u32, node as u32, begin == 1));
+    }
+    trailing(&c)
+}
+
+fn notes(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
+    let mut c = Cursor::new(p);
+    let n = count(&mut c, "the note count", 1)?;
+    for _ in 0..n {
+        let at = c.pos;
+        let len = count(&mut c, "a note's length", 1)?;
+        let b = c.bytes(len).map_err(|e| (at, varint_msg(e, "a note")))?;
+        pag.notes.push(String::from_utf8(b.to_vec()).map_err(|_| (at, "a note is not UTF-8".to_owned()))?);
+    }
+    trailing(&c)
+}
+
+fn trailing(c: &Cursor) -> DecodeResult<()> {
+    if c.remaining() > 0 {
+        return Err((c.pos, format!("{} bytes left over after the chunk's content", c.remaining())));
+    }
+    Ok(())
+}
+
+/// Opens `path` (`-`: standard input) as a PAG file or, failing that, as a trace to
+/// build a PAG from in `mode`; `net` replaces message-arc weights (a PAG file keeps
+/// its mode; asking for the other one is an error). Table warnings go to standard
+/// error unless `quiet`.
+pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pag> {
+    let mut first = [0u8; 8];
+    let pag_file = if path == "-" {
+        false
+    } else {
+        let mut f =
+            std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+        read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first)
+    };
+    let mut pag = if pag_file {
+        let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+        let pag = read(path, f)?;
+        if pag.mode != mode {
+            return Err(Error::Usage(format!(
+                "{path} is a PAG weighted in {} mode; build it again with spoor-pag --weight {}",
+                pag.mode.name(),
+                mode.name()
+            )));
+        }
+        pag
+    } else if path == "-" {
+        let mut stdin = io::BufReader::new(io::stdin());
+        let buf = std::io::BufRead::fill_buf(&mut stdin)
+            .map_err(|e| Error::Format(spoor_format::Error::io("<stdin>", &e)))?;
+        if is_pag(buf) {
+            read("<stdin>", stdin)?
+        } else {
+            build::build(TraceReader::from_reader("<stdin>", Box::new(stdin), ReadOptions::default())?, mode)?
+        }
+    } else {
+        build::build(TraceReader::open(path, ReadOptions::default())?, mode)?
+    };
+    if let Some(t) = net {
+        let text = std::fs::read_to_string(t).map_err(|e| Error::Format(spoor_format::Error::io(t, &e)))?;
+        let (table, warnings) = NetTable::parse(t, &text)?;
+        if !quiet {
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+        pag.apply_net(&table);
+    }
+    Ok(pag)
+}

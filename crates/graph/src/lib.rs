@@ -1,0 +1,23 @@
+//! The Program Activity Graph (PAG) of an ordered trace and its critical paths
+//! (design.md: spoor-pag, spoor-cp; formats/pag.md is the normative description).
+//!
+//! [`build::build`] turns a trace into a [`Pag`]; [`cp::critical_path`] finds the
+//! longest path for a scope, window and set of zeroed procedures; [`profile`] sums a
+//! path by application, machine, process, thread, procedure or message arc;
+//! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files.
+
+pub mod build;
+pub mod cost;
+pub mod cp;
+pub mod error;
+pub mod file;
+pub mod near;
+pub mod pag;
+pub mod profile;
+pub mod show;
+pub mod whatif;
+
+pub use cost::{Mode, NetTable};
+pub use cp::{critical_path, CpOptions, CriticalPath, Scope};
+pub use error::{Error, Result};
+pub use pag::Pag;

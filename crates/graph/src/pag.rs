@@ -1,0 +1,218 @@
+//! The Program Activity Graph in memory (formats/pag.md): nodes in a topological
+//! order, each with the local arc into it; remote arcs listed by their target.
+
+use crate::cost::{Mode, NetTable};
+use spoor_model::{Definitions, EventRef, StrId, KIND_NAMES};
+
+/// "No node", "no location", "no procedure".
+pub const NONE: u32 = u32::MAX;
+/// The kind of a collective's virtual node (event kinds are 0..KIND_COUNT).
+pub const VIRTUAL: u8 = 255;
+
+/// What a remote arc stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArcKind {
+    /// A send to the receive completion that got it.
+    Message = 0,
+    /// A collective begin to the instance's virtual node (weight 0).
+    CollIn = 1,
+    /// A collective instance's virtual node to an end that waited for it.
+    CollOut = 2,
+    /// A lock release to the acquisition that waited for it.
+    Lock = 3,
+    /// A parent's spawn point to the begin of the process or thread it started.
+    Spawn = 4,
+}
+
+impl ArcKind {
+    pub const ALL: [ArcKind; 5] =
+        [ArcKind::Message, ArcKind::CollIn, ArcKind::CollOut, ArcKind::Lock, ArcKind::Spawn];
+
+    pub fn from_code(c: u8) -> Option<ArcKind> {
+        Self::ALL.get(c as usize).copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ArcKind::Message => "message",
+            ArcKind::CollIn => "coll_in",
+            ArcKind::CollOut => "collective",
+            ArcKind::Lock => "lock",
+            ArcKind::Spawn => "spawn",
+        }
+    }
+}
+
+/// A node of the calling-context tree: the procedure entered and the context it was
+/// entered from. Context 0 is the root (outside every procedure).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Context {
+    pub parent: u32,
+    pub proc: StrId,
+}
+
+/// The Program Activity Graph of one trace.
+///
+/// Node `i` is an event of the trace (or a collective's virtual node), numbered in a
+/// causally consistent order, so every arc goes from a lower to a higher number. The
+/// local arc into a node comes from `prev[i]` (the location's previous event) or, for a
+/// location's first event, from the graph's source; it weighs `weight[i]` and is
+/// attributed to the location and the calling context `ctx[i]` active during it.
+#[derive(Clone, Debug, Default)]
+pub struct Pag {
+    pub defs: Definitions,
+    pub mode: Mode,
+    /// The earliest wall time of the trace: the source's time.
+    pub t0: i64,
+    pub loc: Vec<u32>,
+    pub prev: Vec<u32>,
+    pub wall: Vec<i64>,
+    pub weight: Vec<i64>,
+    pub ctx: Vec<u32>,
+    pub kind: Vec<u8>,
+    /// Remote arcs, sorted by target (then in the order they were made).
+    pub arc_to: Vec<u32>,
+    pub arc_from: Vec<u32>,
+    pub arc_weight: Vec<i64>,
+    pub arc_kind: Vec<ArcKind>,
+    /// Message size of message arcs, 0 for the others.
+    pub arc_bytes: Vec<u64>,
+    pub contexts: Vec<Context>,
+    /// Phase begins and ends: (name, node, true for a begin).
+    pub phases: Vec<(StrId, u32, bool)>,
+    /// What the builder saw but could not turn into arcs (unmatched messages, ...).
+    pub notes: Vec<String>,
+}
+
+impl Default for Mode {
+    fn default() -> Self {
+        Mode::Cpu
+    }
+}
+
+impl Pag {
+    pub fn nodes(&self) -> usize {
+        self.loc.len()
+    }
+
+    pub fn arcs(&self) -> usize {
+        self.arc_to.len()
+    }
+
+    /// The range of arcs into node `i`.
+    pub fn arcs_into(&self, i: u32) -> std::ops::Range<usize> {
+        let lo = self.arc_to.partition_point(|&t| t < i);
+        let hi = lo + self.arc_to[lo..].partition_point(|&t| t <= i);
+        lo..hi
+    }
+
+    /// The application of a location.
+    pub fn app_of(&self, loc: u32) -> u32 {
+        self.defs.process_of(loc).map(|p| p.app).unwrap_or(NONE)
+    }
+
+    pub fn machine_of(&self, loc: u32) -> u32 {
+        self.defs.process_of(loc).map(|p| p.machine).unwrap_or(NONE)
+    }
+
+    pub fn process_of(&self, loc: u32) -> u32 {
+        self.defs.locations.get(loc as usize).map(|l| l.process).unwrap_or(NONE)
+    }
+
+    /// The innermost procedure of a calling context, `NONE` at the root.
+    pub fn proc_of_ctx(&self, ctx: u32) -> StrId {
+        if ctx == 0 {
+            NONE
+        } else {
+            self.contexts[ctx as usize].proc
+        }
+    }
+
+    /// Names for reports.
+    pub fn loc_name(&self, loc: u32) -> String {
+        match self.defs.locations.get(loc as usize) {
+            Some(l) => self.defs.strings.name(l.name).into_owned(),
+            None => format!("location {loc}"),
+        }
+    }
+
+    pub fn proc_name(&self, proc: StrId) -> String {
+        if proc == NONE {
+            "(outside any procedure)".to_owned()
+        } else {
+            self.defs.strings.name(proc).into_owned()
+        }
+    }
+
+    pub fn kind_name(&self, i: u32) -> &'static str {
+        match self.kind[i as usize] {
+            VIRTUAL => "collective",
+            k => KIND_NAMES.get(k as usize).copied().unwrap_or("?"),
+        }
+    }
+
+    /// The event references (location, index among its events) of the given nodes,
+    /// in one pass over the graph; virtual nodes map to `None`.
+    pub fn event_refs(&self, nodes: &[u32]) -> Vec<Option<EventRef>> {
+        let mut want: Vec<(u32, usize)> = nodes.iter().enumerate().map(|(k, &n)| (n, k)).collect();
+        want.sort_unstable();
+        let mut out = vec![None; nodes.len()];
+        let mut count = vec![0u64; self.defs.locations.len()];
+        let mut w = 0;
+        for i in 0..self.nodes() {
+            let l = self.loc[i];
+            while w < want.len() && want[w].0 as usize == i {
+                if l != NONE {
+                    out[want[w].1] = Some(EventRef { loc: l, index: count[l as usize] });
+                }
+                w += 1;
+            }
+            if w == want.len() {
+                break;
+            }
+            if l != NONE {
+                count[l as usize] += 1;
+            }
+        }
+        out
+    }
+
+    /// The application named `name`, or an error listing the applications there are.
+    pub fn app_id(&self, name: &str) -> Result<u32, crate::Error> {
+        let names: Vec<String> =
+            self.defs.apps.iter().map(|a| self.defs.strings.name(a.name).into_owned()).collect();
+        names.iter().position(|n| n == name).map(|p| p as u32).ok_or_else(|| {
+            crate::Error::Usage(format!("no application named `{name}`; the trace has: {}", names.join(", ")))
+        })
+    }
+
+    /// The time window of a phase: from its earliest begin to its latest end.
+    pub fn phase_window(&self, name: &str) -> Option<(i64, i64)> {
+        let id = self.defs.strings.lookup(name)?;
+        let begins = self.phases.iter().filter(|p| p.0 == id && p.2).map(|p| self.wall[p.1 as usize]);
+        let ends = self.phases.iter().filter(|p| p.0 == id && !p.2).map(|p| self.wall[p.1 as usize]);
+        Some((begins.min()?, ends.max()?))
+    }
+
+    /// The names of the phases the trace has.
+    pub fn phase_names(&self) -> Vec<String> {
+        let mut v: Vec<String> =
+            self.phases.iter().map(|p| self.defs.strings.name(p.0).into_owned()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Replaces the weight of every message arc by the table's time (local when both
+    /// ends are on one machine); used by `--net` (the networking factor).
+    pub fn apply_net(&mut self, net: &NetTable) {
+        for a in 0..self.arcs() {
+            if self.arc_kind[a] == ArcKind::Message {
+                let (f, t) = (self.loc[self.arc_from[a] as usize], self.loc[self.arc_to[a] as usize]);
+                let local = self.machine_of(f) == self.machine_of(t);
+                self.arc_weight[a] = net.time(self.arc_bytes[a], local);
+            }
+        }
+    }
+}

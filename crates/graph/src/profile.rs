@@ -1,0 +1,171 @@
+//! Critical-path profiles (IPS-2): the path's time summed by application, machine,
+//! process, thread, procedure, and by the machines its message arcs join.
+
+use crate::cp::{CriticalPath, Pred};
+use crate::pag::{ArcKind, Pag, NONE};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Application,
+    Machine,
+    Process,
+    Thread,
+    /// The innermost procedure of each local arc.
+    Procedure,
+    /// Every procedure on the call stack of each local arc, once.
+    Inclusive,
+    /// Remote arcs by the machines they join.
+    Message,
+}
+
+impl Level {
+    pub const ALL: [Level; 7] = [
+        Level::Application,
+        Level::Machine,
+        Level::Process,
+        Level::Thread,
+        Level::Procedure,
+        Level::Inclusive,
+        Level::Message,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Application => "application",
+            Level::Machine => "machine",
+            Level::Process => "process",
+            Level::Thread => "thread",
+            Level::Procedure => "procedure",
+            Level::Inclusive => "inclusive",
+            Level::Message => "message",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Level> {
+        Self::ALL.iter().copied().find(|l| l.name() == s)
+    }
+}
+
+/// One row of a profile: an entity and the critical-path time attributed to it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Row {
+    pub name: String,
+    pub time_ns: i64,
+}
+
+/// The label of remote-arc time in profiles of entities (it belongs to none of them).
+fn arc_label(kind: ArcKind) -> &'static str {
+    match kind {
+        ArcKind::Message => "(messages)",
+        ArcKind::CollIn | ArcKind::CollOut => "(collectives)",
+        ArcKind::Lock => "(lock hand-offs)",
+        ArcKind::Spawn => "(spawns)",
+    }
+}
+
+/// The profile of a path at one level, sorted by time (largest first, then by name).
+/// Rows with no time are left out; at every level but `Inclusive` and `Message` the
+/// rows add up to the path's length.
+pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
+    let mut acc: BTreeMap<String, i64> = BTreeMap::new();
+    let app_name = |l: u32| {
+        let a = pag.app_of(l);
+        pag.defs
+            .apps
+            .get(a as usize)
+            .map_or_else(|| "?".to_owned(), |x| pag.defs.strings.name(x.name).into_owned())
+    };
+    let machine_name = |l: u32| {
+        let m = pag.machine_of(l);
+        pag.defs
+            .machines
+            .get(m as usize)
+            .map_or_else(|| "?".to_owned(), |x| pag.defs.strings.name(x.name).into_owned())
+    };
+    let process_name = |l: u32| {
+        let p = pag.process_of(l);
+        pag.defs
+            .processes
+            .get(p as usize)
+            .map_or_else(|| "?".to_owned(), |x| pag.defs.strings.name(x.name).into_owned())
+    };
+    for (k, s) in path.steps.iter().enumerate() {
+        if s.weight == 0 {
+            continue;
+        }
+        let l = pag.loc[s.node as usize];
+        match s.pred {
+            Pred::Source | Pred::Local(_) => {
+                let ctx = pag.ctx[s.node as usize];
+                match level {
+                    Level::Application => *acc.entry(app_name(l)).or_default() += s.weight,
+                    Level::Machine => *acc.entry(machine_name(l)).or_default() += s.weight,
+                    Level::Process => *acc.entry(process_name(l)).or_default() += s.weight,
+                    Level::Thread => *acc.entry(pag.loc_name(l)).or_default() += s.weight,
+                    Level::Procedure => {
+                        *acc.entry(pag.proc_name(pag.proc_of_ctx(ctx))).or_default() += s.weight
+                    }
+                    Level::Inclusive => {
+                        let mut seen = Vec::new();
+                        let mut c = ctx;
+                        while c != 0 {
+                            let p = pag.contexts[c as usize].proc;
+                            if !seen.contains(&p) {
+                                seen.push(p);
+                            }
+                            c = pag.contexts[c as usize].parent;
+                        }
+                        if seen.is_empty() {
+                            seen.push(NONE);
+                        }
+                        for p in seen {
+                            *acc.entry(pag.proc_name(p)).or_default() += s.weight;
+                        }
+                    }
+                    Level::Message => {}
+                }
+            }
+            Pred::Arc(a) => {
+                let kind = pag.arc_kind[a as usize];
+                if level == Level::Message {
+                    // A collective's arc comes from its virtual node: name the begin before it.
+                    let mut from = pag.arc_from[a as usize];
+                    if pag.loc[from as usize] == NONE && k > 0 {
+                        from = path.steps[k - 1].from(pag);
+                    }
+                    let fl = if from == NONE { NONE } else { pag.loc[from as usize] };
+                    let what = match kind {
+                        ArcKind::Message => "message",
+                        ArcKind::CollIn | ArcKind::CollOut => "collective",
+                        ArcKind::Lock => "lock",
+                        ArcKind::Spawn => "spawn",
+                    };
+                    let from_m = if fl == NONE { "?".to_owned() } else { machine_name(fl) };
+                    *acc.entry(format!("{what} {from_m} -> {}", machine_name(l))).or_default() += s.weight;
+                } else {
+                    *acc.entry(arc_label(kind).to_owned()).or_default() += s.weight;
+                }
+            }
+        }
+    }
+    let mut rows: Vec<Row> = acc.into_iter().map(|(name, time_ns)| Row { name, time_ns }).collect();
+    rows.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then_with(|| a.name.cmp(&b.name)));
+    rows
+}
+
+/// Exclusive critical-path time per procedure id (for choosing what to zero).
+pub fn procedure_times(pag: &Pag, path: &CriticalPath) -> Vec<(u32, i64)> {
+    let mut acc: BTreeMap<u32, i64> = BTreeMap::new();
+    for s in &path.steps {
+        if matches!(s.pred, Pred::Source | Pred::Local(_)) {
+            let p = pag.proc_of_ctx(pag.ctx[s.node as usize]);
+            if p != NONE {
+                *acc.entry(p).or_default() += s.weight;
+            }
+        }
+    }
+    let mut v: Vec<(u32, i64)> = acc.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| pag.proc_name(a.0).cmp(&pag.proc_name(b.0))));
+    v
+}
