@@ -1,0 +1,151 @@
+//! spoor-report: metric and profile tables, the gprof call graph, NPT, utilization,
+//! message transactions, time histograms, the space-time diagram, an HTML report, a
+//! Chrome/Perfetto export, and several runs side by side (formats/report.md).
+
+use anyhow::anyhow;
+use clap::{Parser, ValueEnum};
+use spoor_cli::Output;
+use spoor_report::{Format, Level, Metric, Options, Selection, TableKind};
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// The output, shared with the Chrome export while the trace is read.
+struct Shared(Rc<RefCell<Output>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().write(b)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Form {
+    /// Human tables and sparklines.
+    Text,
+    /// The tables as CSV (several: each after a `# NAME` line).
+    Csv,
+    /// One JSON document with every table and histogram.
+    Json,
+    /// The space-time diagram (default) or the histograms (`--table histogram`).
+    Svg,
+    /// One self-contained HTML page with every table and picture.
+    Html,
+    /// Chrome trace-event JSON for Perfetto and chrome://tracing.
+    Chrome,
+}
+
+/// Tables, profiles and pictures of a trace (ideally the output of spoor-order).
+#[derive(Parser)]
+#[command(name = "spoor-report", version)]
+struct Args {
+    /// The trace; `-` for standard input.
+    #[arg(default_value = "-")]
+    input: String,
+    /// Other runs to set beside INPUT (IPS-2's comparison mode): a column per run and the
+    /// differences from INPUT.
+    #[arg(long, num_args = 1.., value_name = "RUN")]
+    compare: Vec<String>,
+    #[arg(short, long, value_enum, default_value = "text")]
+    format: Form,
+    /// Only these tables (repeatable): metrics, profile, callgraph, npt, utilization,
+    /// messages, transactions, histogram, spacetime. Default: all that the input allows.
+    #[arg(short, long = "table", value_name = "TABLE")]
+    tables: Vec<String>,
+    /// Level of the metric and profile tables: application, machine, process, thread, procedure.
+    #[arg(short, long)]
+    level: Option<String>,
+    /// The metric of the profile table (adds it to the full report).
+    #[arg(short, long)]
+    metric: Option<String>,
+    /// Metrics of the time histograms (repeatable; default busy and wait).
+    #[arg(long = "hist", value_name = "METRIC")]
+    hist: Vec<String>,
+    /// Only these locations (repeatable, united): LEVEL=NAME with LEVEL application,
+    /// machine, process or thread.
+    #[arg(long, value_name = "LEVEL=NAME")]
+    focus: Vec<String>,
+    /// Count only what happens inside this phase.
+    #[arg(long)]
+    phase: Option<String>,
+    /// Most bins of a time histogram (and columns of the space-time diagram).
+    #[arg(long, default_value_t = 500)]
+    bins: usize,
+    /// Most lines of the space-time diagram; more locations are grouped into rows.
+    #[arg(long, default_value_t = 64)]
+    rows: usize,
+    /// Most message lines in the space-time diagram (the longest transits).
+    #[arg(long, default_value_t = 500)]
+    arrows: usize,
+    /// Rows of the longest-transit message table.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Write to this file (complete or not at all) instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+fn main() {
+    spoor_cli::run("spoor-report", || {
+        let args = Args::parse();
+        let level = args.level.as_deref().map(Level::parse).transpose().map_err(|e| anyhow!(e))?;
+        let hist = if args.hist.is_empty() {
+            vec![Metric::Busy, Metric::Wait]
+        } else {
+            args.hist.iter().map(|h| Metric::parse_histogram(h)).collect::<Result<_, _>>().map_err(|e| anyhow!(e))?
+        };
+        let mut focus = Vec::new();
+        for f in &args.focus {
+            let (l, n) = f.split_once('=').ok_or_else(|| anyhow!("--focus takes LEVEL=NAME, not `{f}`"))?;
+            focus.push((Level::parse(l).map_err(|e| anyhow!(e))?, n.to_owned()));
+        }
+        let tables = args.tables.iter().map(|t| TableKind::parse(t)).collect::<Result<_, _>>().map_err(|e| anyhow!(e))?;
+        let opts = Options {
+            focus,
+            phase: args.phase.clone(),
+            hist,
+            bins: args.bins.max(2),
+            rows: args.rows.max(1),
+            arrows: args.arrows,
+            top: args.top,
+        };
+        let sel = Selection { tables, level, metric: args.metric.clone() };
+        let lib = |e: spoor_report::Error| match e {
+            spoor_report::Error::Format(f) => anyhow::Error::new(f),
+            e => anyhow!(e),
+        };
+        let mut out = Output::create(args.output.as_deref())?;
+        let format = match args.format {
+            Form::Chrome => {
+                if !args.compare.is_empty() {
+                    return Err(anyhow!("--format chrome exports one run; --compare is for tables and histograms"));
+                }
+                // The export streams into the output as the trace is read.
+                let shared = Rc::new(RefCell::new(out));
+                spoor_report::analyze(&args.input, &opts, Some(Box::new(Shared(shared.clone()))), None).map_err(lib)?;
+                let out = Rc::try_unwrap(shared).map_err(|_| anyhow!("the export is still being written"))?;
+                return out.into_inner().commit();
+            }
+            Form::Text => Format::Text,
+            Form::Csv => Format::Csv,
+            Form::Json => Format::Json,
+            Form::Svg => Format::Svg,
+            Form::Html => Format::Html,
+        };
+        if args.compare.is_empty() {
+            let a = spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?;
+            spoor_report::render(&a, &sel, format, None, &mut out).map_err(lib)?;
+        } else {
+            let mut runs = vec![spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?];
+            for r in &args.compare {
+                runs.push(spoor_report::analyze(r, &opts, None, None).map_err(lib)?);
+            }
+            spoor_report::render_compare(&runs, &sel, format, &mut out).map_err(lib)?;
+        }
+        out.commit()
+    })
+}

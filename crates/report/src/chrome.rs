@@ -1,0 +1,195 @@
+//! Chrome trace-event JSON (the "JSON Object Format" Perfetto and chrome://tracing read),
+//! written as the pass goes: processes and threads as tracks, procedures as B/E slices,
+//! waits and sends as X slices, messages as flow arrows (s at the send, f at the
+//! receive completion), and a path overlay (the critical path) as its own process.
+
+use crate::overlay::Overlay;
+use spoor_model::{Definitions, LocId};
+use std::io::{self, Write};
+
+pub struct ChromeWriter {
+    out: Box<dyn Write>,
+    first: bool,
+    err: Option<io::Error>,
+    pid: Vec<u32>,
+}
+
+/// Microseconds with three decimals, exactly, from nanoseconds.
+pub fn micros(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    format!("{sign}{}.{:03}", a / 1000, a % 1000)
+}
+
+fn js(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
+}
+
+impl ChromeWriter {
+    /// Starts the document and names every process and thread.
+    pub fn new(out: Box<dyn Write>, defs: &Definitions) -> ChromeWriter {
+        let pid = defs.locations.iter().map(|l| l.process).collect();
+        let mut w = ChromeWriter { out, first: true, err: None, pid };
+        w.raw("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        for (p, proc_) in defs.processes.iter().enumerate() {
+            let app = defs
+                .apps
+                .get(proc_.app as usize)
+                .map(|a| defs.strings.name(a.name).into_owned())
+                .unwrap_or_default();
+            let name = format!("{} ({app})", defs.strings.name(proc_.name));
+            w.item(&format!(
+                "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{p},\"tid\":0,\"args\":{{\"name\":{}}}}}",
+                js(&name)
+            ));
+            w.item(&format!(
+                "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{p},\"tid\":0,\"args\":{{\"sort_index\":{p}}}}}"
+            ));
+        }
+        for (l, loc) in defs.locations.iter().enumerate() {
+            w.item(&format!(
+                "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{l},\"args\":{{\"name\":{}}}}}",
+                loc.process,
+                js(&defs.strings.name(loc.name))
+            ));
+        }
+        w
+    }
+
+    fn raw(&mut self, s: &str) {
+        if self.err.is_none() {
+            if let Err(e) = self.out.write_all(s.as_bytes()) {
+                self.err = Some(e);
+            }
+        }
+    }
+
+    fn item(&mut self, s: &str) {
+        if !self.first {
+            self.raw(",\n");
+        }
+        self.first = false;
+        self.raw(s);
+    }
+
+    fn pid(&self, loc: LocId) -> u32 {
+        self.pid.get(loc as usize).copied().unwrap_or(0)
+    }
+
+    pub fn begin(&mut self, loc: LocId, t: i64, name: &str) {
+        let s = format!(
+            "{{\"ph\":\"B\",\"cat\":\"procedure\",\"name\":{},\"pid\":{},\"tid\":{loc},\"ts\":{}}}",
+            js(name),
+            self.pid(loc),
+            micros(t)
+        );
+        self.item(&s);
+    }
+
+    pub fn end(&mut self, loc: LocId, t: i64, name: &str) {
+        let s = format!(
+            "{{\"ph\":\"E\",\"cat\":\"procedure\",\"name\":{},\"pid\":{},\"tid\":{loc},\"ts\":{}}}",
+            js(name),
+            self.pid(loc),
+            micros(t)
+        );
+        self.item(&s);
+    }
+
+    pub fn complete(&mut self, loc: LocId, t0: i64, t1: i64, name: &str, cat: &str) {
+        let s = format!(
+            "{{\"ph\":\"X\",\"cat\":{},\"name\":{},\"pid\":{},\"tid\":{loc},\"ts\":{},\"dur\":{}}}",
+            js(cat),
+            js(name),
+            self.pid(loc),
+            micros(t0),
+            micros((t1 - t0).max(0))
+        );
+        self.item(&s);
+    }
+
+    /// The flow id of the message sent by event `index` of `send_loc`.
+    fn flow_id(send_loc: LocId, index: u64) -> String {
+        format!("\"m{send_loc}.{index}\"")
+    }
+
+    pub fn flow_start(&mut self, loc: LocId, t: i64, send_loc: LocId, index: u64) {
+        let s = format!(
+            "{{\"ph\":\"s\",\"cat\":\"message\",\"name\":\"message\",\"id\":{},\"pid\":{},\"tid\":{loc},\"ts\":{}}}",
+            Self::flow_id(send_loc, index),
+            self.pid(loc),
+            micros(t)
+        );
+        self.item(&s);
+    }
+
+    pub fn flow_end(&mut self, loc: LocId, t: i64, send_loc: LocId, index: u64) {
+        let s = format!(
+            "{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"message\",\"name\":\"message\",\"id\":{},\"pid\":{},\"tid\":{loc},\"ts\":{}}}",
+            Self::flow_id(send_loc, index),
+            self.pid(loc),
+            micros(t)
+        );
+        self.item(&s);
+    }
+
+    /// Adds the overlay as its own process (`pid` one past the last process): one slice
+    /// per segment, named by its location, and its arcs as flow arrows between the
+    /// locations' tracks (category `critical`).
+    pub fn overlay(&mut self, defs: &Definitions, o: &Overlay) {
+        if o.is_empty() {
+            return;
+        }
+        let pid = defs.processes.len();
+        let name = if o.name.is_empty() { "path" } else { &o.name };
+        self.item(&format!(
+            "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{pid},\"tid\":0,\"args\":{{\"name\":{}}}}}",
+            js(name)
+        ));
+        self.item(&format!(
+            "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{pid},\"tid\":0,\"args\":{{\"sort_index\":-1}}}}"
+        ));
+        self.item(&format!(
+            "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{pid},\"tid\":0,\"args\":{{\"name\":{}}}}}",
+            js(name)
+        ));
+        for s in &o.segments {
+            let ln = crate::analyze::loc_name(defs, s.loc);
+            let item = format!(
+                "{{\"ph\":\"X\",\"cat\":\"critical\",\"name\":{},\"pid\":{pid},\"tid\":0,\"ts\":{},\"dur\":{},\"args\":{{\"location\":{}}}}}",
+                js(&ln),
+                micros(s.start),
+                micros((s.end - s.start).max(0)),
+                s.loc
+            );
+            self.item(&item);
+        }
+        for (i, a) in o.arcs.iter().enumerate() {
+            let s = format!(
+                "{{\"ph\":\"s\",\"cat\":\"critical\",\"name\":{},\"id\":\"c{i}\",\"pid\":{},\"tid\":{},\"ts\":{}}}",
+                js(name),
+                self.pid(a.from_loc),
+                a.from_loc,
+                micros(a.from_time)
+            );
+            self.item(&s);
+            let f = format!(
+                "{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"critical\",\"name\":{},\"id\":\"c{i}\",\"pid\":{},\"tid\":{},\"ts\":{}}}",
+                js(name),
+                self.pid(a.to_loc),
+                a.to_loc,
+                micros(a.to_time)
+            );
+            self.item(&f);
+        }
+    }
+
+    /// Closes the document; the first write error, if any.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.raw("\n]}\n");
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+}

@@ -1,0 +1,169 @@
+//! Time histograms that fold as the run grows (Paradyn's time histograms keep a fixed
+//! number of buckets): every series shares one grid of at most `max_bins` bins of width
+//! `2^k` ns aligned on multiples of the width. When a time falls outside, the width
+//! doubles (adjacent bins merge) until the whole range seen fits. The final grid is the
+//! narrowest power of two that holds the range, whatever order the times came in.
+
+#[derive(Clone, Debug)]
+pub struct Grid {
+    max_bins: usize,
+    /// Bin width in ns (a power of two).
+    width: i64,
+    /// Grid index (time / width) of bin 0.
+    k0: i64,
+    min_t: i64,
+    max_t: i64,
+    empty: bool,
+    series: Vec<Vec<f64>>,
+}
+
+impl Grid {
+    pub fn new(max_bins: usize) -> Grid {
+        Grid {
+            max_bins: max_bins.max(2),
+            width: 1,
+            k0: 0,
+            min_t: 0,
+            max_t: 0,
+            empty: true,
+            series: Vec::new(),
+        }
+    }
+
+    /// Adds a series (all zero); returns its index.
+    pub fn add_series(&mut self) -> usize {
+        self.series.push(vec![0.0; self.max_bins]);
+        self.series.len() - 1
+    }
+
+    /// Makes `[t0, t1]` fit in the grid.
+    #[inline]
+    pub fn cover(&mut self, t0: i64, t1: i64) {
+        if !self.empty && t0 >= self.min_t && t1 <= self.max_t {
+            return;
+        }
+        self.grow(t0.min(t1), t0.max(t1));
+    }
+
+    fn grow(&mut self, lo: i64, hi: i64) {
+        if self.empty {
+            self.empty = false;
+            self.min_t = lo;
+            self.max_t = hi;
+            self.k0 = lo;
+        } else {
+            self.min_t = self.min_t.min(lo);
+            self.max_t = self.max_t.max(hi);
+        }
+        let mut w = self.width;
+        while (self.max_t.div_euclid(w) - self.min_t.div_euclid(w)) as i128 >= self.max_bins as i128 {
+            w *= 2;
+        }
+        let k0 = self.min_t.div_euclid(w);
+        if w == self.width && k0 == self.k0 {
+            return;
+        }
+        let factor = w / self.width;
+        for s in &mut self.series {
+            let mut out = vec![0.0; self.max_bins];
+            for (i, v) in s.iter().enumerate() {
+                if *v != 0.0 {
+                    let g = (self.k0 + i as i64).div_euclid(factor) - k0;
+                    out[g as usize] += *v;
+                }
+            }
+            *s = out;
+        }
+        self.width = w;
+        self.k0 = k0;
+    }
+
+    /// Adds `amount` at time `t`.
+    #[inline]
+    pub fn add_point(&mut self, series: usize, t: i64, amount: f64) {
+        self.cover(t, t);
+        let i = (t.div_euclid(self.width) - self.k0) as usize;
+        self.series[series][i] += amount;
+    }
+
+    /// Spreads `amount` uniformly over `[t0, t1)` (all of it at `t0` when the interval is empty).
+    #[inline]
+    pub fn add_interval(&mut self, series: usize, t0: i64, t1: i64, amount: f64) {
+        if t1 <= t0 {
+            self.add_point(series, t0, amount);
+            return;
+        }
+        self.cover(t0, t1);
+        let w = self.width;
+        let first = t0.div_euclid(w);
+        let last = (t1 - 1).div_euclid(w);
+        if first == last {
+            self.series[series][(first - self.k0) as usize] += amount;
+            return;
+        }
+        let len = (t1 - t0) as f64;
+        let s = &mut self.series[series];
+        for g in first..=last {
+            let a = (g * w).max(t0);
+            let b = ((g + 1) * w).min(t1);
+            s[(g - self.k0) as usize] += amount * ((b - a) as f64 / len);
+        }
+    }
+
+    /// The bins in use: `(start of the first bin, width, number of bins)`; `None` when
+    /// nothing was added.
+    pub fn extent(&self) -> Option<(i64, i64, usize)> {
+        if self.empty {
+            return None;
+        }
+        let n = (self.max_t.div_euclid(self.width) - self.k0 + 1) as usize;
+        Some((self.k0 * self.width, self.width, n))
+    }
+
+    /// The values of a series over the bins in use.
+    pub fn values(&self, series: usize) -> &[f64] {
+        let n = self.extent().map_or(0, |e| e.2);
+        &self.series[series][..n]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_spread_by_overlap_and_fold() {
+        let mut g = Grid::new(4);
+        let s = g.add_series();
+        g.add_interval(s, 0, 4, 4.0);
+        assert_eq!(g.extent(), Some((0, 2, 3)));
+        // [0,4) at width 2 covers bins 0 and 1; the grid holds 0..=4 (max_t 4).
+        assert_eq!(g.values(s), &[2.0, 2.0, 0.0]);
+        g.add_interval(s, 4, 16, 12.0);
+        // 0..=16 needs width 8 with 4 bins: bins [0,8) [8,16) [16,24).
+        assert_eq!(g.extent(), Some((0, 8, 3)));
+        assert_eq!(g.values(s), &[8.0, 8.0, 0.0]);
+    }
+
+    #[test]
+    fn order_does_not_matter() {
+        let spans = [(100i64, 250i64), (-40, 7), (900, 1000), (3, 3), (500, 800)];
+        let mut a = Grid::new(16);
+        let sa = a.add_series();
+        for &(x, y) in &spans {
+            a.add_interval(sa, x, y, (y - x) as f64);
+        }
+        let mut b = Grid::new(16);
+        let sb = b.add_series();
+        for &(x, y) in spans.iter().rev() {
+            b.add_interval(sb, x, y, (y - x) as f64);
+        }
+        assert_eq!(a.extent(), b.extent());
+        let (va, vb) = (a.values(sa), b.values(sb));
+        for (x, y) in va.iter().zip(vb) {
+            assert!((x - y).abs() < 1e-9, "{va:?} {vb:?}");
+        }
+        let total: f64 = va.iter().sum();
+        assert!((total - 597.0).abs() < 1e-9);
+    }
+}

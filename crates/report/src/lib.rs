@@ -1,0 +1,354 @@
+//! spoor-report: what a performance engineer reads (formats/report.md).
+//!
+//! [`analyze`] folds a trace in one pass into an [`Analysis`]; its methods make the
+//! tables (metric, profile, call graph, NPT, utilization, message transactions, time
+//! histograms), [`svg`] draws the time histograms and the space-time diagram, [`html`]
+//! puts everything in one self-contained page, [`chrome`] writes the Chrome trace-event
+//! export during the pass, and [`compare`] sets several runs side by side. A path to
+//! draw over the pictures (the critical path) comes in as an [`Overlay`].
+
+mod analyze;
+pub mod chrome;
+pub mod compare;
+mod grid;
+pub mod html;
+pub mod metric;
+pub mod overlay;
+pub mod render;
+pub mod svg;
+pub mod table;
+mod tables;
+
+pub use analyze::{LocStats, Message, Messages, MinAvgMax, ProcStats};
+pub use metric::{Level, Metric};
+pub use overlay::{Overlay, PathArc, Segment};
+pub use render::{render, render_compare, Format, Selection};
+pub use table::{Cell, Column, Table, Unit};
+pub use tables::TableKind;
+
+use analyze::{Pass, PassOptions};
+use spoor_format::{binary::flags, ReadOptions, TraceReader};
+use spoor_model::{Definitions, LocId};
+use std::io::Write;
+
+/// Why a report could not be made.
+#[derive(Debug)]
+pub enum Error {
+    /// The trace could not be read (names the file and where).
+    Format(spoor_format::Error),
+    /// A metric, level, table, focus or phase that does not exist (the message lists
+    /// those that do), or a table the input cannot give (the message says what to run).
+    Bad(String),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Format(e) => write!(f, "{e}"),
+            Error::Bad(m) => f.write_str(m),
+            Error::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<spoor_format::Error> for Error {
+    fn from(e: spoor_format::Error) -> Error {
+        Error::Format(e)
+    }
+}
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::Io(e)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// What to analyze and how finely.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Restrict tables, histograms and the space-time diagram to these nodes
+    /// (level, name); empty: every location. Procedure is not a focus level.
+    pub focus: Vec<(Level, String)>,
+    /// Count only what happens inside this phase (`phase_begin` .. `phase_end`).
+    pub phase: Option<String>,
+    /// Metrics of the time histograms.
+    pub hist: Vec<Metric>,
+    /// Most bins of a time histogram and most time columns of the space-time diagram.
+    pub bins: usize,
+    /// Most lines of the space-time diagram; more locations are grouped.
+    pub rows: usize,
+    /// Most message lines drawn in the space-time diagram (the longest transits).
+    pub arrows: usize,
+    /// Rows of the longest-transit message table.
+    pub top: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            focus: Vec::new(),
+            phase: None,
+            hist: vec![Metric::Busy, Metric::Wait],
+            bins: 500,
+            rows: 64,
+            arrows: 500,
+            top: 10,
+        }
+    }
+}
+
+/// A trace folded into what the report shows.
+pub struct Analysis {
+    /// The input's name (path, or `<stdin>`).
+    pub name: String,
+    pub defs: Definitions,
+    /// Events in one global time order (GLOBAL_ORDER, or a text trace whose times never
+    /// go back): NPT is available.
+    pub ordered: bool,
+    /// Message events carry their partners (MATCHED, or a text trace where they all do):
+    /// the message transaction summary is available.
+    pub matched: bool,
+    pub focus: Vec<bool>,
+    pub opts: Options,
+    pass: Pass,
+}
+
+/// Opens `path` (`-`: standard input) as a stream: files are read chunk by chunk, not
+/// mapped, so memory stays a few blocks whatever the length.
+fn open(path: &str) -> Result<TraceReader> {
+    let opts = ReadOptions::default();
+    if path == "-" {
+        return Ok(TraceReader::from_reader("<stdin>", Box::new(std::io::stdin()), opts)?);
+    }
+    let file = std::fs::File::open(path).map_err(|e| spoor_format::Error::io(path, &e))?;
+    let meta = file.metadata().map_err(|e| spoor_format::Error::io(path, &e))?;
+    if meta.is_dir() {
+        let e = std::io::Error::other("is a directory, expected a trace file");
+        return Err(spoor_format::Error::io(path, &e).into());
+    }
+    Ok(TraceReader::from_reader(path, Box::new(file), opts)?)
+}
+
+/// The locations each focus names select, or an error listing the names of its level.
+pub fn resolve_focus(defs: &Definitions, focus: &[(Level, String)]) -> Result<Vec<bool>> {
+    let n = defs.locations.len();
+    if focus.is_empty() {
+        return Ok(vec![true; n]);
+    }
+    let mut sel = vec![false; n];
+    for (level, name) in focus {
+        let names: Vec<String> = match level {
+            Level::Application => defs.apps.iter().map(|a| defs.strings.name(a.name).into_owned()).collect(),
+            Level::Machine => defs.machines.iter().map(|m| defs.strings.name(m.name).into_owned()).collect(),
+            Level::Process => defs.processes.iter().map(|p| defs.strings.name(p.name).into_owned()).collect(),
+            Level::Thread => defs.locations.iter().map(|l| defs.strings.name(l.name).into_owned()).collect(),
+            Level::Procedure => {
+                return Err(Error::Bad(
+                    "a focus selects locations: application, machine, process or thread, not procedure"
+                        .into(),
+                ))
+            }
+        };
+        let ids: Vec<usize> = names.iter().enumerate().filter(|(_, s)| *s == name).map(|(i, _)| i).collect();
+        if ids.is_empty() {
+            let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
+            list.sort_unstable();
+            list.dedup();
+            let more = list.len().saturating_sub(20);
+            list.truncate(20);
+            let tail = if more > 0 { format!(", and {more} more") } else { String::new() };
+            return Err(Error::Bad(format!(
+                "no {} named `{name}`; the {}s are: {}{tail}",
+                level.name(),
+                level.name(),
+                list.join(", ")
+            )));
+        }
+        for (l, loc) in defs.locations.iter().enumerate() {
+            let Some(p) = defs.processes.get(loc.process as usize) else { continue };
+            let hit = match level {
+                Level::Application => ids.contains(&(p.app as usize)),
+                Level::Machine => ids.contains(&(p.machine as usize)),
+                Level::Process => ids.contains(&(loc.process as usize)),
+                Level::Thread => ids.contains(&l),
+                Level::Procedure => false,
+            };
+            sel[l] |= hit;
+        }
+    }
+    Ok(sel)
+}
+
+/// Reads the trace at `path` once and folds it. `chrome`, when given, receives the
+/// Chrome trace-event export as the events go by, with `overlay` added as its own track.
+pub fn analyze(
+    path: &str,
+    opts: &Options,
+    chrome: Option<Box<dyn Write>>,
+    overlay: Option<&Overlay>,
+) -> Result<Analysis> {
+    let reader = open(path)?;
+    analyze_reader(reader, opts, chrome, overlay)
+}
+
+/// [`analyze`] over a trace held in memory (any form).
+pub fn analyze_bytes(name: &str, bytes: Vec<u8>, opts: &Options) -> Result<Analysis> {
+    let r = TraceReader::from_reader(name, Box::new(std::io::Cursor::new(bytes)), ReadOptions::default())?;
+    analyze_reader(r, opts, None, None)
+}
+
+fn pass_options(defs: &Definitions, opts: &Options, focus: Vec<bool>) -> PassOptions {
+    let phase = opts.phase.as_deref().and_then(|p| defs.strings.lookup(p));
+    PassOptions {
+        focus,
+        phase,
+        phase_missing: opts.phase.is_some() && phase.is_none(),
+        hist: opts.hist.clone(),
+        bins: opts.bins,
+        rows: opts.rows,
+        keep_messages: opts.top.max(opts.arrows),
+    }
+}
+
+pub fn analyze_reader(
+    mut reader: TraceReader,
+    opts: &Options,
+    chrome: Option<Box<dyn Write>>,
+    overlay: Option<&Overlay>,
+) -> Result<Analysis> {
+    let name = reader.name().to_owned();
+    let (defs, pass, ordered, matched) = match reader.header().map(|h| h.flags) {
+        None => {
+            // The text form: its definitions are complete only at its end; it is small.
+            let (defs, events) = reader.read_all()?;
+            let focus = resolve_focus(&defs, &opts.focus)?;
+            let cw = chrome.map(|w| chrome::ChromeWriter::new(w, &defs));
+            let mut pass = Pass::new(&defs, pass_options(&defs, opts, focus), cw);
+            for e in &events {
+                pass.event(&defs, e);
+            }
+            pass.finish_pass(&defs);
+            let ordered = pass.backwards == 0;
+            let matched = pass.missing_partners == 0;
+            (defs, pass, ordered, matched)
+        }
+        Some(fl) => {
+            let defs = reader.defs().clone();
+            let focus = resolve_focus(&defs, &opts.focus)?;
+            let ordered = fl & flags::GLOBAL_ORDER != 0;
+            let cw = chrome.map(|w| chrome::ChromeWriter::new(w, &defs));
+            let mut pass = Pass::new(&defs, pass_options(&defs, opts, focus), cw);
+            // Decode on another thread a few blocks ahead; fold here, in input order.
+            let (tx, rx) = std::sync::mpsc::sync_channel(8);
+            let decoder = std::thread::spawn(move || {
+                loop {
+                    match reader.next_block() {
+                        Ok(Some(b)) => {
+                            if tx.send(Ok(b)).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            break;
+                        }
+                    }
+                }
+                reader
+            });
+            for b in rx {
+                let b = b?;
+                for e in &b.events {
+                    pass.event(&defs, e);
+                }
+            }
+            let reader = decoder.join().map_err(|_| Error::Bad("the decoding thread failed".into()))?;
+            // A later definitions chunk may have named what the first did not.
+            let defs = reader.defs().clone();
+            pass.finish_pass(&defs);
+            (defs, pass, ordered, fl & flags::MATCHED != 0)
+        }
+    };
+    let mut pass = pass;
+    if let Some(c) = pass.chrome.take() {
+        let mut c = c;
+        if let Some(o) = overlay {
+            c.overlay(&defs, o);
+        }
+        c.finish()?;
+    }
+    if let Some(ph) = &opts.phase {
+        let known = defs.strings.lookup(ph).is_some_and(|id| pass.phases.contains(&id));
+        if !known {
+            let names: Vec<String> =
+                pass.phases.iter().map(|&id| defs.strings.name(id).into_owned()).collect();
+            let list = if names.is_empty() { "the trace has none".to_owned() } else { names.join(", ") };
+            return Err(Error::Bad(format!("no phase named `{ph}`; the phases are: {list}")));
+        }
+    }
+    let focus = resolve_focus(&defs, &opts.focus)?;
+    Ok(Analysis { name, defs, ordered, matched, focus, opts: opts.clone(), pass })
+}
+
+impl Analysis {
+    /// Events read.
+    pub fn events(&self) -> u64 {
+        self.pass.events
+    }
+
+    /// Per-location totals, indexed by location id.
+    pub fn locations(&self) -> &[LocStats] {
+        &self.pass.locs
+    }
+
+    pub fn messages(&self) -> &Messages {
+        &self.pass.messages
+    }
+
+    /// The first and last moments of the run (every location), if it has events.
+    pub fn span(&self) -> Option<(i64, i64)> {
+        let mut it = self.pass.locs.iter().filter_map(|l| l.seen);
+        let (a, b) = it.next()?;
+        Some(it.fold((a, b), |(x, y), (p, q)| (x.min(p), y.max(q))))
+    }
+
+    pub fn location_name(&self, l: LocId) -> String {
+        analyze::loc_name(&self.defs, l)
+    }
+
+    /// Lines about what the report could not count or show.
+    pub fn notes(&self) -> Vec<String> {
+        let p = &self.pass;
+        let mut n = Vec::new();
+        if !self.ordered {
+            n.push(
+                "no NPT profile: it needs the events in one global time order; run spoor-order first".into(),
+            );
+        } else if p.backwards > 0 {
+            n.push(format!(
+                "{} events earlier than one before them (clock-condition violations); NPT takes them at the latest time seen",
+                p.backwards
+            ));
+        }
+        if !self.matched {
+            n.push("no message transactions: they need matched messages; run spoor-order first".into());
+        } else if p.messages.unmatched > 0 {
+            n.push(format!("{} message events without a match", p.messages.unmatched));
+        }
+        if p.stray_leaves > 0 {
+            n.push(format!("{} leave events matched no open procedure and were ignored", p.stray_leaves));
+        }
+        if p.implicit_leaves > 0 {
+            n.push(format!(
+                "{} procedure activations were closed without their leave (at an outer leave or at the location's last event)",
+                p.implicit_leaves
+            ));
+        }
+        n
+    }
+}
