@@ -20,8 +20,9 @@ struct State {
     comms: HashMap<u64, CommId>,
     /// Members of each communicator (by id) as world ranks.
     members: HashMap<CommId, Vec<u32>>,
-    /// Open requests by handle.
-    reqs: HashMap<u64, Req>,
+    /// Open requests by handle, oldest first: several may share one handle (Open MPI hands
+    /// out one static, already completed request for every send it completed inline).
+    reqs: HashMap<u64, std::collections::VecDeque<Req>>,
     next_req: u64,
     /// MPI function names (static C strings) by address.
     names: HashMap<usize, StrId>,
@@ -224,7 +225,7 @@ pub extern "C" fn spoor_rs_isend(comm: u64, dest: c_int, tag: c_int, bytes: u64,
         let to = st.loc(c, dest)?;
         st.next_req += 1;
         let id = st.next_req;
-        st.reqs.insert(request, Req { id, recv: false, comm: c });
+        st.reqs.entry(request).or_default().push_back(Req { id, recv: false, comm: c });
         Some(Kind::Isend { to, comm: c, tag: tag.max(0) as u32, bytes, request: id })
     });
     if let Some(k) = ev {
@@ -244,7 +245,7 @@ pub extern "C" fn spoor_rs_irecv(comm: u64, src: c_int, tag: c_int, request: u64
         };
         st.next_req += 1;
         let id = st.next_req;
-        st.reqs.insert(request, Req { id, recv: true, comm: c });
+        st.reqs.entry(request).or_default().push_back(Req { id, recv: true, comm: c });
         Some(Kind::IrecvRequest { from, comm: c, tag: opt_tag(tag), request: id })
     });
     if let Some(k) = ev {
@@ -257,7 +258,11 @@ pub extern "C" fn spoor_rs_irecv(comm: u64, src: c_int, tag: c_int, request: u64
 pub extern "C" fn spoor_rs_complete(request: u64, src: c_int, tag: c_int, bytes: u64) {
     let Some(rec) = recorder() else { return };
     let ev = with_state(|st| {
-        let r = st.reqs.remove(&request)?;
+        let q = st.reqs.get_mut(&request)?;
+        let r = q.pop_front()?;
+        if q.is_empty() {
+            st.reqs.remove(&request);
+        }
         if !r.recv {
             return Some(Kind::IsendComplete { request: r.id });
         }

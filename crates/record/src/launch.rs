@@ -22,7 +22,8 @@ pub fn check_output_dir(dir: &Path) -> io::Result<PathBuf> {
 }
 
 /// The preload library: `$SPOOR_PRELOAD`, else next to `exe`, in `deps/` beside it (a
-/// cargo target directory), or in `../lib` and `../lib/spoor` from it.
+/// cargo target directory, where both may exist: the newer wins), or in `../lib` and
+/// `../lib/spoor` from it.
 pub fn find_preload(exe: &Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("SPOOR_PRELOAD") {
         return Some(PathBuf::from(p));
@@ -35,7 +36,9 @@ pub fn find_preload(exe: &Path) -> Option<PathBuf> {
         dir.join("../lib/spoor").join(PRELOAD_NAME),
     ]
     .into_iter()
-    .find(|p| p.is_file())
+    .filter_map(|p| Some((std::fs::metadata(&p).ok().filter(|m| m.is_file())?.modified().ok()?, p)))
+    .max_by_key(|(t, _)| *t)
+    .map(|(_, p)| p)
 }
 
 /// The variables to set for the program: LD_PRELOAD (the library first, the program's

@@ -91,6 +91,11 @@ pub fn file_safe(s: &str) -> String {
     }
 }
 
+fn gettid() -> libc::pid_t {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -233,6 +238,10 @@ struct Inner {
     shared: Mutex<Shared>,
     threads: Mutex<Vec<Arc<ThreadBuf>>>,
     main: Arc<ThreadBuf>,
+    /// The kernel thread id of the thread that started the recorder: its events go to
+    /// location 0 even once its thread-local storage is gone (glibc's exit() destroys it
+    /// before running atexit handlers).
+    main_tid: libc::pid_t,
     finished: AtomicBool,
     next_thread: AtomicU32,
     block_bytes: usize,
@@ -324,6 +333,7 @@ impl Recorder {
             shared: Mutex::new(shared),
             threads: Mutex::new(vec![main.clone()]),
             main: main.clone(),
+            main_tid: gettid(),
             finished: AtomicBool::new(false),
             next_thread: AtomicU32::new(1),
             block_bytes: cfg.block_bytes.max(64),
@@ -438,9 +448,7 @@ impl Recorder {
         let inner = &self.inner;
         if !inner.finished.load(Ordering::Acquire) {
             let main = inner.main.clone();
-            let on_main = LOCAL
-                .try_with(|l| l.borrow().iter().any(|x| x.id == inner.id && Arc::ptr_eq(&x.buf, &main)))
-                .unwrap_or(false);
+            let on_main = gettid() == inner.main_tid;
             inner.push_kind(&main, Kind::ProcessEnd, !on_main);
         }
         inner.close(false)
@@ -474,7 +482,9 @@ impl Inner {
                 self.push_kind(&b, Kind::ThreadBegin { parent: None }, false);
                 f(&b)
             }
-            // The thread is exiting: record on a location of its own, not kept.
+            // The thread's storage is gone (it is exiting): the main thread keeps location
+            // 0; another thread records on a location of its own, not kept.
+            Err(_) if gettid() == self.main_tid => f(&self.main),
             Err(_) => f(&self.new_thread()),
         }
     }

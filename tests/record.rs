@@ -1,0 +1,518 @@
+//! spoor-record end to end: the example programs (examples/) are built and recorded for
+//! real, and what was recorded is checked against what the programs did; the recorded
+//! directories go through spoor-merge | spoor-align | spoor-order --check.
+//!
+//! The MPI tests need Debian's libopenmpi-dev and openmpi-bin (scripts/test installs them);
+//! without mpicc they fail, saying so.
+
+use spoor_format::{ReadOptions, TraceReader};
+use spoor_model::{Definitions, Event, Kind};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin(name: &str) -> &'static str {
+    match name {
+        "record" => env!("CARGO_BIN_EXE_spoor-record"),
+        "merge" => env!("CARGO_BIN_EXE_spoor-merge"),
+        "align" => env!("CARGO_BIN_EXE_spoor-align"),
+        "order" => env!("CARGO_BIN_EXE_spoor-order"),
+        "cat" => env!("CARGO_BIN_EXE_spoor-cat"),
+        _ => unreachable!("{name}"),
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ok(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn tool(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(name)).find(|p| p.is_file())
+}
+
+/// mpicc and mpirun, or a failure that says what to install.
+fn mpi() -> (PathBuf, PathBuf) {
+    match (tool("mpicc"), tool("mpirun")) {
+        (Some(cc), Some(run)) => (cc, run),
+        _ => panic!(
+            "mpicc or mpirun not found: install Debian's libopenmpi-dev and openmpi-bin \
+             (scripts/test installs them) to run the MPI recording tests"
+        ),
+    }
+}
+
+/// Compiles a C source of the repository into `dir`.
+fn compile(cc: &Path, src: &str, flags: &[&str], dir: &Path) -> PathBuf {
+    let exe = dir.join(Path::new(src).file_stem().unwrap());
+    let out = Command::new(cc).args(flags).arg("-o").arg(&exe).arg(root().join(src)).output().unwrap();
+    ok(&out, &format!("compiling {src}"));
+    exe
+}
+
+/// `mpirun -np N [spoor-record -o DIR --] PROGRAM ARGS`, as root on a small machine.
+fn mpirun(np: usize, record: Option<&Path>, exe: &Path, args: &[&str]) -> Output {
+    let (_, run) = mpi();
+    let mut c = Command::new(run);
+    c.args(["--oversubscribe", "-np", &np.to_string()])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl", "self,vader,tcp")
+        .stdin(Stdio::null());
+    if let Some(dir) = record {
+        c.arg(bin("record")).arg("-o").arg(dir).arg("--");
+    }
+    c.arg(exe).args(args).output().unwrap()
+}
+
+fn sorted_lines(b: &[u8]) -> Vec<String> {
+    let mut v: Vec<String> = String::from_utf8_lossy(b).lines().map(str::to_owned).collect();
+    v.sort();
+    v
+}
+
+fn read(path: &Path, salvage: bool) -> (Definitions, Vec<Event>) {
+    TraceReader::open(path.to_str().unwrap(), ReadOptions { salvage }).unwrap().read_all().unwrap()
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    v.sort();
+    v
+}
+
+/// spoor-merge DIR/* into one file, then spoor-align (report) and spoor-order --check.
+/// Returns the merged trace and the alignment report.
+fn pipeline(dir: &Path, tmp: &Path) -> ((Definitions, Vec<Event>), serde_json::Value) {
+    let merged = tmp.join("merged.spoor");
+    let out = Command::new(bin("merge")).args(files(dir)).arg("-o").arg(&merged).output().unwrap();
+    ok(&out, "spoor-merge");
+    let aligned = tmp.join("aligned.spoor");
+    let report = tmp.join("align.json");
+    let out = Command::new(bin("align"))
+        .arg(&merged)
+        .arg("--report")
+        .arg(&report)
+        .arg("-o")
+        .arg(&aligned)
+        .output()
+        .unwrap();
+    ok(&out, "spoor-align");
+    let out = Command::new(bin("order")).arg("--check").arg(&aligned).output().unwrap();
+    ok(&out, "spoor-order --check");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no problems"), "{}", String::from_utf8_lossy(&out.stdout));
+    let rep: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    (read(&merged, false), rep)
+}
+
+fn by_loc(events: &[Event]) -> BTreeMap<u32, Vec<&Event>> {
+    let mut m: BTreeMap<u32, Vec<&Event>> = BTreeMap::new();
+    for e in events {
+        m.entry(e.loc).or_default().push(e);
+    }
+    m
+}
+
+/// CPU time is on every event and never advances more than wall time on a location.
+fn check_cpu(events: &[Event]) {
+    for (loc, evs) in by_loc(events) {
+        for w in evs.windows(2) {
+            let (a, b) = (w[0].cpu.expect("cpu time"), w[1].cpu.expect("cpu time"));
+            assert!(b >= a && b - a <= w[1].wall - w[0].wall, "location {loc}: cpu {a}->{b}, wall {}->{}", w[0].wall, w[1].wall);
+        }
+    }
+}
+
+/// Every point-to-point message has its receive: the k-th send of each channel (sender,
+/// receiver, communicator, tag) and its k-th completed receive agree on the size.
+/// Returns the messages per (sender, receiver).
+fn check_messages(events: &[Event]) -> BTreeMap<(u32, u32), Vec<(u32, u64)>> {
+    let mut sends: HashMap<(u32, u32, u32, u32), Vec<u64>> = HashMap::new();
+    let mut recvs: HashMap<(u32, u32, u32, u32), Vec<u64>> = HashMap::new();
+    let mut pairs: BTreeMap<(u32, u32), Vec<(u32, u64)>> = BTreeMap::new();
+    for e in events {
+        match e.kind {
+            Kind::Send { to, comm, tag, bytes } | Kind::Isend { to, comm, tag, bytes, .. } => {
+                sends.entry((e.loc, to, comm, tag)).or_default().push(bytes);
+                pairs.entry((e.loc, to)).or_default().push((tag, bytes));
+            }
+            Kind::RecvEnd { from, comm, tag, bytes } | Kind::IrecvComplete { from, comm, tag, bytes, .. } => {
+                recvs.entry((from, e.loc, comm, tag)).or_default().push(bytes)
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(sends, recvs, "sends and receives per channel");
+    pairs
+}
+
+fn loc_of_rank(defs: &Definitions) -> BTreeMap<u32, u32> {
+    defs.locations
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.thread == 0)
+        .map(|(i, l)| (defs.processes[l.process as usize].rank, i as u32))
+        .collect()
+}
+
+/// Clock-offset samples at MPI_Init and MPI_Finalize on every rank, against rank 0.
+fn check_offsets(defs: &Definitions, events: &[Event], report: &serde_json::Value) {
+    let ranks = loc_of_rank(defs);
+    let r0 = ranks[&0];
+    for (&rank, &loc) in &ranks {
+        let samples: Vec<&Event> =
+            events.iter().filter(|e| e.loc == loc && matches!(e.kind, Kind::ClockOffset { .. })).collect();
+        assert_eq!(samples.len(), 2, "rank {rank}: one sample at MPI_Init, one at MPI_Finalize");
+        for s in samples {
+            let Kind::ClockOffset { reference, offset, error } = s.kind else { unreachable!() };
+            assert_eq!(reference, r0);
+            if rank == 0 {
+                assert_eq!((offset, error), (0, 0));
+            } else {
+                // One machine: the clocks agree within the round trip (generously bounded).
+                assert!(offset.unsigned_abs() <= error + 1_000_000, "rank {rank}: offset {offset} ± {error}");
+            }
+        }
+        let m = report["locations"].as_array().unwrap().iter().find(|l| l["location"] == loc).unwrap();
+        let want = if rank == 0 { "reference" } else { "samples" };
+        assert_eq!(m["method"], want, "rank {rank} aligned by {}", m["method"]);
+    }
+}
+
+fn name<'a>(defs: &'a Definitions, id: u32) -> &'a str {
+    defs.strings.get(id).unwrap()
+}
+
+#[test]
+fn mpi_ring_with_a_late_sender() {
+    let (cc, _) = mpi();
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = compile(&cc, "examples/ring.c", &["-O1"], tmp.path());
+    let plain = mpirun(4, None, &exe, &[]);
+    ok(&plain, "ring");
+    let dir = tmp.path().join("traces");
+    let rec = mpirun(4, Some(&dir), &exe, &[]);
+    ok(&rec, "recorded ring");
+    assert_eq!(sorted_lines(&rec.stdout), sorted_lines(&plain.stdout), "recording changed the output");
+    let names: Vec<String> =
+        files(&dir).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["ring.rank00000.spoor", "ring.rank00001.spoor", "ring.rank00002.spoor", "ring.rank00003.spoor"]);
+    // Each rank's own file defines every rank, its own main thread as location 0.
+    for (r, f) in files(&dir).iter().enumerate() {
+        let (defs, events) = read(f, false);
+        assert_eq!(defs.processes.len(), 4);
+        assert_eq!(defs.processes[0].rank, r as u32);
+        assert!(events.iter().all(|e| e.loc == 0));
+        let world = defs.comms.iter().find(|c| name(&defs, c.name) == "MPI_COMM_WORLD").unwrap();
+        let world_ranks: Vec<u32> =
+            world.members.iter().map(|&l| defs.processes[defs.locations[l as usize].process as usize].rank).collect();
+        assert_eq!(world_ranks, [0, 1, 2, 3]);
+    }
+
+    let ((defs, events), report) = pipeline(&dir, tmp.path());
+    check_cpu(&events);
+    check_offsets(&defs, &events, &report);
+    let rank = loc_of_rank(&defs);
+    let pairs = check_messages(&events);
+    // The token's path: r -> r+1, six rounds, round k with tag k and 100 + k ints.
+    let want: Vec<(u32, u64)> = (0..6).map(|k| (k, (100 + k as u64) * 4)).collect();
+    for r in 0..4u32 {
+        assert_eq!(pairs[&(rank[&r], rank[&((r + 1) % 4)])], want, "messages of rank {r}");
+    }
+    assert_eq!(pairs.len(), 4);
+    // Odd rounds are received with wildcards; the actual source and tag are recorded.
+    for r in 0..4u32 {
+        let l = rank[&r];
+        let begins: Vec<&Kind> =
+            events.iter().filter(|e| e.loc == l && matches!(e.kind, Kind::RecvBegin { .. })).map(|e| &e.kind).collect();
+        assert_eq!(begins.len(), 6);
+        for (k, b) in begins.iter().enumerate() {
+            let Kind::RecvBegin { from, tag, .. } = b else { unreachable!() };
+            if k % 2 == 1 {
+                assert_eq!((*from, *tag), (None, None));
+            } else {
+                assert_eq!((*from, *tag), (Some(rank[&((r + 3) % 4)]), Some(k as u32)));
+            }
+        }
+    }
+    // Rank 2 waits for the late rank 1 (20 ms of computing per round) in each receive.
+    let l2 = rank[&2];
+    let evs: Vec<&Event> = events.iter().filter(|e| e.loc == l2).collect();
+    let waits: Vec<i64> = evs
+        .windows(2)
+        .filter(|w| matches!(w[0].kind, Kind::RecvBegin { .. }) && matches!(w[1].kind, Kind::RecvEnd { .. }))
+        .map(|w| w[1].wall - w[0].wall)
+        .collect();
+    assert_eq!(waits.len(), 6);
+    assert!(waits.iter().skip(1).all(|&w| w >= 15_000_000), "rank 2 waits {waits:?}");
+    // Barrier at the end: one coll_begin/coll_end on every rank.
+    let barriers = events.iter().filter(|e| matches!(e.kind, Kind::CollEnd { op: spoor_model::CollOp::Barrier, .. })).count();
+    assert_eq!(barriers, 4);
+    // MPI calls are procedures too.
+    let sends = events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "MPI_Send")).count();
+    assert_eq!(sends, 24);
+}
+
+#[test]
+fn mpi_stencil_nonblocking_halo_and_allreduce() {
+    let (cc, _) = mpi();
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = compile(&cc, "examples/stencil.c", &["-O2"], tmp.path());
+    let plain = mpirun(4, None, &exe, &["20", "16"]);
+    ok(&plain, "stencil");
+    let dir = tmp.path().join("traces");
+    let rec = mpirun(4, Some(&dir), &exe, &["20", "16"]);
+    ok(&rec, "recorded stencil");
+    assert_eq!(rec.stdout, plain.stdout, "recording changed the output");
+    let ((defs, events), report) = pipeline(&dir, tmp.path());
+    check_cpu(&events);
+    check_offsets(&defs, &events, &report);
+    let rank = loc_of_rank(&defs);
+    // A 2x2 grid (MPI_Dims_create): each rank has two neighbours; per iteration one
+    // message of 16 doubles each way (the tags say the direction).
+    let pairs = check_messages(&events);
+    assert_eq!(pairs.len(), 8);
+    for ((from, to), msgs) in &pairs {
+        assert_eq!(msgs.len(), 20, "{from}->{to}");
+        assert!(msgs.iter().all(|&(tag, bytes)| tag < 4 && bytes == 128));
+    }
+    let neighbours = |a: u32, b: u32| pairs.contains_key(&(rank[&a], rank[&b]));
+    assert!(neighbours(0, 1) && neighbours(0, 2) && neighbours(3, 1) && neighbours(3, 2) && !neighbours(0, 3));
+    // The messages travel on the Cartesian communicator, named by its creation.
+    let comm_names: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e.kind {
+            Kind::Isend { comm, .. } => Some(name(&defs, defs.comms[comm as usize].name)),
+            _ => None,
+        })
+        .collect();
+    assert!(comm_names.iter().all(|&n| n == "comm 0.0"), "{:?}", &comm_names[..2]);
+    // Every request completes once: isend_complete for sends, irecv_complete for receives.
+    for (loc, evs) in by_loc(&events) {
+        let mut open: HashMap<u64, bool> = HashMap::new();
+        for e in &evs {
+            match e.kind {
+                Kind::Isend { request, .. } => assert!(open.insert(request, false).is_none()),
+                Kind::IrecvRequest { request, .. } => assert!(open.insert(request, true).is_none()),
+                Kind::IsendComplete { request } => assert_eq!(open.remove(&request), Some(false)),
+                Kind::IrecvComplete { request, .. } => assert_eq!(open.remove(&request), Some(true)),
+                _ => {}
+            }
+        }
+        assert!(open.is_empty(), "location {loc}: requests never completed");
+        let ends: Vec<&Kind> = evs.iter().filter(|e| matches!(e.kind, Kind::CollEnd { .. })).map(|e| &e.kind).collect();
+        assert_eq!(ends.len(), 20);
+        for k in ends {
+            assert!(matches!(k, Kind::CollEnd { op: spoor_model::CollOp::Allreduce, root: None, sent: 8, received: 8, .. }));
+        }
+    }
+}
+
+#[test]
+fn mpi_spa_with_procedure_hooks() {
+    let (cc, _) = mpi();
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = compile(&cc, "examples/spa.c", &["-O1", "-finstrument-functions"], tmp.path());
+    let dir = tmp.path().join("traces");
+    let rec = mpirun(4, Some(&dir), &exe, &[]);
+    ok(&rec, "recorded spa");
+    let out = String::from_utf8_lossy(&rec.stdout);
+    for c in 1..=3 {
+        assert!(out.contains(&format!("server: served client {c} 8 times")), "{out}");
+    }
+    let ((defs, events), report) = pipeline(&dir, tmp.path());
+    check_cpu(&events);
+    check_offsets(&defs, &events, &report);
+    let rank = loc_of_rank(&defs);
+    let pairs = check_messages(&events);
+    for c in 1..=3u32 {
+        assert_eq!(pairs[&(rank[&c], rank[&0])], vec![(1, 8); 8]);
+        assert_eq!(pairs[&(rank[&0], rank[&c])], vec![(2, 8); 8]);
+    }
+    // Procedure names come from the ELF symbols; the server's receives are wildcards,
+    // and each servBusy call follows a request of the client it serves.
+    let server = rank[&0];
+    let mut last_from = None;
+    let mut served: BTreeMap<(String, u32), usize> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.loc == server) {
+        match e.kind {
+            Kind::RecvBegin { from, tag, .. } if tag == Some(1) => assert_eq!(from, None),
+            Kind::RecvEnd { from, tag: 1, .. } => last_from = Some(from),
+            Kind::Enter { proc } if name(&defs, proc).starts_with("servBusy") => {
+                let client = defs.processes[defs.locations[last_from.unwrap() as usize].process as usize].rank;
+                *served.entry((name(&defs, proc).to_owned(), client)).or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    let want: BTreeMap<(String, u32), usize> =
+        [(("servBusy1".to_owned(), 1), 8), (("servBusy2".to_owned(), 2), 8), (("servBusy2".to_owned(), 3), 8)].into();
+    assert_eq!(served, want);
+    for c in 1..=3u32 {
+        let work = events
+            .iter()
+            .filter(|e| e.loc == rank[&c] && matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "clientWork"))
+            .count();
+        assert_eq!(work, 8, "client {c}");
+        let mains = events
+            .iter()
+            .filter(|e| e.loc == rank[&c] && matches!(e.kind, Kind::Enter { proc } | Kind::Leave { proc } if name(&defs, proc) == "main"))
+            .count();
+        assert_eq!(mains, 2, "client {c}: main entered and left");
+    }
+    // No address was left without a name.
+    assert!(defs.strings.iter().all(|s| !s.starts_with("0x")), "unresolved procedure addresses");
+}
+
+/// The spin test program under spoor-record, not MPI.
+fn spin(tmp: &Path) -> PathBuf {
+    let cc = tool("cc").or_else(|| tool("gcc")).expect("a C compiler (cc)");
+    compile(&cc, "tests/record/spin.c", &["-O1", "-finstrument-functions"], tmp)
+}
+
+#[test]
+fn exit_code_and_output_are_the_programs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = spin(tmp.path());
+    let plain = Command::new(&exe).args(["exit", "7"]).output().unwrap();
+    let dir = tmp.path().join("t");
+    let rec = Command::new(bin("record")).arg("-o").arg(&dir).arg("--").arg(&exe).args(["exit", "7"]).output().unwrap();
+    assert_eq!(plain.status.code(), Some(7));
+    assert_eq!(rec.status.code(), Some(7));
+    assert_eq!(rec.stdout, plain.stdout);
+    assert!(rec.stderr.is_empty(), "{}", String::from_utf8_lossy(&rec.stderr));
+    let f = files(&dir);
+    assert_eq!(f.len(), 1);
+    let (defs, events) = read(&f[0], false);
+    check_cpu(&events);
+    let count = |n: &str| events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == n)).count();
+    assert_eq!((count("work"), count("main")), (1000, 1));
+    assert_eq!(events.first().unwrap().kind, Kind::ProcessBegin { parent: None });
+    assert_eq!(events.last().unwrap().kind, Kind::ProcessEnd);
+}
+
+#[test]
+fn killed_and_crashed_programs_leave_readable_traces() {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = spin(tmp.path());
+    // SIGTERM while it runs.
+    let dir = tmp.path().join("term");
+    let mut child = Command::new(bin("record"))
+        .arg("-o")
+        .arg(&dir)
+        .arg("--")
+        .arg(&exe)
+        .arg("forever")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    // SAFETY: signalling our own child.
+    unsafe { libc_kill(child.id() as i32, 15) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "the program still dies of SIGTERM");
+    // SIGSEGV.
+    let dir2 = tmp.path().join("segv");
+    let status = Command::new(bin("record")).arg("-o").arg(&dir2).arg("--").arg(&exe).arg("segv").output().unwrap().status;
+    assert_eq!(status.signal(), Some(11), "the program still dies of SIGSEGV");
+    for (d, least) in [(&dir, 20_001), (&dir2, 1000)] {
+        let f = files(d);
+        assert_eq!(f.len(), 1);
+        let out = Command::new(bin("cat")).arg("--salvage").arg(&f[0]).output().unwrap();
+        ok(&out, "spoor-cat --salvage");
+        let (defs, events) = read(&f[0], true);
+        let works = events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "work")).count();
+        assert!(works >= least, "{}: {works} calls of work recorded", d.display());
+        check_cpu(&events);
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn unwritable_output_directory_is_an_error_before_the_program_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let marker = tmp.path().join("ran");
+    let out = Command::new(bin("record"))
+        .arg("-o")
+        .arg(file.join("dir"))
+        .args(["--", "touch"])
+        .arg(&marker)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("spoor-record: ") && err.contains("cannot create the output directory"), "{err}");
+    assert!(!marker.exists(), "the program ran");
+    // A missing program is an error too.
+    let out = Command::new(bin("record")).arg("-o").arg(tmp.path().join("d")).args(["--", "/nonexistent/prog"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/prog"));
+}
+
+/// The example built by cargo (cargo test builds examples; alone, this test builds it).
+fn example(name: &str) -> PathBuf {
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    let exe = deps.parent().unwrap().join("examples").join(name);
+    if !exe.is_file() {
+        let out = Command::new(env!("CARGO")).args(["build", "--example", name]).current_dir(root()).output().unwrap();
+        ok(&out, &format!("cargo build --example {name}"));
+    }
+    exe
+}
+
+#[test]
+fn rust_client_server_over_tcp_with_the_rust_api() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("traces");
+    let out = Command::new(example("tcp_client_server"))
+        .arg("-o")
+        .arg(&dir)
+        .args(["--clients", "3", "--requests", "4"])
+        .output()
+        .unwrap();
+    ok(&out, "tcp_client_server");
+    assert_eq!(files(&dir).len(), 4);
+    let ((defs, events), _) = pipeline(&dir, tmp.path());
+    check_cpu(&events);
+    let mut loc: BTreeMap<(String, u32), u32> = BTreeMap::new();
+    for (i, l) in defs.locations.iter().enumerate() {
+        let p = &defs.processes[l.process as usize];
+        loc.insert((name(&defs, p.name).to_owned(), p.rank), i as u32);
+    }
+    assert_eq!(loc.len(), 4);
+    let server = loc[&("server".to_owned(), 0)];
+    let pairs = check_messages(&events);
+    for k in 1..=3u32 {
+        let c = loc[&("client".to_owned(), k)];
+        let mut want = vec![(0, 4)];
+        want.extend((0..4).map(|_| (1, 4 + 64 * k as u64)));
+        assert_eq!(pairs[&(c, server)], want, "client {k}");
+        assert_eq!(pairs[&(server, c)], vec![(2, 16); 4]);
+    }
+    let serves = events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "serve")).count();
+    assert_eq!(serves, 12);
+    let locks = events.iter().filter(|e| matches!(e.kind, Kind::LockAcquire { lock: 1 })).count();
+    assert_eq!(locks, 12);
+    let metrics: Vec<f64> =
+        events.iter().filter_map(|e| if let Kind::Metric { value, .. } = e.kind { Some(value) } else { None }).collect();
+    assert_eq!(metrics, (1..=12).map(f64::from).collect::<Vec<_>>());
+}
