@@ -144,6 +144,23 @@ pub fn build(mut reader: TraceReader, mode: Mode) -> Result<Pag> {
         // The text form: its definitions grow as it is read, so read it whole (it is
         // for small, hand-written traces).
         let (defs, events) = reader.read_all()?;
+        // spoor-order gives every event its Lamport clock: one without is unordered.
+        let mut count = vec![0u64; defs.locations.len()];
+        for e in &events {
+            let c = count.get_mut(e.loc as usize).map_or(0, |c| std::mem::replace(c, *c + 1));
+            if e.ann.lamport.is_none() {
+                return Err(Error::input(
+                    &file,
+                    format!(
+                        "event {}:{} ({}) has no Lamport clock: the trace is not ordered; \
+                         run it through spoor-order first",
+                        e.loc,
+                        c,
+                        e.kind.name()
+                    ),
+                ));
+            }
+        }
         return build_from_events(&file, &defs, &events, mode);
     }
     let mut b = Builder::new(&file, mode, reader.defs().clone());

@@ -1,0 +1,135 @@
+//! Critical paths of small traces worked out by hand (their header comments give the
+//! arithmetic), and the invariants of formats/pag.md on synthetic workloads.
+
+mod common;
+
+use common::{ms, pag_of_bytes, pag_of_file};
+use spoor_graph::cp::{self, Pred};
+use spoor_graph::pag::ArcKind;
+use spoor_graph::profile::{profile, Level};
+use spoor_graph::{critical_path, whatif, CpOptions, Mode, Pag, Scope};
+
+fn opts(scope: Scope) -> CpOptions {
+    CpOptions { scope: Some(scope), ..CpOptions::default() }
+}
+
+fn row(pag: &Pag, path: &spoor_graph::CriticalPath, level: Level, name: &str) -> i64 {
+    profile(pag, path, level).iter().find(|r| r.name == name).map_or(0, |r| r.time_ns)
+}
+
+fn zero(pag: &Pag, name: &str) -> i64 {
+    let id = pag.defs.strings.lookup(name).expect("procedure name");
+    cp::length(pag, &CpOptions { zero: vec![id], ..CpOptions::default() })
+}
+
+#[test]
+fn late_sender_wall_path_runs_through_the_late_senders_computation() {
+    let pag = pag_of_file("late-sender.txt", Mode::Wall);
+    let path = critical_path(&pag, &CpOptions::default());
+    // Wall mode: the elapsed time from the first event (0) to the last (10.22 ms).
+    assert_eq!(path.length, ms(10.22));
+    assert_eq!(path.steps.iter().map(|s| s.weight).sum::<i64>(), path.length);
+    assert_eq!(row(&pag, &path, Level::Procedure, "compute"), ms(10.0));
+    assert_eq!(row(&pag, &path, Level::Process, "rank0"), ms(10.03));
+    // Two messages of 50 us each (rank 0 to 1, rank 1 to 2) and 40 us of barrier.
+    assert_eq!(row(&pag, &path, Level::Process, "(messages)"), ms(0.1));
+    assert_eq!(row(&pag, &path, Level::Process, "(collectives)"), ms(0.04));
+    let kinds: Vec<ArcKind> = path
+        .steps
+        .iter()
+        .filter_map(|s| match s.pred {
+            Pred::Arc(a) => Some(pag.arc_kind[a as usize]),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds, [ArcKind::Message, ArcKind::Message, ArcKind::CollIn, ArcKind::CollOut]);
+    // The path starts on rank 0, the late sender.
+    assert_eq!(pag.loc[path.steps[0].node as usize], 0);
+}
+
+#[test]
+fn late_sender_cpu_path_and_zeroing() {
+    let pag = pag_of_file("late-sender.txt", Mode::Cpu);
+    let path = critical_path(&pag, &CpOptions::default());
+    assert_eq!(path.length, ms(10.2));
+    assert_eq!(row(&pag, &path, Level::Procedure, "compute"), ms(9.98));
+    // Without compute, rank 1's own 1.98 ms before its receive decides: 2.13 ms.
+    assert_eq!(zero(&pag, "compute"), ms(2.13));
+    assert_eq!(zero(&pag, "main"), ms(10.14));
+}
+
+#[test]
+fn spa_cpu_path_profile_and_zeroing_of_servbusy() {
+    let pag = pag_of_file("cp/spa.txt", Mode::Cpu);
+    let path = critical_path(&pag, &CpOptions::default());
+    assert_eq!(path.length, ms(9.6));
+    assert_eq!(row(&pag, &path, Level::Procedure, "servBusy2"), ms(6.0));
+    assert_eq!(row(&pag, &path, Level::Procedure, "servBusy1"), ms(2.0));
+    assert_eq!(zero(&pag, "servBusy1"), ms(7.95));
+    assert_eq!(zero(&pag, "servBusy2"), ms(3.6));
+    let z = whatif::zeroing(&pag, &CpOptions::default(), &path, 16);
+    let got: Vec<(&str, i64, i64)> = z.iter().map(|z| (z.procedure.as_str(), z.on_path_ns, z.length_ns)).collect();
+    assert_eq!(got, [("servBusy2", ms(6.0), ms(3.6)), ("servBusy1", ms(2.0), ms(7.95))]);
+    let wall = pag_of_file("cp/spa.txt", Mode::Wall);
+    assert_eq!(critical_path(&wall, &CpOptions::default()).length, ms(9.7));
+}
+
+#[test]
+fn client_server_inter_application_paths() {
+    let pag = pag_of_file("cp/client-server.txt", Mode::Cpu);
+    let a = pag.app_id("clientA").unwrap();
+    let b = pag.app_id("clientB").unwrap();
+    assert_eq!(critical_path(&pag, &opts(Scope::Intra(a))).length, ms(2.11));
+    let inter_a = critical_path(&pag, &opts(Scope::Inter(a)));
+    assert_eq!(inter_a.length, ms(6.3));
+    assert_eq!(row(&pag, &inter_a, Level::Application, "server"), ms(4.1));
+    assert_eq!(row(&pag, &inter_a, Level::Application, "clientA"), ms(2.1));
+    assert_eq!(row(&pag, &inter_a, Level::Procedure, "serveA"), ms(4.0));
+    assert_eq!(row(&pag, &inter_a, Level::Message, "message ws1 -> db"), ms(0.05));
+    assert_eq!(row(&pag, &inter_a, Level::Message, "message db -> ws1"), ms(0.05));
+    // The server is not on B's inter-application path: B's answer came early.
+    let inter_b = critical_path(&pag, &opts(Scope::Inter(b)));
+    assert_eq!(inter_b.length, ms(9.09));
+    assert_eq!(row(&pag, &inter_b, Level::Application, "server"), 0);
+    assert_eq!(inter_b, critical_path(&pag, &opts(Scope::Intra(b))));
+    assert_eq!(critical_path(&pag, &CpOptions::default()).length, ms(9.09));
+    let wall = pag_of_file("cp/client-server.txt", Mode::Wall);
+    assert_eq!(critical_path(&wall, &CpOptions::default()).length, ms(9.1));
+    assert!(pag.app_id("nope").unwrap_err().to_string().contains("server, clientA, clientB"));
+}
+
+#[test]
+fn barrier_waits_for_the_last_to_arrive() {
+    for mode in [Mode::Cpu, Mode::Wall] {
+        let pag = pag_of_file("cp/barrier.txt", mode);
+        let path = critical_path(&pag, &CpOptions::default());
+        assert_eq!(path.length, ms(6.3), "{mode:?}");
+        assert_eq!(row(&pag, &path, Level::Process, "rank1"), ms(6.1), "{mode:?}");
+        assert_eq!(row(&pag, &path, Level::Process, "(collectives)"), ms(0.15), "{mode:?}");
+        assert_eq!(row(&pag, &path, Level::Process, "rank2"), ms(0.05), "{mode:?}");
+    }
+}
+
+#[test]
+fn windows_and_phases_restrict_the_path() {
+    let pag = pag_of_file("cp/spa.txt", Mode::Wall);
+    // Wall mode in a window: from its start to the last event inside it (client 1's
+    // end and the server's enter of servBusy2, both at 3.3 ms).
+    let w = CpOptions { window: Some((ms(1.0), ms(5.0))), ..CpOptions::default() };
+    assert_eq!(cp::length(&pag, &w), ms(2.3));
+    // A phase is the window from its first begin to its last end.
+    let text = "spoor-text 1\n\
+        0 0 0 process_begin\n1 0 0 process_begin\n\
+        0 1ms 1ms phase_begin solve\n1 2ms 2ms phase_begin solve\n\
+        0 5ms 5ms phase_end solve\n1 4ms 4ms phase_end solve\n\
+        0 9ms 9ms process_end\n1 9ms 9ms process_end\n";
+    for mode in [Mode::Cpu, Mode::Wall] {
+        let pag = pag_of_bytes("phases.txt", text.as_bytes().to_vec(), mode);
+        assert_eq!(pag.phase_window("solve"), Some((ms(1.0), ms(5.0))));
+        assert_eq!(pag.phase_names(), ["solve"]);
+        let o = CpOptions { window: pag.phase_window("solve"), ..CpOptions::default() };
+        // Location 0 from the phase's begin at 1 ms to its end at 5 ms.
+        assert_eq!(cp::length(&pag, &o), ms(4.0), "{mode:?}");
+        assert_eq!(cp::length(&pag, &CpOptions::default()), ms(9.0), "{mode:?}");
+    }
+}
