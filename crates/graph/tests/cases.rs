@@ -68,7 +68,8 @@ fn spa_cpu_path_profile_and_zeroing_of_servbusy() {
     assert_eq!(zero(&pag, "servBusy1"), ms(7.95));
     assert_eq!(zero(&pag, "servBusy2"), ms(3.6));
     let z = whatif::zeroing(&pag, &CpOptions::default(), &path, 16);
-    let got: Vec<(&str, i64, i64)> = z.iter().map(|z| (z.procedure.as_str(), z.on_path_ns, z.length_ns)).collect();
+    let got: Vec<(&str, i64, i64)> =
+        z.iter().map(|z| (z.procedure.as_str(), z.on_path_ns, z.length_ns)).collect();
     assert_eq!(got, [("servBusy2", ms(6.0), ms(3.6)), ("servBusy1", ms(2.0), ms(7.95))]);
     let wall = pag_of_file("cp/spa.txt", Mode::Wall);
     assert_eq!(critical_path(&wall, &CpOptions::default()).length, ms(9.7));

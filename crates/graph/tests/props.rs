@@ -1,0 +1,269 @@
+//! Invariants of formats/pag.md on synthetic workloads, and property tests of the
+//! longest-path algorithms against brute force on random small graphs.
+
+mod common;
+
+use common::pag_of_bytes;
+use proptest::prelude::*;
+use spoor_format::{TraceWriter, WriterOptions};
+use spoor_graph::cp::{self, Pred};
+use spoor_graph::near::longest_paths;
+use spoor_graph::pag::{ArcKind, Context, NONE, VIRTUAL};
+use spoor_graph::{critical_path, file, whatif, CpOptions, Mode, Pag, Scope};
+use spoor_model::{Definitions, Event};
+use spoor_synth::{Spec, Workload};
+
+fn synth_bytes(spec: &Spec) -> Vec<u8> {
+    let mut events: Vec<Event> = Vec::new();
+    spoor_synth::generate(spec, &mut events).unwrap();
+    let defs = spoor_synth::definitions(spec);
+    let mut w = TraceWriter::new(Vec::new(), &defs, WriterOptions { block_events: 64, ..Default::default() })
+        .unwrap();
+    for e in &events {
+        w.write(e).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn spec(w: Workload, procs: u32, steps: u64, seed: u64, apps: u32) -> Spec {
+    Spec { procs: procs.max(w.min_procs()), steps, seed, apps, imbalance: 0.5, ..Spec::new(w) }
+}
+
+fn elapsed(pag: &Pag) -> i64 {
+    let walls = (0..pag.nodes()).filter(|&i| pag.loc[i] != NONE).map(|i| pag.wall[i]);
+    walls.clone().max().unwrap() - walls.min().unwrap()
+}
+
+#[test]
+fn wall_critical_path_equals_elapsed_time_on_every_workload() {
+    for w in Workload::ALL {
+        for seed in 1..4 {
+            let s = spec(w, 5, 6, seed, 1);
+            let pag = pag_of_bytes("synth", synth_bytes(&s), Mode::Wall);
+            let path = critical_path(&pag, &CpOptions::default());
+            assert_eq!(path.length, elapsed(&pag), "{w:?} seed {seed}");
+            assert_eq!(path.steps.iter().map(|s| s.weight).sum::<i64>(), path.length);
+        }
+    }
+}
+
+#[test]
+fn cpu_path_is_never_longer_than_wall_and_zeroing_never_lengthens() {
+    for w in Workload::ALL {
+        let s = spec(w, 6, 8, 7, 1);
+        let bytes = synth_bytes(&s);
+        let cpu = pag_of_bytes("synth", bytes.clone(), Mode::Cpu);
+        let wall = pag_of_bytes("synth", bytes, Mode::Wall);
+        let p = critical_path(&cpu, &CpOptions::default());
+        assert!(p.length <= critical_path(&wall, &CpOptions::default()).length, "{w:?}");
+        assert!(p.length > 0, "{w:?}");
+        for z in whatif::zeroing(&cpu, &CpOptions::default(), &p, 16) {
+            assert!(z.length_ns <= p.length, "{w:?}: zeroing {} lengthened the path", z.procedure);
+            assert!(
+                z.length_ns >= p.length - z.on_path_ns,
+                "{w:?}: zeroing {} saved more than it had",
+                z.procedure
+            );
+        }
+    }
+}
+
+#[test]
+fn intra_path_of_an_application_alone_is_its_global_path_and_apps_do_not_mix() {
+    for w in Workload::ALL {
+        let alone = pag_of_bytes("synth", synth_bytes(&spec(w, 4, 5, 3, 1)), Mode::Cpu);
+        let global = critical_path(&alone, &CpOptions::default());
+        for scope in [Scope::Intra(0), Scope::Inter(0)] {
+            let o = CpOptions { scope: Some(scope), ..CpOptions::default() };
+            assert_eq!(critical_path(&alone, &o), global, "{w:?} {scope:?}");
+        }
+        // Two independent copies: each one's intra and inter paths stay inside it, and
+        // the global path is the longer of the two.
+        let two = pag_of_bytes("synth", synth_bytes(&spec(w, 4, 5, 3, 2)), Mode::Cpu);
+        let mut lengths = Vec::new();
+        for app in 0..2 {
+            let intra =
+                critical_path(&two, &CpOptions { scope: Some(Scope::Intra(app)), ..CpOptions::default() });
+            let inter =
+                critical_path(&two, &CpOptions { scope: Some(Scope::Inter(app)), ..CpOptions::default() });
+            assert_eq!(intra, inter, "{w:?} app {app}");
+            assert!(intra.steps.iter().all(|s| {
+                let l = two.loc[s.node as usize];
+                l == NONE || two.app_of(l) == app
+            }));
+            lengths.push(intra.length);
+        }
+        assert_eq!(
+            critical_path(&two, &CpOptions::default()).length,
+            lengths.into_iter().max().unwrap(),
+            "{w:?}"
+        );
+    }
+}
+
+#[test]
+fn results_are_identical_on_one_and_many_threads() {
+    let bytes = synth_bytes(&Spec { procs: 16, steps: 40, ..Spec::new(Workload::Stencil) });
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let pag = pag_of_bytes("synth", bytes.clone(), Mode::Cpu);
+            let p = critical_path(&pag, &CpOptions::default());
+            let z = whatif::zeroing(&pag, &CpOptions::default(), &p, 16);
+            let mut f = Vec::new();
+            file::write(&mut f, &pag).unwrap();
+            (f, p, z)
+        })
+    };
+    assert_eq!(run(1), run(4));
+}
+
+#[test]
+fn pag_files_round_trip_and_damage_is_an_error_never_a_panic() {
+    let pag = pag_of_bytes("synth", synth_bytes(&spec(Workload::Spa, 4, 3, 1, 1)), Mode::Cpu);
+    let mut bytes = Vec::new();
+    file::write(&mut bytes, &pag).unwrap();
+    let back = file::read("f.pag", &bytes[..]).unwrap();
+    assert_eq!(
+        (&back.loc, &back.prev, &back.wall, &back.weight, &back.ctx, &back.kind),
+        (&pag.loc, &pag.prev, &pag.wall, &pag.weight, &pag.ctx, &pag.kind)
+    );
+    assert_eq!(
+        (&back.arc_to, &back.arc_from, &back.arc_weight),
+        (&pag.arc_to, &pag.arc_from, &pag.arc_weight)
+    );
+    assert_eq!(
+        (&back.arc_kind, &back.arc_bytes, &back.contexts),
+        (&pag.arc_kind, &pag.arc_bytes, &pag.contexts)
+    );
+    assert_eq!(critical_path(&back, &CpOptions::default()), critical_path(&pag, &CpOptions::default()));
+    for cut in 0..bytes.len() {
+        let e = file::read("f.pag", &bytes[..cut])
+            .err()
+            .unwrap_or_else(|| panic!("a PAG cut at {cut} was accepted"));
+        assert!(e.source().map_or(e.to_string(), |s| s.to_string()).contains("f.pag"), "{e}");
+    }
+    for at in (0..bytes.len()).step_by(3) {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        // Header fields other than the magic, version and mode are free; the rest is checksummed.
+        if let Ok(p) = file::read("f.pag", &b[..]) {
+            assert!(at >= 8 && at < 24, "a flipped bit at {at} went unnoticed");
+            let _ = critical_path(&p, &CpOptions::default());
+        }
+    }
+}
+
+use std::error::Error as _;
+
+// ---- random graphs against brute force ----
+
+/// A random PAG: `locs` locations, nodes placed on them in order, some virtual nodes,
+/// remote arcs from earlier to later nodes.
+fn random_pag(locs: u32, spec: &[(u32, u8, i64)], arcs: &[(u8, u8, i64)]) -> Pag {
+    let mut defs = Definitions::default();
+    let app = defs.add_app("a");
+    let m = defs.add_machine("m");
+    for l in 0..locs {
+        let p = defs.add_process(&format!("p{l}"), app, m, l);
+        defs.add_location(&format!("p{l}"), p, 0);
+    }
+    let mut pag =
+        Pag { defs, mode: Mode::Cpu, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
+    let mut last = vec![NONE; locs as usize];
+    for (i, &(l, virt, w)) in spec.iter().enumerate() {
+        let virtual_node = virt == 0 && i > 0;
+        let l = if virtual_node { NONE } else { l % locs };
+        pag.loc.push(l);
+        pag.prev.push(if l == NONE { NONE } else { last[l as usize] });
+        pag.wall.push(i as i64);
+        pag.weight.push(if l == NONE { 0 } else { w });
+        pag.ctx.push(0);
+        pag.kind.push(if l == NONE { VIRTUAL } else { 4 });
+        if l != NONE {
+            last[l as usize] = i as u32;
+        }
+    }
+    let n = spec.len();
+    let mut list: Vec<(u32, u32, i64)> = arcs
+        .iter()
+        .filter_map(|&(a, b, w)| {
+            let (a, b) = (a as usize % n, b as usize % n);
+            (a < b).then_some((b as u32, a as u32, w))
+        })
+        .collect();
+    list.sort_by_key(|a| (a.0, a.1));
+    list.dedup_by_key(|a| (a.0, a.1));
+    for (to, from, w) in list {
+        pag.arc_to.push(to);
+        pag.arc_from.push(from);
+        pag.arc_weight.push(w);
+        pag.arc_kind.push(ArcKind::Message);
+        pag.arc_bytes.push(0);
+    }
+    pag
+}
+
+/// Every path from the source, by brute force: (end node, length) of each.
+fn all_paths(pag: &Pag) -> Vec<(u32, i64)> {
+    fn extend(pag: &Pag, node: u32, len: i64, out: &mut Vec<(u32, i64)>) {
+        if pag.loc[node as usize] != NONE {
+            out.push((node, len));
+        }
+        for j in node as usize + 1..pag.nodes() {
+            if pag.prev[j] == node {
+                extend(pag, j as u32, len + pag.weight[j], out);
+            }
+        }
+        for a in 0..pag.arcs() {
+            if pag.arc_from[a] == node {
+                extend(pag, pag.arc_to[a], len + pag.arc_weight[a], out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for i in 0..pag.nodes() {
+        if pag.loc[i] != NONE && pag.prev[i] == NONE {
+            extend(pag, i as u32, pag.weight[i], &mut out);
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn longest_path_and_near_paths_match_brute_force(
+        locs in 1u32..4,
+        spec in prop::collection::vec((0u32..4, 0u8..5, 0i64..20), 1..11),
+        arcs in prop::collection::vec((0u8..11, 0u8..11, 0i64..20), 0..10),
+        k in 1usize..6,
+    ) {
+        let pag = random_pag(locs, &spec, &arcs);
+        let paths = all_paths(&pag);
+        let best = paths.iter().map(|p| p.1).max().unwrap_or(0);
+        let path = critical_path(&pag, &CpOptions::default());
+        prop_assert_eq!(path.length, best);
+        prop_assert_eq!(path.steps.iter().map(|s| s.weight).sum::<i64>(), path.length);
+        if let Some(first) = path.steps.first() {
+            prop_assert_eq!(first.pred, Pred::Source);
+        }
+        // Each step leads on from the one before.
+        for w in path.steps.windows(2) {
+            prop_assert_eq!(w[1].from(&pag), w[0].node);
+        }
+        // Near paths: the k longest paths that end at a location's last node.
+        let mut last = vec![NONE; locs as usize];
+        for i in 0..pag.nodes() {
+            if pag.loc[i] != NONE { last[pag.loc[i] as usize] = i as u32; }
+        }
+        let mut ends: Vec<i64> = paths.iter().filter(|p| last.contains(&p.0)).map(|p| p.1).collect();
+        ends.sort_unstable_by(|a, b| b.cmp(a));
+        ends.truncate(k);
+        let near: Vec<i64> = longest_paths(&pag, &CpOptions::default(), k).iter().map(|p| p.length_ns).collect();
+        prop_assert_eq!(near, ends);
+        // Zeroing everything the root context holds (nothing) changes nothing.
+        prop_assert_eq!(cp::length(&pag, &CpOptions::default()), best);
+    }
+}
