@@ -1,0 +1,192 @@
+//! spoor-pag and spoor-cp end to end: pipes from spoor-order, PAG files, output forms,
+//! threads, exit codes and errors.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn bin(name: &str) -> &'static str {
+    match name {
+        "order" => env!("CARGO_BIN_EXE_spoor-order"),
+        "pag" => env!("CARGO_BIN_EXE_spoor-pag"),
+        "cp" => env!("CARGO_BIN_EXE_spoor-cp"),
+        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
+        _ => unreachable!("{name}"),
+    }
+}
+
+fn testdata(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name).to_string_lossy().into_owned()
+}
+
+fn run(name: &str, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(bin(name))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let out = run(name, args, stdin);
+    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+fn ordered(rel: &str) -> Vec<u8> {
+    ok("order", &["-q", &testdata(rel)], b"")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+#[test]
+fn order_pag_cp_pipeline_gives_the_hand_worked_answers() {
+    let trace = ordered("cp/spa.txt");
+    let out = text(&ok("cp", &["--zeroing", "--profile", "procedure"], &trace));
+    assert!(out.starts_with("critical path: 9.600 ms (cpu mode, global scope)"), "{out}");
+    assert!(out.contains("6.000 ms   62.5%  servBusy2"), "{out}");
+    assert!(out.contains("2.000 ms        7.950 ms        1.650 ms  servBusy1"), "{out}");
+    // Through a PAG file: the same report.
+    let pag = ok("pag", &[], &trace);
+    assert!(pag.starts_with(b"\x89SPAG\r\n\x1a"));
+    assert_eq!(text(&ok("cp", &["--zeroing", "--profile", "procedure"], &pag)), out);
+    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
+    assert!(wall.starts_with("critical path: 9.700 ms (wall mode"), "{wall}");
+}
+
+#[test]
+fn scopes_and_json_and_csv() {
+    let trace = ordered("cp/client-server.txt");
+    let json = ok(
+        "cp",
+        &["--scope", "inter", "--app", "clientA", "--profile", "application", "-f", "json", "--path"],
+        &trace,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["length_ns"], 6_300_000);
+    assert_eq!(v["scope"], "inter-application clientA");
+    let rows = &v["profiles"][0]["rows"];
+    assert_eq!(rows[0]["name"], "server");
+    assert_eq!(rows[0]["time_ns"], 4_100_000);
+    assert_eq!(v["path"].as_array().unwrap().len(), 10);
+    assert_eq!(v["path"][1]["via"], "local");
+    assert_eq!(v["path"][2]["via"], "message");
+    assert_eq!(v["path"][2]["location"], "server");
+    let csv = text(&ok(
+        "cp",
+        &["--scope", "intra", "--app", "clientB", "-f", "csv", "--profile", "process"],
+        &trace,
+    ));
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("section,name,time_ns,share,detail"));
+    assert_eq!(lines.next(), Some("length,intra-application clientB,9090000,1,cpu mode"));
+    assert_eq!(lines.next(), Some("process,clientB,9090000,1.000000,"));
+}
+
+#[test]
+fn output_is_identical_on_one_and_many_threads() {
+    let trace = ok("synth", &["stencil", "--procs", "12", "--steps", "30"], b"");
+    let trace = ok("order", &["-q"], &trace);
+    let args = |t: &'static str| ["--threads", t, "--zeroing", "--near", "4", "--profile", "all", "--path"];
+    assert_eq!(ok("cp", &args("1"), &trace), ok("cp", &args("4"), &trace));
+    assert_eq!(ok("pag", &[], &trace), ok("pag", &[], &trace));
+}
+
+#[test]
+fn bad_input_is_refused_with_names() {
+    // Not ordered: a hand-written trace straight from the text form.
+    let out = run("cp", &[&testdata("late-sender.txt")], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("late-sender.txt: event 0:0 (process_begin) has no Lamport clock"), "{err}");
+    // Unordered binary: spoor-cat's binary form has no ordering flags.
+    let bin_trace = Command::new(env!("CARGO_BIN_EXE_spoor-cat"))
+        .args(["-f", "binary", &testdata("late-sender.txt")])
+        .output()
+        .unwrap()
+        .stdout;
+    let out = run("pag", &[], &bin_trace);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("run it through spoor-order first"), "{}", text(&out.stderr));
+    let trace = ordered("cp/client-server.txt");
+    let out = run("cp", &["--scope", "inter", "--app", "nobody"], &trace);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no application named `nobody`; the trace has: server, clientA, clientB")
+    );
+    let out = run("cp", &["--phase", "p"], &trace);
+    assert!(text(&out.stderr).contains("no phase `p`"), "{}", text(&out.stderr));
+    let out = run("cp", &["--profile", "galaxy"], &trace);
+    assert!(text(&out.stderr).contains("no profile level `galaxy`; there are: application, machine"));
+    // A PAG with a cycle: an arc whose source is its own target.
+    let mut pag = ok("pag", &[], &trace);
+    let (at, payload_len) = arcs_chunk(&pag);
+    // The first arc's target delta is a one-byte varint; its source gap follows.
+    let gap_at = at + 9 + 1 + 1;
+    pag[gap_at] = 0;
+    let crc = crc32(&pag[at + 9..at + 9 + payload_len]);
+    pag[at + 5..at + 9].copy_from_slice(&crc.to_le_bytes());
+    let out = run("cp", &[], &pag);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("comes from itself: a cycle"), "{}", text(&out.stderr));
+    // Truncated PAG.
+    let good = ok("pag", &[], &trace);
+    let out = run("cp", &[], &good[..good.len() - 5]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("<stdin>"), "{}", text(&out.stderr));
+}
+
+/// The offset and payload length of the first arcs chunk (type 4) of a PAG file.
+fn arcs_chunk(b: &[u8]) -> (usize, usize) {
+    let mut at = 24;
+    loop {
+        let len = u32::from_le_bytes(b[at + 1..at + 5].try_into().unwrap()) as usize;
+        if b[at] == 4 {
+            return (at, len);
+        }
+        at += 9 + len;
+    }
+}
+
+fn crc32(b: &[u8]) -> u32 {
+    // Bitwise CRC-32 (IEEE), enough for a test.
+    let mut c = !0u32;
+    for &x in b {
+        c ^= x as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+#[test]
+fn net_table_replaces_message_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("net.csv");
+    // 1 ms for any message: the SPA's six messages weigh 1 ms each.
+    std::fs::write(&table, "bytes,local_ns,remote_ns\n0,1000000,1000000\n").unwrap();
+    let trace = ordered("cp/spa.txt");
+    let out = text(&ok("cp", &["--net", table.to_str().unwrap(), "--profile", "procedure"], &trace));
+    // Hand-worked: C1 1.00 + 1 + S (0.05 + 2 + 0.05 + 0.05) + ... the server never waits
+    // for client 2 or 3 (their requests arrive at 2.5 and 3.0 ms); it ends its last
+    // service at 1+1+0.05+2+0.05+0.05 + 0.05+3+0.05+0.05 + 0.05+3+0.05 = 10.40, and the
+    // reply reaches client 3 a ms later: 11.40 + its last 0.10 = 11.50 ms.
+    assert!(out.starts_with("critical path: 11.500 ms"), "{out}");
+    std::fs::write(&table, "bytes,local_ns,remote_ns\n0,5,5\n10,4,4\n").unwrap();
+    let out = run("cp", &["--net", table.to_str().unwrap()], &trace);
+    assert!(out.status.success());
+    assert!(text(&out.stderr).contains("not monotone"), "{}", text(&out.stderr));
+}
