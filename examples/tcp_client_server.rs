@@ -67,7 +67,14 @@ fn server(a: &Args) -> std::io::Result<()> {
     for k in 1..=a.clients {
         children.push(
             Command::new(&me)
-                .args(["-o", &a.dir, "--clients", &a.clients.to_string(), "--requests", &a.requests.to_string()])
+                .args([
+                    "-o",
+                    &a.dir,
+                    "--clients",
+                    &a.clients.to_string(),
+                    "--requests",
+                    &a.requests.to_string(),
+                ])
                 .args(["--client", &k.to_string(), "--port", &port.to_string()])
                 .spawn()?,
         );

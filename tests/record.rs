@@ -109,7 +109,11 @@ fn pipeline(dir: &Path, tmp: &Path) -> ((Definitions, Vec<Event>), serde_json::V
     ok(&out, "spoor-align");
     let out = Command::new(bin("order")).arg("--check").arg(&aligned).output().unwrap();
     ok(&out, "spoor-order --check");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("no problems"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no problems"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let rep: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     (read(&merged, false), rep)
 }
@@ -127,7 +131,12 @@ fn check_cpu(events: &[Event]) {
     for (loc, evs) in by_loc(events) {
         for w in evs.windows(2) {
             let (a, b) = (w[0].cpu.expect("cpu time"), w[1].cpu.expect("cpu time"));
-            assert!(b >= a && b - a <= w[1].wall - w[0].wall, "location {loc}: cpu {a}->{b}, wall {}->{}", w[0].wall, w[1].wall);
+            assert!(
+                b >= a && b - a <= w[1].wall - w[0].wall,
+                "location {loc}: cpu {a}->{b}, wall {}->{}",
+                w[0].wall,
+                w[1].wall
+            );
         }
     }
 }
@@ -205,7 +214,10 @@ fn mpi_ring_with_a_late_sender() {
     assert_eq!(sorted_lines(&rec.stdout), sorted_lines(&plain.stdout), "recording changed the output");
     let names: Vec<String> =
         files(&dir).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-    assert_eq!(names, ["ring.rank00000.spoor", "ring.rank00001.spoor", "ring.rank00002.spoor", "ring.rank00003.spoor"]);
+    assert_eq!(
+        names,
+        ["ring.rank00000.spoor", "ring.rank00001.spoor", "ring.rank00002.spoor", "ring.rank00003.spoor"]
+    );
     // Each rank's own file defines every rank, its own main thread as location 0.
     for (r, f) in files(&dir).iter().enumerate() {
         let (defs, events) = read(f, false);
@@ -213,8 +225,11 @@ fn mpi_ring_with_a_late_sender() {
         assert_eq!(defs.processes[0].rank, r as u32);
         assert!(events.iter().all(|e| e.loc == 0));
         let world = defs.comms.iter().find(|c| name(&defs, c.name) == "MPI_COMM_WORLD").unwrap();
-        let world_ranks: Vec<u32> =
-            world.members.iter().map(|&l| defs.processes[defs.locations[l as usize].process as usize].rank).collect();
+        let world_ranks: Vec<u32> = world
+            .members
+            .iter()
+            .map(|&l| defs.processes[defs.locations[l as usize].process as usize].rank)
+            .collect();
         assert_eq!(world_ranks, [0, 1, 2, 3]);
     }
 
@@ -232,8 +247,11 @@ fn mpi_ring_with_a_late_sender() {
     // Odd rounds are received with wildcards; the actual source and tag are recorded.
     for r in 0..4u32 {
         let l = rank[&r];
-        let begins: Vec<&Kind> =
-            events.iter().filter(|e| e.loc == l && matches!(e.kind, Kind::RecvBegin { .. })).map(|e| &e.kind).collect();
+        let begins: Vec<&Kind> = events
+            .iter()
+            .filter(|e| e.loc == l && matches!(e.kind, Kind::RecvBegin { .. }))
+            .map(|e| &e.kind)
+            .collect();
         assert_eq!(begins.len(), 6);
         for (k, b) in begins.iter().enumerate() {
             let Kind::RecvBegin { from, tag, .. } = b else { unreachable!() };
@@ -255,10 +273,16 @@ fn mpi_ring_with_a_late_sender() {
     assert_eq!(waits.len(), 6);
     assert!(waits.iter().skip(1).all(|&w| w >= 15_000_000), "rank 2 waits {waits:?}");
     // Barrier at the end: one coll_begin/coll_end on every rank.
-    let barriers = events.iter().filter(|e| matches!(e.kind, Kind::CollEnd { op: spoor_model::CollOp::Barrier, .. })).count();
+    let barriers = events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::CollEnd { op: spoor_model::CollOp::Barrier, .. }))
+        .count();
     assert_eq!(barriers, 4);
     // MPI calls are procedures too.
-    let sends = events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "MPI_Send")).count();
+    let sends = events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "MPI_Send"))
+        .count();
     assert_eq!(sends, 24);
 }
 
@@ -286,7 +310,9 @@ fn mpi_stencil_nonblocking_halo_and_allreduce() {
         assert!(msgs.iter().all(|&(tag, bytes)| tag < 4 && bytes == 128));
     }
     let neighbours = |a: u32, b: u32| pairs.contains_key(&(rank[&a], rank[&b]));
-    assert!(neighbours(0, 1) && neighbours(0, 2) && neighbours(3, 1) && neighbours(3, 2) && !neighbours(0, 3));
+    assert!(
+        neighbours(0, 1) && neighbours(0, 2) && neighbours(3, 1) && neighbours(3, 2) && !neighbours(0, 3)
+    );
     // The messages travel on the Cartesian communicator, named by its creation.
     let comm_names: Vec<&str> = events
         .iter()
@@ -309,10 +335,14 @@ fn mpi_stencil_nonblocking_halo_and_allreduce() {
             }
         }
         assert!(open.is_empty(), "location {loc}: requests never completed");
-        let ends: Vec<&Kind> = evs.iter().filter(|e| matches!(e.kind, Kind::CollEnd { .. })).map(|e| &e.kind).collect();
+        let ends: Vec<&Kind> =
+            evs.iter().filter(|e| matches!(e.kind, Kind::CollEnd { .. })).map(|e| &e.kind).collect();
         assert_eq!(ends.len(), 20);
         for k in ends {
-            assert!(matches!(k, Kind::CollEnd { op: spoor_model::CollOp::Allreduce, root: None, sent: 8, received: 8, .. }));
+            assert!(matches!(
+                k,
+                Kind::CollEnd { op: spoor_model::CollOp::Allreduce, root: None, sent: 8, received: 8, .. }
+            ));
         }
     }
 }
@@ -348,19 +378,27 @@ fn mpi_spa_with_procedure_hooks() {
             Kind::RecvBegin { from, tag, .. } if tag == Some(1) => assert_eq!(from, None),
             Kind::RecvEnd { from, tag: 1, .. } => last_from = Some(from),
             Kind::Enter { proc } if name(&defs, proc).starts_with("servBusy") => {
-                let client = defs.processes[defs.locations[last_from.unwrap() as usize].process as usize].rank;
+                let client =
+                    defs.processes[defs.locations[last_from.unwrap() as usize].process as usize].rank;
                 *served.entry((name(&defs, proc).to_owned(), client)).or_default() += 1;
             }
             _ => {}
         }
     }
-    let want: BTreeMap<(String, u32), usize> =
-        [(("servBusy1".to_owned(), 1), 8), (("servBusy2".to_owned(), 2), 8), (("servBusy2".to_owned(), 3), 8)].into();
+    let want: BTreeMap<(String, u32), usize> = [
+        (("servBusy1".to_owned(), 1), 8),
+        (("servBusy2".to_owned(), 2), 8),
+        (("servBusy2".to_owned(), 3), 8),
+    ]
+    .into();
     assert_eq!(served, want);
     for c in 1..=3u32 {
         let work = events
             .iter()
-            .filter(|e| e.loc == rank[&c] && matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "clientWork"))
+            .filter(|e| {
+                e.loc == rank[&c]
+                    && matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "clientWork")
+            })
             .count();
         assert_eq!(work, 8, "client {c}");
         let mains = events
@@ -385,7 +423,14 @@ fn exit_code_and_output_are_the_programs() {
     let exe = spin(tmp.path());
     let plain = Command::new(&exe).args(["exit", "7"]).output().unwrap();
     let dir = tmp.path().join("t");
-    let rec = Command::new(bin("record")).arg("-o").arg(&dir).arg("--").arg(&exe).args(["exit", "7"]).output().unwrap();
+    let rec = Command::new(bin("record"))
+        .arg("-o")
+        .arg(&dir)
+        .arg("--")
+        .arg(&exe)
+        .args(["exit", "7"])
+        .output()
+        .unwrap();
     assert_eq!(plain.status.code(), Some(7));
     assert_eq!(rec.status.code(), Some(7));
     assert_eq!(rec.stdout, plain.stdout);
@@ -394,7 +439,9 @@ fn exit_code_and_output_are_the_programs() {
     assert_eq!(f.len(), 1);
     let (defs, events) = read(&f[0], false);
     check_cpu(&events);
-    let count = |n: &str| events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == n)).count();
+    let count = |n: &str| {
+        events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == n)).count()
+    };
     assert_eq!((count("work"), count("main")), (1000, 1));
     assert_eq!(events.first().unwrap().kind, Kind::ProcessBegin { parent: None });
     assert_eq!(events.last().unwrap().kind, Kind::ProcessEnd);
@@ -426,7 +473,15 @@ fn killed_and_crashed_programs_leave_readable_traces() {
     assert_eq!(status.signal(), Some(15), "the program still dies of SIGTERM");
     // SIGSEGV.
     let dir2 = tmp.path().join("segv");
-    let status = Command::new(bin("record")).arg("-o").arg(&dir2).arg("--").arg(&exe).arg("segv").output().unwrap().status;
+    let status = Command::new(bin("record"))
+        .arg("-o")
+        .arg(&dir2)
+        .arg("--")
+        .arg(&exe)
+        .arg("segv")
+        .output()
+        .unwrap()
+        .status;
     assert_eq!(status.signal(), Some(11), "the program still dies of SIGSEGV");
     for (d, least) in [(&dir, 20_001), (&dir2, 1000)] {
         let f = files(d);
@@ -434,7 +489,10 @@ fn killed_and_crashed_programs_leave_readable_traces() {
         let out = Command::new(bin("cat")).arg("--salvage").arg(&f[0]).output().unwrap();
         ok(&out, "spoor-cat --salvage");
         let (defs, events) = read(&f[0], true);
-        let works = events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "work")).count();
+        let works = events
+            .iter()
+            .filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "work"))
+            .count();
         assert!(works >= least, "{}: {works} calls of work recorded", d.display());
         check_cpu(&events);
     }
@@ -463,7 +521,12 @@ fn unwritable_output_directory_is_an_error_before_the_program_starts() {
     assert!(err.starts_with("spoor-record: ") && err.contains("cannot create the output directory"), "{err}");
     assert!(!marker.exists(), "the program ran");
     // A missing program is an error too.
-    let out = Command::new(bin("record")).arg("-o").arg(tmp.path().join("d")).args(["--", "/nonexistent/prog"]).output().unwrap();
+    let out = Command::new(bin("record"))
+        .arg("-o")
+        .arg(tmp.path().join("d"))
+        .args(["--", "/nonexistent/prog"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run /nonexistent/prog"));
 }
@@ -473,7 +536,11 @@ fn example(name: &str) -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
     let exe = deps.parent().unwrap().join("examples").join(name);
     if !exe.is_file() {
-        let out = Command::new(env!("CARGO")).args(["build", "--example", name]).current_dir(root()).output().unwrap();
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--example", name])
+            .current_dir(root())
+            .output()
+            .unwrap();
         ok(&out, &format!("cargo build --example {name}"));
     }
     exe
@@ -508,11 +575,16 @@ fn rust_client_server_over_tcp_with_the_rust_api() {
         assert_eq!(pairs[&(c, server)], want, "client {k}");
         assert_eq!(pairs[&(server, c)], vec![(2, 16); 4]);
     }
-    let serves = events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "serve")).count();
+    let serves = events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "serve"))
+        .count();
     assert_eq!(serves, 12);
     let locks = events.iter().filter(|e| matches!(e.kind, Kind::LockAcquire { lock: 1 })).count();
     assert_eq!(locks, 12);
-    let metrics: Vec<f64> =
-        events.iter().filter_map(|e| if let Kind::Metric { value, .. } = e.kind { Some(value) } else { None }).collect();
+    let metrics: Vec<f64> = events
+        .iter()
+        .filter_map(|e| if let Kind::Metric { value, .. } = e.kind { Some(value) } else { None })
+        .collect();
     assert_eq!(metrics, (1..=12).map(f64::from).collect::<Vec<_>>());
 }

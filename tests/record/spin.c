@@ -1,5 +1,5 @@
 /* A test program for spoor-record (not MPI): built with -finstrument-functions.
- *   spin exit CODE    calls work() 1000 times, prints a checksum, exits with CODE
+ *   spin exit CODE [CALLS]  calls work() CALLS (1000) times, prints a checksum, exits with CODE
  *   spin forever      calls work() until killed; prints "ready" once it has started
  *   spin segv         calls work() 1000 times, then dereferences a null pointer */
 #include <stdio.h>
@@ -29,7 +29,8 @@ int main(int argc, char **argv) {
             sink = sum;
         }
     }
-    for (long i = 0; i < 1000; i++) sum += work(i);
+    long calls = argc > 3 ? atol(argv[3]) : 1000;
+    for (long i = 0; i < calls; i++) sum += work(i);
     printf("checksum %ld\n", sum);
     fflush(stdout);
     if (!strcmp(mode, "segv")) crash(NULL);

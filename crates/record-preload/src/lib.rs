@@ -41,7 +41,8 @@ extern "C" fn init() {
         }
     }
     let prog = program_name();
-    let app = std::env::var("SPOOR_RECORD_APP").ok().filter(|a| !a.is_empty()).unwrap_or_else(|| prog.clone());
+    let app =
+        std::env::var("SPOOR_RECORD_APP").ok().filter(|a| !a.is_empty()).unwrap_or_else(|| prog.clone());
     let mut cfg = Config::new(dir, &app, &prog, 0);
     cfg.file_name = Some(format!("{}.{pid}.spoor", spoor_record::file_safe(&app)));
     if let Some(b) = std::env::var("SPOOR_RECORD_BLOCK_BYTES").ok().and_then(|b| b.parse().ok()) {

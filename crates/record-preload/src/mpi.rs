@@ -138,20 +138,20 @@ pub extern "C" fn spoor_rs_comm_add(comm: u64, name: *const c_char, size: c_int,
     let Some(rec) = recorder() else { return };
     let n = size.max(0) as usize;
     // SAFETY: the shim passes `size` ranks.
-    let ranks: Vec<u32> = unsafe { std::slice::from_raw_parts(world_ranks, n) }
-        .iter()
-        .map(|&r| r.max(0) as u32)
-        .collect();
+    let ranks: Vec<u32> =
+        unsafe { std::slice::from_raw_parts(world_ranks, n) }.iter().map(|&r| r.max(0) as u32).collect();
     let name = if name.is_null() {
         // FNV-1a of the members: the same name on every member.
-        let h = ranks.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &r| (h ^ r as u64).wrapping_mul(0x100_0000_01b3));
+        let h =
+            ranks.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &r| (h ^ r as u64).wrapping_mul(0x100_0000_01b3));
         format!("comm of {n} ranks {h:016x}")
     } else {
         // SAFETY: a NUL-terminated name from the shim.
         unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
     };
     with_state(|st| {
-        let Some(locs) = ranks.iter().map(|&w| st.world_loc.get(w as usize).copied()).collect::<Option<Vec<_>>>()
+        let Some(locs) =
+            ranks.iter().map(|&w| st.world_loc.get(w as usize).copied()).collect::<Option<Vec<_>>>()
         else {
             return;
         };

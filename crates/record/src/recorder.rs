@@ -685,7 +685,9 @@ impl Recorder {
             let app = d.processes[0].app;
             let machine = d.processes[0].machine;
             let n = d.strings.lookup(name);
-            if let Some(p) = d.processes.iter().position(|p| p.app == app && Some(p.name) == n && p.rank == rank) {
+            if let Some(p) =
+                d.processes.iter().position(|p| p.app == app && Some(p.name) == n && p.rank == rank)
+            {
                 if let Some(l) = d.locations.iter().position(|l| l.process == p as u32 && l.thread == 0) {
                     return l as LocId;
                 }
