@@ -96,14 +96,23 @@ fn main() {
         let hist = if args.hist.is_empty() {
             vec![Metric::Busy, Metric::Wait]
         } else {
-            args.hist.iter().map(|h| Metric::parse_histogram(h)).collect::<Result<_, _>>().map_err(|e| anyhow!(e))?
+            args.hist
+                .iter()
+                .map(|h| Metric::parse_histogram(h))
+                .collect::<Result<_, _>>()
+                .map_err(|e| anyhow!(e))?
         };
         let mut focus = Vec::new();
         for f in &args.focus {
             let (l, n) = f.split_once('=').ok_or_else(|| anyhow!("--focus takes LEVEL=NAME, not `{f}`"))?;
             focus.push((Level::parse(l).map_err(|e| anyhow!(e))?, n.to_owned()));
         }
-        let tables = args.tables.iter().map(|t| TableKind::parse(t)).collect::<Result<_, _>>().map_err(|e| anyhow!(e))?;
+        let tables = args
+            .tables
+            .iter()
+            .map(|t| TableKind::parse(t))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow!(e))?;
         let opts = Options {
             focus,
             phase: args.phase.clone(),
@@ -122,11 +131,14 @@ fn main() {
         let format = match args.format {
             Form::Chrome => {
                 if !args.compare.is_empty() {
-                    return Err(anyhow!("--format chrome exports one run; --compare is for tables and histograms"));
+                    return Err(anyhow!(
+                        "--format chrome exports one run; --compare is for tables and histograms"
+                    ));
                 }
                 // The export streams into the output as the trace is read.
                 let shared = Rc::new(RefCell::new(out));
-                spoor_report::analyze(&args.input, &opts, Some(Box::new(Shared(shared.clone()))), None).map_err(lib)?;
+                spoor_report::analyze(&args.input, &opts, Some(Box::new(Shared(shared.clone()))), None)
+                    .map_err(lib)?;
                 let out = Rc::try_unwrap(shared).map_err(|_| anyhow!("the export is still being written"))?;
                 return out.into_inner().commit();
             }

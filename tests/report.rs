@@ -86,8 +86,13 @@ fn csv_of_one_table_is_exact() {
         text("report", &[&t, "-t", "profile", "-l", "process", "-m", "wait", "-f", "csv"]),
         "process,wait,share\nrank2,9180000,52.48713550600343\nrank1,8160000,46.65523156089194\nrank0,150000,0.8576329331046312\n"
     );
-    let several = text("report", &[&t, "-t", "utilization", "-t", "histogram", "--hist", "calls", "-f", "csv"]);
-    assert!(several.starts_with("# utilization\nprocess,application,threads,busy,idle,blocked,busy,idle,blocked\n"), "{several}");
+    let several =
+        text("report", &[&t, "-t", "utilization", "-t", "histogram", "--hist", "calls", "-f", "csv"]);
+    assert!(
+        several
+            .starts_with("# utilization\nprocess,application,threads,busy,idle,blocked,busy,idle,blocked\n"),
+        "{several}"
+    );
     assert!(several.contains("\n\n# histogram.calls\nstart,end,calls\n"), "{several}");
 }
 
@@ -95,11 +100,14 @@ fn csv_of_one_table_is_exact() {
 fn json_holds_every_table_and_histogram() {
     let d = Dir::new();
     let t = d.ordered(&testdata("report/server.txt"), "s.spoor");
-    let v: serde_json::Value = serde_json::from_slice(&ok("report", &[&t, "-f", "json", "--hist", "busy", "--hist", "npt"])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&ok("report", &[&t, "-f", "json", "--hist", "busy", "--hist", "npt"]))
+            .unwrap();
     assert_eq!(v["ordered"], true);
     assert_eq!(v["matched"], true);
     assert_eq!(v["span"]["end_ns"], 12_000_000);
-    let names: Vec<&str> = v["tables"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        v["tables"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
         [
@@ -132,7 +140,14 @@ fn text_report_and_standard_input() {
     let out = run("report", &["-"], &bytes, &[]);
     assert!(out.status.success());
     let s = String::from_utf8(out.stdout).unwrap();
-    for title in ["Metric table: process level", "Call graph (gprof)", "NPT profile", "Utilization per process", "Message transactions", "Time histogram of busy"] {
+    for title in [
+        "Metric table: process level",
+        "Call graph (gprof)",
+        "NPT profile",
+        "Utilization per process",
+        "Message transactions",
+        "Time histogram of busy",
+    ] {
         assert!(s.contains(title), "{title} missing:\n{s}");
     }
     assert_eq!(s, text("report", &[&t]), "a file and a pipe give the same report");
@@ -144,18 +159,33 @@ fn unordered_input_and_bad_names_are_errors_listing_what_exists() {
     let raw = testdata("late-sender.txt");
     // Without spoor-order: what needs matching is left out with a note, or refused when asked for.
     let s = text("report", &[&raw]);
-    assert!(s.contains("note: no message transactions: they need matched messages; run spoor-order first"), "{s}");
+    assert!(
+        s.contains("note: no message transactions: they need matched messages; run spoor-order first"),
+        "{s}"
+    );
     let e = run("report", &[&raw, "-t", "messages"], b"", &[]);
     assert_eq!(e.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&e.stderr).contains("run spoor-order first"));
     let t = d.ordered(&raw, "ls.spoor");
     for (args, want) in [
-        (vec!["-t", "profile", "-l", "process", "-m", "speed"], "unknown metric `speed` at the process level; its metrics are: elapsed, cpu, busy"),
-        (vec!["-l", "galaxy"], "unknown level `galaxy`; the levels are: application, machine, process, thread, procedure"),
+        (
+            vec!["-t", "profile", "-l", "process", "-m", "speed"],
+            "unknown metric `speed` at the process level; its metrics are: elapsed, cpu, busy",
+        ),
+        (
+            vec!["-l", "galaxy"],
+            "unknown level `galaxy`; the levels are: application, machine, process, thread, procedure",
+        ),
         (vec!["-t", "flamegraph"], "unknown table `flamegraph`; the tables are: metrics, profile"),
-        (vec!["--hist", "elapsed"], "unknown histogram metric `elapsed`; the metrics over time are: busy, wait"),
+        (
+            vec!["--hist", "elapsed"],
+            "unknown histogram metric `elapsed`; the metrics over time are: busy, wait",
+        ),
         (vec!["--focus", "process=rank7"], "no process named `rank7`; the processs are: rank0, rank1, rank2"),
-        (vec!["-t", "profile"], "the profile table needs --metric; the metrics of the procedure level are: calls, elapsed, self"),
+        (
+            vec!["-t", "profile"],
+            "the profile table needs --metric; the metrics of the procedure level are: calls, elapsed, self",
+        ),
         (vec!["-t", "spacetime"], "the space-time diagram is a picture: use --format svg or html"),
     ] {
         let mut a = vec![t.as_str()];
@@ -187,8 +217,11 @@ fn chrome_export_is_well_formed() {
     let t = d.synth(&["master-worker", "--procs", "4", "--steps", "3"], "mw.spoor");
     let v: serde_json::Value = serde_json::from_slice(&ok("report", &[&t, "-f", "chrome"])).unwrap();
     let evs = v["traceEvents"].as_array().unwrap();
-    let names: Vec<&str> =
-        evs.iter().filter(|e| e["name"] == "process_name").map(|e| e["args"]["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .map(|e| e["args"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names.len(), 4, "{names:?}");
     assert_eq!(evs.iter().filter(|e| e["name"] == "thread_name").count(), 4);
     let mut depth = std::collections::HashMap::new();
@@ -205,7 +238,8 @@ fn chrome_export_is_well_formed() {
     }
     assert!(depth.values().all(|&d| d == 0), "every B closed: {depth:?}");
     let ids = |ph: &str| {
-        let mut v: Vec<String> = evs.iter().filter(|e| e["ph"] == ph).map(|e| e["id"].as_str().unwrap().to_owned()).collect();
+        let mut v: Vec<String> =
+            evs.iter().filter(|e| e["ph"] == ph).map(|e| e["id"].as_str().unwrap().to_owned()).collect();
         v.sort();
         v
     };
@@ -224,8 +258,16 @@ fn chrome_export_draws_an_overlay_track() {
     let t = d.ordered(&testdata("late-sender.txt"), "ls.spoor");
     let o = spoor_report::Overlay {
         name: "critical path".into(),
-        segments: vec![spoor_report::Segment { loc: 0, start: 0, end: 10_030_000 }, spoor_report::Segment { loc: 1, start: 10_080_000, end: 10_100_000 }],
-        arcs: vec![spoor_report::PathArc { from_loc: 0, from_time: 10_030_000, to_loc: 1, to_time: 10_080_000 }],
+        segments: vec![
+            spoor_report::Segment { loc: 0, start: 0, end: 10_030_000 },
+            spoor_report::Segment { loc: 1, start: 10_080_000, end: 10_100_000 },
+        ],
+        arcs: vec![spoor_report::PathArc {
+            from_loc: 0,
+            from_time: 10_030_000,
+            to_loc: 1,
+            to_time: 10_080_000,
+        }],
     };
     let buf = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     struct W(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
@@ -241,14 +283,19 @@ fn chrome_export_draws_an_overlay_track() {
     spoor_report::analyze(&t, &Default::default(), Some(Box::new(W(buf.clone()))), Some(&o)).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&buf.borrow()).unwrap();
     let evs = v["traceEvents"].as_array().unwrap();
-    let track = evs.iter().find(|e| e["name"] == "process_name" && e["args"]["name"] == "critical path").unwrap();
+    let track =
+        evs.iter().find(|e| e["name"] == "process_name" && e["args"]["name"] == "critical path").unwrap();
     assert_eq!(track["pid"], 3);
-    let segs: Vec<&serde_json::Value> = evs.iter().filter(|e| e["cat"] == "critical" && e["ph"] == "X").collect();
+    let segs: Vec<&serde_json::Value> =
+        evs.iter().filter(|e| e["cat"] == "critical" && e["ph"] == "X").collect();
     assert_eq!(segs.len(), 2);
     assert_eq!(segs[0]["ts"].as_f64(), Some(0.0));
     assert_eq!(segs[0]["dur"].as_f64(), Some(10030.0));
     assert_eq!(segs[1]["name"], "rank1");
-    assert_eq!(evs.iter().filter(|e| e["cat"] == "critical" && (e["ph"] == "s" || e["ph"] == "f")).count(), 2);
+    assert_eq!(
+        evs.iter().filter(|e| e["cat"] == "critical" && (e["ph"] == "s" || e["ph"] == "f")).count(),
+        2
+    );
 }
 
 /// The output does not depend on the number of threads.
@@ -290,10 +337,14 @@ fn compare_sets_runs_side_by_side() {
     let head = lines.next().unwrap();
     assert_eq!(head, format!("application,metric,{a},{b},diff {b},diff% {b}"));
     let elapsed: Vec<&str> = lines.find(|l| l.contains(",elapsed,")).unwrap().split(',').collect();
-    let (x, y, diff): (f64, f64, f64) = (elapsed[2].parse().unwrap(), elapsed[3].parse().unwrap(), elapsed[4].parse().unwrap());
+    let (x, y, diff): (f64, f64, f64) =
+        (elapsed[2].parse().unwrap(), elapsed[3].parse().unwrap(), elapsed[4].parse().unwrap());
     assert_eq!(diff, y - x);
     let wait: Vec<&str> = csv.lines().find(|l| l.contains(",wait,")).unwrap().split(',').collect();
-    assert!(wait[3].parse::<f64>().unwrap() > wait[2].parse::<f64>().unwrap(), "imbalance means more waiting: {wait:?}");
+    assert!(
+        wait[3].parse::<f64>().unwrap() > wait[2].parse::<f64>().unwrap(),
+        "imbalance means more waiting: {wait:?}"
+    );
     let svg = text("report", &[&a, "--compare", &b, "-f", "svg", "--hist", "busy"]);
     let hist = svg.split("histogram-busy").nth(1).unwrap();
     assert_eq!(hist.matches(r#"class="series""#).count(), 2, "the runs overlaid");
@@ -303,11 +354,17 @@ fn compare_sets_runs_side_by_side() {
 
 fn chromium() -> String {
     for c in ["chromium", "chromium-browser", "google-chrome"] {
-        if Command::new("sh").args(["-c", &format!("command -v {c}")]).output().is_ok_and(|o| o.status.success()) {
+        if Command::new("sh")
+            .args(["-c", &format!("command -v {c}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return c.to_owned();
         }
     }
-    panic!("headless Chromium is needed to check the HTML report: install Debian's chromium (scripts/test does)");
+    panic!(
+        "headless Chromium is needed to check the HTML report: install Debian's chromium (scripts/test does)"
+    );
 }
 
 /// The HTML report opened in headless Chromium: the DOM it builds holds every table and
@@ -319,7 +376,11 @@ fn html_report_in_headless_chromium() {
     let html = d.path("report.html");
     ok("report", &[&t, "-f", "html", "--hist", "busy", "--hist", "cpu", "-m", "self", "-o", &html]);
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(!page.contains("http://") || page.matches("http://").count() == page.matches("http://www.w3.org/2000/svg").count(), "no external resources");
+    assert!(
+        !page.contains("http://")
+            || page.matches("http://").count() == page.matches("http://www.w3.org/2000/svg").count(),
+        "no external resources"
+    );
     assert!(!page.contains("<script") && !page.contains("<link"));
     let profile = PathBuf::from(d.path("chrome-profile"));
     std::fs::create_dir_all(&profile).unwrap();
@@ -337,7 +398,11 @@ fn html_report_in_headless_chromium() {
         .output()
         .expect("chromium runs");
     let dom = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && dom.contains("</html>"), "chromium: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && dom.contains("</html>"),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for id in [
         "metrics.application",
         "metrics.process",
