@@ -838,7 +838,7 @@ impl Pass {
             (self.pending_sends.len() + self.pending_recvs.len()) as u64 + self.missing_partners;
         let mut longest: Vec<Message> =
             std::mem::take(&mut self.heap).into_iter().map(|Reverse(r)| r.0).collect();
-        longest.sort_by(|a, b| Ranked(b.clone()).cmp(&Ranked(a.clone())));
+        longest.sort_by_key(|m| Reverse(Ranked(m.clone())));
         self.messages.longest = longest;
     }
 }

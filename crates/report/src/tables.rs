@@ -56,6 +56,9 @@ impl TableKind {
     }
 }
 
+/// A line of the space-time diagram: label, locations, busy and waiting time per column.
+pub type SpacetimeRow = (String, Vec<LocId>, Vec<f64>, Vec<f64>);
+
 /// One node of a level: its name, a parent name for context, and its locations.
 struct Node {
     name: String,
@@ -569,7 +572,7 @@ impl Analysis {
     }
 
     /// Space-time rows: label, locations, busy and waiting time per column.
-    pub fn spacetime_rows(&self) -> Vec<(String, Vec<LocId>, Vec<f64>, Vec<f64>)> {
+    pub fn spacetime_rows(&self) -> Vec<SpacetimeRow> {
         self.pass
             .rows
             .iter()
