@@ -2,13 +2,11 @@
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
-use rayon::prelude::*;
 use spoor_cli::Output;
 use spoor_format::{TraceWriter, WriterOptions};
-use spoor_import::otf2::{ClockMode, LocationEvents, Otf2Archive, Otf2Options};
+use spoor_import::otf2::{ClockMode, Otf2Archive, Otf2Options};
 use spoor_import::{dumpi, paraver};
 use spoor_model::{Definitions, Event};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -124,41 +122,18 @@ fn import_otf2(args: &Args, anchor: &Path) -> anyhow::Result<()> {
     let archive = Otf2Archive::open_with(anchor, Otf2Options { clock, recv_begin: !args.no_recv_begin })?;
     let mut out = Output::create(args.output.as_deref())?;
     let mut w = TraceWriter::new(&mut out, archive.definitions(), WriterOptions::default())?;
-    let mut skipped = BTreeMap::<String, u64>::new();
-    let mut write = |l: LocationEvents| -> anyhow::Result<()> {
-        for e in &l.events {
-            w.write(e)?;
-        }
-        for (what, n) in l.skipped {
-            *skipped.entry(what).or_default() += n;
-        }
-        Ok(())
-    };
     let n = archive.location_count();
-    if archive.definitions().locations.iter().any(|l| l.thread > 0) {
-        // Thread parents are found across locations: read them all together.
-        for l in archive.read_all()? {
-            write(l)?;
-        }
-    } else {
-        // A few locations at a time, so memory holds a few locations' events, not all.
-        let batch = rayon::current_num_threads().max(1);
-        for start in (0..n).step_by(batch) {
-            let read: Vec<_> = (start..n.min(start + batch))
-                .into_par_iter()
-                .map(|i| archive.read_location(i))
-                .collect::<Result<_, _>>()?;
-            for l in read {
-                write(l)?;
-            }
-        }
-    }
+    // Each location decoded and encoded in parallel; blocks written in location order.
+    let block_events = w.block_events();
+    let summary = archive.for_each_block(block_events, |loc, block| -> anyhow::Result<()> {
+        Ok(w.write_encoded(loc, block)?)
+    })?;
     let events = w.events_written();
     w.finish()?;
     out.commit()?;
     if !args.quiet {
         eprintln!("spoor-import: {}: {events} events from {n} locations", anchor.display());
-        for (what, n) in skipped {
+        for (what, n) in summary.skipped {
             eprintln!("spoor-import: skipped {n} {what}");
         }
     }

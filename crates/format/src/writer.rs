@@ -103,6 +103,44 @@ impl<W: Write> TraceWriter<W> {
         Ok(())
     }
 
+    /// Events per block (`WriterOptions::block_events`, at least 1).
+    pub fn block_events(&self) -> usize {
+        self.opts.block_events.max(1)
+    }
+
+    /// Writes events of location `loc` that were encoded elsewhere (e.g. in
+    /// parallel, one encoder per location): the same as writing `block`'s
+    /// events one by one with [`TraceWriter::write`], which is why the
+    /// location must have no event buffered and `block` at most
+    /// [`TraceWriter::block_events`] events, its encoder state starting from
+    /// a cleared one. A full block is written at once; a shorter one is
+    /// buffered as the location's current block (so later events continue it).
+    /// Per-location blocks only (not `global_order`).
+    pub fn write_encoded(&mut self, loc: u32, block: BlockEncoder) -> io::Result<()> {
+        let slot = loc as usize;
+        let invalid = |msg: String| Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
+        if self.opts.global_order || slot >= self.location_count {
+            return invalid(format!(
+                "encoded block of location {loc}: not a per-location block of a defined location"
+            ));
+        }
+        if self.blocks[slot].count > 0 || block.count as usize > self.block_events() {
+            return invalid(format!(
+                "encoded block of location {loc}: {} events, {} already buffered, blocks of {}",
+                block.count,
+                self.blocks[slot].count,
+                self.block_events()
+            ));
+        }
+        self.events += block.count;
+        let full = block.count as usize == self.block_events();
+        self.blocks[slot] = block;
+        if full {
+            self.flush_block(slot)?;
+        }
+        Ok(())
+    }
+
     fn flush_block(&mut self, slot: usize) -> io::Result<()> {
         let mut enc = std::mem::take(&mut self.blocks[slot]);
         if enc.count > 0 {

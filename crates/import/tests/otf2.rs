@@ -4,8 +4,8 @@
 //! same events, in the same order per location, at the same times; hostile
 //! inputs are errors, never panics.
 
-use spoor_format::ErrorKind;
-use spoor_import::otf2::{ClockMode, LocationEvents, Otf2Archive, Otf2Options};
+use spoor_format::{ErrorKind, TraceWriter, WriterOptions};
+use spoor_import::otf2::{ClockMode, LocationEvents, Otf2Archive, Otf2Options, STREAM_BUFFER};
 use spoor_model::{CollOp, Definitions, Kind};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -500,6 +500,68 @@ fn check_read_paths(anchor: &Path) {
             }
         });
     }
+    check_streaming(anchor);
+}
+
+/// The bytes TraceWriter::write gives for `locations`' events, location by location.
+fn written(defs: &Definitions, locations: &[LocationEvents], block_events: usize) -> Vec<u8> {
+    let mut w =
+        TraceWriter::new(Vec::new(), defs, WriterOptions { block_events, ..Default::default() }).unwrap();
+    for e in locations.iter().flat_map(|l| &l.events) {
+        w.write(e).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// for_each_block into TraceWriter::write_encoded writes the bytes of writing
+/// the events of read_all (read_location's when no location is a thread)
+/// one by one, in any thread pool, block size and buffer bound, with the
+/// same skipped records.
+fn check_streaming(anchor: &Path) {
+    for clock in [ClockMode::Raw, ClockMode::Corrected] {
+        let a = Otf2Archive::open_with(anchor, opts(clock, true)).unwrap();
+        let defs = a.definitions();
+        let mut reference = a.read_all().unwrap();
+        if !defs.locations.iter().any(|l| l.thread > 0) {
+            reference = (0..a.location_count()).map(|i| a.read_location(i).unwrap()).collect();
+        }
+        let mut skipped = BTreeMap::<String, u64>::new();
+        for (what, n) in reference.iter().flat_map(|l| &l.skipped) {
+            *skipped.entry(what.clone()).or_default() += n;
+        }
+        let records: u64 = reference.iter().map(|l| l.records).sum();
+        for (threads, block_events, buffer) in
+            [(2, 4096, STREAM_BUFFER), (1, 7, 1), (3, 100, 1), (3, 1, 4096)]
+        {
+            let want = written(defs, &reference, block_events);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut w =
+                TraceWriter::new(Vec::new(), defs, WriterOptions { block_events, ..Default::default() })
+                    .unwrap();
+            let summary = pool
+                .install(|| {
+                    a.for_each_block_buffered(
+                        block_events,
+                        buffer,
+                        |loc, b| -> Result<(), spoor_format::Error> {
+                            w.write_encoded(loc, b).map_err(|e| spoor_format::Error::io("out", &e))
+                        },
+                    )
+                })
+                .unwrap();
+            let got = w.finish().unwrap();
+            let case =
+                format!("{}: {clock:?}, {threads} threads, blocks of {block_events}", anchor.display());
+            assert!(
+                got == want,
+                "{case}: {} bytes streamed, {} written event by event",
+                got.len(),
+                want.len()
+            );
+            assert_eq!(summary.skipped, skipped, "{case}");
+            assert_eq!(summary.records, records, "{case}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -678,10 +740,19 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Opens and reads everything; the first error.
+/// Opens and reads everything; the first error (which streaming reports too).
 fn read(anchor: &Path) -> Result<usize, spoor_format::Error> {
     let a = Otf2Archive::open(anchor)?;
-    let all = a.read_all()?;
+    let streamed = a.for_each_block(4096, |_, _| Ok::<(), spoor_format::Error>(()));
+    let all = match a.read_all() {
+        Ok(all) => all,
+        Err(e) => {
+            let s = streamed.expect_err("streaming fails where read_all fails");
+            assert_eq!(s.to_string(), e.to_string(), "streaming reports read_all's error");
+            return Err(e);
+        }
+    };
+    streamed.expect("streaming reads what read_all reads");
     for i in 0..a.location_count() {
         a.read_location(i)?;
     }

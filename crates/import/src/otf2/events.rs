@@ -18,7 +18,9 @@ use super::buf::{self, compressed, full_u64, record_len, Bad, R};
 use super::clock::{correct, Interval, TimeConv};
 use super::defs::{Lookup, NONE, RECV_FLAG, SELF_FLAG, UNDEF};
 use super::names as n;
+use spoor_format::binary::BlockEncoder;
 use spoor_model::{Annotations, CollOp, CommId, Communicator, Event, Kind, LocId, MetricId, StrId};
+use std::collections::HashMap;
 
 /// The communicator of placeholders the resolver fills in later.
 pub const PLACEHOLDER: CommId = u32::MAX;
@@ -37,6 +39,9 @@ pub struct LocCtx<'a> {
     pub conv: TimeConv,
     /// Clock correction (empty: raw ticks).
     pub intervals: &'a [Interval],
+    /// THREAD_BEGIN parents, by (contingent, sequence number), when known
+    /// before decoding; else `ThreadBegin` parents stay `None`.
+    pub creators: Option<&'a HashMap<(CommId, u64), LocId>>,
 }
 
 /// Maps a local id through a mapping table (ids not in the table map to themselves).
@@ -152,6 +157,14 @@ fn ev(loc: LocId, wall: i64, kind: Kind) -> Event {
 /// Builds a location's final events: fills placeholders, inserts the
 /// synthesized `RecvBegin`s, and (in raw clock mode) interleaves the
 /// clock-offset samples by time.
+///
+/// Collecting ([`Resolver::new`]), `events` ends up holding all of the
+/// location's events. Streaming ([`Resolver::streaming`]), `events` is a
+/// window: whenever it has grown by `window` events, the events before the
+/// earliest placeholder that may still be filled are encoded into blocks
+/// (`Encoded::full`) and dropped from the window, unfilled placeholders
+/// (which can no longer be filled) left out. Indices into the events are
+/// counted from the location's first event (`base` is the number dropped).
 pub struct Resolver {
     loc: LocId,
     pub events: Vec<Event>,
@@ -168,11 +181,67 @@ pub struct Resolver {
     /// Clock-offset events not yet placed, by decreasing time.
     samples: Vec<Event>,
     next_sample: i64,
+    /// Streaming: the events dropped from the window so far, the window's
+    /// length that triggers the next flush, the encoded blocks.
+    base: usize,
+    flush_len: usize,
+    window: usize,
+    encoded: Option<Encoded>,
+    /// Placeholders left out while streaming: collective begins, cancelled requests.
+    dropped_colls: u64,
+    dropped_cancelled: u64,
+}
+
+/// Streaming: the window is flushed whenever it has grown by this many events
+/// (about 1 MiB of events).
+pub const WINDOW: usize = 8192;
+
+/// A location's events encoded into blocks of `block_events` events.
+pub struct Encoded {
+    block_events: usize,
+    /// The block being filled.
+    pub current: BlockEncoder,
+    /// Full blocks, in order, not yet taken.
+    pub full: Vec<BlockEncoder>,
+}
+
+impl Encoded {
+    fn new(block_events: usize) -> Self {
+        Encoded { block_events: block_events.max(1), current: Self::block(block_events), full: Vec::new() }
+    }
+
+    fn block(block_events: usize) -> BlockEncoder {
+        let mut b = BlockEncoder::default();
+        b.buf.reserve(block_events.min(1 << 16) * 8);
+        b
+    }
+
+    fn put(&mut self, events: &[Event]) {
+        for e in events {
+            self.current.push(e, false);
+            if self.current.count as usize == self.block_events {
+                let next = Self::block(self.block_events);
+                self.full.push(std::mem::replace(&mut self.current, next));
+            }
+        }
+    }
 }
 
 const NO_PLACEHOLDER: usize = usize::MAX;
 
+/// A placeholder left unfilled (always one that can no longer be filled, at the end or before a flush point).
+#[inline(always)]
+fn is_placeholder(k: &Kind) -> bool {
+    matches!(
+        k,
+        Kind::RecvBegin { comm: PLACEHOLDER, .. }
+            | Kind::CollBegin { comm: PLACEHOLDER, .. }
+            | Kind::IrecvRequest { comm: PLACEHOLDER, .. }
+    )
+}
+
 impl Resolver {
+    /// A resolver that collects all of the location's events.
     pub fn new(
         loc: LocId,
         capacity: usize,
@@ -195,15 +264,101 @@ impl Resolver {
             open_placeholders: 0,
             samples,
             next_sample,
+            base: 0,
+            flush_len: usize::MAX,
+            window: WINDOW,
+            encoded: None,
+            dropped_colls: 0,
+            dropped_cancelled: 0,
         }
     }
 
+    /// A resolver that encodes the events into blocks of `block_events` as
+    /// they become final, keeping a window of events (see [`Resolver`]).
+    pub fn streaming(
+        loc: LocId,
+        block_events: usize,
+        window: usize,
+        recv_begin: bool,
+        default_comm: CommId,
+        samples: Vec<Event>,
+    ) -> Self {
+        let mut r = Self::new(loc, 0, recv_begin, default_comm, samples);
+        r.window = window.max(1);
+        r.events = Vec::with_capacity(r.window + r.window / 4);
+        r.flush_len = r.window;
+        r.encoded = Some(Encoded::new(block_events));
+        r
+    }
+
+    /// Streaming: encodes `events` as they are, after every event pushed so far.
+    pub fn put_final(&mut self, events: &[Event]) {
+        self.flush(true);
+        if let Some(enc) = self.encoded.as_mut() {
+            enc.put(events);
+        }
+    }
+
+    /// The full blocks encoded so far (streaming), in order.
+    pub fn take_blocks(&mut self) -> Vec<BlockEncoder> {
+        self.encoded.as_mut().map(|e| std::mem::take(&mut e.full)).unwrap_or_default()
+    }
+
+    /// Appends an event (after the samples taken before it); its index.
     #[inline(always)]
-    fn push(&mut self, wall: i64, kind: Kind) {
+    fn push(&mut self, wall: i64, kind: Kind) -> usize {
         if wall > self.next_sample {
             self.place_samples(wall);
         }
+        if self.events.len() >= self.flush_len {
+            self.flush(false);
+        }
         self.events.push(ev(self.loc, wall, kind));
+        self.base + self.events.len() - 1
+    }
+
+    #[inline(always)]
+    fn at(&mut self, i: usize) -> &mut Event {
+        &mut self.events[i - self.base]
+    }
+
+    /// Streaming: encodes the events before the earliest placeholder that
+    /// may still be filled (`all`: every event), leaving unfilled ones out.
+    #[cold]
+    #[inline(never)]
+    fn flush(&mut self, all: bool) {
+        let Some(enc) = self.encoded.as_mut() else {
+            return;
+        };
+        let mut upto = self.events.len();
+        if !all {
+            let pending = self.stack.iter().copied().filter(|&i| i != NO_PLACEHOLDER);
+            let pending = pending.chain(self.colls.iter().copied()).chain(self.irecvs.iter().map(|p| p.1));
+            if let Some(first) = pending.min() {
+                upto = upto.min(first - self.base);
+            }
+        }
+        let ready = &self.events[..upto];
+        let mut start = 0;
+        if self.open_placeholders > 0 {
+            for (j, e) in ready.iter().enumerate() {
+                if is_placeholder(&e.kind) {
+                    enc.put(&ready[start..j]);
+                    start = j + 1;
+                    self.open_placeholders -= 1;
+                    match e.kind {
+                        Kind::CollBegin { .. } => self.dropped_colls += 1,
+                        Kind::IrecvRequest { .. } => self.dropped_cancelled += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        enc.put(&ready[start..]);
+        self.events.drain(..upto);
+        self.base += upto;
+        // Geometric growth while a placeholder holds the window open.
+        self.flush_len = (self.events.len() + self.window).max(2 * self.events.len());
     }
 
     /// Places the samples taken before `wall` (a sample goes after the events at its own time).
@@ -211,18 +366,27 @@ impl Resolver {
     fn place_samples(&mut self, wall: i64) {
         while self.samples.last().is_some_and(|s| s.wall < wall) {
             let s = self.samples.pop().unwrap();
+            if self.events.len() >= self.flush_len {
+                self.flush(false);
+            }
             self.events.push(s);
         }
         self.next_sample = self.samples.last().map_or(i64::MAX, |e| e.wall);
     }
 
-    /// The final events, and the numbers of collective begins without an end
-    /// and of cancelled receive requests (both dropped).
-    pub fn finish(mut self) -> (Vec<Event>, u64, u64) {
+    fn finish_placeholders(&mut self) {
         self.place_samples(i64::MAX);
         for (_, i) in std::mem::take(&mut self.irecvs) {
             self.unmatched_irecv(i);
         }
+        self.stack.clear();
+        self.colls.clear();
+    }
+
+    /// The final events, and the numbers of collective begins without an end
+    /// and of cancelled receive requests (both dropped).
+    pub fn finish(mut self) -> (Vec<Event>, u64, u64) {
+        self.finish_placeholders();
         let (mut colls, mut cancelled) = (0, 0);
         if self.open_placeholders > 0 {
             self.events.retain(|e| match e.kind {
@@ -241,9 +405,21 @@ impl Resolver {
         (self.events, colls, cancelled)
     }
 
+    /// Streaming: the remaining blocks (the last one possibly not full, or
+    /// empty), and the numbers of dropped collective begins and cancelled
+    /// receive requests.
+    pub fn finish_streaming(mut self) -> (Vec<BlockEncoder>, u64, u64) {
+        self.finish_placeholders();
+        self.flush(true);
+        let mut enc = self.encoded.take().expect("a streaming resolver");
+        enc.full.push(enc.current);
+        (enc.full, self.dropped_colls, self.dropped_cancelled)
+    }
+
     fn unmatched_irecv(&mut self, i: usize) {
-        if let Kind::IrecvRequest { comm, .. } = &mut self.events[i].kind {
-            *comm = self.default_comm;
+        let comm = self.default_comm;
+        if let Kind::IrecvRequest { comm: c, .. } = &mut self.at(i).kind {
+            *c = comm;
         }
     }
 }
@@ -258,9 +434,9 @@ impl Sink for Resolver {
     fn enter(&mut self, wall: i64, proc: StrId, recv: bool) {
         self.push(wall, Kind::Enter { proc });
         if recv && self.recv_begin {
-            self.stack.push(self.events.len());
+            let i = self.push(wall, Kind::RecvBegin { from: None, comm: PLACEHOLDER, tag: None });
+            self.stack.push(i);
             self.open_placeholders += 1;
-            self.push(wall, Kind::RecvBegin { from: None, comm: PLACEHOLDER, tag: None });
         } else {
             self.stack.push(NO_PLACEHOLDER);
         }
@@ -277,20 +453,22 @@ impl Sink for Resolver {
             let begin = Kind::RecvBegin { from: Some(from), comm, tag: Some(tag) };
             match self.stack.iter_mut().rev().find(|i| **i != NO_PLACEHOLDER) {
                 Some(i) => {
-                    self.events[*i].kind = begin;
-                    *i = NO_PLACEHOLDER;
+                    let at = std::mem::replace(i, NO_PLACEHOLDER);
+                    self.at(at).kind = begin;
                     self.open_placeholders -= 1;
                 }
-                None => self.push(wall, begin),
+                None => {
+                    self.push(wall, begin);
+                }
             }
         }
         self.push(wall, Kind::RecvEnd { from, comm, tag, bytes });
     }
 
     fn coll_begin(&mut self, wall: i64) {
-        self.colls.push(self.events.len());
+        let i = self.push(wall, Kind::CollBegin { op: CollOp::Other, comm: PLACEHOLDER });
+        self.colls.push(i);
         self.open_placeholders += 1;
-        self.push(wall, Kind::CollBegin { op: CollOp::Other, comm: PLACEHOLDER });
     }
 
     fn coll_end(
@@ -303,15 +481,14 @@ impl Sink for Resolver {
         received: u64,
     ) {
         if let Some(i) = self.colls.pop() {
-            self.events[i].kind = Kind::CollBegin { op, comm };
+            self.at(i).kind = Kind::CollBegin { op, comm };
             self.open_placeholders -= 1;
         }
         self.push(wall, Kind::CollEnd { op, comm, root, sent, received });
     }
 
     fn irecv_request(&mut self, wall: i64, request: u64) {
-        let i = self.events.len();
-        self.push(wall, Kind::IrecvRequest { from: None, comm: PLACEHOLDER, tag: None, request });
+        let i = self.push(wall, Kind::IrecvRequest { from: None, comm: PLACEHOLDER, tag: None, request });
         if let Some(p) = self.irecvs.iter_mut().find(|p| p.0 == request) {
             let old = std::mem::replace(&mut p.1, i);
             self.unmatched_irecv(old);
@@ -323,7 +500,7 @@ impl Sink for Resolver {
     fn irecv(&mut self, wall: i64, request: u64, from: LocId, comm: CommId, tag: u32, bytes: u64) {
         if let Some(k) = self.irecvs.iter().position(|p| p.0 == request) {
             let (_, i) = self.irecvs.swap_remove(k);
-            self.events[i].kind = Kind::IrecvRequest { from: Some(from), comm, tag: Some(tag), request };
+            self.at(i).kind = Kind::IrecvRequest { from: Some(from), comm, tag: Some(tag), request };
         }
         self.push(wall, Kind::IrecvComplete { request, from, comm, tag, bytes });
     }
@@ -545,7 +722,8 @@ pub fn decode_chunk<const BE: bool, S: Sink>(
                 let comm = ctx.comm(c);
                 if t == n::THREAD_BEGIN {
                     st.begins.push((comm, seq));
-                    sink.plain(w, Kind::ThreadBegin { parent: None });
+                    let parent = ctx.creators.and_then(|m| m.get(&(comm, seq)).copied());
+                    sink.plain(w, Kind::ThreadBegin { parent });
                 } else {
                     st.creates.push((comm, seq));
                     st.skipped[t as usize] += 1;
@@ -571,4 +749,153 @@ fn check_end(q: usize, end: usize, at: usize) -> R<()> {
 #[cold]
 fn undefined_region(at: usize, region: u32) -> Bad {
     Bad::new(at, format!("ENTER/LEAVE names region {region}, which is not defined"))
+}
+
+/// Collects the (contingent, sequence number) of a chunk's THREAD_CREATE
+/// records, parsing no other record than to find where it ends (the first
+/// byte of a compressed integer is its length). Errors are those of a chunk
+/// decoding would also reject, without their details.
+pub fn scan_creates<const BE: bool>(ctx: &LocCtx, d: &[u8], creates: &mut Vec<(CommId, u64)>) -> R<ChunkEnd> {
+    let len = d.len();
+    let mut p = buf::CHUNK_HEADER_LEN;
+    loop {
+        if p >= len {
+            return Err(Bad::new(p, "truncated chunk"));
+        }
+        let t = d[p];
+        p += 1;
+        match t {
+            buf::TIMESTAMP => {
+                p += 8;
+                continue;
+            }
+            buf::END_OF_CHUNK => return Ok(ChunkEnd::Chunk),
+            buf::END_OF_FILE => return Ok(ChunkEnd::File),
+            _ if n::is_singleton(t) => {
+                match d.get(p) {
+                    Some(0 | 0xff) => p += 1,
+                    Some(&k) => p += 1 + k as usize,
+                    None => return Err(Bad::new(p, "truncated chunk")),
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let rec_len = record_len::<BE>(d, &mut p)?;
+        if rec_len > len - p {
+            return Err(Bad::new(p, "record runs past the end of its chunk"));
+        }
+        if t == n::THREAD_CREATE {
+            let mut q = p;
+            let (c, seq) = (compressed::<BE>(d, &mut q, 4)? as u32, compressed::<BE>(d, &mut q, 8)?);
+            if q <= p + rec_len {
+                creates.push((ctx.comm(c), seq));
+            }
+        }
+        p += rec_len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n.max(1)
+        }
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Enter(bool),
+        Leave,
+        Recv,
+        CollBegin,
+        CollEnd,
+        IrecvRequest(u64),
+        Irecv(u64),
+        Cancel(u64),
+        Plain,
+    }
+
+    fn ops(r: &mut Rng) -> Vec<(i64, Op)> {
+        let (n, mut wall) = (r.below(3000), 0i64);
+        (0..n)
+            .map(|_| {
+                wall += r.below(3) as i64;
+                let op = match r.below(20) {
+                    0..=3 => Op::Enter(r.below(3) == 0),
+                    4..=7 => Op::Leave,
+                    8 | 9 => Op::Recv,
+                    10 => Op::CollBegin,
+                    11 => Op::CollEnd,
+                    12 | 13 => Op::IrecvRequest(r.below(6)),
+                    14 | 15 => Op::Irecv(r.below(6)),
+                    16 => Op::Cancel(r.below(6)),
+                    _ => Op::Plain,
+                };
+                (wall, op)
+            })
+            .collect()
+    }
+
+    fn run(res: &mut Resolver, ops: &[(i64, Op)]) {
+        for &(w, op) in ops {
+            match op {
+                Op::Enter(recv) => res.enter(w, 1, recv),
+                Op::Leave => res.leave(w, 1),
+                Op::Recv => res.recv(w, 2, 0, 5, 8),
+                Op::CollBegin => res.coll_begin(w),
+                Op::CollEnd => res.coll_end(w, CollOp::Barrier, 0, None, 0, 0),
+                Op::IrecvRequest(q) => res.irecv_request(w, q),
+                Op::Irecv(q) => res.irecv(w, q, 3, 0, 7, 16),
+                Op::Cancel(q) => res.cancel(w, q),
+                Op::Plain => res.plain(w, Kind::ThreadEnd),
+            }
+        }
+    }
+
+    fn bytes(blocks: Vec<BlockEncoder>) -> Vec<(u64, i64, i64, Vec<u8>)> {
+        blocks.into_iter().filter(|b| b.count > 0).map(|b| (b.count, b.min_wall, b.max_wall, b.buf)).collect()
+    }
+
+    /// A streaming resolver gives the blocks of encoding what a collecting
+    /// one gives, whatever its window: placeholders filled late (receives,
+    /// collectives, Irecv requests), left unfilled (cancelled, never
+    /// completed, regions left without a receive) and clock samples.
+    #[test]
+    fn streaming_gives_the_blocks_of_collecting() {
+        let mut r = Rng(0x9e3779b97f4a7c15);
+        let mut held = 0;
+        for case in 0..300 {
+            let ops = ops(&mut r);
+            let recv_begin = case % 4 != 0;
+            let block_events = [1, 3, 64, 4096][case % 4];
+            let samples: Vec<Event> =
+                (0..r.below(4)).map(|_| ev(0, r.below(6000) as i64, Kind::ProcessEnd)).collect();
+            let mut c = Resolver::new(0, 0, recv_begin, 9, samples.clone());
+            run(&mut c, &ops);
+            let (events, colls, cancelled) = c.finish();
+            let mut want = Encoded::new(block_events);
+            want.put(&events);
+            want.full.push(want.current);
+            let want = bytes(want.full);
+            for window in [1, 2, 5, 64, 1 << 20] {
+                let mut s = Resolver::streaming(0, block_events, window, recv_begin, 9, samples.clone());
+                run(&mut s, &ops);
+                held = held.max(s.events.len());
+                let (got, c2, x2) = s.finish_streaming();
+                assert_eq!((c2, x2), (colls, cancelled), "case {case}, window {window}");
+                assert!(bytes(got) == want, "case {case}, window {window}: other blocks");
+            }
+        }
+        // Some windows were held open by placeholders.
+        assert!(held > 64, "{held}");
+    }
 }

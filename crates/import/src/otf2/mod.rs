@@ -83,12 +83,15 @@ mod names;
 use anchor::{Anchor, AnchorError};
 use buf::{chunk_header, Bad, ChunkHeader};
 use clock::{Interval, TimeConv};
-use events::{decode_chunk, ChunkEnd, DecState, LocCtx, Resolver};
+use events::{decode_chunk, scan_creates, ChunkEnd, DecState, LocCtx, Resolver, WINDOW};
 use rayon::prelude::*;
+use spoor_format::binary::BlockEncoder;
 use spoor_format::{Error, ErrorKind};
 use spoor_model::{CommId, Definitions, Event, Kind, LocId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
 
 pub use names::event_name;
 
@@ -360,7 +363,7 @@ impl Otf2Archive {
         self.base.join(format!("{}.evt", self.built.locations[i].0))
     }
 
-    fn ctx(&self, i: usize) -> LocCtx<'_> {
+    fn ctx<'a>(&'a self, i: usize, creators: Option<&'a Creators>) -> LocCtx<'a> {
         let l = &self.locals[i];
         LocCtx {
             regions: &self.built.regions,
@@ -374,39 +377,37 @@ impl Otf2Archive {
             metric_sets: &self.built.metric_sets,
             conv: self.conv,
             intervals: &l.intervals,
+            creators,
         }
     }
 
-    fn decode_location(&self, i: usize, prefault_output: bool) -> Result<Decoded, Error> {
-        let loc = i as LocId;
+    /// Location `i`'s clock-offset samples as its events.
+    fn samples(&self, i: usize) -> Vec<Event> {
+        self.locals[i].samples.iter().map(|e| Event { loc: i as LocId, ..e.clone() }).collect()
+    }
+
+    /// Opens and maps location `i`'s events file and checks its chunk
+    /// headers; `None` when there is no file and the location has no events.
+    fn open_evt(&self, i: usize) -> Result<Option<EvtFile>, Error> {
         let path = self.evt_path(i);
         let file = match std::fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.built.locations[i].1 == 0 => {
-                let samples = self.locals[i].samples.iter().cloned().map(|mut e| {
-                    e.loc = loc;
-                    e
-                });
-                let events = samples.collect();
-                return Ok((
-                    LocationEvents { loc, events, skipped: BTreeMap::new(), records: 0 },
-                    vec![],
-                    vec![],
-                ));
+                return Ok(None)
             }
             Err(e) => return Err(Error::io(&path.display().to_string(), &e)),
         };
         let map = map_file(&file).map_err(|e| Error::io(&path.display().to_string(), &e))?;
-        let data: &[u8] = map.as_deref().unwrap_or(&[]);
         let cs = self.anchor.chunk_size_events as usize;
+        let mut f = EvtFile { path, map, cs, headers: Vec::new(), total: 0 };
+        let data = f.data();
         if data.is_empty() {
             return Err(Error::corrupt(
-                &path.display().to_string(),
+                &f.path.display().to_string(),
                 0,
                 "empty events file: expected a chunk header",
             ));
         }
-        let chunk = |k: usize| &data[k * cs..((k + 1) * cs).min(data.len())];
         let nch = data.len().div_ceil(cs);
 
         // Chunk headers: byte order, and the event numbers, which must follow on.
@@ -414,12 +415,12 @@ impl Otf2Archive {
         let mut next = 1u64;
         let mut total = 0usize;
         for k in 0..nch {
-            let c = chunk(k);
-            let h = chunk_header(c, true).map_err(|b| corrupt(&path, k * cs, b))?;
+            let c = f.chunk(k);
+            let h = chunk_header(c, true).map_err(|b| corrupt(&f.path, k * cs, b))?;
             let n = h.last_event.wrapping_sub(h.first_event).wrapping_add(1);
             if h.first_event != next || n > (c.len() / 2) as u64 {
                 return Err(Error::corrupt(
-                    &path.display().to_string(),
+                    &f.path.display().to_string(),
                     (k * cs + 2) as u64,
                     format!(
                         "chunk header announces events {} to {}, expected a range from event {next} that fits in the chunk",
@@ -431,11 +432,21 @@ impl Otf2Archive {
             total += n as usize;
             headers.push(h);
         }
+        f.headers = headers;
+        f.total = total;
+        Ok(Some(f))
+    }
 
-        let ctx = self.ctx(i);
-        let samples: Vec<Event> = self.locals[i].samples.iter().map(|e| Event { loc, ..e.clone() }).collect();
-        let capacity = total + samples.len() + total / 16 + 16;
-        let mut res = Resolver::new(loc, capacity, self.opts.recv_begin, self.built.default_comm, samples);
+    /// Decodes the chunks of `f` into `res`, calling `between` after each
+    /// chunk (it returns false to stop: the result is then an empty state).
+    fn decode_into(
+        &self,
+        ctx: &LocCtx,
+        f: &EvtFile,
+        res: &mut Resolver,
+        between: &mut dyn FnMut(&mut Resolver) -> bool,
+    ) -> Result<DecState, Error> {
+        let nch = f.headers.len();
         let check = |k: usize, h: &ChunkHeader, got: u64, end: ChunkEnd| -> Result<(), Error> {
             let want = h.last_event.wrapping_sub(h.first_event).wrapping_add(1);
             let msg = if got != want {
@@ -447,60 +458,399 @@ impl Otf2Archive {
             } else {
                 return Ok(());
             };
-            Err(Error::corrupt(&path.display().to_string(), (k * cs) as u64, msg))
+            Err(Error::corrupt(&f.path.display().to_string(), (k * f.cs) as u64, msg))
         };
+        let mut st = DecState::new(ctx);
+        for (k, h) in f.headers.iter().enumerate() {
+            let before = st.records;
+            let end = if h.big_endian {
+                decode_chunk::<true, _>(ctx, f.chunk(k), &mut st, res)
+            } else {
+                decode_chunk::<false, _>(ctx, f.chunk(k), &mut st, res)
+            }
+            .map_err(|b| corrupt(&f.path, k * f.cs, b))?;
+            check(k, h, st.records - before, end)?;
+            if !between(res) {
+                return Ok(DecState::new(ctx));
+            }
+        }
+        Ok(st)
+    }
+
+    fn decode_location(&self, i: usize, prefault_output: bool) -> Result<Decoded, Error> {
+        let loc = i as LocId;
+        let Some(f) = self.open_evt(i)? else {
+            let events = self.samples(i);
+            return Ok((
+                LocationEvents { loc, events, skipped: BTreeMap::new(), records: 0 },
+                vec![],
+                vec![],
+            ));
+        };
+        let total = f.total;
+        let ctx = self.ctx(i, None);
+        let samples = self.samples(i);
+        let capacity = total + samples.len() + total / 16 + 16;
+        let mut res = Resolver::new(loc, capacity, self.opts.recv_begin, self.built.default_comm, samples);
 
         // With fewer locations than threads, a spare thread faults in the
         // output's pages while this one decodes: the page faults (the kernel
         // zeroing fresh memory) cost as much as the decoding. (Decoding the
         // chunks in parallel and joining them was measured slower: the join
         // copies every event, and faults in two buffers instead of one.)
-        let decode = |res: &mut Resolver| -> Result<DecState, Error> {
-            let mut st = DecState::new(&ctx);
-            for (k, h) in headers.iter().enumerate() {
-                let before = st.records;
-                let end = if h.big_endian {
-                    decode_chunk::<true, _>(&ctx, chunk(k), &mut st, res)
-                } else {
-                    decode_chunk::<false, _>(&ctx, chunk(k), &mut st, res)
-                }
-                .map_err(|b| corrupt(&path, k * cs, b))?;
-                check(k, h, st.records - before, end)?;
-            }
-            Ok(st)
-        };
         let st = if prefault_output && total >= 1 << 16 {
             let addr = res.events.as_ptr() as usize;
             let bytes = (total + total / 32).min(capacity) * std::mem::size_of::<Event>();
             rayon::scope(|s| {
                 s.spawn(move |_| prefault(addr, bytes));
-                decode(&mut res)
+                self.decode_into(&ctx, &f, &mut res, &mut |_| true)
             })?
         } else {
-            decode(&mut res)?
+            self.decode_into(&ctx, &f, &mut res, &mut |_| true)?
         };
         let (events, dropped, cancelled) = res.finish();
-        let mut skipped = BTreeMap::new();
-        for t in 0..256 {
-            if st.skipped[t] > 0 {
-                skipped.insert(event_name(t as u8), st.skipped[t]);
-            }
-            if st.no_comm[t] > 0 {
-                skipped.insert(format!("{} (undefined communicator)", event_name(t as u8)), st.no_comm[t]);
-            }
-        }
-        if dropped > 0 {
-            skipped.insert("MPI_COLLECTIVE_BEGIN (without MPI_COLLECTIVE_END)".into(), dropped);
-        }
-        if cancelled > 0 {
-            skipped.insert("MPI_IRECV_REQUEST (cancelled)".into(), cancelled);
-        }
+        let skipped = skipped_map(&st, dropped, cancelled);
         Ok((LocationEvents { loc, events, skipped, records: st.records }, st.creates, st.begins))
+    }
+
+    /// Where each thread was created: (contingent, sequence number) →
+    /// location of the THREAD_CREATE, the first location in location order
+    /// (as [`Otf2Archive::read_all`] resolves parents). A quick pass over the
+    /// events files that only parses record boundaries; a location whose file
+    /// cannot be read adds nothing (decoding it reports the error).
+    fn thread_creators(&self) -> Creators {
+        let found: Vec<Vec<(CommId, u64)>> = (0..self.location_count())
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|i| {
+                let mut creates = Vec::new();
+                if let Ok(Some(f)) = self.open_evt(i) {
+                    let ctx = self.ctx(i, None);
+                    for (k, h) in f.headers.iter().enumerate() {
+                        let r = if h.big_endian {
+                            scan_creates::<true>(&ctx, f.chunk(k), &mut creates)
+                        } else {
+                            scan_creates::<false>(&ctx, f.chunk(k), &mut creates)
+                        };
+                        if !matches!(r, Ok(ChunkEnd::Chunk)) {
+                            break;
+                        }
+                    }
+                }
+                creates
+            })
+            .collect();
+        let mut creators = Creators::new();
+        for (i, creates) in found.iter().enumerate() {
+            for &c in creates {
+                creators.entry(c).or_insert(i as LocId);
+            }
+        }
+        creators
+    }
+
+    /// Decodes every location and encodes its events into blocks of
+    /// `block_events` events (in the binary format, per location), calling
+    /// `emit` with each block in the order [`TraceWriter::write`] would give
+    /// them to the output when writing the events of [`Otf2Archive::read_all`]
+    /// location by location: location 0's blocks, then location 1's, ...,
+    /// each location's last block (possibly short) last;
+    /// [`TraceWriter::write_encoded`] takes them. `ThreadBegin` parents are
+    /// resolved when a location is a thread (`thread` > 0) of its process,
+    /// as by [`Otf2Archive::read_all`]; otherwise they stay `None`, as by
+    /// [`Otf2Archive::read_location`].
+    ///
+    /// Locations are decoded and encoded in parallel (one per thread of
+    /// rayon's pool, taken in location order), each keeping a window of a few
+    /// thousand decoded events: memory holds the encoded blocks not yet
+    /// emitted, which wait (up to [`STREAM_BUFFER`] bytes) while an earlier
+    /// location is being decoded. The first error in location order (of
+    /// decoding or of `emit`) is returned; nothing after it is emitted.
+    ///
+    /// [`TraceWriter::write`]: spoor_format::TraceWriter::write
+    /// [`TraceWriter::write_encoded`]: spoor_format::TraceWriter::write_encoded
+    pub fn for_each_block<E: From<Error>>(
+        &self,
+        block_events: usize,
+        emit: impl FnMut(LocId, BlockEncoder) -> Result<(), E>,
+    ) -> Result<StreamSummary, E> {
+        self.for_each_block_buffered(block_events, STREAM_BUFFER, emit)
+    }
+
+    /// [`Otf2Archive::for_each_block`], keeping at most about `buffer` bytes
+    /// of encoded blocks of later locations.
+    pub fn for_each_block_buffered<E: From<Error>>(
+        &self,
+        block_events: usize,
+        buffer: usize,
+        mut emit: impl FnMut(LocId, BlockEncoder) -> Result<(), E>,
+    ) -> Result<StreamSummary, E> {
+        let n = self.location_count();
+        let creators = if self.built.defs.locations.iter().any(|l| l.thread > 0) {
+            Some(self.thread_creators())
+        } else {
+            None
+        };
+        let creators = creators.as_ref();
+        let workers = rayon::current_num_threads().clamp(1, n.max(1));
+        let next = AtomicUsize::new(0);
+        let failed = AtomicUsize::new(usize::MAX);
+        let gate = Gate::new(buffer);
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let mut summary = StreamSummary::default();
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                let (tx, next, failed, gate) = (tx.clone(), &next, &failed, &gate);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n || i > failed.load(Ordering::Relaxed) || gate.aborted() {
+                        break;
+                    }
+                    let mut send = |blocks: Vec<BlockEncoder>| -> bool {
+                        let bytes = blocks.iter().map(|b| b.buf.len()).sum();
+                        gate.wait_room(i, bytes) && tx.send(Msg::Blocks(i, blocks, bytes)).is_ok()
+                    };
+                    let r = self.stream_location(i, block_events, creators, &mut send);
+                    if r.is_err() {
+                        failed.fetch_min(i, Ordering::Relaxed);
+                    }
+                    if tx.send(Msg::Done(i, r)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let r = self.emit_in_order(n, rx, &gate, &mut summary, &mut emit);
+            if r.is_err() {
+                gate.abort();
+            }
+            r
+        })?;
+        Ok(summary)
+    }
+
+    /// The receiving end of [`Otf2Archive::for_each_block`]: emits the blocks
+    /// of location `head` as they come, keeping those of later locations
+    /// until `head` is done.
+    fn emit_in_order<E: From<Error>>(
+        &self,
+        n: usize,
+        rx: mpsc::Receiver<Msg>,
+        gate: &Gate,
+        summary: &mut StreamSummary,
+        emit: &mut impl FnMut(LocId, BlockEncoder) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut waiting: Vec<Vec<(Vec<BlockEncoder>, usize)>> = (0..n).map(|_| Vec::new()).collect();
+        let mut done: Vec<Option<Result<LocSummary, Error>>> = (0..n).map(|_| None).collect();
+        let mut head = 0;
+        let mut put = |loc: usize, blocks: Vec<BlockEncoder>, bytes: usize| -> Result<(), E> {
+            for b in blocks {
+                if b.count > 0 {
+                    emit(loc as LocId, b)?;
+                }
+            }
+            gate.release(bytes);
+            Ok(())
+        };
+        while head < n {
+            let Ok(msg) = rx.recv() else {
+                // Every worker has stopped; only an abort makes them stop early.
+                break;
+            };
+            match msg {
+                Msg::Blocks(i, blocks, bytes) if i == head => put(i, blocks, bytes)?,
+                Msg::Blocks(i, blocks, bytes) => waiting[i].push((blocks, bytes)),
+                Msg::Done(i, r) => done[i] = Some(r),
+            }
+            while head < n {
+                let Some(r) = done[head].take() else { break };
+                let l = r?;
+                for (what, k) in l.skipped {
+                    *summary.skipped.entry(what).or_default() += k;
+                }
+                summary.records += l.records;
+                head += 1;
+                gate.set_head(head);
+                if head < n {
+                    for (blocks, bytes) in std::mem::take(&mut waiting[head]) {
+                        put(head, blocks, bytes)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes location `i` into blocks handed to `send` (a few at a time,
+    /// the last one possibly short); `send` returns false to stop.
+    fn stream_location(
+        &self,
+        i: usize,
+        block_events: usize,
+        creators: Option<&Creators>,
+        send: &mut dyn FnMut(Vec<BlockEncoder>) -> bool,
+    ) -> Result<LocSummary, Error> {
+        let loc = i as LocId;
+        let Some(f) = self.open_evt(i)? else {
+            // The samples as they were recorded, as read_location gives them.
+            let mut res =
+                Resolver::streaming(loc, block_events, WINDOW, false, self.built.default_comm, Vec::new());
+            res.put_final(&self.samples(i));
+            send(res.finish_streaming().0);
+            return Ok(LocSummary::default());
+        };
+        let ctx = self.ctx(i, creators);
+        let mut res = Resolver::streaming(
+            loc,
+            block_events,
+            WINDOW,
+            self.opts.recv_begin,
+            self.built.default_comm,
+            self.samples(i),
+        );
+        let mut stopped = false;
+        let st = self.decode_into(&ctx, &f, &mut res, &mut |res| {
+            let blocks = res.take_blocks();
+            stopped = !blocks.is_empty() && !send(blocks);
+            !stopped
+        })?;
+        if stopped {
+            return Ok(LocSummary::default());
+        }
+        drop(f);
+        let (blocks, dropped, cancelled) = res.finish_streaming();
+        send(blocks);
+        Ok(LocSummary { skipped: skipped_map(&st, dropped, cancelled), records: st.records })
     }
 }
 
 /// A location's events, with its THREAD_CREATE and THREAD_BEGIN keys.
 type Decoded = (LocationEvents, Vec<(CommId, u64)>, Vec<(CommId, u64)>);
+
+/// THREAD_CREATE locations by (contingent, sequence number).
+type Creators = HashMap<(CommId, u64), LocId>;
+
+/// What [`Otf2Archive::for_each_block`] read besides the events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamSummary {
+    /// Records not converted, by their otf2-print name, over all locations.
+    pub skipped: BTreeMap<String, u64>,
+    /// Event records read (converted or skipped).
+    pub records: u64,
+}
+
+/// How many bytes of encoded blocks [`Otf2Archive::for_each_block`] keeps
+/// for locations after the one being emitted before their decoding waits.
+pub const STREAM_BUFFER: usize = 64 << 20;
+
+#[derive(Default)]
+struct LocSummary {
+    skipped: BTreeMap<String, u64>,
+    records: u64,
+}
+
+/// From a streaming worker: encoded blocks of a location (and their bytes), or its end.
+enum Msg {
+    Blocks(usize, Vec<BlockEncoder>, usize),
+    Done(usize, Result<LocSummary, Error>),
+}
+
+/// Bounds the encoded blocks waiting: the location being emitted (`head`)
+/// never waits; others wait while `limit` bytes are waiting (but send when
+/// nothing is).
+struct Gate {
+    state: Mutex<GateState>,
+    cv: Condvar,
+    limit: usize,
+}
+
+#[derive(Default)]
+struct GateState {
+    head: usize,
+    bytes: usize,
+    aborted: bool,
+}
+
+impl Gate {
+    fn new(limit: usize) -> Self {
+        Gate { state: Mutex::default(), cv: Condvar::new(), limit }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until blocks of `bytes` of location `loc` may be sent; false if aborted.
+    fn wait_room(&self, loc: usize, bytes: usize) -> bool {
+        let mut g = self.lock();
+        while !g.aborted && loc != g.head && g.bytes > 0 && g.bytes + bytes > self.limit {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        g.bytes += bytes;
+        !g.aborted
+    }
+
+    fn release(&self, bytes: usize) {
+        self.lock().bytes -= bytes;
+        self.cv.notify_all();
+    }
+
+    fn set_head(&self, head: usize) {
+        self.lock().head = head;
+        self.cv.notify_all();
+    }
+
+    fn abort(&self) {
+        self.lock().aborted = true;
+        self.cv.notify_all();
+    }
+
+    fn aborted(&self) -> bool {
+        self.lock().aborted
+    }
+}
+
+/// A location's events file, mapped, with its checked chunk headers.
+struct EvtFile {
+    path: PathBuf,
+    map: Option<memmap2::Mmap>,
+    /// The chunk size.
+    cs: usize,
+    headers: Vec<ChunkHeader>,
+    /// Events announced by the chunk headers.
+    total: usize,
+}
+
+impl EvtFile {
+    fn data(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    fn chunk(&self, k: usize) -> &[u8] {
+        let d = self.data();
+        &d[k * self.cs..((k + 1) * self.cs).min(d.len())]
+    }
+}
+
+/// Skipped records by their otf2-print name.
+fn skipped_map(st: &DecState, dropped: u64, cancelled: u64) -> BTreeMap<String, u64> {
+    let mut skipped = BTreeMap::new();
+    for t in 0..256 {
+        if st.skipped[t] > 0 {
+            skipped.insert(event_name(t as u8), st.skipped[t]);
+        }
+        if st.no_comm[t] > 0 {
+            skipped.insert(format!("{} (undefined communicator)", event_name(t as u8)), st.no_comm[t]);
+        }
+    }
+    if dropped > 0 {
+        skipped.insert("MPI_COLLECTIVE_BEGIN (without MPI_COLLECTIVE_END)".into(), dropped);
+    }
+    if cancelled > 0 {
+        skipped.insert("MPI_IRECV_REQUEST (cancelled)".into(), cancelled);
+    }
+    skipped
+}
 
 /// Maps a file read-only (`None` for an empty file).
 fn map_file(file: &std::fs::File) -> std::io::Result<Option<memmap2::Mmap>> {
