@@ -9,7 +9,7 @@ fn read(clock: libc::clockid_t) -> i64 {
     if r != 0 {
         return 0;
     }
-    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
 /// Wall-clock time in nanoseconds since the Unix epoch.

@@ -115,16 +115,21 @@ fn threads_get_their_own_locations_and_memory_stays_bounded() {
     let rec = Recorder::start(cfg).unwrap();
     let work = rec.procedure("work");
     let per_thread = 5000;
-    std::thread::scope(|s| {
-        for _ in 0..3 {
+    // Joined (not scoped) threads: join returns once a thread's storage is destroyed,
+    // which is when it records thread_end and writes out its last block.
+    let handles: Vec<_> = (0..3)
+        .map(|_| {
             let rec = rec.clone();
-            s.spawn(move || {
+            std::thread::spawn(move || {
                 for _ in 0..per_thread {
                     let _g = rec.scope(work);
                 }
-            });
-        }
-    });
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
     let (events_before, blocks_before) = rec.written();
     // Each thread wrote full blocks while it ran, and its last one when it ended.
     assert!(blocks_before >= 3 * (2 * per_thread) / 1024, "{blocks_before} blocks");
