@@ -66,6 +66,9 @@ struct Args {
     /// thread, procedure, inclusive, message; `all`; or `none`.
     #[arg(long, value_name = "LEVELS", default_value = "process,procedure")]
     profile: String,
+    /// Rows per profile in the text form (0: all; CSV and JSON always have all).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    rows: usize,
     /// Print the path itself, arc by arc.
     #[arg(long)]
     path: bool,
@@ -154,6 +157,7 @@ fn main() {
         let path = cp::critical_path(&pag, &opts);
         let mut report = CpReport::new(&args.input, &pag, scope, window, &path);
         report.add_profiles(&pag, &path, &levels);
+        report.text_rows = args.rows;
         if args.zeroing {
             report.zeroing = Some(whatif::zeroing(&pag, &opts, &path, args.top));
         }

@@ -50,6 +50,9 @@ pub struct CpReport {
     pub near: Option<Vec<crate::near::NearPath>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Rows per profile in the text form (0: all); CSV and JSON have them all.
+    #[serde(skip)]
+    pub text_rows: usize,
 }
 
 impl CpReport {
@@ -75,6 +78,7 @@ impl CpReport {
             zeroing: None,
             near: None,
             notes: pag.notes.clone(),
+            text_rows: 0,
         }
     }
 
@@ -163,13 +167,24 @@ pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
         writeln!(out)?;
         writeln!(out, "critical-path profile by {}:", p.level)?;
         writeln!(out, "{:>14}  {:>6}  {}", "time", "share", p.level)?;
-        for row in &p.rows {
+        let shown = if r.text_rows == 0 { p.rows.len() } else { r.text_rows.min(p.rows.len()) };
+        for row in &p.rows[..shown] {
             writeln!(
                 out,
                 "{:>14}  {:>5.1}%  {}",
                 fmt_ns(row.time_ns),
                 share(row.time_ns, r.length_ns),
                 row.name
+            )?;
+        }
+        if shown < p.rows.len() {
+            let rest: i64 = p.rows[shown..].iter().map(|r| r.time_ns).sum();
+            writeln!(
+                out,
+                "{:>14}  {:>5.1}%  ... {} more (--rows 0 shows all)",
+                fmt_ns(rest),
+                share(rest, r.length_ns),
+                p.rows.len() - shown
             )?;
         }
     }
