@@ -5,7 +5,7 @@
 use anyhow::anyhow;
 use clap::{Parser, ValueEnum};
 use spoor_cli::Output;
-use spoor_report::{Format, Level, Metric, Options, Selection, TableKind};
+use spoor_report::{Format, Level, Metric, Options, Overlay, PathArc, Segment, Selection, TableKind};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,9 +84,42 @@ struct Args {
     /// Rows of the longest-transit message table.
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Draw the critical path (spoor-cp's, global scope, in this weight mode) over the
+    /// space-time diagram, the HTML report and the Chrome export. Needs an ordered trace
+    /// in a file (it is read twice).
+    #[arg(long, value_enum, value_name = "MODE")]
+    critical_path: Option<CpMode>,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CpMode {
+    Cpu,
+    Wall,
+}
+
+/// The critical path of the trace at `input` as a drawing for the report.
+fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
+    if input == "-" {
+        return Err(anyhow!("--critical-path reads the trace twice: give it a file, not standard input"));
+    }
+    let mode = match mode {
+        CpMode::Cpu => spoor_graph::Mode::Cpu,
+        CpMode::Wall => spoor_graph::Mode::Wall,
+    };
+    let pag = spoor_graph::file::load(input, mode, None, true)?;
+    let path = spoor_graph::critical_path(&pag, &spoor_graph::CpOptions::default());
+    let (segments, hops) = spoor_graph::cp::drawing(&pag, &path);
+    Ok(Overlay {
+        name: format!("critical path ({} mode)", mode.name()),
+        segments: segments.into_iter().map(|(loc, start, end)| Segment { loc, start, end }).collect(),
+        arcs: hops
+            .into_iter()
+            .map(|(from_loc, from_time, to_loc, to_time)| PathArc { from_loc, from_time, to_loc, to_time })
+            .collect(),
+    })
 }
 
 fn main() {
@@ -127,6 +160,7 @@ fn main() {
             spoor_report::Error::Format(f) => anyhow::Error::new(f),
             e => anyhow!(e),
         };
+        let overlay = args.critical_path.map(|m| critical_path_overlay(&args.input, m)).transpose()?;
         let mut out = Output::create(args.output.as_deref())?;
         let format = match args.format {
             Form::Chrome => {
@@ -137,8 +171,13 @@ fn main() {
                 }
                 // The export streams into the output as the trace is read.
                 let shared = Rc::new(RefCell::new(out));
-                spoor_report::analyze(&args.input, &opts, Some(Box::new(Shared(shared.clone()))), None)
-                    .map_err(lib)?;
+                spoor_report::analyze(
+                    &args.input,
+                    &opts,
+                    Some(Box::new(Shared(shared.clone()))),
+                    overlay.as_ref(),
+                )
+                .map_err(lib)?;
                 let out = Rc::try_unwrap(shared).map_err(|_| anyhow!("the export is still being written"))?;
                 return out.into_inner().commit();
             }
@@ -149,8 +188,8 @@ fn main() {
             Form::Html => Format::Html,
         };
         if args.compare.is_empty() {
-            let a = spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?;
-            spoor_report::render(&a, &sel, format, None, &mut out).map_err(lib)?;
+            let a = spoor_report::analyze(&args.input, &opts, None, overlay.as_ref()).map_err(lib)?;
+            spoor_report::render(&a, &sel, format, overlay.as_ref(), &mut out).map_err(lib)?;
         } else {
             let mut runs = vec![spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?];
             for r in &args.compare {

@@ -190,3 +190,29 @@ fn net_table_replaces_message_weights() {
     assert!(out.status.success());
     assert!(text(&out.stderr).contains("not monotone"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn spoor_report_draws_the_critical_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("ls.spoor");
+    std::fs::write(&trace, ordered("late-sender.txt")).unwrap();
+    let t = trace.to_str().unwrap();
+    let report = env!("CARGO_BIN_EXE_spoor-report");
+    let svg = Command::new(report)
+        .args([t, "-f", "svg", "-t", "spacetime", "--critical-path", "wall"])
+        .output()
+        .unwrap();
+    assert!(svg.status.success(), "{}", text(&svg.stderr));
+    let svg = text(&svg.stdout);
+    let overlay = &svg[svg.find(r#"<g class="overlay""#).expect("the path is drawn")..];
+    let overlay = &overlay[..overlay.find("</g>").unwrap()];
+    // Two messages (rank 0 to 1, 1 to 2) and the barrier (rank 2's begin to rank 1's end).
+    assert_eq!(overlay.matches(r#"class="arc""#).count(), 3, "{overlay}");
+    let chrome = Command::new(report).args([t, "-f", "chrome", "--critical-path", "cpu"]).output().unwrap();
+    assert!(chrome.status.success());
+    assert!(text(&chrome.stdout).contains("critical path (cpu mode)"));
+    let piped =
+        Command::new(report).args(["-", "--critical-path", "wall"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(piped.status.code(), Some(1));
+    assert!(text(&piped.stderr).contains("give it a file"), "{}", text(&piped.stderr));
+}

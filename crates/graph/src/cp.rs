@@ -280,3 +280,29 @@ pub fn scope_label(pag: &Pag, scope: Scope) -> String {
         Scope::Inter(a) => format!("inter-application {}", app(a).unwrap_or_default()),
     }
 }
+
+/// A path laid out in time for drawing: segments `(location, start, end)` of its local
+/// arcs and hops `(from location, from time, to location, to time)` of its remote arcs
+/// (a collective's hop runs from the begin that fed its virtual node), all in wall time.
+pub type Drawing = (Vec<(u32, i64, i64)>, Vec<(u32, i64, u32, i64)>);
+
+pub fn drawing(pag: &Pag, path: &CriticalPath) -> Drawing {
+    let (mut segments, mut hops) = (Vec::new(), Vec::new());
+    for (k, s) in path.steps.iter().enumerate() {
+        let i = s.node as usize;
+        match s.pred {
+            Pred::Source => segments.push((pag.loc[i], (pag.wall[i] - s.weight).max(pag.t0), pag.wall[i])),
+            Pred::Local(p) => segments.push((pag.loc[i], pag.wall[p as usize], pag.wall[i])),
+            Pred::Arc(a) => {
+                let mut from = pag.arc_from[a as usize];
+                if pag.loc[from as usize] == NONE && k > 0 {
+                    from = path.steps[k - 1].from(pag);
+                }
+                if pag.loc[i] != NONE && from != NONE && pag.loc[from as usize] != NONE {
+                    hops.push((pag.loc[from as usize], pag.wall[from as usize], pag.loc[i], pag.wall[i]));
+                }
+            }
+        }
+    }
+    (segments, hops)
+}
