@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("spoor-calibrate: being written");
+    std::process::exit(2);
+}

@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("spoor-gag: being written");
+    std::process::exit(2);
+}

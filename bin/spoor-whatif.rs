@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("spoor-whatif: being written");
+    std::process::exit(2);
+}

@@ -1,0 +1,22 @@
+//! What-if prediction over a Program Activity Graph (design.md: spoor-gag, spoor-whatif,
+//! spoor-calibrate; the LBF paper).
+//!
+//! - [`placement`]: which processes share a processor (formats/placement.md).
+//! - [`gag`]: process LBF, the Group Activity Graph of a placement, and NF (message arcs
+//!   from a communication-cost table).
+//! - [`procedure`]: procedure LBF (moving a procedure from the sending to the receiving
+//!   side of messages) beside critical-path zeroing.
+//! - [`scenario`]: sweeps of placements × networks × moves × zeroings
+//!   (formats/scenarios.md) and the search for a good placement.
+//! - [`calibrate`]: communication-cost tables measured on this host or fitted from a
+//!   trace's messages (formats/nettable.md).
+
+pub mod calibrate;
+pub mod gag;
+pub mod placement;
+pub mod procedure;
+pub mod scenario;
+pub mod search;
+
+pub use gag::{build_gag, predict, Costs, Prediction};
+pub use placement::{PlaceBy, Placement};

@@ -1,0 +1,146 @@
+//! Procedure LBF (the LBF paper's §4 and Figure 8): the predicted time if procedure F
+//! ran on the receiving side of the messages it now precedes on the sending side,
+//! beside critical-path zeroing of F (the paper's Figure 10).
+//!
+//! Figure 8 carries, with every message, the time F ran on the sender since the
+//! sender's previous inter-process event (`rmtF`), takes it off the sender's path and
+//! gives the receiver `max(Cs - rmtF, Cr + rmtF)` at the receive. Offline the same is a
+//! change of the PAG's local weights ([`move_weights`]): F's time in the segment before
+//! each send is taken off the sending location's arcs and put on the local arc into the
+//! receive (the wait before it, which weighs nothing in cpu mode); the longest path of
+//! the changed PAG is then the paper's value at every receive, with the message's
+//! transfer time added (`Cs - rmtF + transfer`). F's time in a segment that ends in any
+//! other inter-process event (a receive, a collective, a lock, a spawn) stays where it is,
+//! as the paper's conservative reset does. F's time is inclusive (F on the call stack),
+//! as the paper's entry and exit timers measure it.
+
+use crate::gag::{self, Costs};
+use crate::placement::Placement;
+use spoor_graph::pag::{ArcKind, Pag, NONE};
+use spoor_graph::{cp, CpOptions, Error, Mode, Result};
+use spoor_model::StrId;
+
+/// The weights after moving, and how much time moved.
+#[derive(Clone, Debug)]
+pub struct Moved {
+    pub weight: Vec<i64>,
+    /// F's time taken off senders and given to receivers.
+    pub moved_ns: i64,
+    /// Messages that carried some of F.
+    pub messages: u64,
+}
+
+/// The procedure named `name`, or an error naming the procedures the PAG has.
+pub fn procedure_id(pag: &Pag, name: &str) -> Result<StrId> {
+    let id = pag.defs.strings.lookup(name).filter(|id| pag.contexts.iter().any(|c| c.proc == *id));
+    id.ok_or_else(|| {
+        let mut names: Vec<String> = pag.contexts[1..].iter().map(|c| pag.proc_name(c.proc)).collect();
+        names.sort();
+        names.dedup();
+        Error::Usage(format!("no procedure named `{name}` in the trace; it has: {}", names.join(", ")))
+    })
+}
+
+/// The local weights of `pag` with procedure `proc` moved from the sending to the
+/// receiving side of every message.
+pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
+    // Per context: F is on its call stack.
+    let mut in_f = vec![false; pag.contexts.len()];
+    for c in 1..pag.contexts.len() {
+        let ctx = pag.contexts[c];
+        in_f[c] = ctx.proc == proc || (ctx.parent != NONE && in_f.get(ctx.parent as usize).copied().unwrap_or(false));
+    }
+    let mut origin = vec![0u8; pag.nodes()];
+    for a in 0..pag.arcs() {
+        let o = &mut origin[pag.arc_from[a] as usize];
+        *o |= if pag.arc_kind[a] == ArcKind::Message { 2 } else { 1 };
+    }
+    let locs = pag.defs.locations.len().max(pag.loc.iter().filter(|&&l| l != NONE).map(|&l| l as usize + 1).max().unwrap_or(0));
+    let mut seg: Vec<Vec<u32>> = vec![Vec::new(); locs];
+    let mut facc = vec![0i64; locs];
+    let mut carried = rustc_hash::FxHashMap::<u32, i64>::default();
+    let mut weight = pag.weight.clone();
+    let (mut moved_ns, mut messages) = (0i64, 0u64);
+    let mut cursor = 0usize;
+    for i in 0..pag.nodes() {
+        let start = cursor;
+        while cursor < pag.arcs() && pag.arc_to[cursor] as usize == i {
+            cursor += 1;
+        }
+        let l = pag.loc[i];
+        if l == NONE {
+            continue;
+        }
+        let l = l as usize;
+        if in_f[pag.ctx[i] as usize] && weight[i] > 0 {
+            seg[l].push(i as u32);
+            facc[l] += weight[i];
+        }
+        for a in start..cursor {
+            if pag.arc_kind[a] == ArcKind::Message {
+                if let Some(f) = carried.remove(&pag.arc_from[a]) {
+                    weight[i] += f;
+                }
+            }
+        }
+        let out = origin[i];
+        if out & 2 != 0 && facc[l] > 0 {
+            for &s in &seg[l] {
+                weight[s as usize] = 0;
+            }
+            carried.insert(i as u32, facc[l]);
+            moved_ns += facc[l];
+            messages += 1;
+        }
+        if out != 0 || cursor > start {
+            seg[l].clear();
+            facc[l] = 0;
+        }
+    }
+    Moved { weight, moved_ns, messages }
+}
+
+/// One procedure's what-if: moved (procedure LBF) and zeroed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ProcedureWhatIf {
+    pub procedure: String,
+    /// The cpu-mode critical path as measured.
+    pub original_ns: i64,
+    /// Procedure LBF: the critical path with the procedure moved.
+    pub moved_ns: i64,
+    /// F's time that moved.
+    pub time_moved_ns: i64,
+    /// Critical-path zeroing: the critical path with the procedure's exclusive time 0.
+    pub zeroed_ns: i64,
+}
+
+/// Procedure LBF and zeroing of `proc` with one processor per process (the paper's
+/// Figure 10), or on a placement when one is given.
+pub fn procedure_whatif(pag: &Pag, proc: StrId, place: Option<&Placement>) -> Result<ProcedureWhatIf> {
+    if pag.mode != Mode::Cpu {
+        return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
+    }
+    let m = move_weights(pag, proc);
+    let (original_ns, moved_ns, zeroed_ns) = match place {
+        None => {
+            let original = cp::length(pag, &CpOptions::default());
+            let zeroed = cp::length(pag, &CpOptions { zero: vec![proc], ..CpOptions::default() });
+            let mut moved = pag.clone();
+            moved.weight = m.weight.clone();
+            (original, cp::length(&moved, &CpOptions::default()), zeroed)
+        }
+        Some(p) => {
+            let base = gag::predict(pag, p, &Costs::default())?.time_ns;
+            let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..Costs::default() })?.time_ns;
+            let zeroed = gag::predict(pag, p, &Costs { zero: vec![proc], ..Costs::default() })?.time_ns;
+            (base, moved, zeroed)
+        }
+    };
+    Ok(ProcedureWhatIf {
+        procedure: pag.proc_name(proc),
+        original_ns,
+        moved_ns,
+        time_moved_ns: m.moved_ns,
+        zeroed_ns,
+    })
+}

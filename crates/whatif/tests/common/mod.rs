@@ -1,0 +1,54 @@
+//! Shared by the what-if tests: traces ordered in memory with spoor-order, synthetic
+//! workloads, PAGs.
+#![allow(dead_code)]
+
+use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
+use spoor_graph::{build, Mode, Pag};
+use spoor_model::Event;
+use spoor_order::order::{self, OrderOptions};
+use spoor_order::Input;
+use spoor_synth::Spec;
+
+pub fn testdata(rel: &str) -> String {
+    format!("{}/../../testdata/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn ordered_bytes(name: &str, bytes: Vec<u8>) -> Vec<u8> {
+    let input = Input::from_bytes(name, bytes);
+    let mut out = Vec::new();
+    order::order(&input, &mut out, &OrderOptions { block_events: 7 }).expect("spoor-order");
+    out
+}
+
+pub fn pag_of_bytes(name: &str, bytes: Vec<u8>, mode: Mode) -> Pag {
+    let ordered = ordered_bytes(name, bytes);
+    let r = TraceReader::from_bytes(name, ordered, ReadOptions::default()).expect("reader");
+    build::build(r, mode).expect("build")
+}
+
+pub fn pag_of_file(rel: &str, mode: Mode) -> Pag {
+    let path = testdata(rel);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    pag_of_bytes(&path, bytes, mode)
+}
+
+pub fn synth_bytes(spec: &Spec) -> Vec<u8> {
+    let mut events: Vec<Event> = Vec::new();
+    spoor_synth::generate(spec, &mut events).unwrap();
+    let defs = spoor_synth::definitions(spec);
+    let mut w = TraceWriter::new(Vec::new(), &defs, WriterOptions { block_events: 64, ..Default::default() })
+        .unwrap();
+    for e in &events {
+        w.write(e).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+pub fn synth_pag(spec: &Spec, mode: Mode) -> Pag {
+    pag_of_bytes("synth", synth_bytes(spec), mode)
+}
+
+/// Milliseconds as nanoseconds, exactly.
+pub fn ms(v: f64) -> i64 {
+    (v * 1e6).round() as i64
+}

@@ -1,0 +1,134 @@
+//! GAG, NF and procedure LBF cases worked out by hand (the headers of
+//! testdata/whatif/*.txt and testdata/cp/spa.txt).
+
+mod common;
+
+use common::{ms, pag_of_file};
+use spoor_graph::pag::NONE;
+use spoor_graph::{cp, CpOptions, Mode, NetTable};
+use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
+use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
+
+fn cpu_cp(pag: &spoor_graph::Pag) -> i64 {
+    cp::length(pag, &CpOptions::default())
+}
+
+#[test]
+fn figure1_groups_give_the_papers_epts() {
+    let pag = pag_of_file("whatif/figure1.txt", Mode::Cpu);
+    let place = Placement::parse_inline(&pag, "p1,p2;p3").unwrap();
+    let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+    assert_eq!(pred.time_ns, ms(8.0));
+    assert_eq!(cpu_cp(&gag), ms(8.0), "the GAG's critical path is the prediction");
+    // The EPT of every event, by group, in group order: (kind, group time).
+    let by_group = |g: u32| -> Vec<(&str, i64)> {
+        (0..gag.nodes())
+            .filter(|&i| gag.loc[i] == g)
+            .map(|i| (gag.kind_name(i as u32), gag.wall[i] - gag.t0))
+            .collect()
+    };
+    let g1 = by_group(0);
+    let start = g1.iter().find(|e| e.0 == "recv_begin").unwrap();
+    let end = g1.iter().find(|e| e.0 == "recv_end").unwrap();
+    let send = g1.iter().rfind(|e| e.0 == "send").unwrap();
+    assert_eq!((start.1, end.1, send.1), (ms(2.0), ms(8.0), ms(8.0)), "{g1:?}");
+    let g2 = by_group(1);
+    assert_eq!(
+        g2.iter().filter(|e| e.0.starts_with("recv")).map(|e| e.1).collect::<Vec<_>>(),
+        vec![ms(1.0), ms(1.0)],
+        "{g2:?}"
+    );
+    // Group order: every group's nodes are chained, times never fall along a chain.
+    for i in 0..gag.nodes() {
+        let p = gag.prev[i];
+        if p != NONE {
+            assert_eq!(gag.loc[p as usize], gag.loc[i]);
+            assert!(gag.wall[p as usize] <= gag.wall[i]);
+        }
+    }
+    // One processor per process: the cpu-mode critical path (7); all on one: 9.
+    assert_eq!(cpu_cp(&pag), ms(7.0));
+    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &Costs::default()).unwrap().time_ns, ms(7.0));
+    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &Costs::default()).unwrap().time_ns, ms(9.0));
+}
+
+#[test]
+fn spa_with_the_clients_on_one_processor() {
+    // Worked in testdata/whatif/spa-clients.md: 11.60 ms.
+    let pag = pag_of_file("cp/spa.txt", Mode::Cpu);
+    let place = Placement::parse_inline(&pag, "server;client1,client2,client3").unwrap();
+    let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+    assert_eq!(pred.time_ns, ms(11.60));
+    assert_eq!(cpu_cp(&gag), ms(11.60));
+    // The times of one kind of event on a processor (0: the server, 1: the clients).
+    let at = |group: u32, kind: &str| -> Vec<i64> {
+        (0..gag.nodes())
+            .filter(|&i| gag.loc[i] == group && gag.kind_name(i as u32) == kind)
+            .map(|i| gag.wall[i] - gag.t0)
+            .collect()
+    };
+    // Clients' sends at 3.00 (client1), 4.01 (client2), 4.52 (client3).
+    assert_eq!(at(1, "send"), vec![ms(3.0), ms(4.01), ms(4.52)]);
+    // Their receive ends: 5.20, 8.35, 11.50.
+    assert_eq!(at(1, "recv_end"), vec![ms(5.20), ms(8.35), ms(11.50)]);
+    // The server's receive ends: 3.05, 5.20, 8.35.
+    assert_eq!(at(0, "recv_end"), vec![ms(3.05), ms(5.20), ms(8.35)]);
+}
+
+#[test]
+fn spa_procedure_lbf_beside_zeroing() {
+    let pag = pag_of_file("cp/spa.txt", Mode::Cpu);
+    let b1 = procedure_id(&pag, "servBusy1").unwrap();
+    let b2 = procedure_id(&pag, "servBusy2").unwrap();
+    let r1 = procedure_whatif(&pag, b1, None).unwrap();
+    assert_eq!((r1.original_ns, r1.moved_ns, r1.zeroed_ns, r1.time_moved_ns), (ms(9.6), ms(7.95), ms(7.95), ms(2.0)));
+    let r2 = procedure_whatif(&pag, b2, None).unwrap();
+    assert_eq!((r2.moved_ns, r2.zeroed_ns, r2.time_moved_ns), (ms(5.11), ms(3.60), ms(6.0)));
+    // The move itself: servBusy2's 3 ms before each reply now weigh on the clients'
+    // receive ends; the server's arcs in servBusy2 weigh nothing.
+    let m = move_weights(&pag, b2);
+    assert_eq!(m.messages, 2);
+    let added: i64 = (0..pag.nodes()).filter(|&i| m.weight[i] > pag.weight[i]).map(|i| m.weight[i] - pag.weight[i]).sum();
+    assert_eq!(added, ms(6.0));
+    // Moving on the GAG with one processor per process is the same prediction.
+    let place = Placement::by(&pag, PlaceBy::Process);
+    assert_eq!(procedure_whatif(&pag, b2, Some(&place)).unwrap(), r2);
+    // Unknown procedures are refused with the names there are.
+    let e = procedure_id(&pag, "nope").unwrap_err().to_string();
+    assert!(e.contains("servBusy1") && e.contains("servBusy2"), "{e}");
+}
+
+#[test]
+fn nf_with_a_table_and_lbf_with_it() {
+    let pag = pag_of_file("whatif/figure1.txt", Mode::Cpu);
+    // 0.5 ms on one processor, 2 ms between processors, whatever the size.
+    let (net, w) = NetTable::parse("t", "bytes,local_ns,remote_ns\n0,500000,2000000\n").unwrap();
+    assert!(w.is_empty());
+    let costs = Costs { net: Some(&net), ..Costs::default() };
+    // One processor per process (NF alone): p1's endRecv at max(1, 7 + 2) = 9.
+    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &costs).unwrap().time_ns, ms(9.0));
+    // p1,p2;p3 (LBF and NF): the p2 -> p1 message is local: 8 + 0.5; p3's endRecv at
+    // max(1, 0 + 2) = 2.
+    let place = Placement::parse_inline(&pag, "p1,p2;p3").unwrap();
+    let (gag, pred) = build_gag(&pag, &place, &costs).unwrap();
+    assert_eq!(pred.time_ns, ms(8.5));
+    assert_eq!(cpu_cp(&gag), ms(8.5));
+    let p3_end = (0..gag.nodes()).filter(|&i| gag.loc[i] == 1).map(|i| gag.wall[i] - gag.t0).max().unwrap();
+    assert_eq!(p3_end, ms(2.0));
+}
+
+#[test]
+fn bad_placements_are_refused_with_the_names() {
+    let pag = pag_of_file("cp/spa.txt", Mode::Cpu);
+    let e = Placement::parse_inline(&pag, "server,clientX;client1,client2").unwrap_err().to_string();
+    assert!(e.contains("clientX") && e.contains("leaves out these processes: client3"), "{e}");
+    let e = Placement::parse_inline(&pag, "server,client1;client1,client2,client3").unwrap_err().to_string();
+    assert!(e.contains("more than once: client1"), "{e}");
+    let e = Placement::parse_file(&pag, "p.txt", "# two\nA: server, client1\n\n").unwrap_err().to_string();
+    assert!(e.starts_with("p.txt: ") && e.contains("client2, client3"), "{e}");
+    let e = Placement::parse_file(&pag, "p.txt", "A: server\nB:\n").unwrap_err().to_string();
+    assert!(e.contains("p.txt: line 2"), "{e}");
+    let ok = Placement::parse_file(&pag, "p.txt", "srv: server\nclients: client1, client2 # the rest\nclient3\n").unwrap();
+    assert_eq!(ok.names, vec!["srv", "clients", "cpu2"]);
+    assert_eq!(ok.group_of, vec![0, 1, 1, 2]);
+}
