@@ -198,7 +198,8 @@ impl<'a> Pass<'a> {
     pub(crate) fn forward(&self) -> (Vec<i64>, Option<usize>) {
         let g = self.pag;
         let n = g.nodes();
-        let mut dist = vec![NEG; n];
+        // Filled in order (every predecessor comes first), so never pre-filled.
+        let mut dist: Vec<i64> = Vec::with_capacity(n);
         let mut cursor = 0;
         let mut end: Option<usize> = None;
         for i in 0..n {
@@ -207,10 +208,11 @@ impl<'a> Pass<'a> {
                 cursor += 1;
             }
             if !self.node_ok(i) {
+                dist.push(NEG);
                 continue;
             }
             let (d, _) = self.relax(i, &dist, start..cursor);
-            dist[i] = d;
+            dist.push(d);
             if d > NEG && self.end_ok(i) && end.is_none_or(|e| d >= dist[e]) {
                 end = Some(i);
             }
