@@ -69,6 +69,10 @@ struct Args {
     /// No report on standard error.
     #[arg(short, long)]
     quiet: bool,
+    /// Replay the controlled logical clock over every event even where it provably
+    /// changes nothing (same output; for testing).
+    #[arg(long, hide = true)]
+    force_replay: bool,
 }
 
 fn into_anyhow(e: spoor_order::Error) -> anyhow::Error {
@@ -108,6 +112,7 @@ fn main() {
             gamma: args.gamma,
             max_drift: args.max_drift * 1e-6,
             block_events: args.block_events.max(1),
+            force_replay: args.force_replay,
         };
         let input = Input::open(&args.input).map_err(into_anyhow)?;
         let mut out = Output::create(args.output.as_deref())?;

@@ -256,6 +256,7 @@ fn put_opt(out: &mut Vec<u8>, v: Option<u32>) {
 }
 
 /// A count of items that each take at least one byte: it cannot exceed what is left.
+#[inline]
 fn count_of(c: &mut Cursor, what: &str) -> Result<usize, DecodeError> {
     let at = c.pos;
     let n = c.u64().want(c, what)?;
@@ -613,7 +614,7 @@ pub fn decode_block(
 }
 
 #[inline(always)]
-fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeError> {
+pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeError> {
     let u = |c: &mut Cursor, what: &str| c.u64().want(c, what);
     Ok(match code {
         0 => Kind::ProcessBegin { parent: opt_u32_of(c, "a parent location")? },

@@ -6,11 +6,12 @@
 
 pub mod binary;
 mod error;
+pub mod raw;
 pub mod reader;
 pub mod text;
 pub mod varint;
 pub mod writer;
 
 pub use error::{Error, ErrorKind};
-pub use reader::{Block, ReadOptions, SalvageReport, TraceReader};
+pub use reader::{Block, RawBlock, ReadOptions, SalvageReport, TraceReader};
 pub use writer::{TraceWriter, WriterOptions};

@@ -669,6 +669,25 @@ impl TraceReader {
         )
     }
 
+    /// Like [`TraceReader::par_fold_blocks_each`], but hands `decode` each block chunk
+    /// as it is in the input ([`RawBlock`]: its place, header and payload, CRC not yet
+    /// checked) instead of its events, so that it can decode only what it needs or
+    /// copy the block. Blocks of the text form go to `text` instead. Results reach
+    /// `each` in input order; salvaging skips blocks whose `decode` fails.
+    pub fn par_raw_blocks_each<T, D, X, C>(&mut self, decode: D, text: X, mut each: C) -> Result<(), Error>
+    where
+        T: Send,
+        D: Fn(&Definitions, RawBlock<'_>) -> Result<T, Error> + Sync,
+        X: Fn(&Definitions, Block) -> T,
+        C: FnMut(T) -> Result<(), Error>,
+    {
+        self.par_blocks(
+            |defs, name, offset, header, payload| decode(defs, RawBlock { name, offset, header, payload }),
+            &text,
+            &mut each,
+        )
+    }
+
     /// Runs `decode` on every remaining binary block (in parallel, results in input
     /// order), or `text` on every block of the text form.
     fn par_blocks<T, D, X>(
@@ -754,6 +773,34 @@ impl TraceReader {
             _ => self.defs,
         };
         Ok((defs, events))
+    }
+}
+
+/// A block chunk as it is in the input (see [`TraceReader::par_raw_blocks_each`]).
+#[derive(Clone, Copy)]
+pub struct RawBlock<'a> {
+    /// The input's name, for errors.
+    pub name: &'a str,
+    /// Byte offset of the chunk header.
+    pub offset: u64,
+    pub header: ChunkHeader,
+    pub payload: &'a [u8],
+}
+
+impl RawBlock<'_> {
+    /// Whether it is a multi-location block.
+    pub fn multi(&self) -> bool {
+        self.header.kind == chunk::MULTI_BLOCK
+    }
+
+    /// Checks the payload against the chunk's CRC-32.
+    pub fn check_crc(&self) -> Result<(), Error> {
+        check_crc(self.name, self.offset, self.header, self.payload)
+    }
+
+    /// A decoding problem of the payload as an error at its place in the input.
+    pub fn error(&self, e: DecodeError) -> Error {
+        at_payload(self.name, self.offset, e)
     }
 }
 

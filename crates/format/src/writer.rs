@@ -1,7 +1,8 @@
 //! Writes the binary trace format: header, definitions, blocks, index, end.
 
 use crate::binary::{self, chunk, flags, BlockEncoder, End, Header, IndexEntry};
-use spoor_model::{Definitions, Event};
+use crate::raw::EncodedBlock;
+use spoor_model::{Definitions, Event, LocId};
 use std::io::{self, Write};
 
 #[derive(Clone, Debug)]
@@ -165,6 +166,42 @@ impl<W: Write> TraceWriter<W> {
         }
         enc.clear();
         self.blocks[slot] = enc;
+        Ok(())
+    }
+
+    /// Whether [`TraceWriter::write_block`] would take a block of `count` events of
+    /// `loc` (`None`: a multi-location block) now, giving exactly the bytes that
+    /// writing its events one by one would give: the block is full (`block_events`
+    /// events), of the kind this writer writes, and the block it replaces is empty.
+    pub fn takes_block(&self, loc: Option<LocId>, count: u64) -> bool {
+        let slot = match (self.opts.global_order, loc) {
+            (true, None) => 0,
+            (false, Some(l)) if (l as usize) < self.location_count => l as usize,
+            _ => return false,
+        };
+        count > 0 && count == self.opts.block_events.max(1) as u64 && self.blocks[slot].count == 0
+    }
+
+    /// Writes a block encoded elsewhere (in parallel, or copied from an input whose
+    /// block is canonical, see [`crate::raw`]). Refused unless
+    /// [`TraceWriter::takes_block`] says so.
+    pub fn write_block(&mut self, b: &EncodedBlock) -> io::Result<()> {
+        if !self.takes_block(b.loc, b.count) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("a block of {} events of {:?} does not fit the writer's blocks now", b.count, b.loc),
+            ));
+        }
+        self.index.push(IndexEntry {
+            offset: self.offset,
+            loc: b.loc,
+            count: b.count,
+            min_wall: b.min_wall,
+            max_wall: b.max_wall,
+        });
+        let kind = if self.opts.global_order { chunk::MULTI_BLOCK } else { chunk::BLOCK };
+        self.write_chunk(kind, &b.payload)?;
+        self.events += b.count;
         Ok(())
     }
 

@@ -33,7 +33,7 @@ use crate::{Error, Result};
 use serde::Serialize;
 use spoor_format::binary::flags;
 use spoor_format::{TraceWriter, WriterOptions};
-use spoor_model::{Definitions, EventRef, LocId, ProcId};
+use spoor_model::{Definitions, Event, EventRef, LocId, ProcId};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::io::Write;
@@ -70,6 +70,9 @@ pub struct AlignOptions {
     pub max_drift: f64,
     /// Events per block of the output.
     pub block_events: usize,
+    /// Replay the controlled logical clock over every event even where it provably
+    /// changes nothing (the result is the same; for tests of that proof).
+    pub force_replay: bool,
 }
 
 impl Default for AlignOptions {
@@ -82,6 +85,7 @@ impl Default for AlignOptions {
             gamma: 0.99,
             max_drift: 1e-3,
             block_events: WriterOptions::default().block_events,
+            force_replay: false,
         }
     }
 }
@@ -232,6 +236,24 @@ impl ClockMap {
                 let o = own.theta(t);
                 o + then.theta(t.saturating_add(o.round() as i64))
             }
+        }
+    }
+
+    /// Whether [`ClockMap::apply`] leaves every time from `lo` to `hi` as it is: θ
+    /// rounds to 0 over the whole range. θ is monotonic (in floating point too) along a
+    /// line and along each piece of the samples, so its ends and the samples' corners
+    /// bound it. Chains are not looked into (`false`).
+    pub fn moves_none(&self, lo: i64, hi: i64) -> bool {
+        let zero = |t: i64| self.theta(t).abs() < 0.5;
+        match self {
+            ClockMap::Identity => true,
+            ClockMap::Linear(_) => zero(lo) && zero(hi),
+            ClockMap::Samples(s) => {
+                zero(lo)
+                    && zero(hi)
+                    && s.iter().filter(|&&(x, _)| x > lo && x <= hi).all(|&(x, _)| zero(x) && zero(x - 1))
+            }
+            ClockMap::Chain(..) => false,
         }
     }
 
@@ -548,6 +570,92 @@ fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations 
     v
 }
 
+/// [`violations_fast`] of the times the matching recorded (those of its records).
+fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
+    let mut v = Violations::default();
+    for m in &sync.messages {
+        if m.recv_wall < m.send_wall.saturating_add(min_latency) {
+            v.messages += 1;
+        }
+    }
+    for inst in &sync.instances {
+        for (m, need) in awaited_begins(inst).into_iter().enumerate() {
+            if need.is_some_and(|need| inst.members[m].end_wall < need.saturating_add(min_latency)) {
+                v.collectives += 1;
+            }
+        }
+    }
+    for h in &sync.handoffs {
+        if h.acquire_wall < h.release_wall {
+            v.locks += 1;
+        }
+    }
+    v
+}
+
+/// Per member of `inst`, the latest recorded begin its end waits for.
+fn awaited_begins(inst: &crate::matching::Instance) -> Vec<Option<i64>> {
+    let ms = &inst.members;
+    if inst.shape == Shape::AllToAll {
+        let mut top: [(i64, usize); 2] = [(i64::MIN, usize::MAX); 2];
+        for (j, mem) in ms.iter().enumerate() {
+            let b = mem.begin_wall;
+            if b > top[0].0 {
+                top[1] = top[0];
+                top[0] = (b, j);
+            } else if b > top[1].0 {
+                top[1] = (b, j);
+            }
+        }
+        return (0..ms.len())
+            .map(|m| {
+                let t = if top[0].1 == m { top[1] } else { top[0] };
+                (t.1 != usize::MAX).then_some(t.0)
+            })
+            .collect();
+    }
+    let mut prefix = i64::MIN;
+    (0..ms.len())
+        .map(|m| match inst.shape {
+            Shape::Prefix => {
+                let need = (m > 0).then_some(prefix);
+                prefix = prefix.max(ms[m].begin_wall);
+                need
+            }
+            Shape::OneToAll { root } => (m != root as usize).then(|| ms[root as usize].begin_wall),
+            Shape::AllToOne { root } if m != root as usize => None,
+            _ => (0..ms.len()).filter(|&j| inst.depends(m, j)).map(|j| ms[j].begin_wall).max(),
+        })
+        .collect()
+}
+
+/// Whether the controlled logical clock provably leaves every time as recorded (and
+/// finds no cycle): no spawns; every location's times sorted, spanning less than 2^53
+/// ns (so that γ·Δt never exceeds Δt in floating point); every receive, collective end
+/// and lock acquisition strictly later than what it waits for and no earlier than that
+/// plus its latency. Then, in any causal order, every event's forward time is its own
+/// (by induction: c(p) + γΔt ≤ t(e), and what it waits for is no later than t(e) − L);
+/// no interval is stretched, so the backward amortization moves nothing; and a cycle
+/// of happened-before would have to go forward in time around, so there is none.
+fn clc_is_identity(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
+    if !sync.spawns.is_empty() {
+        return false;
+    }
+    let span_ok = |r: &scan::WallRange| r.sorted && (r.max as i128 - r.min as i128) < (1i128 << 53);
+    if !scan.ranges.iter().flatten().all(span_ok) {
+        return false;
+    }
+    let after = |dst: i64, src: i64, lat: i64| dst > src && dst >= src.saturating_add(lat);
+    sync.messages.iter().all(|m| after(m.recv_wall, m.send_wall, min_latency))
+        && sync.handoffs.iter().all(|h| after(h.acquire_wall, h.release_wall, 0))
+        && sync.instances.iter().all(|inst| {
+            awaited_begins(inst)
+                .into_iter()
+                .enumerate()
+                .all(|(m, need)| need.is_none_or(|need| after(inst.members[m].end_wall, need, min_latency)))
+        })
+}
+
 // ---------------------------------------------------------------------------
 // Controlled logical clock
 // ---------------------------------------------------------------------------
@@ -780,9 +888,159 @@ fn amortize(t: &[i64], c: &mut [i64], caps: &[(u64, i64)]) {
 // The command
 // ---------------------------------------------------------------------------
 
+/// The numbers of an alignment, for its report.
+struct Counts {
+    messages: usize,
+    before: Violations,
+    after_offsets: Violations,
+    after: Violations,
+    released: usize,
+}
+
+/// The report of an alignment: `ends` are each location's first and last recorded
+/// times, `moved` the events the controlled logical clock moved and the largest move.
+fn make_report(
+    scan: &Scan,
+    opts: &AlignOptions,
+    maps: &[Option<Resolved>],
+    reference: Option<LocId>,
+    ends: &[(i64, i64)],
+    moved: &dyn Fn(usize) -> (u64, i64),
+    counts: Counts,
+) -> AlignReport {
+    let defs = &scan.defs;
+    let mut locations = Vec::new();
+    for (l, &(first, last)) in ends.iter().enumerate() {
+        let loc = l as LocId;
+        let res = proc_of(defs, loc).and_then(|p| maps[p as usize].as_ref());
+        let theta = |x: i64| res.map_or(0.0, |r| r.map.theta(x));
+        let (o0, o1) = (theta(first), theta(last));
+        let drift = if last != first { (o1 - o0) / (last as f64 - first as f64) * 1e6 } else { 0.0 };
+        let (moved, max) = moved(l);
+        locations.push(Correction {
+            location: loc,
+            name: defs.strings.get(defs.locations[l].name).unwrap_or("").to_owned(),
+            method: res.map_or("none", |r| r.method),
+            against: res.and_then(|r| r.against),
+            offset_start_ns: o0.round() as i64,
+            offset_end_ns: o1.round() as i64,
+            drift_ppm: drift,
+            clc_moved: moved,
+            clc_max_ns: max,
+        });
+    }
+    let unaligned: Vec<ProcId> = (0..defs.processes.len())
+        .filter(|&p| maps[p].is_none() && defs.locations.iter().any(|l| l.process as usize == p))
+        .map(|p| p as ProcId)
+        .collect();
+    AlignReport {
+        method: opts.method,
+        reference,
+        min_latency_ns: opts.min_latency,
+        events: scan.total_events(),
+        messages: counts.messages,
+        violations_before: counts.before,
+        violations_after_offsets: counts.after_offsets,
+        violations_after: counts.after,
+        locations,
+        unaligned,
+        released_spawns: counts.released,
+        defs: scan.defs.clone(),
+    }
+}
+
 /// Aligns `input` and writes it to `out` (flag ALIGNED, original times in `raw_wall`
 /// where they changed).
-pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<AlignReport> {
+pub fn align(input: &Input, opts: &AlignOptions, mut out: impl Write) -> Result<AlignReport> {
+    if !opts.force_replay {
+        if let Some(report) = align_untouched(input, opts, &mut out)? {
+            return Ok(report);
+        }
+    }
+    align_replay(input, opts, out)
+}
+
+/// The alignment of a trace whose times it provably leaves as they are: no offset
+/// moves an event ([`ClockMap::moves_none`]) and the controlled logical clock changes
+/// nothing ([`clc_is_identity`]). Decided from the synchronization records alone (no
+/// per-event times kept); the output is the input's blocks, copied where they are
+/// canonical. `None` (nothing written) when it does not apply.
+fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) -> Result<Option<AlignReport>> {
+    let mut scan = scan::scan(input, false)?;
+    let sync = matching::match_events_with(&scan.defs, &scan.records, false);
+    let (maps, reference) = clock_maps(&scan, &sync, opts)?;
+    let defs = &scan.defs;
+    for (l, r) in scan.ranges.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let map = proc_of(defs, l as LocId).and_then(|p| maps[p as usize].as_ref()).map(|r| &r.map);
+        if map.is_some_and(|m| !m.moves_none(r.min, r.max)) {
+            return Ok(None);
+        }
+    }
+    if opts.clc && !clc_is_identity(&scan, &sync, opts.min_latency) {
+        return Ok(None);
+    }
+    scan.records = Vec::new();
+    let v = violations_recorded(&sync, opts.min_latency);
+    let ends: Vec<(i64, i64)> = scan.ranges.iter().map(|r| r.map_or((0, 0), |r| (r.first, r.last))).collect();
+    let counts = Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0 };
+    let report = make_report(&scan, opts, &maps, reference, &ends, &|_| (0, 0), counts);
+    drop(sync);
+
+    let global = scan.flags & flags::GLOBAL_ORDER != 0;
+    let wopts = WriterOptions {
+        block_events: opts.block_events.max(1),
+        global_order: global,
+        index: true,
+        flags: (scan.flags & 0xffff_ffff) | flags::ALIGNED,
+    };
+    let full = wopts.block_events as u64;
+    let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
+    let mut reader = input.reader()?;
+    let seen = std::cell::RefCell::new(vec![0u64; scan.counts.len()]);
+    let more = |loc: LocId| {
+        Error::input(
+            input.name(),
+            format!("location {loc} has more events than the first reading counted: did the trace change?"),
+        )
+    };
+    let count = |loc: LocId, k: u64| -> Result<()> {
+        let mut seen = seen.borrow_mut();
+        match seen.get_mut(loc as usize) {
+            Some(c) if *c + k <= scan.counts[loc as usize] => {
+                *c += k;
+                Ok(())
+            }
+            _ => Err(more(loc)),
+        }
+    };
+    let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
+        count(ev.loc, 1)?;
+        w.write(&ev).map_err(Error::Write)
+    };
+    let mut copied_err = None;
+    let mut copied = |f: &spoor_format::raw::BlockFacts| {
+        if let Some(l) = f.loc {
+            if let Err(e) = count(l, f.count) {
+                copied_err.get_or_insert(e);
+            }
+        }
+    };
+    crate::passthrough::copy_through(&mut reader, &mut w, &|_| true, &mut each, &mut copied, full).map_err(
+        |e| match e {
+            Error::Format(f) => input.rename(f),
+            e => e,
+        },
+    )?;
+    if let Some(e) = copied_err {
+        return Err(e);
+    }
+    w.finish().map_err(Error::Write)?;
+    Ok(Some(report))
+}
+
+/// Aligns `input` replaying the controlled logical clock over every event.
+fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<AlignReport> {
     let mut scan = scan::scan(input, true)?;
     let raw = std::mem::take(&mut scan.walls);
     let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
@@ -831,14 +1089,7 @@ pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<Alig
     let after = violations_fast(&sync, clc.as_ref().unwrap_or(&t1), opts.min_latency);
 
     // The report.
-    let defs = &scan.defs;
-    let mut locations = Vec::new();
-    for (l, &(first, last)) in ends.iter().enumerate() {
-        let loc = l as LocId;
-        let res = proc_of(defs, loc).and_then(|p| maps[p as usize].as_ref());
-        let theta = |x: i64| res.map_or(0.0, |r| r.map.theta(x));
-        let (o0, o1) = (theta(first), theta(last));
-        let drift = if last != first { (o1 - o0) / (last as f64 - first as f64) * 1e6 } else { 0.0 };
+    let moved = |l: usize| {
         let mut moved = 0;
         let mut max = 0i64;
         for (a, b) in t1[l].iter().zip(&clc.as_ref().unwrap_or(&t1)[l]) {
@@ -847,36 +1098,10 @@ pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<Alig
                 max = max.max(b.saturating_sub(*a).saturating_abs());
             }
         }
-        locations.push(Correction {
-            location: loc,
-            name: defs.strings.get(defs.locations[l].name).unwrap_or("").to_owned(),
-            method: res.map_or("none", |r| r.method),
-            against: res.and_then(|r| r.against),
-            offset_start_ns: o0.round() as i64,
-            offset_end_ns: o1.round() as i64,
-            drift_ppm: drift,
-            clc_moved: moved,
-            clc_max_ns: max,
-        });
-    }
-    let unaligned: Vec<ProcId> = (0..defs.processes.len())
-        .filter(|&p| maps[p].is_none() && defs.locations.iter().any(|l| l.process as usize == p))
-        .map(|p| p as ProcId)
-        .collect();
-    let report = AlignReport {
-        method: opts.method,
-        reference,
-        min_latency_ns: opts.min_latency,
-        events: scan.total_events(),
-        messages: sync.messages.len(),
-        violations_before: before,
-        violations_after_offsets: after_offsets,
-        violations_after: after,
-        locations,
-        unaligned,
-        released_spawns: released,
-        defs: scan.defs.clone(),
+        (moved, max)
     };
+    let counts = Counts { messages: sync.messages.len(), before, after_offsets, after, released };
+    let report = make_report(&scan, opts, &maps, reference, &ends, &moved, counts);
 
     // The second pass: the same events with their new times.
     let global = scan.flags & flags::GLOBAL_ORDER != 0;

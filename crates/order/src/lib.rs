@@ -19,6 +19,7 @@ pub mod input;
 pub mod matching;
 pub mod merge;
 pub mod order;
+mod passthrough;
 pub mod replay;
 pub mod scan;
 

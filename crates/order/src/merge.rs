@@ -352,9 +352,14 @@ impl Source {
 }
 
 /// Merges `inputs` into one trace written to `out`.
-pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, out: impl Write) -> Result<MergeSummary> {
+pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) -> Result<MergeSummary> {
     if inputs.is_empty() {
         return Err(Error::Usage("no input to merge".into()));
+    }
+    if let [one] = inputs {
+        if let Some(summary) = merge_single(one, opts, &mut out)? {
+            return Ok(summary);
+        }
     }
     std::thread::scope(|scope| {
         let mut rxs = Vec::new();
@@ -523,6 +528,71 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, out: impl Write) -> Res
             .collect();
         Ok(MergeSummary { defs: uni.defs, inputs: inputs.len(), events, shifts, warnings: uni.warnings })
     })
+}
+
+/// The merge of a single memory-mapped binary trace whose ids the unified definitions
+/// keep (the usual case: one trace, or per-location blocks merged already). Its order
+/// is the output's, so every full canonical block is copied instead of encoded again;
+/// the output is byte for byte that of the general merge. `None` when it does not
+/// apply (then the general merge runs, and reports any error).
+fn merge_single<W: Write>(
+    inp: &MergeInput,
+    opts: &MergeOptions,
+    out: &mut W,
+) -> Result<Option<MergeSummary>> {
+    if inp.path == "-" {
+        return Ok(None);
+    }
+    let Ok(mut r) = TraceReader::open(&inp.path, ReadOptions::default()) else { return Ok(None) };
+    // Only a mapped file has its end (and final definitions) at hand when opened.
+    if r.header().is_none() || r.end().is_none() {
+        return Ok(None);
+    }
+    let file = inp.path.clone();
+    let defs = r.defs().clone();
+    let mut uni = Unifier::default();
+    let Ok(map) = uni.add(&file, &defs, inp.app.as_deref()) else { return Ok(None) };
+    let identity = |v: &[u32]| v.iter().enumerate().all(|(i, &x)| x as usize == i);
+    if !(identity(&map.strings) && identity(&map.locs) && identity(&map.comms) && identity(&map.metrics)) {
+        return Ok(None);
+    }
+    if opts.compare.iter().any(|name| !uni.apps.contains_key(name)) {
+        return Ok(None);
+    }
+    // One input: every application starts with the others, so nothing is shifted.
+    let fl = r.header().map_or(0, |h| h.flags);
+    let wopts = WriterOptions {
+        block_events: opts.block_events.max(1),
+        global_order: false,
+        index: true,
+        flags: (fl & flags::ALIGNED) | (fl & flags::MATCHED),
+    };
+    let full = wopts.block_events as u64;
+    let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
+    // Events seen per location, copied blocks included (for messages).
+    let seen = std::cell::RefCell::new(vec![0u64; defs.locations.len()]);
+    let keep = |ev: &Event| remap(&file, &defs, &map, ev.clone(), 0).is_ok();
+    let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
+        let index = {
+            let mut seen = seen.borrow_mut();
+            let i = seen.get(ev.loc as usize).copied().unwrap_or(0);
+            if let Some(c) = seen.get_mut(ev.loc as usize) {
+                *c += 1;
+            }
+            i
+        };
+        let ev = remap(&file, &defs, &map, ev, index)?;
+        w.write(&ev).map_err(Error::Write)
+    };
+    let mut copied = |f: &spoor_format::raw::BlockFacts| {
+        if let Some(c) = f.loc.and_then(|l| seen.borrow_mut().get(l as usize).copied()) {
+            seen.borrow_mut()[f.loc.unwrap_or(0) as usize] = c + f.count;
+        }
+    };
+    let events = crate::passthrough::copy_through(&mut r, &mut w, &keep, &mut each, &mut copied, full)?;
+    w.finish().map_err(Error::Write)?;
+    let shifts = uni.defs.apps.iter().map(|a| (uni.defs.strings.name(a.name).into_owned(), 0)).collect();
+    Ok(Some(MergeSummary { defs: uni.defs, inputs: 1, events, shifts, warnings: uni.warnings }))
 }
 
 /// `ev` of an input, in the output's ids. `index` is its position among its location's

@@ -162,6 +162,44 @@ pub struct Scan {
     pub records: Vec<Vec<Record>>,
     /// Per location, the wall time of every event (empty unless asked for).
     pub walls: Vec<Vec<i64>>,
+    /// Per location, its first, last, smallest and largest wall time (`None`: no events).
+    pub ranges: Vec<Option<WallRange>>,
+}
+
+/// What the first pass learned of a location's wall times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WallRange {
+    pub first: i64,
+    pub last: i64,
+    pub min: i64,
+    pub max: i64,
+    /// No event is earlier than the one before it.
+    pub sorted: bool,
+}
+
+impl WallRange {
+    fn new(w: i64) -> Self {
+        WallRange { first: w, last: w, min: w, max: w, sorted: true }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, w: i64) {
+        self.sorted &= w >= self.last;
+        self.last = w;
+        self.min = self.min.min(w);
+        self.max = self.max.max(w);
+    }
+
+    /// This range followed by `o`.
+    fn then(self, o: WallRange) -> WallRange {
+        WallRange {
+            first: self.first,
+            last: o.last,
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+            sorted: self.sorted && o.sorted && o.first >= self.last,
+        }
+    }
 }
 
 impl Scan {
@@ -179,6 +217,8 @@ struct Part {
     recs: Vec<(u32, u64, i64, Rec)>,
     /// Per slot, the wall times (when asked for).
     walls: Vec<Vec<i64>>,
+    /// Per slot, the range of its wall times.
+    ranges: Vec<WallRange>,
     slot_of: HashMap<LocId, u32>,
     last: Option<(LocId, u32)>,
 }
@@ -192,6 +232,7 @@ impl Part {
                     Some(&s) => s,
                     None => {
                         self.locs.push((ev.loc, 0));
+                        self.ranges.push(WallRange::new(ev.wall));
                         if want_walls {
                             self.walls.push(Vec::new());
                         }
@@ -205,6 +246,7 @@ impl Part {
             }
         };
         let pos = self.locs[slot as usize].1;
+        self.ranges[slot as usize].push(ev.wall);
         self.locs[slot as usize].1 += 1;
         if want_walls {
             self.walls[slot as usize].push(ev.wall);
@@ -232,6 +274,7 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
         counts: vec![0; n],
         records: vec![Vec::new(); n],
         walls: if walls { vec![Vec::new(); n] } else { Vec::new() },
+        ranges: vec![None; n],
         defs,
     };
     // Exact sizes first, so that the merge neither doubles nor copies vectors.
@@ -257,13 +300,14 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     }
     for part in parts {
         let mut base = Vec::with_capacity(part.locs.len());
-        for &(loc, count) in &part.locs {
+        for (&(loc, count), &r) in part.locs.iter().zip(&part.ranges) {
             let l = loc as usize;
             if l >= n {
                 return Err(Error::input(&s.name, format!("events of location {loc}, which is not defined")));
             }
             base.push(s.counts[l]);
             s.counts[l] += count;
+            s.ranges[l] = Some(s.ranges[l].map_or(r, |x| x.then(r)));
         }
         for (slot, pos, wall, rec) in part.recs {
             let loc = part.locs[slot as usize].0;

@@ -1,0 +1,404 @@
+//! Blocks as whole pieces: encoding a block's events outside a writer (so that blocks
+//! can be encoded in parallel), and decoding a block while finding out whether
+//! encoding its events again would give back the very same bytes (so that a program
+//! that does not change a block may copy it instead of encoding it again).
+//!
+//! [`crate::TraceWriter::write_block`] takes such a block; together with
+//! [`crate::TraceWriter::takes_block`] the output is byte for byte what writing the
+//! events one by one would have given.
+
+use crate::binary::{ann, decode_kind, head, BlockEncoder, BlockPrefix, DecodeError};
+use crate::varint::{put_u64, zigzag, Cursor, VarintError};
+use spoor_model::*;
+
+/// A block payload ready to be written as one chunk, with what the index says of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EncodedBlock {
+    /// The location of a single-location block; `None` for a multi-location block.
+    pub loc: Option<LocId>,
+    pub count: u64,
+    pub min_wall: i64,
+    pub max_wall: i64,
+    /// The whole payload: location (single-location blocks), event count, events.
+    pub payload: Vec<u8>,
+}
+
+/// Encodes `events` as one block, exactly as [`crate::TraceWriter`] encodes a block
+/// holding them: a multi-location block when `multi`, else a block of the location of
+/// the first event (every event must be of that location).
+pub fn encode_block(events: &[Event], multi: bool) -> EncodedBlock {
+    let mut enc = BlockEncoder::default();
+    for ev in events {
+        enc.push(ev, multi);
+    }
+    let loc = if multi { None } else { events.first().map(|e| e.loc) };
+    let mut payload = Vec::with_capacity(enc.buf.len() + 12);
+    if let Some(l) = loc {
+        put_u64(&mut payload, l as u64);
+    }
+    put_u64(&mut payload, enc.count);
+    payload.extend_from_slice(&enc.buf);
+    EncodedBlock {
+        loc,
+        count: enc.count,
+        min_wall: if enc.count > 0 { enc.min_wall } else { 0 },
+        max_wall: if enc.count > 0 { enc.max_wall } else { 0 },
+        payload,
+    }
+}
+
+/// The bytes of `v` as a varint.
+#[inline(always)]
+fn vlen(v: u64) -> usize {
+    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+}
+
+#[inline(always)]
+fn opt_len(v: Option<u32>) -> usize {
+    vlen(v.map_or(0, |v| v as u64 + 1))
+}
+
+/// The bytes the encoder writes for the payload of `k`.
+fn kind_len(k: &Kind) -> usize {
+    let v = |x: u64| vlen(x);
+    match *k {
+        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => opt_len(parent),
+        Kind::ProcessEnd | Kind::ThreadEnd => 0,
+        Kind::Enter { proc: id } | Kind::Leave { proc: id } => v(id as u64),
+        Kind::PhaseBegin { name: id } | Kind::PhaseEnd { name: id } => v(id as u64),
+        Kind::Send { to, comm, tag, bytes } => v(to as u64) + v(comm as u64) + v(tag as u64) + v(bytes),
+        Kind::RecvBegin { from, comm, tag } => opt_len(from) + v(comm as u64) + opt_len(tag),
+        Kind::RecvEnd { from, comm, tag, bytes } => {
+            v(from as u64) + v(comm as u64) + v(tag as u64) + v(bytes)
+        }
+        Kind::Isend { to, comm, tag, bytes, request } => {
+            v(to as u64) + v(comm as u64) + v(tag as u64) + v(bytes) + v(request)
+        }
+        Kind::IsendComplete { request } => v(request),
+        Kind::IrecvRequest { from, comm, tag, request } => {
+            opt_len(from) + v(comm as u64) + opt_len(tag) + v(request)
+        }
+        Kind::IrecvComplete { request, from, comm, tag, bytes } => {
+            v(request) + v(from as u64) + v(comm as u64) + v(tag as u64) + v(bytes)
+        }
+        Kind::CollBegin { comm, .. } => 1 + v(comm as u64),
+        Kind::CollEnd { comm, root, sent, received, .. } => {
+            1 + v(comm as u64) + opt_len(root) + v(sent) + v(received)
+        }
+        Kind::LockRequest { lock } | Kind::LockAcquire { lock } | Kind::LockRelease { lock } => v(lock),
+        Kind::Metric { metric, .. } => v(metric as u64) + 8,
+        Kind::ClockOffset { reference, offset, error } => v(reference as u64) + v(zigzag(offset)) + v(error),
+    }
+}
+
+/// The bytes the encoder writes for the annotations of `ev` (count included).
+fn annotations_len(ev: &Event) -> usize {
+    let a = &ev.ann;
+    let item = |tag: u64, body: usize| vlen(tag) + vlen(body as u64) + body;
+    let mut n = 0;
+    let mut len = 0;
+    if let Some(p) = a.partner {
+        n += 1;
+        len += item(ann::PARTNER, vlen(p.loc as u64) + vlen(p.index));
+    }
+    if let Some(l) = a.lamport {
+        n += 1;
+        len += item(ann::LAMPORT, vlen(l));
+    }
+    if let Some(r) = a.raw_wall {
+        n += 1;
+        len += item(ann::RAW_WALL, vlen(zigzag(r.wrapping_sub(ev.wall))));
+    }
+    vlen(n) + len
+}
+
+fn want<T>(r: Result<T, VarintError>, c: &Cursor, what: &str) -> Result<T, DecodeError> {
+    r.map_err(|e| DecodeError {
+        offset: c.pos,
+        message: match e {
+            VarintError::Truncated => format!("expected {what}, found the end of the chunk"),
+            VarintError::Overflow => format!("expected {what}, found a varint longer than 64 bits"),
+        },
+    })
+}
+
+fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
+    let at = c.pos;
+    let v = want(c.u64(), c, what)?;
+    u32::try_from(v).map_err(|_| DecodeError {
+        offset: at,
+        message: format!("expected {what} (at most 2^32-1), found {v}"),
+    })
+}
+
+/// Decodes annotations as `binary::decode_annotations` does; returns whether their
+/// tags come in the order the encoder writes them, each once and each known.
+fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, DecodeError> {
+    let at = c.pos;
+    let n = want(c.u64(), c, "the number of annotations")?;
+    if n > c.remaining() as u64 {
+        return Err(DecodeError {
+            offset: at,
+            message: format!("the number of annotations is {n}, but only {} bytes remain", c.remaining()),
+        });
+    }
+    let mut ordered = true;
+    let mut last_tag = 0u64;
+    for _ in 0..n {
+        let tag = want(c.u64(), c, "an annotation tag")?;
+        let lat = c.pos;
+        let len = want(c.u64(), c, "an annotation length")?;
+        if len > c.remaining() as u64 {
+            return Err(DecodeError {
+                offset: lat,
+                message: format!("an annotation length is {len}, but only {} bytes remain", c.remaining()),
+            });
+        }
+        let len = len as usize;
+        let at = c.pos;
+        let body = want(c.bytes(len), c, "an annotation")?;
+        let mut b = Cursor::new(body);
+        let bad = |what: &str| DecodeError {
+            offset: at,
+            message: format!("expected {what} in a {len}-byte annotation"),
+        };
+        ordered &= tag > last_tag && (ann::PARTNER..=ann::RAW_WALL).contains(&tag);
+        last_tag = tag;
+        match tag {
+            ann::PARTNER => {
+                let loc = b.u64().map_err(|_| bad("a partner location"))?;
+                let index = b.u64().map_err(|_| bad("a partner index"))?;
+                let loc = u32::try_from(loc).map_err(|_| bad("a partner location below 2^32"))?;
+                ev.ann.partner = Some(EventRef { loc, index });
+            }
+            ann::LAMPORT => ev.ann.lamport = Some(b.u64().map_err(|_| bad("a Lamport clock"))?),
+            ann::RAW_WALL => {
+                ev.ann.raw_wall =
+                    Some(ev.wall.wrapping_add(b.i64().map_err(|_| bad("a raw wall-time delta"))?))
+            }
+            _ => {}
+        }
+        // Bytes after the known body are dropped by an encoder.
+        ordered &= b.remaining() == 0;
+    }
+    Ok(ordered)
+}
+
+/// What [`decode_block_canonical`] found out about a block besides its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockFacts {
+    pub loc: Option<LocId>,
+    pub count: u64,
+    /// The smallest and largest wall time (0 and 0 for an empty block).
+    pub min_wall: i64,
+    pub max_wall: i64,
+    /// Encoding the decoded events again as one block of the same kind gives back
+    /// exactly the payload (every varint minimal, CPU modes and annotations as the
+    /// encoder writes them).
+    pub canonical: bool,
+}
+
+/// Decodes a block payload exactly as [`crate::binary::decode_block`] does (the same
+/// events, the same errors), and also says whether the payload is canonical.
+pub fn decode_block_canonical(
+    payload: &[u8],
+    multi: bool,
+    loc_count: usize,
+    mut f: impl FnMut(Event),
+) -> Result<BlockFacts, DecodeError> {
+    let mut cur = Cursor::new(payload);
+    let c = &mut cur;
+    let block_loc = if multi {
+        None
+    } else {
+        let at = c.pos;
+        let l = u32_of(c, "the block's location")?;
+        if l as usize >= loc_count {
+            return Err(DecodeError {
+                offset: at,
+                message: format!("block names location {l}, but {loc_count} locations are defined"),
+            });
+        }
+        Some(l)
+    };
+    let at = c.pos;
+    let count = want(c.u64(), c, "the block's event count")?;
+    if count > (c.remaining() / 2) as u64 {
+        return Err(DecodeError {
+            offset: at,
+            message: format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
+        });
+    }
+    let mut canonical = c.pos == block_loc.map_or(0, |l| vlen(l as u64)) + vlen(count);
+    let mut wall: i64 = 0;
+    let mut cpu: i64 = 0;
+    let (mut lo, mut hi) = (0i64, 0i64);
+    for i in 0..count {
+        let start = c.pos;
+        let h = want(c.u8(), c, "an event")?;
+        let code = h & head::KIND_MASK;
+        let loc = match block_loc {
+            Some(l) => l,
+            None => {
+                let at = c.pos;
+                let l = u32_of(c, "the event's location")?;
+                if l as usize >= loc_count {
+                    return Err(DecodeError {
+                        offset: at,
+                        message: format!("event names location {l}, but {loc_count} locations are defined"),
+                    });
+                }
+                l
+            }
+        };
+        let dw = want(c.i64(), c, "a wall-time delta")?;
+        wall = wall.wrapping_add(dw);
+        let mode = (h >> head::CPU_SHIFT) & 3;
+        let prev_cpu = cpu;
+        let ev_cpu = match mode {
+            head::CPU_NONE => None,
+            head::CPU_SAME_AS_WALL => {
+                cpu = cpu.wrapping_add(dw);
+                Some(cpu)
+            }
+            head::CPU_DELTA => {
+                cpu = cpu.wrapping_add(want(c.i64(), c, "a CPU-time delta")?);
+                Some(cpu)
+            }
+            _ => Some(cpu),
+        };
+        let kind = decode_kind(c, code, start)?;
+        let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
+        if h & head::ANNOTATED != 0 {
+            canonical &= decode_annotations_ordered(c, &mut ev)?;
+        }
+        if canonical {
+            // The head and length the encoder would write.
+            let (cmode, dc) = match ev.cpu {
+                None => (head::CPU_NONE, 0),
+                Some(x) => {
+                    let dc = x.wrapping_sub(prev_cpu);
+                    if dc == 0 {
+                        (head::CPU_UNCHANGED, 0)
+                    } else if dc == dw {
+                        (head::CPU_SAME_AS_WALL, 0)
+                    } else {
+                        (head::CPU_DELTA, dc)
+                    }
+                }
+            };
+            let annotated = !ev.ann.is_empty();
+            let chead = code | (cmode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 };
+            let mut len = 1 + vlen(zigzag(dw)) + kind_len(&ev.kind);
+            if block_loc.is_none() {
+                len += vlen(loc as u64);
+            }
+            if cmode == head::CPU_DELTA {
+                len += vlen(zigzag(dc));
+            }
+            if annotated {
+                len += annotations_len(&ev);
+            }
+            canonical = chead == h && len == c.pos - start;
+        }
+        if i == 0 {
+            (lo, hi) = (wall, wall);
+        } else {
+            lo = lo.min(wall);
+            hi = hi.max(wall);
+        }
+        f(ev);
+    }
+    if c.remaining() != 0 {
+        return Err(DecodeError {
+            offset: c.pos,
+            message: format!(
+                "expected the end of the block after {count} events, found {} more bytes",
+                c.remaining()
+            ),
+        });
+    }
+    let _ = BlockPrefix { loc: block_loc, count };
+    Ok(BlockFacts { loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::decode_block;
+
+    fn events() -> Vec<Event> {
+        let mut v = vec![
+            Event::new(3, 100, Some(50), Kind::Enter { proc: 2 }),
+            Event::new(3, 90, Some(40), Kind::Send { to: 1, comm: 0, tag: 7, bytes: 1 << 20 }),
+            Event::new(3, 200, Some(140), Kind::RecvBegin { from: None, comm: 0, tag: Some(3) }),
+            Event::new(3, 200, Some(140), Kind::Metric { metric: 0, value: f64::NAN }),
+            Event::new(
+                3,
+                300,
+                None,
+                Kind::CollEnd { op: CollOp::Bcast, comm: 0, root: Some(0), sent: 0, received: 9 },
+            ),
+            Event::new(3, 1 << 40, Some(1 << 41), Kind::ClockOffset { reference: 0, offset: -5, error: 3 }),
+        ];
+        v[1].ann.partner = Some(EventRef { loc: 1, index: 200 });
+        v[1].ann.lamport = Some(7);
+        v[2].ann.raw_wall = Some(-3);
+        v
+    }
+
+    #[test]
+    fn encoded_blocks_decode_canonical() {
+        for multi in [false, true] {
+            let evs = events();
+            let b = encode_block(&evs, multi);
+            let mut got = Vec::new();
+            let facts = decode_block_canonical(&b.payload, multi, 4, |e| got.push(e)).unwrap();
+            assert!(facts.canonical);
+            assert_eq!((facts.count, facts.min_wall, facts.max_wall), (6, 90, 1 << 40));
+            assert_eq!((b.count, b.min_wall, b.max_wall), (6, 90, 1 << 40));
+            let mut plain = Vec::new();
+            decode_block(&b.payload, multi, 4, |e| plain.push(e)).unwrap();
+            assert_eq!(format!("{got:?}"), format!("{plain:?}"));
+        }
+    }
+
+    #[test]
+    fn overlong_varints_and_odd_annotations_are_not_canonical() {
+        // Location 0, one event: enter (head 4, CPU unknown), wall delta 2, procedure 1.
+        let good = [0u8, 1, 4, 4, 1];
+        assert!(decode_block_canonical(&good, false, 1, |_| {}).unwrap().canonical);
+        // The same procedure id as a two-byte varint.
+        let long = [0u8, 1, 4, 4, 0x81, 0];
+        let f = decode_block_canonical(&long, false, 1, |_| {}).unwrap();
+        assert!(!f.canonical);
+        // CPU mode 2 with a zero delta (the encoder writes mode 3).
+        let mode = [0u8, 1, 4 | (2 << 5), 4, 0, 1];
+        assert!(!decode_block_canonical(&mode, false, 1, |_| {}).unwrap().canonical);
+        // Annotations: Lamport before partner.
+        let mut ev = Event::new(0, 2, None, Kind::Enter { proc: 1 });
+        ev.ann.partner = Some(EventRef { loc: 0, index: 1 });
+        ev.ann.lamport = Some(5);
+        let b = encode_block(&[ev], false);
+        assert!(decode_block_canonical(&b.payload, false, 1, |_| {}).unwrap().canonical);
+        let mut swapped = vec![0u8, 1, 4 | 0x80, 4, 1, 2];
+        swapped.extend([ann::LAMPORT as u8, 1, 5, ann::PARTNER as u8, 2, 0, 1]);
+        let f = decode_block_canonical(&swapped, false, 1, |_| {}).unwrap();
+        assert!(!f.canonical);
+        // An unknown annotation tag.
+        let mut unknown = vec![0u8, 1, 4 | 0x80, 4, 1, 1];
+        unknown.extend([9u8, 1, 0]);
+        assert!(!decode_block_canonical(&unknown, false, 1, |_| {}).unwrap().canonical);
+    }
+
+    #[test]
+    fn errors_are_those_of_decode_block() {
+        for bad in [&[0u8, 5, 4][..], &[9u8, 1, 4, 4, 1][..], &[0u8, 1, 31, 4][..], &[0u8, 1, 4, 4, 1, 0][..]]
+        {
+            let a = decode_block(bad, false, 1, |_| {}).err();
+            let b = decode_block_canonical(bad, false, 1, |_| {}).err();
+            assert_eq!(a, b);
+            assert!(a.is_some());
+        }
+    }
+}
