@@ -1,0 +1,187 @@
+//! Invariants of the prediction on every synthetic workload, and on random
+//! embarrassingly parallel programs.
+
+mod common;
+
+use common::{synth_bytes, synth_pag};
+use proptest::prelude::*;
+use spoor_graph::pag::NONE;
+use spoor_graph::{build, cp, file, CpOptions, Mode, Pag};
+use spoor_model::{Definitions, Event, Kind};
+use spoor_synth::{Spec, Workload};
+use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
+
+fn spec(w: Workload, procs: u32, steps: u64, seed: u64) -> Spec {
+    Spec { procs: procs.max(w.min_procs()), steps, seed, imbalance: 0.5, ..Spec::new(w) }
+}
+
+fn total_cpu(pag: &Pag) -> i64 {
+    (0..pag.nodes()).filter(|&i| pag.loc[i] != NONE).map(|i| pag.weight[i]).sum()
+}
+
+#[test]
+fn one_process_per_processor_predicts_the_cpu_critical_path_on_every_workload() {
+    for w in Workload::ALL {
+        for seed in 1..4 {
+            for apps in [1, 2] {
+                let s = Spec { apps, ..spec(w, 5, 6, seed) };
+                let pag = synth_pag(&s, Mode::Cpu);
+                let cpu = cp::length(&pag, &CpOptions::default());
+                let place = Placement::by(&pag, PlaceBy::Process);
+                let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+                assert_eq!(pred.time_ns, cpu, "{w:?} seed {seed} apps {apps}");
+                assert_eq!(pred.events as usize, pag.nodes());
+                assert_eq!(cp::length(&gag, &CpOptions::default()), cpu, "{w:?}: the GAG's own path");
+            }
+        }
+    }
+}
+
+#[test]
+fn one_processor_for_all_predicts_at_least_the_sum_of_cpu_times() {
+    for w in Workload::ALL {
+        for seed in 1..4 {
+            let pag = synth_pag(&spec(w, 6, 5, seed), Mode::Cpu);
+            let pred = predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &Costs::default()).unwrap();
+            assert!(pred.time_ns >= total_cpu(&pag), "{w:?} seed {seed}: {} < {}", pred.time_ns, total_cpu(&pag));
+            // And never less than with more processors' worth of sharing removed.
+            let cpu = cp::length(&pag, &CpOptions::default());
+            assert!(pred.time_ns >= cpu, "{w:?}");
+        }
+    }
+}
+
+#[test]
+fn gag_critical_path_is_the_prediction_for_every_placement() {
+    for w in Workload::ALL {
+        let pag = synth_pag(&spec(w, 7, 5, 3), Mode::Cpu);
+        for rule in [PlaceBy::Block(1), PlaceBy::Block(2), PlaceBy::Block(3), PlaceBy::Cyclic(2), PlaceBy::Cyclic(4), PlaceBy::Machine] {
+            let place = Placement::by(&pag, rule);
+            let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+            assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?}");
+            assert_eq!(predict(&pag, &place, &Costs::default()).unwrap(), pred, "{w:?} {rule:?}");
+            // The GAG is a PAG file like any other.
+            let mut bytes = Vec::new();
+            file::write(&mut bytes, &gag).unwrap();
+            let back = file::read("gag", &bytes[..]).unwrap();
+            assert_eq!(cp::length(&back, &CpOptions::default()), pred.time_ns);
+            assert_eq!(back.defs.locations.len(), place.groups());
+        }
+    }
+}
+
+#[test]
+fn results_are_identical_on_one_and_many_threads() {
+    let bytes = synth_bytes(&Spec { procs: 12, steps: 20, ..Spec::new(Workload::Stencil) });
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let pag = common::pag_of_bytes("synth", bytes.clone(), Mode::Cpu);
+            let place = Placement::by(&pag, PlaceBy::Cyclic(5));
+            let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+            let mut f = Vec::new();
+            file::write(&mut f, &gag).unwrap();
+            (f, pred)
+        })
+    };
+    assert_eq!(run(1), run(4));
+}
+
+/// An embarrassingly parallel program: independent processes, each computing in a few
+/// procedure calls; no messages.
+fn parallel(works: &[Vec<i64>]) -> Pag {
+    let mut defs = Definitions::new();
+    let app = defs.add_app("ep");
+    let m = defs.add_machine("node0");
+    let f = defs.strings.intern("work");
+    for (r, _) in works.iter().enumerate() {
+        let p = defs.add_process(&format!("rank{r}"), app, m, r as u32);
+        defs.add_location(&format!("rank{r}"), p, 0);
+    }
+    let mut events = Vec::new();
+    for (r, calls) in works.iter().enumerate() {
+        let mut t = 0i64;
+        let ev = |t: i64, kind: Kind| Event::new(r as u32, t, Some(t), kind);
+        events.push(ev(0, Kind::ProcessBegin { parent: None }));
+        for &w in calls {
+            events.push(ev(t, Kind::Enter { proc: f }));
+            t += w;
+            events.push(ev(t, Kind::Leave { proc: f }));
+        }
+        events.push(ev(t, Kind::ProcessEnd));
+    }
+    build::build_from_events("ep", &defs, &events, Mode::Cpu).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// For an embarrassingly parallel program each processor finishes after the sum of
+    /// its processes' CPU times, and splitting a processor's processes over two never
+    /// predicts a longer time.
+    #[test]
+    fn more_processors_never_predict_longer_for_embarrassingly_parallel_programs(
+        works in prop::collection::vec(prop::collection::vec(1i64..50_000, 1..5), 2..9),
+        seed in any::<u64>(),
+    ) {
+        let pag = parallel(&works);
+        let p = works.len();
+        let sums: Vec<i64> = works.iter().map(|w| w.iter().sum()).collect();
+        // Start with all on one processor, then split a group in two until each process
+        // has its own; the prediction must never grow and must equal the largest sum.
+        let mut group_of = vec![0u32; p];
+        let mut groups = 1u32;
+        let mut rng = seed;
+        let mut last = i64::MAX;
+        loop {
+            let place = Placement { group_of: group_of.clone(), names: (0..groups).map(|g| format!("cpu{g}")).collect() };
+            let pred = predict(&pag, &place, &Costs::default()).unwrap().time_ns;
+            let expect = (0..groups).map(|g| (0..p).filter(|&i| group_of[i] == g).map(|i| sums[i]).sum::<i64>()).max().unwrap();
+            prop_assert_eq!(pred, expect);
+            prop_assert!(pred <= last);
+            last = pred;
+            // Split the first group with at least two processes.
+            let Some(g) = (0..groups).find(|&g| group_of.iter().filter(|&&x| x == g).count() > 1) else { break };
+            let members: Vec<usize> = (0..p).filter(|&i| group_of[i] == g).collect();
+            let mut moved = 0;
+            for (k, &i) in members.iter().enumerate() {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                if (rng >> 33) & 1 == 1 && k > 0 || (k == members.len() - 1 && moved == 0) {
+                    group_of[i] = groups;
+                    moved += 1;
+                }
+            }
+            groups += 1;
+        }
+        prop_assert_eq!(last, *sums.iter().max().unwrap());
+    }
+
+    /// Random placements of a random workload: the GAG's critical path is the
+    /// prediction, it is at least the cpu-mode critical path, and merging two
+    /// processors never makes a prediction shorter than the total work of either.
+    #[test]
+    fn random_placements_of_workloads(w in 0usize..6, seed in 1u64..1000, k in 1u32..6) {
+        let w = Workload::ALL[w];
+        let pag = synth_pag(&spec(w, 6, 3, seed), Mode::Cpu);
+        let procs = pag.defs.processes.len();
+        let mut rng = seed;
+        let group_of: Vec<u32> = (0..procs).map(|_| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((rng >> 33) % k as u64) as u32
+        }).collect();
+        let mut used: Vec<u32> = group_of.clone();
+        used.sort_unstable();
+        used.dedup();
+        let group_of: Vec<u32> = group_of.iter().map(|g| used.binary_search(g).unwrap() as u32).collect();
+        let place = Placement { group_of: group_of.clone(), names: used.iter().map(|g| format!("cpu{g}")).collect() };
+        let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+        prop_assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns);
+        prop_assert!(pred.time_ns >= cp::length(&pag, &CpOptions::default()));
+        for g in 0..place.groups() as u32 {
+            let work: i64 = (0..pag.nodes())
+                .filter(|&i| pag.loc[i] != NONE && group_of[pag.defs.locations[pag.loc[i] as usize].process as usize] == g)
+                .map(|i| pag.weight[i]).sum();
+            prop_assert!(pred.time_ns >= work);
+        }
+    }
+}
