@@ -1,4 +1,199 @@
+//! spoor-whatif: scenario sweeps (placements × networks × procedure moves × zeroings),
+//! procedure LBF beside zeroing, and the search for a good placement (the spoor-whatif
+//! crate; formats/scenarios.md).
+
+use anyhow::bail;
+use clap::{Parser, ValueEnum};
+use spoor_cli::Output;
+use spoor_graph::{file, Mode};
+use spoor_whatif::procedure::{procedure_id, procedure_whatif};
+use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
+use spoor_whatif::{placement, search, Costs};
+use std::io::Write;
+use std::path::Path;
+
+const ABOUT: &str = "\
+--scenarios FILE (formats/scenarios.md): every combination of the file's placements, networks
+(communication-cost tables), procedure moves and zeroings is predicted (process LBF on the
+Group Activity Graph, NF, procedure LBF, critical-path zeroing): one row each with the
+predicted time and its change against the measured time (the run's elapsed time) and the ideal
+time (the cpu-mode critical path). The trace is read once; scenarios run in parallel.
+--procedure F: procedure LBF (F moved from the sending to the receiving side of every message
+it precedes) beside critical-path zeroing of F, as the LBF paper's Figure 10.
+--search K: a placement of the processes on K processors, greedy then local search, beside
+block and cyclic placement.";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Csv,
+    Json,
+}
+
+/// What-if predictions: scenario sweeps, procedure LBF, placement search.
+#[derive(Parser)]
+#[command(name = "spoor-whatif", version, after_long_help = ABOUT)]
+struct Args {
+    /// An ordered trace or a PAG file in cpu mode; `-` for standard input (default: the
+    /// scenario file's `input`, else standard input).
+    input: Option<String>,
+    /// A scenario file (TOML, formats/scenarios.md).
+    #[arg(long, value_name = "FILE")]
+    scenarios: Option<String>,
+    /// Procedure LBF and zeroing of these procedures.
+    #[arg(long, value_name = "NAME")]
+    procedure: Vec<String>,
+    /// Search a placement on K processors.
+    #[arg(long, value_name = "K")]
+    search: Option<u32>,
+    /// Rounds of local search at most.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    rounds: u32,
+    /// For --procedure and --search: processes per processor `a,b;c,d` (--procedure) ...
+    #[arg(long, value_name = "SPEC")]
+    place: Option<String>,
+    /// ... a placement file ...
+    #[arg(long, value_name = "FILE")]
+    place_file: Option<String>,
+    /// ... or a rule: process, machine, block:K, cyclic:K.
+    #[arg(long, value_name = "RULE")]
+    place_by: Option<String>,
+    /// For --procedure and --search: message arcs from this table.
+    #[arg(long, value_name = "TABLE")]
+    net: Option<String>,
+    #[arg(short, long, value_enum, default_value = "csv")]
+    format: Format,
+    /// Write to this file (complete or not at all) instead of standard output.
+    #[arg(short, long)]
+    output: Option<std::path::PathBuf>,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Say nothing on standard error unless something is wrong.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn csv(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
 fn main() {
-    eprintln!("spoor-whatif: being written");
-    std::process::exit(2);
+    let args = Args::parse();
+    spoor_cli::run("spoor-whatif", || {
+        if let Some(n) = args.threads {
+            rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
+        }
+        let modes = args.scenarios.is_some() as u8 + (!args.procedure.is_empty()) as u8 + args.search.is_some() as u8;
+        if modes != 1 {
+            bail!("give one of --scenarios FILE, --procedure NAME and --search K");
+        }
+        let spec = match &args.scenarios {
+            Some(f) => {
+                let text = std::fs::read_to_string(f).map_err(|e| spoor_format::Error::io(f, &e))?;
+                Some(ScenarioFile::parse(f, &text)?)
+            }
+            None => None,
+        };
+        let base = args.scenarios.as_deref().and_then(|f| Path::new(f).parent()).unwrap_or(Path::new("")).to_owned();
+        let input = match (&args.input, spec.as_ref().and_then(|s| s.input.as_ref())) {
+            (Some(i), _) => i.clone(),
+            (None, Some(i)) => base.join(i).to_string_lossy().into_owned(),
+            (None, None) => "-".to_owned(),
+        };
+        let pag = file::load(&input, Mode::Cpu, None, args.quiet)?;
+        let mut out = Output::create(args.output.as_deref())?;
+        if let (Some(spec), Some(f)) = (&spec, &args.scenarios) {
+            if args.place.is_some() || args.place_file.is_some() || args.place_by.is_some() || args.net.is_some() {
+                bail!("with --scenarios, placements and networks come from the scenario file");
+            }
+            let sweep = Sweep::new(&pag, f, spec, &base)?;
+            if !args.quiet {
+                for w in &sweep.warnings {
+                    eprintln!("spoor-whatif: warning: {w}");
+                }
+            }
+            let rows = sweep.run(&pag)?;
+            match args.format {
+                Format::Csv => scenario::write_csv(&mut out, &rows)?,
+                Format::Json => scenario::write_json(&mut out, &rows)?,
+            }
+            return Ok(out.commit()?);
+        }
+        let table = match &args.net {
+            Some(t) => {
+                let (table, warnings) = scenario::load_table(t)?;
+                if !args.quiet {
+                    for w in warnings {
+                        eprintln!("spoor-whatif: warning: {w}");
+                    }
+                }
+                Some(table)
+            }
+            None => None,
+        };
+        let costs = Costs { net: table.as_ref(), ..Costs::default() };
+        if let Some(k) = args.search {
+            if args.place.is_some() || args.place_file.is_some() || args.place_by.is_some() {
+                bail!("--search finds the placement itself: leave out --place, --place-file, --place-by");
+            }
+            let r = search::search(&pag, k, &costs, args.rounds)?;
+            match args.format {
+                Format::Csv => {
+                    writeln!(out, "strategy,processors,predicted_ns,placement")?;
+                    for c in &r.candidates {
+                        writeln!(out, "{},{},{},{}", csv(&c.strategy), c.processors, c.predicted_ns, csv(&c.placement))?;
+                    }
+                }
+                Format::Json => {
+                    serde_json::to_writer_pretty(&mut out, &r)?;
+                    writeln!(out)?;
+                }
+            }
+            if !args.quiet {
+                eprintln!("spoor-whatif: local search: {} predictions in {} rounds", r.evaluations, r.rounds);
+            }
+            return Ok(out.commit()?);
+        }
+        if table.is_some() {
+            bail!("--procedure compares on the measured messages: leave out --net, or use --scenarios");
+        }
+        let given = args.place.is_some() || args.place_file.is_some() || args.place_by.is_some();
+        let place = if given {
+            Some(placement::from_args(&pag, args.place.as_deref(), args.place_file.as_deref(), args.place_by.as_deref())?)
+        } else {
+            None
+        };
+        let mut rows = Vec::new();
+        for name in &args.procedure {
+            rows.push(procedure_whatif(&pag, procedure_id(&pag, name)?, place.as_ref())?);
+        }
+        match args.format {
+            Format::Csv => {
+                writeln!(out, "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement")?;
+                for r in &rows {
+                    let imp = |v: i64| if r.original_ns == 0 { 0.0 } else { (r.original_ns - v) as f64 / r.original_ns as f64 };
+                    writeln!(
+                        out,
+                        "{},{},{},{:.6},{},{},{:.6}",
+                        csv(&r.procedure),
+                        r.original_ns,
+                        r.moved_ns,
+                        imp(r.moved_ns),
+                        r.time_moved_ns,
+                        r.zeroed_ns,
+                        imp(r.zeroed_ns)
+                    )?;
+                }
+            }
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut out, &rows)?;
+                writeln!(out)?;
+            }
+        }
+        Ok(out.commit()?)
+    })
 }

@@ -1,1 +1,168 @@
-//! (in progress)
+//! Communication-cost tables (formats/nettable.md) for NF: measured on this host by
+//! ping-pong, half the round trip for each message size (the LBF paper's lookup
+//! table), or fitted from the message arcs of a trace.
+
+use spoor_graph::pag::{ArcKind, Pag};
+use std::io::{self, Read, Write};
+use std::time::Instant;
+
+/// Message sizes measured by default.
+pub const SIZES: [usize; 9] = [1, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576];
+
+/// One row: bytes, local ns, remote ns.
+pub type Row = (u64, f64, f64);
+
+/// Half the median round trip of `reps` ping-pongs of each size over a connected pair
+/// of streams: `a` is this side, the other end echoes on its own thread.
+fn ping_pong<S: Read + Write + Send + 'static>(mut a: S, mut b: S, sizes: &[usize], reps: usize) -> io::Result<Vec<f64>> {
+    let max = sizes.iter().copied().max().unwrap_or(1);
+    let plan: Vec<usize> = sizes.to_vec();
+    let echo = std::thread::spawn(move || -> io::Result<()> {
+        let mut buf = vec![0u8; max];
+        for &n in &plan {
+            for _ in 0..reps + reps / 4 + 1 {
+                b.read_exact(&mut buf[..n])?;
+                b.write_all(&buf[..n])?;
+            }
+        }
+        Ok(())
+    });
+    let mut buf = vec![7u8; max];
+    let mut out = Vec::new();
+    for &n in sizes {
+        let mut times = Vec::with_capacity(reps);
+        // A few warm-up round trips first.
+        for r in 0..reps + reps / 4 + 1 {
+            let t = Instant::now();
+            a.write_all(&buf[..n])?;
+            a.read_exact(&mut buf[..n])?;
+            if r > reps / 4 {
+                times.push(t.elapsed().as_nanos() as f64 / 2.0);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        out.push(times[times.len() / 2]);
+    }
+    echo.join().map_err(|_| io::Error::other("the echo thread failed"))??;
+    Ok(out)
+}
+
+/// Measures a table on this host: local over a UNIX socket pair, remote over TCP on
+/// loopback, `reps` round trips per size.
+pub fn measure(sizes: &[usize], reps: usize) -> io::Result<Vec<Row>> {
+    let reps = reps.max(1);
+    let (a, b) = std::os::unix::net::UnixStream::pair()?;
+    let local = ping_pong(a, b, sizes, reps)?;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let addr = listener.local_addr()?;
+    let client = std::net::TcpStream::connect(addr)?;
+    let (server, _) = listener.accept()?;
+    client.set_nodelay(true)?;
+    server.set_nodelay(true)?;
+    let remote = ping_pong(client, server, sizes, reps)?;
+    Ok(sizes.iter().zip(local.iter().zip(&remote)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect())
+}
+
+/// Fits a table from the message arcs of a PAG: per size class (powers of two), the
+/// median measured transfer time, local when both ends are on one machine. A column
+/// without any message of a class is interpolated from its neighbours (or, when it has
+/// no messages at all, copied from the other column). Returns the rows and notes.
+pub fn fit(pag: &Pag) -> (Vec<Row>, Vec<String>) {
+    use std::collections::BTreeMap;
+    // class -> (sizes, local times, remote times)
+    let mut classes: BTreeMap<u32, (Vec<u64>, Vec<i64>, Vec<i64>)> = BTreeMap::new();
+    for a in 0..pag.arcs() {
+        if pag.arc_kind[a] != ArcKind::Message {
+            continue;
+        }
+        let (f, t) = (pag.loc[pag.arc_from[a] as usize], pag.loc[pag.arc_to[a] as usize]);
+        let local = pag.machine_of(f) == pag.machine_of(t);
+        let bytes = pag.arc_bytes[a];
+        let class = 64 - bytes.leading_zeros();
+        let e = classes.entry(class).or_default();
+        e.0.push(bytes);
+        if local {
+            e.1.push(pag.arc_weight[a]);
+        } else {
+            e.2.push(pag.arc_weight[a]);
+        }
+    }
+    let median = |v: &mut Vec<i64>| -> Option<f64> {
+        if v.is_empty() {
+            None
+        } else {
+            v.sort_unstable();
+            Some(v[v.len() / 2] as f64)
+        }
+    };
+    let mut rows: Vec<(u64, Option<f64>, Option<f64>)> = Vec::new();
+    let mut notes = Vec::new();
+    let (mut nl, mut nr) = (0usize, 0usize);
+    for (_, (mut sizes, mut l, mut r)) in classes {
+        nl += l.len();
+        nr += r.len();
+        sizes.sort_unstable();
+        rows.push((sizes[sizes.len() / 2], median(&mut l), median(&mut r)));
+    }
+    notes.push(format!("{nl} local and {nr} remote messages in {} size classes", rows.len()));
+    let fill = |rows: &mut Vec<(u64, Option<f64>, Option<f64>)>, col: usize| {
+        let get = |r: &(u64, Option<f64>, Option<f64>)| if col == 0 { r.1 } else { r.2 };
+        let known: Vec<(u64, f64)> = rows.iter().filter_map(|r| get(r).map(|v| (r.0, v))).collect();
+        for r in rows.iter_mut() {
+            if get(r).is_some() {
+                continue;
+            }
+            let v = if known.is_empty() {
+                None
+            } else {
+                let i = known.partition_point(|k| k.0 <= r.0);
+                Some(if i == 0 {
+                    known[0].1
+                } else if i == known.len() {
+                    known[i - 1].1
+                } else {
+                    let (a, b) = (known[i - 1], known[i]);
+                    a.1 + (b.1 - a.1) * (r.0 - a.0) as f64 / (b.0 - a.0) as f64
+                })
+            };
+            if col == 0 {
+                r.1 = v;
+            } else {
+                r.2 = v;
+            }
+        }
+    };
+    fill(&mut rows, 0);
+    fill(&mut rows, 1);
+    if nl == 0 && nr > 0 {
+        notes.push("no local messages: the local column copies the remote one".into());
+    }
+    if nr == 0 && nl > 0 {
+        notes.push("no remote messages: the remote column copies the local one".into());
+    }
+    let rows = rows
+        .into_iter()
+        .map(|(b, l, r)| {
+            let (l, r) = match (l, r) {
+                (Some(l), Some(r)) => (l, r),
+                (Some(l), None) => (l, l),
+                (None, Some(r)) => (r, r),
+                (None, None) => (0.0, 0.0),
+            };
+            (b, l, r)
+        })
+        .collect();
+    (rows, notes)
+}
+
+/// Writes a table in the form of formats/nettable.md, with comment lines first.
+pub fn write_table(out: &mut impl Write, comments: &[String], rows: &[Row]) -> io::Result<()> {
+    for c in comments {
+        writeln!(out, "# {c}")?;
+    }
+    writeln!(out, "bytes,local_ns,remote_ns")?;
+    for &(b, l, r) in rows {
+        writeln!(out, "{b},{},{}", l.round(), r.round())?;
+    }
+    Ok(())
+}

@@ -241,3 +241,20 @@ impl Placement {
             .join(";")
     }
 }
+
+/// The placement a command line asks for: exactly one of an inline list (`--place`), a
+/// placement file (`--place-file`) or a rule (`--place-by`); the rule `process` when
+/// none is given.
+pub fn from_args(pag: &Pag, inline: Option<&str>, file: Option<&str>, by: Option<&str>) -> Result<Placement> {
+    match (inline, file, by) {
+        (Some(s), None, None) => Placement::parse_inline(pag, s),
+        (None, Some(f), None) => {
+            let text =
+                std::fs::read_to_string(f).map_err(|e| Error::Format(spoor_format::Error::io(f, &e)))?;
+            Placement::parse_file(pag, f, &text)
+        }
+        (None, None, Some(b)) => Ok(Placement::by(pag, PlaceBy::parse(b).map_err(|m| Error::Usage(format!("--place-by {m}")))?)),
+        (None, None, None) => Ok(Placement::by(pag, PlaceBy::Process)),
+        _ => Err(Error::Usage("give one of --place, --place-file and --place-by".into())),
+    }
+}

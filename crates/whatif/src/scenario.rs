@@ -1,1 +1,270 @@
-//! (in progress)
+//! Scenario sweeps (formats/scenarios.md): placements × networks × procedure moves ×
+//! zeroings over one PAG, one prediction each, in parallel; results in scenario order
+//! whatever the number of threads.
+
+use crate::gag::{self, Costs};
+use crate::placement::{PlaceBy, Placement};
+use crate::procedure::{move_weights, procedure_id};
+use rayon::prelude::*;
+use serde::Deserialize;
+use spoor_graph::pag::NONE;
+use spoor_graph::{cp, CpOptions, Error, NetTable, Pag, Result};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The scenario file as written (formats/scenarios.md).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// The trace or PAG file; relative to the scenario file.
+    pub input: Option<String>,
+    #[serde(default)]
+    pub placement: Vec<PlacementSpec>,
+    #[serde(default)]
+    pub network: Vec<NetworkSpec>,
+    /// Procedures to move (procedure LBF); "none" is always a choice too.
+    #[serde(default)]
+    pub moves: Vec<String>,
+    /// Procedures to zero (critical-path zeroing); "none" is always a choice too.
+    #[serde(default)]
+    pub zeroings: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementSpec {
+    pub name: Option<String>,
+    /// `process`, `machine`, `block:K`, `cyclic:K`.
+    pub by: Option<String>,
+    /// The inline form `a,b;c,d`.
+    pub place: Option<String>,
+    /// A placement file (formats/placement.md), relative to the scenario file.
+    pub file: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    pub name: Option<String>,
+    /// A communication-cost table (formats/nettable.md); none: messages as measured.
+    pub table: Option<String>,
+}
+
+impl ScenarioFile {
+    pub fn parse(file: &str, text: &str) -> Result<ScenarioFile> {
+        toml::from_str(text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    format!("line {line}: ")
+                })
+                .unwrap_or_default();
+            Error::input(file, format!("{at}{}", e.message()))
+        })
+    }
+}
+
+/// One scenario, resolved against a PAG.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub placement: usize,
+    pub network: usize,
+    /// Index into the moves (0: none).
+    pub mv: usize,
+    pub zero: usize,
+}
+
+/// A sweep ready to run: everything parsed and checked.
+pub struct Sweep {
+    pub placements: Vec<(String, Placement)>,
+    pub networks: Vec<(String, Option<NetTable>)>,
+    pub moves: Vec<(String, Option<Vec<i64>>)>,
+    pub zeros: Vec<(String, Option<u32>)>,
+    pub warnings: Vec<String>,
+}
+
+/// One row of the result.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Row {
+    pub scenario: usize,
+    pub placement: String,
+    pub network: String,
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub zero: String,
+    pub processors: usize,
+    pub predicted_ns: i64,
+    /// The run's elapsed time (the wall-mode critical path's length).
+    pub measured_ns: i64,
+    /// The cpu-mode critical path: one processor per process, no waiting.
+    pub ideal_ns: i64,
+    /// (predicted - measured) / measured.
+    pub change_vs_measured: f64,
+    /// (predicted - ideal) / ideal.
+    pub change_vs_ideal: f64,
+}
+
+fn read(base: &Path, file: &str) -> Result<(String, String)> {
+    let p = base.join(file);
+    let name = p.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(&p).map_err(|e| Error::Format(spoor_format::Error::io(&name, &e)))?;
+    Ok((name, text))
+}
+
+/// Reads a communication-cost table file; its warnings are returned.
+pub fn load_table(path: &str) -> Result<(NetTable, Vec<String>)> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+    NetTable::parse(path, &text)
+}
+
+impl Sweep {
+    /// Resolves a scenario file against the PAG; `base` is the scenario file's folder.
+    pub fn new(pag: &Pag, file: &str, spec: &ScenarioFile, base: &Path) -> Result<Sweep> {
+        let mut warnings = Vec::new();
+        let mut placements = Vec::new();
+        for (k, p) in spec.placement.iter().enumerate() {
+            let what = format!("{file}: placement {}", k + 1);
+            let place = match (&p.by, &p.place, &p.file) {
+                (Some(by), None, None) => {
+                    Placement::by(pag, PlaceBy::parse(by).map_err(|m| Error::Usage(format!("{what}: by = {m}")))?)
+                }
+                (None, Some(s), None) => Placement::parse_inline(pag, s)?,
+                (None, None, Some(f)) => {
+                    let (name, text) = read(base, f)?;
+                    Placement::parse_file(pag, &name, &text)?
+                }
+                _ => return Err(Error::Usage(format!("{what}: give exactly one of by, place, file"))),
+            };
+            let name = p.name.clone().or_else(|| p.by.clone()).or_else(|| p.place.clone()).or_else(|| p.file.clone());
+            placements.push((name.unwrap_or_default(), place));
+        }
+        if placements.is_empty() {
+            placements.push(("process".into(), Placement::by(pag, PlaceBy::Process)));
+        }
+        let mut networks = Vec::new();
+        for n in &spec.network {
+            match &n.table {
+                None => networks.push((n.name.clone().unwrap_or_else(|| "measured".into()), None)),
+                Some(t) => {
+                    let (name, text) = read(base, t)?;
+                    let (table, w) = NetTable::parse(&name, &text)?;
+                    warnings.extend(w);
+                    networks.push((n.name.clone().unwrap_or_else(|| t.clone()), Some(table)));
+                }
+            }
+        }
+        if networks.is_empty() {
+            networks.push(("measured".into(), None));
+        }
+        let mut moves = vec![("none".to_owned(), None)];
+        for m in &spec.moves {
+            let id = procedure_id(pag, m)?;
+            moves.push((m.clone(), Some(move_weights(pag, id).weight)));
+        }
+        let mut zeros = vec![("none".to_owned(), None)];
+        for z in &spec.zeroings {
+            zeros.push((z.clone(), Some(procedure_id(pag, z)?)));
+        }
+        Ok(Sweep { placements, networks, moves, zeros, warnings })
+    }
+
+    /// Every combination, placements outermost.
+    pub fn scenarios(&self) -> Vec<Scenario> {
+        let mut v = Vec::new();
+        for placement in 0..self.placements.len() {
+            for network in 0..self.networks.len() {
+                for mv in 0..self.moves.len() {
+                    for zero in 0..self.zeros.len() {
+                        v.push(Scenario { placement, network, mv, zero });
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// Runs every scenario (in parallel); rows in scenario order.
+    pub fn run(&self, pag: &Pag) -> Result<Vec<Row>> {
+        let ideal = cp::length(pag, &CpOptions::default());
+        let measured = measured_ns(pag);
+        self.scenarios()
+            .par_iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let costs = Costs {
+                    local: self.moves[s.mv].1.as_deref(),
+                    zero: self.zeros[s.zero].1.into_iter().collect(),
+                    net: self.networks[s.network].1.as_ref(),
+                };
+                let place = &self.placements[s.placement].1;
+                let predicted = gag::predict(pag, place, &costs)?.time_ns;
+                Ok(Row {
+                    scenario: k + 1,
+                    placement: self.placements[s.placement].0.clone(),
+                    network: self.networks[s.network].0.clone(),
+                    mv: self.moves[s.mv].0.clone(),
+                    zero: self.zeros[s.zero].0.clone(),
+                    processors: place.groups(),
+                    predicted_ns: predicted,
+                    measured_ns: measured,
+                    ideal_ns: ideal,
+                    change_vs_measured: change(predicted, measured),
+                    change_vs_ideal: change(predicted, ideal),
+                })
+            })
+            .collect()
+    }
+}
+
+fn change(v: i64, reference: i64) -> f64 {
+    if reference == 0 {
+        0.0
+    } else {
+        (v - reference) as f64 / reference as f64
+    }
+}
+
+/// The run's elapsed time: from the earliest to the latest event (the wall-mode critical
+/// path's length, formats/pag.md).
+pub fn measured_ns(pag: &Pag) -> i64 {
+    (0..pag.nodes()).filter(|&i| pag.loc[i] != NONE).map(|i| pag.wall[i]).max().map_or(0, |w| w - pag.t0)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
+    writeln!(
+        out,
+        "scenario,placement,network,move,zero,processors,predicted_ns,measured_ns,ideal_ns,change_vs_measured,change_vs_ideal"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{:.6},{:.6}",
+            r.scenario,
+            csv_field(&r.placement),
+            csv_field(&r.network),
+            csv_field(&r.mv),
+            csv_field(&r.zero),
+            r.processors,
+            r.predicted_ns,
+            r.measured_ns,
+            r.ideal_ns,
+            r.change_vs_measured,
+            r.change_vs_ideal
+        )?;
+    }
+    Ok(())
+}
+
+pub fn write_json(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, rows)?;
+    writeln!(out)
+}
