@@ -95,6 +95,8 @@ struct LocState {
     waiting: bool,
     count: u64,
     cpu: i64,
+    /// Wall time of `last` (kept here: the node arrays are far away in memory).
+    wall: i64,
 }
 
 /// Asks the kernel to back a large array's spare capacity with huge pages: one page
@@ -235,7 +237,7 @@ impl<'a> Builder<'a> {
     fn new(file: &'a str, mode: Mode, defs: Definitions) -> Self {
         let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
         let locs = vec![
-            LocState { last: NONE, ctx: 0, entered: (NONE, NONE, 0), waiting: false, count: 0, cpu: NO_CPU };
+            LocState { last: NONE, ctx: 0, entered: (NONE, NONE, 0), waiting: false, count: 0, cpu: NO_CPU, wall: 0 };
             pag.defs.locations.len()
         ];
         Builder {
@@ -308,10 +310,9 @@ impl<'a> Builder<'a> {
 
     /// The measured weight of a remote arc into an event at `wall` whose local
     /// predecessor is at `prev_wall`: the time from when both sides were ready.
-    fn remote_weight(&self, wall: i64, from: u32, prev: u32) -> i64 {
+    fn remote_weight(&self, wall: i64, from: u32, prev_wall: Option<i64>) -> i64 {
         let from_wall = self.pag.wall[from as usize];
-        let ready = if prev == NONE { from_wall } else { from_wall.max(self.pag.wall[prev as usize]) };
-        (wall - ready).max(0)
+        (wall - prev_wall.map_or(from_wall, |p| p.max(from_wall))).max(0)
     }
 
     fn key(&self, loc: u32, index: u64) -> Result<u64> {
@@ -324,7 +325,7 @@ impl<'a> Builder<'a> {
     fn event(&mut self, s: &Slim) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
-            self.locs.resize(l + 1, LocState { last: NONE, ctx: 0, entered: (NONE, NONE, 0), waiting: false, count: 0, cpu: NO_CPU });
+            self.locs.resize(l + 1, LocState { last: NONE, ctx: 0, entered: (NONE, NONE, 0), waiting: false, count: 0, cpu: NO_CPU, wall: 0 });
         }
         let st = self.locs[l];
         self.min_wall = self.min_wall.min(s.wall);
@@ -337,7 +338,7 @@ impl<'a> Builder<'a> {
                 s.cpu
             }
         } else {
-            let d = (s.wall - self.pag.wall[st.last as usize]).max(0);
+            let d = (s.wall - st.wall).max(0);
             match self.mode {
                 Mode::Wall => d,
                 Mode::Cpu if st.waiting => 0,
@@ -391,7 +392,7 @@ impl<'a> Builder<'a> {
                     let k = self.key(s.loc, own_index)?;
                     match self.pending.remove(&k) {
                         Some((from, bytes, kind)) if self.pag.loc[from as usize] == s.partner_loc => {
-                            let w = self.remote_weight(s.wall, from, st.last);
+                            let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
                             self.push_arc(node, from, w, kind, bytes);
                         }
                         _ => {
@@ -413,7 +414,7 @@ impl<'a> Builder<'a> {
             COLL_END => {
                 waiting = false;
                 if let Some(from) = coll_from {
-                    let w = self.remote_weight(s.wall, from, st.last);
+                    let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
                     self.push_arc(node, from, w, ArcKind::CollOut, 0);
                 }
             }
@@ -428,6 +429,7 @@ impl<'a> Builder<'a> {
         st.ctx = ctx;
         st.waiting = waiting;
         st.count = own_index + 1;
+        st.wall = s.wall;
         if s.cpu != NO_CPU {
             st.cpu = s.cpu;
         }
@@ -592,7 +594,7 @@ impl<'a> Builder<'a> {
                     if from == NONE { "is not in the trace" } else { "comes after it" }
                 )));
             }
-            let w = self.remote_weight(self.pag.wall[node as usize], from, NONE);
+            let w = self.remote_weight(self.pag.wall[node as usize], from, None);
             extra.push((node, from, w));
         }
         let mut all: Vec<(u32, u32, u32, i64, ArcKind, u64)> = (0..self.pag.arcs())
