@@ -154,7 +154,8 @@ pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
     rows
 }
 
-/// Exclusive critical-path time per procedure id (for choosing what to zero).
+/// Exclusive critical-path time per procedure id, for those that have some (for
+/// choosing what to zero), largest first.
 pub fn procedure_times(pag: &Pag, path: &CriticalPath) -> Vec<(u32, i64)> {
     let mut acc: BTreeMap<u32, i64> = BTreeMap::new();
     for s in &path.steps {
@@ -165,7 +166,8 @@ pub fn procedure_times(pag: &Pag, path: &CriticalPath) -> Vec<(u32, i64)> {
             }
         }
     }
-    let mut v: Vec<(u32, i64)> = acc.into_iter().collect();
+    // A procedure with no time on the path cannot shorten it.
+    let mut v: Vec<(u32, i64)> = acc.into_iter().filter(|p| p.1 > 0).collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| pag.proc_name(a.0).cmp(&pag.proc_name(b.0))));
     v
 }
