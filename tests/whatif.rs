@@ -1,0 +1,191 @@
+//! spoor-gag, spoor-whatif and spoor-calibrate end to end: pipelines from spoor-order,
+//! GAG files read by spoor-cp, scenario sweeps, procedure LBF, search, tables, errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bin(name: &str) -> &'static str {
+    match name {
+        "order" => env!("CARGO_BIN_EXE_spoor-order"),
+        "cp" => env!("CARGO_BIN_EXE_spoor-cp"),
+        "gag" => env!("CARGO_BIN_EXE_spoor-gag"),
+        "whatif" => env!("CARGO_BIN_EXE_spoor-whatif"),
+        "calibrate" => env!("CARGO_BIN_EXE_spoor-calibrate"),
+        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
+        _ => unreachable!("{name}"),
+    }
+}
+
+fn testdata(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name).to_string_lossy().into_owned()
+}
+
+fn run(name: &str, args: &[&str]) -> Output {
+    Command::new(bin(name)).args(args).output().expect("the command runs")
+}
+
+fn ok(name: &str, args: &[&str]) -> String {
+    let out = run(name, args);
+    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// testdata/cp/spa.txt ordered, in a temporary folder.
+fn spa(dir: &Path) -> String {
+    let o = dir.join("spa.o").to_string_lossy().into_owned();
+    ok("order", &["-q", &testdata("cp/spa.txt"), "-o", &o]);
+    o
+}
+
+#[test]
+fn gag_file_read_by_spoor_cp_is_the_prediction() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let gag = dir.path().join("spa.gag").to_string_lossy().into_owned();
+    ok("gag", &["-q", "--place", "server;client1,client2,client3", &o, "-o", &gag]);
+    let cp = ok("cp", &["--profile", "process", &gag]);
+    assert!(cp.starts_with("critical path: 11.600 ms (cpu mode"), "{cp}");
+    assert!(cp.contains("cpu0") && cp.contains("cpu1"), "{cp}");
+    let p = ok("gag", &["--predict", "--place", "server;client1,client2,client3", &o]);
+    assert!(p.starts_with("predicted time: 11.600 ms on 2 processors"), "{p}");
+    // A placement file and the rules.
+    let pf = dir.path().join("p.txt");
+    std::fs::write(&pf, "# clients together\nsrv: server\nclients: client1, client2, client3\n").unwrap();
+    let p = ok("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
+    assert!(p.starts_with("predicted time: 11.600 ms"), "{p}");
+    let p = ok("gag", &["--predict", "--place-by", "process", &o]);
+    assert!(p.starts_with("predicted time: 9.600 ms on 4 processors"), "{p}");
+    let p = ok("gag", &["--predict", "--place-by", "block:1", &o]);
+    assert!(p.starts_with("predicted time: 13.380 ms on 1 processors"), "{p}");
+    // NF: a table with 1 ms between processors (worked in the scenario test below).
+    let p = ok("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/slow.csv"), &o]);
+    assert!(p.starts_with("predicted time: 11.500 ms"), "{p}");
+}
+
+#[test]
+fn bad_placements_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let out = run("gag", &["--place", "server,clientX;client1", &o]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("clientX") && e.contains("leaves out these processes: client2, client3"), "{e}");
+    let out = run("gag", &["--place-by", "blocks:2", &o]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("block:K"));
+    // A table that is not monotone is accepted, with a warning naming the rows.
+    let out = run("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/falling.csv"), &o]);
+    assert!(out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("warning") && e.contains("remote time falls from 9000 ns at 64 bytes"), "{e}");
+    // Wall-mode PAG files are refused.
+    let wall = dir.path().join("wall.pag");
+    let out = Command::new(env!("CARGO_BIN_EXE_spoor-pag"))
+        .args(["-q", "--weight", "wall", &o, "-o", wall.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = run("gag", &["--predict", wall.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wall mode"));
+}
+
+#[test]
+fn scenario_sweep_gives_the_hand_worked_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let sc = testdata("whatif/spa-scenarios.toml");
+    let csv = ok("whatif", &["-q", "--scenarios", &sc, &o]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 17, "{csv}");
+    let row = |placement: &str, net: &str, mv: &str, zero: &str| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.split(',').map(str::to_owned).collect::<Vec<_>>())
+            .find(|c| c[1] == placement && c[2] == net && c[3] == mv && c[4] == zero)
+            .unwrap_or_else(|| panic!("no row {placement} {net} {mv} {zero}: {csv}"))
+    };
+    // (predicted, measured, ideal): testdata/cp/spa.txt and testdata/whatif/spa-clients.md.
+    let r = row("process", "measured", "none", "none");
+    assert_eq!(r[5..9], ["4", "9600000", "9700000", "9600000"]);
+    assert_eq!(row("process", "measured", "servBusy2", "none")[6], "5110000");
+    assert_eq!(row("process", "measured", "none", "servBusy1")[6], "7950000");
+    let r = row("clients together", "measured", "none", "none");
+    assert_eq!((r[5].as_str(), r[6].as_str(), r[10].as_str()), ("2", "11600000", "0.208333"));
+    // 1 ms per message, every process on its own processor: server's receives end at
+    // 2.00, 4.15 and 7.30, client3's at 11.40, its end at 11.50.
+    assert_eq!(row("process", "slow", "none", "none")[6], "11500000");
+    // JSON: the same rows, and the same on one thread as on several.
+    let json = ok("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "1", &o]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 16);
+    assert_eq!(v[0]["predicted_ns"], 9600000);
+    assert_eq!(v[0]["move"], "none");
+    assert_eq!(json, ok("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "3", &o]));
+    // Bad scenario files name the file and line.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "moves = [\"servBusy2\"]\n[[placement]]\nby = \"process\"\nplace = \"server\"\n").unwrap();
+    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one of by, place, file"));
+    std::fs::write(&bad, "movs = []\n").unwrap();
+    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(1) && e.contains("bad.toml: line 1"), "{e}");
+}
+
+#[test]
+fn procedure_lbf_beside_zeroing_and_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let csv = ok("whatif", &["--procedure", "servBusy1", "--procedure", "servBusy2", &o]);
+    assert!(csv.contains("servBusy1,9600000,7950000,0.171875,2000000,7950000,0.171875"), "{csv}");
+    assert!(csv.contains("servBusy2,9600000,5110000,0.467708,6000000,3600000,0.625000"), "{csv}");
+    let out = run("whatif", &["--procedure", "nothere", &o]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("servBusy2"));
+    // Search on 2 processors: every strategy's prediction is a real GAG prediction of
+    // its placement, and the local search is no worse than greedy, block or cyclic.
+    let csv = ok("whatif", &["-q", "--search", "2", &o]);
+    let rows: Vec<Vec<String>> =
+        csv.lines().skip(1).map(|l| l.splitn(4, ',').map(|s| s.trim_matches('"').to_owned()).collect()).collect();
+    assert_eq!(rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(), ["block:2", "cyclic:2", "greedy", "local search"]);
+    let best: i64 = rows[3][2].parse().unwrap();
+    for r in &rows {
+        let p = ok("gag", &["--predict", "--place", &r[3], &o]);
+        let ms: f64 = p["predicted time: ".len()..].split(' ').next().unwrap().parse().unwrap();
+        assert_eq!((ms * 1e6).round() as i64, r[2].parse::<i64>().unwrap(), "{r:?}");
+        assert!(best <= r[2].parse::<i64>().unwrap());
+    }
+}
+
+#[test]
+fn calibrate_measures_and_fits_tables_that_parse() {
+    let t = ok("calibrate", &["--reps", "20", "--sizes", "1,4096,65536"]);
+    assert_eq!(table_rows(&t), 3, "{t}");
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let t = ok("calibrate", &["--from-trace", &o]);
+    assert!(t.contains("\nbytes,local_ns,remote_ns\n64,50000,50000\n"), "{t}");
+    // Fitted from a synthetic trace with known transfer times: 2 us + bytes / (1 byte/ns).
+    let raw = dir.path().join("ring.raw");
+    let ring = dir.path().join("ring.o");
+    ok("synth", &["ring", "--procs", "4", "--steps", "20", "--bytes", "4096", "-o", raw.to_str().unwrap()]);
+    ok("order", &["-q", raw.to_str().unwrap(), "-o", ring.to_str().unwrap()]);
+    let t = ok("calibrate", &["--from-trace", ring.to_str().unwrap()]);
+    assert!(t.contains("\n4096,"), "{t}");
+}
+
+/// The number of rows of a table in the form of formats/nettable.md, checking the
+/// header and that every row has three positive numbers.
+fn table_rows(text: &str) -> usize {
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    assert_eq!(lines.next(), Some("bytes,local_ns,remote_ns"));
+    let rows: Vec<&str> = lines.collect();
+    for r in &rows {
+        let cols: Vec<f64> = r.split(',').map(|c| c.parse().unwrap()).collect();
+        assert_eq!(cols.len(), 3);
+        assert!(cols[1] > 0.0 && cols[2] > 0.0, "{r}");
+    }
+    rows.len()
+}
