@@ -7,22 +7,31 @@
 //! (c/mpi_shim.c) with their Rust side (`mpi`).
 //!
 //! Environment: `SPOOR_RECORD_DIR` (output directory), `SPOOR_RECORD_APP` (application
-//! name; default the program's name), `SPOOR_RECORD_PID`, `SPOOR_RECORD_BLOCK_BYTES`.
+//! name; default the program's name), `SPOOR_RECORD_PID`, `SPOOR_RECORD_BLOCK_BYTES`,
+//! `SPOOR_RECORD_CPU_INTERVAL_NS` ([`spoor_record::Config::cpu_interval_ns`]).
 
 use spoor_record::{Config, Recorder};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 #[cfg(spoor_mpi)]
 mod mpi;
 
 static REC: OnceLock<Recorder> = OnceLock::new();
-/// The pid that recorded; a forked child (same memory, other pid) records nothing.
-static PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// This process records. A forked child (same memory, other pid) does not: the fork
+/// handler clears it (asking getpid on every event would be a system call each).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 #[inline]
 pub(crate) fn recorder() -> Option<&'static Recorder> {
-    let r = REC.get()?;
-    (PID.load(std::sync::atomic::Ordering::Relaxed) == std::process::id()).then_some(r)
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return None;
+    }
+    REC.get()
+}
+
+extern "C" fn forked_child() {
+    ACTIVE.store(false, Ordering::Relaxed);
 }
 
 fn program_name() -> String {
@@ -48,14 +57,18 @@ extern "C" fn init() {
     if let Some(b) = std::env::var("SPOOR_RECORD_BLOCK_BYTES").ok().and_then(|b| b.parse().ok()) {
         cfg.block_bytes = b;
     }
+    if let Some(n) = std::env::var("SPOOR_RECORD_CPU_INTERVAL_NS").ok().and_then(|n| n.parse().ok()) {
+        cfg.cpu_interval_ns = n;
+    }
     match Recorder::start(cfg) {
         Ok(r) => {
-            PID.store(pid, std::sync::atomic::Ordering::Relaxed);
             let _ = REC.set(r);
             // SAFETY: registering plain extern "C" functions with libc.
             unsafe {
+                libc::pthread_atfork(None, None, Some(forked_child));
                 libc::atexit(at_exit);
             }
+            ACTIVE.store(true, Ordering::Relaxed);
         }
         Err(e) => eprintln!("spoor-record: {e}; this process is not recorded"),
     }

@@ -7,9 +7,11 @@
 //! are locations and spoor-merge unifies the ranks' files by application, name and rank.
 
 use crate::recorder;
+use rustc_hash::FxHashMap as HashMap;
 use spoor_model::{CollOp, CommId, Kind, LocId, StrId};
-use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 #[derive(Default)]
@@ -22,16 +24,44 @@ struct State {
     members: HashMap<CommId, Vec<u32>>,
     /// Open requests by handle, oldest first: several may share one handle (Open MPI hands
     /// out one static, already completed request for every send it completed inline).
-    reqs: HashMap<u64, std::collections::VecDeque<Req>>,
+    reqs: HashMap<u64, Reqs>,
     next_req: u64,
     /// MPI function names (static C strings) by address.
     names: HashMap<usize, StrId>,
 }
 
+#[derive(Clone, Copy)]
 struct Req {
     id: u64,
     recv: bool,
     comm: CommId,
+}
+
+/// The open requests of one handle: the oldest inline, so that the common case (one
+/// request a handle) allocates nothing.
+struct Reqs {
+    first: Req,
+    more: VecDeque<Req>,
+}
+
+impl State {
+    fn open(&mut self, handle: u64, req: Req) {
+        match self.reqs.get_mut(&handle) {
+            Some(q) => q.more.push_back(req),
+            None => {
+                self.reqs.insert(handle, Reqs { first: req, more: VecDeque::new() });
+            }
+        }
+    }
+
+    /// The oldest open request of `handle`, which completed.
+    fn complete(&mut self, handle: u64) -> Option<Req> {
+        let q = self.reqs.get_mut(&handle)?;
+        match q.more.pop_front() {
+            Some(next) => Some(std::mem::replace(&mut q.first, next)),
+            None => self.reqs.remove(&handle).map(|q| q.first),
+        }
+    }
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -54,15 +84,32 @@ pub extern "C" fn spoor_rs_active() -> c_int {
     recorder().is_some_and(|r| !r.is_finished()) as c_int
 }
 
+/// Recently used MPI function names, without a lock: each slot holds the low 32 bits of a
+/// name's address and its string id + 1 (0: empty). The names are string literals of the
+/// shim, all in this library's read-only data (far less than 4 GiB), so distinct names
+/// differ in their low 32 bits.
+static NAME_SLOTS: [AtomicU64; 256] = [const { AtomicU64::new(0) }; 256];
+
+#[inline]
 fn name_id(name: *const c_char) -> Option<StrId> {
     let rec = recorder()?;
-    Some(with_state(|st| {
+    let key = name as usize as u64 & 0xffff_ffff;
+    let slot = &NAME_SLOTS[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize];
+    let v = slot.load(Ordering::Relaxed);
+    if v != 0 && v >> 32 == key {
+        return Some((v & 0xffff_ffff) as StrId - 1);
+    }
+    let id = with_state(|st| {
         *st.names.entry(name as usize).or_insert_with(|| {
             // SAFETY: the shim passes NUL-terminated string literals.
             let s = unsafe { CStr::from_ptr(name) }.to_string_lossy();
             rec.intern(&s)
         })
-    }))
+    });
+    if (id as u64) < 0xffff_ffff {
+        slot.store(key << 32 | (id as u64 + 1), Ordering::Relaxed);
+    }
+    Some(id)
 }
 
 #[no_mangle]
@@ -225,7 +272,7 @@ pub extern "C" fn spoor_rs_isend(comm: u64, dest: c_int, tag: c_int, bytes: u64,
         let to = st.loc(c, dest)?;
         st.next_req += 1;
         let id = st.next_req;
-        st.reqs.entry(request).or_default().push_back(Req { id, recv: false, comm: c });
+        st.open(request, Req { id, recv: false, comm: c });
         Some(Kind::Isend { to, comm: c, tag: tag.max(0) as u32, bytes, request: id })
     });
     if let Some(k) = ev {
@@ -245,7 +292,7 @@ pub extern "C" fn spoor_rs_irecv(comm: u64, src: c_int, tag: c_int, request: u64
         };
         st.next_req += 1;
         let id = st.next_req;
-        st.reqs.entry(request).or_default().push_back(Req { id, recv: true, comm: c });
+        st.open(request, Req { id, recv: true, comm: c });
         Some(Kind::IrecvRequest { from, comm: c, tag: opt_tag(tag), request: id })
     });
     if let Some(k) = ev {
@@ -258,11 +305,7 @@ pub extern "C" fn spoor_rs_irecv(comm: u64, src: c_int, tag: c_int, request: u64
 pub extern "C" fn spoor_rs_complete(request: u64, src: c_int, tag: c_int, bytes: u64) {
     let Some(rec) = recorder() else { return };
     let ev = with_state(|st| {
-        let q = st.reqs.get_mut(&request)?;
-        let r = q.pop_front()?;
-        if q.is_empty() {
-            st.reqs.remove(&request);
-        }
+        let r = st.complete(request)?;
         if !r.recv {
             return Some(Kind::IsendComplete { request: r.id });
         }

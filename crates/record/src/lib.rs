@@ -27,4 +27,4 @@ mod recorder;
 pub mod signals;
 pub mod symbols;
 
-pub use recorder::{file_safe, hostname, Config, CpuClock, ProcGuard, Recorder};
+pub use recorder::{file_safe, hostname, Config, CpuClock, ProcGuard, Recorder, DEFAULT_CPU_INTERVAL_NS};

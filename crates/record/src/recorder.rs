@@ -8,11 +8,18 @@
 //! still has definitions for every block it holds. Procedure addresses (the
 //! `-finstrument-functions` hooks) get a placeholder name on the hot path and are
 //! resolved from the ELF symbols when the trace is finished ([`crate::symbols`]).
+//!
+//! The hot path (an event on a thread that has recorded before) reads the wall clock (in
+//! user space), takes the location's own uncontended mutex, and either appends the event
+//! to a short pending list or encodes it: no allocation, no system call, no other lock,
+//! except when the CPU clock is read (see [`Inner::push`] and formats/trace.md, "CPU time
+//! of recorded traces") and when a full block is written out.
 
 use crate::clock;
 use spoor_format::binary::{self, chunk, BlockEncoder, End, Header, IndexEntry};
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
-use std::cell::RefCell;
+use rustc_hash::FxHashMap;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
@@ -31,6 +38,13 @@ pub enum CpuClock {
     None,
 }
 
+/// The default of [`Config::cpu_interval_ns`]: 10 µs.
+pub const DEFAULT_CPU_INTERVAL_NS: i64 = 10_000;
+
+/// At most this many events wait for the next reading of the CPU clock; the next event
+/// reads it.
+const PENDING: usize = 256;
+
 /// How to record: where, under which names.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -48,6 +62,14 @@ pub struct Config {
     /// A thread's buffer is written out as a block when it holds this many bytes.
     pub block_bytes: usize,
     pub cpu: CpuClock,
+    /// The CPU clock (a system call) is read at the events whose CPU time must be exact
+    /// (process and thread begin and end, the begin and end of every wait: `recv_begin`,
+    /// `recv_end`, `coll_begin`, `coll_end`, `lock_request`, `lock_acquire`; clock
+    /// offsets) and at the first event more than this many nanoseconds of wall time after
+    /// the last reading. The events in between get CPU times from the readings around
+    /// them, never more than this far from the truth (formats/trace.md). 0: read it at
+    /// every event.
+    pub cpu_interval_ns: i64,
     /// Flush the trace on SIGTERM, SIGINT and SIGSEGV.
     pub signals: bool,
 }
@@ -63,6 +85,7 @@ impl Config {
             file_name: None,
             block_bytes: 64 * 1024,
             cpu: CpuClock::Thread,
+            cpu_interval_ns: DEFAULT_CPU_INTERVAL_NS,
             signals: true,
         }
     }
@@ -111,17 +134,65 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 /// One thread's buffer.
 struct ThreadBuf {
     loc: LocId,
+    /// The CPU clock of this location, readable from any thread (the owning thread's
+    /// pthread_getcpuclockid, or the process's clock).
+    clock: libc::clockid_t,
     st: Mutex<ThreadState>,
 }
 
 struct ThreadState {
     enc: BlockEncoder,
-    /// The last event's wall time and (clamped) CPU time on this location.
+    /// The wall and CPU time of the last event given its CPU time on this location.
     last: Option<(i64, i64)>,
+    /// The wall time of the last reading of the CPU clock.
+    read_wall: i64,
+    /// Events after `last` (wall time, kind), waiting for the next reading of the CPU clock
+    /// to get theirs. Capacity [`PENDING`], allocated once.
+    pending: Vec<(i64, Kind)>,
     /// Procedure addresses already given a string id, so the hot path takes no other lock.
-    addr_cache: HashMap<usize, StrId>,
+    addrs: AddrCache,
     /// The trace is finished: nothing more is recorded.
     done: bool,
+}
+
+/// Procedure address -> string id: a direct-mapped table in front of a hash map.
+struct AddrCache {
+    slots: Box<[(usize, StrId); AddrCache::SLOTS]>,
+    more: FxHashMap<usize, StrId>,
+}
+
+impl AddrCache {
+    const SLOTS: usize = 1024;
+
+    fn new() -> AddrCache {
+        AddrCache { slots: Box::new([(0, 0); AddrCache::SLOTS]), more: FxHashMap::default() }
+    }
+
+    #[inline]
+    fn slot(addr: usize) -> usize {
+        (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54) & (AddrCache::SLOTS - 1)
+    }
+
+    #[inline]
+    fn get(&self, addr: usize) -> Option<StrId> {
+        let (a, id) = self.slots[Self::slot(addr)];
+        if a == addr && addr != 0 {
+            return Some(id);
+        }
+        self.more.get(&addr).copied()
+    }
+
+    fn insert(&mut self, addr: usize, id: StrId) {
+        if addr == 0 {
+            self.more.insert(addr, id);
+            return;
+        }
+        let s = &mut self.slots[Self::slot(addr)];
+        if s.0 != 0 {
+            self.more.insert(s.0, s.1);
+        }
+        *s = (addr, id);
+    }
 }
 
 /// What the file's lock protects.
@@ -246,6 +317,7 @@ struct Inner {
     next_thread: AtomicU32,
     block_bytes: usize,
     cpu: CpuClock,
+    cpu_interval_ns: i64,
     /// The process of this file (process 0) and its name, for naming new threads.
     process_name: Mutex<String>,
 }
@@ -268,9 +340,10 @@ struct Local {
 
 impl Drop for Local {
     fn drop(&mut self) {
+        let _ = LAST.try_with(|c| c.set((0, std::ptr::null())));
         if let Some(inner) = self.inner.upgrade() {
             if !Arc::ptr_eq(&self.buf, &inner.main) {
-                inner.push_kind(&self.buf, Kind::ThreadEnd, false);
+                inner.push(&self.buf, Kind::ThreadEnd, true);
             }
             inner.flush_thread(&self.buf);
         }
@@ -279,6 +352,10 @@ impl Drop for Local {
 
 thread_local! {
     static LOCAL: RefCell<Vec<Local>> = const { RefCell::new(Vec::new()) };
+    /// The recorder (its id) and buffer this thread recorded into last: the hot path's
+    /// way past LOCAL. The buffer is kept alive by that recorder's `threads`, and a
+    /// recorder's id is never reused. No destructor: readable while LOCAL is destroyed.
+    static LAST: Cell<(usize, *const ThreadBuf)> = const { Cell::new((0, std::ptr::null())) };
 }
 
 impl Recorder {
@@ -310,10 +387,18 @@ impl Recorder {
                 CpuClock::None => "none",
             },
         );
+        if cfg.cpu != CpuClock::None {
+            defs.set_property("cpu_interval_ns", &cfg.cpu_interval_ns.max(0).to_string());
+        }
         defs.set_property("pid", &pid.to_string());
         let header = Header::new(0).encode();
         file.write_all(&header)?;
-        let main = Arc::new(ThreadBuf { loc, st: Mutex::new(ThreadState::new()) });
+        let cpu_clock = match cfg.cpu {
+            CpuClock::Process => libc::CLOCK_PROCESS_CPUTIME_ID,
+            _ => clock::this_thread_cpu_clock(),
+        };
+        let block_bytes = cfg.block_bytes.max(64);
+        let main = Arc::new(ThreadBuf { loc, clock: cpu_clock, st: Mutex::new(ThreadState::new(block_bytes)) });
         let mut shared = Shared {
             file,
             path,
@@ -336,8 +421,9 @@ impl Recorder {
             main_tid: gettid(),
             finished: AtomicBool::new(false),
             next_thread: AtomicU32::new(1),
-            block_bytes: cfg.block_bytes.max(64),
+            block_bytes,
             cpu: cfg.cpu,
+            cpu_interval_ns: cfg.cpu_interval_ns.max(0),
             process_name: Mutex::new(cfg.process.clone()),
         });
         let _ = LOCAL.try_with(|l| {
@@ -413,7 +499,7 @@ impl Recorder {
     #[inline]
     pub fn record(&self, kind: Kind) {
         let inner = &self.inner;
-        inner.with_local(|b| inner.push_kind(b, kind, false));
+        inner.with_local(|b| inner.push(b, kind, true));
     }
 
     /// Records entering the procedure at `addr` (a code address, resolved to a name
@@ -430,7 +516,8 @@ impl Recorder {
         inner.with_local(|b| inner.push_addr(b, addr, false));
     }
 
-    /// Writes out the calling thread's buffer now.
+    /// Writes out the calling thread's buffer now (its pending events get their CPU
+    /// times from a reading of the clock now).
     pub fn flush(&self) {
         let inner = &self.inner;
         inner.with_local(|b| inner.flush_thread(b));
@@ -449,7 +536,7 @@ impl Recorder {
         if !inner.finished.load(Ordering::Acquire) {
             let main = inner.main.clone();
             let on_main = gettid() == inner.main_tid;
-            inner.push_kind(&main, Kind::ProcessEnd, !on_main);
+            inner.push(&main, Kind::ProcessEnd, on_main);
         }
         inner.close(false)
     }
@@ -462,24 +549,112 @@ impl Recorder {
 }
 
 impl ThreadState {
-    fn new() -> ThreadState {
-        ThreadState { enc: BlockEncoder::default(), last: None, addr_cache: HashMap::new(), done: false }
+    fn new(block_bytes: usize) -> ThreadState {
+        let mut enc = BlockEncoder::default();
+        enc.buf.reserve(block_bytes + 4096);
+        ThreadState {
+            enc,
+            last: None,
+            read_wall: 0,
+            pending: Vec::with_capacity(PENDING),
+            addrs: AddrCache::new(),
+            done: false,
+        }
     }
+
+    /// Encodes one event whose times are known.
+    #[inline]
+    fn encode(&mut self, loc: LocId, wall: i64, cpu: Option<i64>, kind: Kind) {
+        self.enc.push(&Event::new(loc, wall, cpu, kind), false);
+        if let Some(c) = cpu {
+            self.last = Some((wall, c));
+        }
+    }
+
+    /// A reading `raw` of the CPU clock at wall time `wall` (`None`: no reading), made
+    /// consistent with the location's last CPU time: never below it, never more above it
+    /// than the wall time since (the two clocks are read one after the other, so a few
+    /// nanoseconds of disagreement are possible). Without a reading: the last CPU time
+    /// advanced by the wall time since.
+    fn clamp_cpu(&self, wall: i64, raw: Option<i64>) -> i64 {
+        match (self.last, raw) {
+            (Some((lw, lc)), Some(c)) => c.clamp(lc, lc + (wall - lw).max(0)),
+            (Some((lw, lc)), None) => lc + (wall - lw).max(0),
+            (None, Some(c)) => c,
+            (None, None) => 0,
+        }
+    }
+
+    /// Gives the pending events their CPU times, `cpu` being the CPU time at `wall`
+    /// (already clamped), and encodes them. Between the last CPU time and `cpu`, the CPU
+    /// time advances with the wall time from event to event ("computing") until it
+    /// reaches `cpu`, then stays there: every pending event is within the wall time since
+    /// the last reading of its true CPU time, none goes back, none advances more than the
+    /// wall time.
+    fn settle(&mut self, loc: LocId, cpu: i64) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let Some((mut pw, mut pc)) = self.last else { return };
+        let mut pending = std::mem::take(&mut self.pending);
+        for (w, kind) in pending.drain(..) {
+            let c = (pc + (w - pw).max(0)).min(cpu).max(pc);
+            self.enc.push(&Event::new(loc, w, Some(c), kind), false);
+            (pw, pc) = (w, c);
+        }
+        self.last = Some((pw, pc));
+        self.pending = pending;
+    }
+}
+
+/// Whether an event's CPU time must come from a reading of the clock: process and thread
+/// begin and end, and the begin and end of the waits of the cost model (formats/pag.md),
+/// whose CPU time is not counted; clock offsets (rare).
+#[inline]
+fn needs_cpu_reading(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::ProcessBegin { .. }
+            | Kind::ProcessEnd
+            | Kind::ThreadBegin { .. }
+            | Kind::ThreadEnd
+            | Kind::RecvBegin { .. }
+            | Kind::RecvEnd { .. }
+            | Kind::CollBegin { .. }
+            | Kind::CollEnd { .. }
+            | Kind::LockRequest { .. }
+            | Kind::LockAcquire { .. }
+            | Kind::ClockOffset { .. }
+    )
 }
 
 impl Inner {
     /// Runs `f` with the calling thread's buffer, creating its location on first use.
     #[inline]
-    fn with_local<R>(self: &Arc<Self>, f: impl FnOnce(&Arc<ThreadBuf>) -> R) -> R {
+    fn with_local<R>(self: &Arc<Self>, f: impl FnOnce(&ThreadBuf) -> R) -> R {
+        let hit = LAST.try_with(|c| c.get()).ok().filter(|&(id, p)| id == self.id && !p.is_null());
+        if let Some((_, p)) = hit {
+            // SAFETY: see LAST: the buffer belongs to this recorder, which is alive.
+            return f(unsafe { &*p });
+        }
+        self.with_local_slow(f)
+    }
+
+    #[cold]
+    fn with_local_slow<R>(self: &Arc<Self>, f: impl FnOnce(&ThreadBuf) -> R) -> R {
         let found = LOCAL.try_with(|l| l.borrow().iter().find(|x| x.id == self.id).map(|x| x.buf.clone()));
         match found {
-            Ok(Some(b)) => f(&b),
+            Ok(Some(b)) => {
+                let _ = LAST.try_with(|c| c.set((self.id, Arc::as_ptr(&b))));
+                f(&b)
+            }
             Ok(None) => {
                 let b = self.new_thread();
                 let _ = LOCAL.try_with(|l| {
                     l.borrow_mut().push(Local { id: self.id, inner: Arc::downgrade(self), buf: b.clone() })
                 });
-                self.push_kind(&b, Kind::ThreadBegin { parent: None }, false);
+                let _ = LAST.try_with(|c| c.set((self.id, Arc::as_ptr(&b))));
+                self.push(&b, Kind::ThreadBegin { parent: None }, true);
                 f(&b)
             }
             // The thread's storage is gone (it is exiting): the main thread keeps location
@@ -497,43 +672,70 @@ impl Inner {
             sh.dirty = true;
             sh.defs.add_location(&format!("{pname} thread {n}"), 0, n)
         };
-        let b = Arc::new(ThreadBuf { loc, st: Mutex::new(ThreadState::new()) });
+        let clock = match self.cpu {
+            CpuClock::Process => libc::CLOCK_PROCESS_CPUTIME_ID,
+            _ => clock::this_thread_cpu_clock(),
+        };
+        let b = Arc::new(ThreadBuf { loc, clock, st: Mutex::new(ThreadState::new(self.block_bytes)) });
         lock(&self.threads).push(b.clone());
         b
     }
 
-    /// Times of an event now, the CPU time clamped so that it never advances by more than
-    /// the wall time since the location's previous event (the two clocks are read one
-    /// after the other, so a few nanoseconds of disagreement are possible).
+    /// Reads the CPU clock of `b`: `own` when the calling thread is `b`'s.
     #[inline]
-    fn times(&self, st: &mut ThreadState, no_cpu: bool) -> (i64, Option<i64>) {
-        let raw_cpu = match self.cpu {
-            _ if no_cpu => None,
-            CpuClock::Thread => Some(clock::thread_cpu_ns()),
-            CpuClock::Process => Some(clock::process_cpu_ns()),
+    fn read_cpu(&self, b: &ThreadBuf, own: bool) -> Option<i64> {
+        match self.cpu {
             CpuClock::None => None,
-        };
-        let wall = clock::wall_ns();
-        let cpu = raw_cpu.map(|c| match st.last {
-            Some((lw, lc)) => c.min(lc + (wall - lw).max(0)).max(lc),
-            None => c,
-        });
-        if let Some(c) = cpu {
-            st.last = Some((wall, c));
+            CpuClock::Thread if own => clock::read_ns(libc::CLOCK_THREAD_CPUTIME_ID),
+            _ => clock::read_ns(b.clock),
         }
-        (wall, cpu)
+    }
+
+    /// Records `kind` on `b` now (`own`: from `b`'s thread). The wall clock is read for
+    /// every event. The CPU clock is read when the kind needs it ([`needs_cpu_reading`]),
+    /// when more than `cpu_interval_ns` of wall time went by since the last reading, or
+    /// when [`PENDING`] events wait; otherwise the event waits, unencoded, for the next
+    /// reading to give it its CPU time ([`ThreadState::settle`]).
+    #[inline]
+    fn push(&self, b: &ThreadBuf, kind: Kind, own: bool) {
+        let mut st = lock(&b.st);
+        self.push_locked(b, &mut st, kind, own);
     }
 
     #[inline]
-    fn push_kind(&self, b: &ThreadBuf, kind: Kind, no_cpu: bool) {
-        let mut st = lock(&b.st);
+    fn push_locked(&self, b: &ThreadBuf, st: &mut ThreadState, kind: Kind, own: bool) {
         if st.done {
             return;
         }
-        let (wall, cpu) = self.times(&mut st, no_cpu);
-        st.enc.push(&Event::new(b.loc, wall, cpu, kind), false);
+        if self.cpu == CpuClock::None {
+            st.encode(b.loc, clock::wall_ns(), None, kind);
+        } else if needs_cpu_reading(&kind) || st.last.is_none() || self.cpu_interval_ns == 0 {
+            // CPU first: the clamp absorbs the wall clock's read.
+            let raw = self.read_cpu(b, own);
+            let wall = clock::wall_ns();
+            self.encode_read(b.loc, st, wall, raw, kind);
+        } else {
+            let wall = clock::wall_ns();
+            if wall - st.read_wall <= self.cpu_interval_ns && st.pending.len() < PENDING {
+                st.pending.push((wall, kind));
+                return;
+            }
+            let raw = self.read_cpu(b, own);
+            self.encode_read(b.loc, st, wall, raw, kind);
+        }
         if st.enc.buf.len() >= self.block_bytes {
-            self.write_out(b.loc, &mut st);
+            self.write_out(b.loc, st);
+        }
+    }
+
+    /// Encodes the pending events and `kind` at `wall`, with the CPU reading `raw`.
+    #[inline]
+    fn encode_read(&self, loc: LocId, st: &mut ThreadState, wall: i64, raw: Option<i64>, kind: Kind) {
+        let cpu = st.clamp_cpu(wall, raw);
+        st.settle(loc, cpu);
+        st.encode(loc, wall, Some(cpu), kind);
+        if raw.is_some() {
+            st.read_wall = wall;
         }
     }
 
@@ -543,23 +745,20 @@ impl Inner {
         if st.done {
             return;
         }
-        let (wall, cpu) = self.times(&mut st, false);
-        let id = match st.addr_cache.get(&addr) {
-            Some(&id) => id,
+        let id = match st.addrs.get(addr) {
+            Some(id) => id,
             None => {
                 let id = self.addr_id(addr);
-                st.addr_cache.insert(addr, id);
+                st.addrs.insert(addr, id);
                 id
             }
         };
         let kind = if enter { Kind::Enter { proc: id } } else { Kind::Leave { proc: id } };
-        st.enc.push(&Event::new(b.loc, wall, cpu, kind), false);
-        if st.enc.buf.len() >= self.block_bytes {
-            self.write_out(b.loc, &mut st);
-        }
+        self.push_locked(b, &mut st, kind, true);
     }
 
     /// The string id of a procedure address: a placeholder `0x…` until the trace is closed.
+    #[cold]
     fn addr_id(&self, addr: usize) -> StrId {
         let mut sh = lock(&self.shared);
         if let Some(&id) = sh.addr_ids.get(&addr) {
@@ -570,6 +769,18 @@ impl Inner {
         sh.addr_ids.insert(addr, id);
         sh.addrs.push((addr, id));
         id
+    }
+
+    /// Gives `b`'s pending events their CPU times from a reading of its clock now (from
+    /// any thread), or, if it cannot be read, as if its thread computed since.
+    fn settle_now(&self, b: &ThreadBuf, st: &mut ThreadState) {
+        if st.pending.is_empty() {
+            return;
+        }
+        let raw = self.read_cpu(b, false);
+        let wall = clock::wall_ns();
+        let cpu = st.clamp_cpu(wall, raw);
+        st.settle(b.loc, cpu);
     }
 
     fn write_out(&self, loc: LocId, st: &mut ThreadState) {
@@ -587,6 +798,7 @@ impl Inner {
 
     fn flush_thread(&self, b: &ThreadBuf) {
         let mut st = lock(&b.st);
+        self.settle_now(b, &mut st);
         self.write_out(b.loc, &mut st);
     }
 
@@ -606,6 +818,7 @@ impl Inner {
             let st = if from_signal { try_lock(&b.st) } else { Some(lock(&b.st)) };
             let Some(mut st) = st else { continue };
             st.done = true;
+            self.settle_now(b, &mut st);
             if st.enc.count > 0 {
                 let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
                 let Some(mut sh) = sh else { continue };
@@ -636,6 +849,7 @@ impl Inner {
         for b in &threads {
             let st = if from_signal { try_lock(&b.st) } else { Some(lock(&b.st)) };
             let Some(mut st) = st else { continue };
+            self.settle_now(b, &mut st);
             let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
             let Some(mut sh) = sh else { continue };
             let _ = sh.write_block(b.loc, &st.enc);
