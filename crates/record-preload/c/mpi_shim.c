@@ -7,6 +7,7 @@
  * and the clock-offset ping-pong with rank 0. Everything else is in Rust. */
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ extern void spoor_rs_complete(uint64_t request, int src, int tag, uint64_t bytes
 extern void spoor_rs_coll_begin(int op, uint64_t comm);
 extern void spoor_rs_coll_end(int op, uint64_t comm, int root, uint64_t sent, uint64_t received);
 extern void spoor_rs_clock_offset(int reference_world_rank, int64_t offset, uint64_t error);
-extern void spoor_rs_after_init(void);
+extern void spoor_rs_after_init(int thread_level_multiple);
 
 /* Collective operation codes of formats/trace.md. */
 enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, GATHERV, SCATTER, SCATTERV, ALLGATHER,
@@ -87,10 +88,22 @@ static void define_comm(MPI_Comm c, const char *name) {
     free(ranks);
 }
 
+/* Communicators the Rust side knows, by handle: a small cache that spares every wrapper
+ * two calls into Rust. A handle MPI_Comm_free releases leaves it. */
+#define KNOWN 8
+static _Atomic uint64_t known[KNOWN];
+static _Atomic uint64_t *known_slot(uint64_t h) { return &known[((h >> 4) ^ (h >> 12)) % KNOWN]; }
+
 /* A communicator the wrappers meet that was not created through them: named by its members. */
 static uint64_t comm_h(MPI_Comm c) {
-    if (spoor_rs_active() && spoor_rs_comm_known(H(c)) < 0) define_comm(c, NULL);
-    return H(c);
+    uint64_t h = H(c);
+    _Atomic uint64_t *k = known_slot(h);
+    if (atomic_load_explicit(k, memory_order_relaxed) == h) return h;
+    if (spoor_rs_active()) {
+        if (spoor_rs_comm_known(h) < 0) define_comm(c, NULL);
+        if (spoor_rs_comm_known(h) >= 0) atomic_store_explicit(k, h, memory_order_relaxed);
+    }
+    return h;
 }
 
 /* A communicator just created (collectively): its rank 0 gives it a name unique in the run. */
@@ -138,6 +151,7 @@ static void clock_sync(void) {
 
 static void after_init(void) {
     char host[HOST_LEN];
+    int level = MPI_THREAD_SINGLE;
     if (!spoor_rs_active()) return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
@@ -154,7 +168,8 @@ static void after_init(void) {
     define_comm(MPI_COMM_SELF, "MPI_COMM_SELF");
     PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
     clock_sync();
-    spoor_rs_after_init();
+    PMPI_Query_thread(&level);
+    spoor_rs_after_init(level == MPI_THREAD_MULTIPLE);
 }
 
 int MPI_Init(int *argc, char ***argv) {
@@ -527,6 +542,8 @@ int MPI_Cart_sub(MPI_Comm c, const int remain[], MPI_Comm *out) {
 
 int MPI_Comm_free(MPI_Comm *c) {
     spoor_rs_enter("MPI_Comm_free");
+    uint64_t h = H(*c);
+    atomic_compare_exchange_strong(known_slot(h), &h, 0);
     spoor_rs_comm_forget(H(*c));
     int r = PMPI_Comm_free(c);
     spoor_rs_leave("MPI_Comm_free");

@@ -11,7 +11,8 @@ use rustc_hash::FxHashMap as HashMap;
 use spoor_model::{CollOp, CommId, Kind, LocId, StrId};
 use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 #[derive(Default)]
@@ -64,11 +65,26 @@ impl State {
     }
 }
 
-static STATE: Mutex<Option<State>> = Mutex::new(None);
+/// The state, behind a mutex only while several threads may call MPI at once: before
+/// MPI_Init has said otherwise, and under MPI_THREAD_MULTIPLE. At the other thread levels
+/// MPI's own rules serialize the wrappers (one thread calls MPI, or one at a time), and the
+/// wrappers skip the lock.
+struct Guarded {
+    lock: Mutex<()>,
+    multiple: AtomicBool,
+    st: UnsafeCell<Option<State>>,
+}
+
+// SAFETY: `st` is only touched in `with_state`, under the lock or MPI's serialization.
+unsafe impl Sync for Guarded {}
+
+static STATE: Guarded = Guarded { lock: Mutex::new(()), multiple: AtomicBool::new(true), st: UnsafeCell::new(None) };
 
 fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    f(g.get_or_insert_with(State::default))
+    let _g = STATE.multiple.load(Ordering::Acquire).then(|| STATE.lock.lock().unwrap_or_else(|e| e.into_inner()));
+    // SAFETY: see Guarded; `f` does not call MPI or come back here.
+    let st = unsafe { &mut *STATE.st.get() };
+    f(st.get_or_insert_with(State::default))
 }
 
 impl State {
@@ -168,9 +184,12 @@ pub extern "C" fn spoor_rs_world(rank: c_int, size: c_int, hosts: *const c_char,
     }
 }
 
+/// After MPI_Init: the handlers again over MPI's, and whether MPI calls may come from
+/// several threads at once (MPI_THREAD_MULTIPLE).
 #[no_mangle]
-pub extern "C" fn spoor_rs_after_init() {
+pub extern "C" fn spoor_rs_after_init(thread_multiple: c_int) {
     spoor_record::signals::reinstall();
+    STATE.multiple.store(thread_multiple != 0, Ordering::Release);
 }
 
 #[no_mangle]

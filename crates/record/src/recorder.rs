@@ -19,12 +19,12 @@ use crate::clock;
 use spoor_format::binary::{self, chunk, BlockEncoder, End, Header, IndexEntry};
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
 use rustc_hash::FxHashMap;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{compiler_fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
 /// Which CPU clock events carry.
@@ -44,6 +44,9 @@ pub const DEFAULT_CPU_INTERVAL_NS: i64 = 10_000;
 /// At most this many events wait for the next reading of the CPU clock; the next event
 /// reads it.
 const PENDING: usize = 256;
+
+/// More than the encoding of any event the recorder writes (no annotations).
+const MAX_EVENT_BYTES: usize = 96;
 
 /// How to record: where, under which names.
 #[derive(Clone, Debug)]
@@ -132,12 +135,177 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 }
 
 /// One thread's buffer.
+///
+/// Its state is shared without a lock on the owning thread's side: the owner marks itself
+/// `busy` with a plain store and checks that no other thread `claimed` the buffer, then
+/// works on it; another thread (closing or flushing the trace) sets `claimed`, makes every
+/// thread of the process pass a memory barrier (membarrier(2), [`barrier`]) and waits for
+/// `busy` to clear. The barrier on the claiming side is what lets the owner's side do
+/// without an atomic read-modify-write or a fence: an event costs two plain stores and a
+/// load instead of a mutex's two locked instructions.
 struct ThreadBuf {
     loc: LocId,
     /// The CPU clock of this location, readable from any thread (the owning thread's
     /// pthread_getcpuclockid, or the process's clock).
     clock: libc::clockid_t,
-    st: Mutex<ThreadState>,
+    /// The owning thread's kernel id.
+    tid: libc::pid_t,
+    st: UnsafeCell<ThreadState>,
+    /// The owner works on `st` (written by the owner only).
+    busy: AtomicBool,
+    /// Another thread has `st`, or is taking it.
+    claimed: AtomicBool,
+    /// Serializes the other threads' claims.
+    claim: Mutex<()>,
+    /// The encoded events of `st` as of the owner's last finished event, for a signal
+    /// handler that interrupts the owner in the middle of the next one.
+    snap: Snapshot,
+}
+
+/// Where a buffer's complete events are (its block buffer never moves: its capacity is
+/// reserved for a full block and the events that may follow it).
+#[derive(Default)]
+struct Snapshot {
+    ptr: AtomicPtr<u8>,
+    len: AtomicUsize,
+    count: AtomicU64,
+    min_wall: AtomicI64,
+    max_wall: AtomicI64,
+}
+
+impl Snapshot {
+    /// Records what `enc` holds now (plain stores, ordered after the encoding for a
+    /// signal handler on this thread).
+    #[inline]
+    fn publish(&self, enc: &BlockEncoder) {
+        compiler_fence(Ordering::SeqCst);
+        self.ptr.store(enc.buf.as_ptr() as *mut u8, Ordering::Relaxed);
+        self.count.store(enc.count, Ordering::Relaxed);
+        self.min_wall.store(enc.min_wall, Ordering::Relaxed);
+        self.max_wall.store(enc.max_wall, Ordering::Relaxed);
+        self.len.store(enc.buf.len(), Ordering::Relaxed);
+        compiler_fence(Ordering::SeqCst);
+    }
+
+    #[inline]
+    fn clear(&self) {
+        compiler_fence(Ordering::SeqCst);
+        self.len.store(0, Ordering::Relaxed);
+        self.count.store(0, Ordering::Relaxed);
+        compiler_fence(Ordering::SeqCst);
+    }
+}
+
+// SAFETY: `st` is only touched under the owner/claim protocol above.
+unsafe impl Sync for ThreadBuf {}
+unsafe impl Send for ThreadBuf {}
+
+impl ThreadBuf {
+    fn new(loc: LocId, clock: libc::clockid_t, block_bytes: usize) -> ThreadBuf {
+        ThreadBuf {
+            loc,
+            clock,
+            tid: gettid(),
+            st: UnsafeCell::new(ThreadState::new(block_bytes)),
+            busy: AtomicBool::new(false),
+            claimed: AtomicBool::new(false),
+            claim: Mutex::new(()),
+            snap: Snapshot::default(),
+        }
+    }
+
+    /// Runs `f` on the state from the owning thread. `None` when the owner is already in
+    /// the middle of an event (a signal handler interrupted it and records too): the
+    /// nested event is dropped rather than corrupt the one interrupted.
+    #[inline]
+    fn own<R>(&self, f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+        if self.busy.load(Ordering::Relaxed) {
+            return None;
+        }
+        loop {
+            self.busy.store(true, Ordering::Relaxed);
+            barrier::light();
+            if !self.claimed.load(Ordering::Acquire) {
+                // SAFETY: no other thread has the state (it claims it only after seeing
+                // `busy` clear, and we saw no claim after setting `busy`).
+                let r = f(unsafe { &mut *self.st.get() });
+                self.busy.store(false, Ordering::Release);
+                return Some(r);
+            }
+            self.busy.store(false, Ordering::Release);
+            // Another thread is finishing or flushing the trace: wait for it.
+            while self.claimed.load(Ordering::Acquire) {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Runs `f` on the state from any thread. From a signal handler (`from_signal`) it
+    /// does not wait: `None` if another claim is under way, or if the owner is in the
+    /// middle of an event and is the thread the handler interrupted (or does not finish
+    /// it within about a millisecond).
+    fn claim<R>(&self, from_signal: bool, f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+        let _g = if from_signal { try_lock(&self.claim)? } else { lock(&self.claim) };
+        self.claimed.store(true, Ordering::Relaxed);
+        barrier::heavy();
+        let mut spins = 0u32;
+        while self.busy.load(Ordering::Acquire) {
+            if from_signal && (spins >= 1000 || gettid() == self.tid) {
+                self.claimed.store(false, Ordering::Release);
+                return None;
+            }
+            spins += 1;
+            std::thread::yield_now();
+        }
+        // SAFETY: the owner saw our claim or finished its event (see `own`).
+        let r = f(unsafe { &mut *self.st.get() });
+        self.claimed.store(false, Ordering::Release);
+        Some(r)
+    }
+}
+
+/// The asymmetric memory barrier of [`ThreadBuf`]: a compiler barrier on the owners' side
+/// and membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) on the claiming side once the process
+/// is registered for it (Linux 4.14); full fences on both sides otherwise.
+mod barrier {
+    use std::sync::atomic::{compiler_fence, fence, AtomicBool, Ordering};
+
+    const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+    const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+    static REGISTERED: AtomicBool = AtomicBool::new(false);
+
+    /// Registers the process for expedited barriers; call before any buffer exists.
+    pub(super) fn register() {
+        if REGISTERED.load(Ordering::Acquire) {
+            return;
+        }
+        // SAFETY: membarrier takes plain integers.
+        let r = unsafe { libc::syscall(libc::SYS_membarrier, REGISTER_PRIVATE_EXPEDITED, 0, 0) };
+        if r == 0 {
+            REGISTERED.store(true, Ordering::Release);
+        }
+    }
+
+    #[inline]
+    pub(super) fn light() {
+        if REGISTERED.load(Ordering::Relaxed) {
+            compiler_fence(Ordering::SeqCst);
+        } else {
+            fence(Ordering::SeqCst);
+        }
+    }
+
+    pub(super) fn heavy() {
+        if REGISTERED.load(Ordering::Relaxed) {
+            // SAFETY: as above.
+            let r = unsafe { libc::syscall(libc::SYS_membarrier, PRIVATE_EXPEDITED, 0, 0) };
+            if r == 0 {
+                return;
+            }
+        }
+        fence(Ordering::SeqCst);
+    }
 }
 
 struct ThreadState {
@@ -230,24 +398,23 @@ impl Shared {
     }
 
     fn write_block(&mut self, loc: LocId, enc: &BlockEncoder) -> io::Result<()> {
-        if self.closed || enc.count == 0 {
+        self.write_events(loc, &enc.buf, enc.count, enc.min_wall, enc.max_wall)
+    }
+
+    /// Writes `count` encoded events as one block.
+    fn write_events(&mut self, loc: LocId, events: &[u8], count: u64, min_wall: i64, max_wall: i64) -> io::Result<()> {
+        if self.closed || count == 0 {
             return Ok(());
         }
         if self.dirty {
             self.write_defs()?;
         }
-        let mut payload = Vec::with_capacity(enc.buf.len() + 12);
+        let mut payload = Vec::with_capacity(events.len() + 12);
         spoor_format::varint::put_u64(&mut payload, loc as u64);
-        spoor_format::varint::put_u64(&mut payload, enc.count);
-        payload.extend_from_slice(&enc.buf);
-        self.index.push(IndexEntry {
-            offset: self.offset,
-            loc: Some(loc),
-            count: enc.count,
-            min_wall: enc.min_wall,
-            max_wall: enc.max_wall,
-        });
-        self.events += enc.count;
+        spoor_format::varint::put_u64(&mut payload, count);
+        payload.extend_from_slice(events);
+        self.index.push(IndexEntry { offset: self.offset, loc: Some(loc), count, min_wall, max_wall });
+        self.events += count;
         self.write_chunk(chunk::BLOCK, &payload)
     }
 
@@ -398,7 +565,8 @@ impl Recorder {
             _ => clock::this_thread_cpu_clock(),
         };
         let block_bytes = cfg.block_bytes.max(64);
-        let main = Arc::new(ThreadBuf { loc, clock: cpu_clock, st: Mutex::new(ThreadState::new(block_bytes)) });
+        barrier::register();
+        let main = Arc::new(ThreadBuf::new(loc, cpu_clock, block_bytes));
         let mut shared = Shared {
             file,
             path,
@@ -551,7 +719,9 @@ impl Recorder {
 impl ThreadState {
     fn new(block_bytes: usize) -> ThreadState {
         let mut enc = BlockEncoder::default();
-        enc.buf.reserve(block_bytes + 4096);
+        // A full block, then at most the pending events and one more before it is
+        // written out: the buffer never moves (see Snapshot).
+        enc.buf.reserve(block_bytes + (PENDING + 1) * MAX_EVENT_BYTES);
         ThreadState {
             enc,
             last: None,
@@ -676,7 +846,7 @@ impl Inner {
             CpuClock::Process => libc::CLOCK_PROCESS_CPUTIME_ID,
             _ => clock::this_thread_cpu_clock(),
         };
-        let b = Arc::new(ThreadBuf { loc, clock, st: Mutex::new(ThreadState::new(self.block_bytes)) });
+        let b = Arc::new(ThreadBuf::new(loc, clock, self.block_bytes));
         lock(&self.threads).push(b.clone());
         b
     }
@@ -698,8 +868,11 @@ impl Inner {
     /// reading to give it its CPU time ([`ThreadState::settle`]).
     #[inline]
     fn push(&self, b: &ThreadBuf, kind: Kind, own: bool) {
-        let mut st = lock(&b.st);
-        self.push_locked(b, &mut st, kind, own);
+        if own {
+            b.own(|st| self.push_locked(b, st, kind, true));
+        } else {
+            b.claim(false, |st| self.push_locked(b, st, kind, false));
+        }
     }
 
     #[inline]
@@ -724,7 +897,9 @@ impl Inner {
             self.encode_read(b.loc, st, wall, raw, kind);
         }
         if st.enc.buf.len() >= self.block_bytes {
-            self.write_out(b.loc, st);
+            self.write_out(b, st);
+        } else {
+            b.snap.publish(&st.enc);
         }
     }
 
@@ -741,20 +916,21 @@ impl Inner {
 
     #[inline]
     fn push_addr(&self, b: &ThreadBuf, addr: usize, enter: bool) {
-        let mut st = lock(&b.st);
-        if st.done {
-            return;
-        }
-        let id = match st.addrs.get(addr) {
-            Some(id) => id,
-            None => {
-                let id = self.addr_id(addr);
-                st.addrs.insert(addr, id);
-                id
+        b.own(|st| {
+            if st.done {
+                return;
             }
-        };
-        let kind = if enter { Kind::Enter { proc: id } } else { Kind::Leave { proc: id } };
-        self.push_locked(b, &mut st, kind, true);
+            let id = match st.addrs.get(addr) {
+                Some(id) => id,
+                None => {
+                    let id = self.addr_id(addr);
+                    st.addrs.insert(addr, id);
+                    id
+                }
+            };
+            let kind = if enter { Kind::Enter { proc: id } } else { Kind::Leave { proc: id } };
+            self.push_locked(b, st, kind, true);
+        });
     }
 
     /// The string id of a procedure address: a placeholder `0x…` until the trace is closed.
@@ -783,23 +959,26 @@ impl Inner {
         st.settle(b.loc, cpu);
     }
 
-    fn write_out(&self, loc: LocId, st: &mut ThreadState) {
+    fn write_out(&self, b: &ThreadBuf, st: &mut ThreadState) {
         if st.enc.count == 0 {
             return;
         }
+        b.snap.clear();
         {
             let mut sh = lock(&self.shared);
-            if let Err(e) = sh.write_block(loc, &st.enc) {
+            if let Err(e) = sh.write_block(b.loc, &st.enc) {
                 report_io(&sh.path, &e);
             }
         }
         st.enc.clear();
     }
 
+    /// Writes out the buffer of the calling thread.
     fn flush_thread(&self, b: &ThreadBuf) {
-        let mut st = lock(&b.st);
-        self.settle_now(b, &mut st);
-        self.write_out(b.loc, &mut st);
+        b.own(|st| {
+            self.settle_now(b, st);
+            self.write_out(b, st);
+        });
     }
 
     /// Writes out every buffer and closes the trace. In a signal handler (`from_signal`)
@@ -815,17 +994,35 @@ impl Inner {
             lock(&self.threads).clone()
         };
         for b in &threads {
-            let st = if from_signal { try_lock(&b.st) } else { Some(lock(&b.st)) };
-            let Some(mut st) = st else { continue };
-            st.done = true;
-            self.settle_now(b, &mut st);
-            if st.enc.count > 0 {
-                let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
-                let Some(mut sh) = sh else { continue };
-                if let Err(e) = sh.write_block(b.loc, &st.enc) {
-                    report_io(&sh.path, &e);
+            let claimed = b.claim(from_signal, |st| {
+                st.done = true;
+                self.settle_now(b, st);
+                if st.enc.count > 0 {
+                    b.snap.clear();
+                    let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
+                    let Some(mut sh) = sh else { return };
+                    if let Err(e) = sh.write_block(b.loc, &st.enc) {
+                        report_io(&sh.path, &e);
+                    }
+                    st.enc.clear();
                 }
-                st.enc.clear();
+            });
+            if claimed.is_none() && from_signal && b.busy.load(Ordering::Relaxed) && gettid() == b.tid {
+                // The handler interrupted this thread's own event, and the process ends
+                // with the signal: write the events complete before it.
+                let snap = &b.snap;
+                let (ptr, len) = (snap.ptr.load(Ordering::Relaxed), snap.len.load(Ordering::Relaxed));
+                if let (false, Some(mut sh)) = (ptr.is_null() || len == 0, try_lock(&self.shared)) {
+                    // SAFETY: the buffer never moves and holds `len` bytes of complete
+                    // events (Snapshot); the interrupted owner does not run again.
+                    let events = unsafe { std::slice::from_raw_parts(ptr, len) };
+                    let (n, lo, hi) = (
+                        snap.count.load(Ordering::Relaxed),
+                        snap.min_wall.load(Ordering::Relaxed),
+                        snap.max_wall.load(Ordering::Relaxed),
+                    );
+                    let _ = sh.write_events(b.loc, events, n, lo, hi);
+                }
             }
         }
         let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
@@ -847,14 +1044,15 @@ impl Inner {
             lock(&self.threads).clone()
         };
         for b in &threads {
-            let st = if from_signal { try_lock(&b.st) } else { Some(lock(&b.st)) };
-            let Some(mut st) = st else { continue };
-            self.settle_now(b, &mut st);
-            let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
-            let Some(mut sh) = sh else { continue };
-            let _ = sh.write_block(b.loc, &st.enc);
-            drop(sh);
-            st.enc.clear();
+            b.claim(from_signal, |st| {
+                self.settle_now(b, st);
+                b.snap.clear();
+                let sh = if from_signal { try_lock(&self.shared) } else { Some(lock(&self.shared)) };
+                let Some(mut sh) = sh else { return };
+                let _ = sh.write_block(b.loc, &st.enc);
+                drop(sh);
+                st.enc.clear();
+            });
         }
         if let Some(mut sh) = try_lock(&self.shared) {
             if sh.dirty && !sh.closed {
