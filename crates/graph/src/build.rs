@@ -99,24 +99,6 @@ struct LocState {
     wall: i64,
 }
 
-/// Asks the kernel to back a large array's spare capacity with huge pages: one page
-/// fault per 2 MiB instead of per 4 KiB when the graph is filled in.
-fn huge_pages<T>(v: &Vec<T>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + v.capacity() * std::mem::size_of::<T>();
-        let (lo, hi) = (start.div_ceil(HUGE) * HUGE, end / HUGE * HUGE);
-        if hi > lo {
-            // Advice only: if the kernel declines, nothing changes but speed.
-            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
-}
-
 /// One collective instance while its events are being read.
 #[derive(Default)]
 struct Instance {
@@ -274,12 +256,6 @@ impl<'a> Builder<'a> {
         p.arc_weight.reserve_exact(arcs);
         p.arc_kind.reserve_exact(arcs);
         p.arc_bytes.reserve_exact(arcs);
-        huge_pages(&p.loc);
-        huge_pages(&p.prev);
-        huge_pages(&p.wall);
-        huge_pages(&p.weight);
-        huge_pages(&p.ctx);
-        huge_pages(&p.kind);
     }
 
     fn err(&self, message: String) -> Error {
