@@ -18,12 +18,6 @@ arcs from other applications ignored); inter (--app A: the longest path that beg
 in A, through other applications only where they lead back to A). The input is an ordered
 trace (spoor-order's output) or a PAG file (spoor-pag's output).";
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Weight {
-    Cpu,
-    Wall,
-}
-
 #[derive(Clone, Copy, PartialEq, ValueEnum)]
 enum ScopeArg {
     Global,
@@ -46,8 +40,8 @@ struct Args {
     #[arg(default_value = "-")]
     input: String,
     /// Arc weights when building from a trace (a PAG file keeps its own).
-    #[arg(long, value_enum, default_value = "cpu")]
-    weight: Weight,
+    #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
+    weight: Mode,
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     net: Option<String>,
@@ -130,10 +124,7 @@ fn main() {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
         }
         let levels = levels(&args.profile)?;
-        let mode = match args.weight {
-            Weight::Cpu => Mode::Cpu,
-            Weight::Wall => Mode::Wall,
-        };
+        let mode = args.weight;
         let pag = spoor_graph::file::load(&args.input, mode, args.net.as_deref(), args.quiet)?;
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,

@@ -1,7 +1,7 @@
 //! spoor-pag: the Program Activity Graph of an ordered trace, as a PAG file or a
 //! listing (the spoor-graph crate; formats/pag.md).
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_graph::{file, show, Mode};
 use std::io::Write;
@@ -13,12 +13,6 @@ waiting weighs nothing) or elapsed time (wall mode). Remote arcs join sends to r
 collective begins to ends, lock releases to acquisitions, parents to spawned processes.
 formats/pag.md gives the cost model and the file format. spoor-cp reads the result.";
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Weight {
-    Cpu,
-    Wall,
-}
-
 /// Build the Program Activity Graph of an ordered trace.
 #[derive(Parser)]
 #[command(name = "spoor-pag", version, after_long_help = ABOUT)]
@@ -26,8 +20,8 @@ struct Args {
     /// An ordered trace (spoor-order's output); `-` for standard input.
     #[arg(default_value = "-")]
     input: String,
-    #[arg(long, value_enum, default_value = "cpu")]
-    weight: Weight,
+    #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
+    weight: Mode,
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     net: Option<String>,
@@ -45,10 +39,7 @@ struct Args {
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-pag", || {
-        let mode = match args.weight {
-            Weight::Cpu => Mode::Cpu,
-            Weight::Wall => Mode::Wall,
-        };
+        let mode = args.weight;
         let pag = file::load(&args.input, mode, args.net.as_deref(), args.quiet)?;
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {

@@ -219,7 +219,15 @@ impl<'a> Builder<'a> {
     fn new(file: &'a str, mode: Mode, defs: Definitions) -> Self {
         let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
         let locs = vec![
-            LocState { last: NONE, ctx: 0, entered: (NONE, NONE, 0), waiting: false, count: 0, cpu: NO_CPU, wall: 0 };
+            LocState {
+                last: NONE,
+                ctx: 0,
+                entered: (NONE, NONE, 0),
+                waiting: false,
+                count: 0,
+                cpu: NO_CPU,
+                wall: 0
+            };
             pag.defs.locations.len()
         ];
         Builder {
@@ -301,7 +309,18 @@ impl<'a> Builder<'a> {
     fn event(&mut self, s: &Slim) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
-            self.locs.resize(l + 1, LocState { last: NONE, ctx: 0, entered: (NONE, NONE, 0), waiting: false, count: 0, cpu: NO_CPU, wall: 0 });
+            self.locs.resize(
+                l + 1,
+                LocState {
+                    last: NONE,
+                    ctx: 0,
+                    entered: (NONE, NONE, 0),
+                    waiting: false,
+                    count: 0,
+                    cpu: NO_CPU,
+                    wall: 0,
+                },
+            );
         }
         let st = self.locs[l];
         self.min_wall = self.min_wall.min(s.wall);

@@ -29,12 +29,34 @@ impl Mode {
         }
     }
 
+    pub fn from_name(s: &str) -> Option<Mode> {
+        match s {
+            "cpu" => Some(Mode::Cpu),
+            "wall" => Some(Mode::Wall),
+            _ => None,
+        }
+    }
+
     pub fn from_code(c: u8) -> Option<Mode> {
         match c {
             0 => Some(Mode::Cpu),
             1 => Some(Mode::Wall),
             _ => None,
         }
+    }
+}
+
+/// `cpu` or `wall`, as command lines give it.
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Mode, String> {
+        Mode::from_name(s).ok_or_else(|| format!("expected cpu or wall, found `{s}`"))
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

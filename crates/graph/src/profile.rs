@@ -69,27 +69,12 @@ fn arc_label(kind: ArcKind) -> &'static str {
 /// rows add up to the path's length.
 pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
     let mut acc: BTreeMap<String, i64> = BTreeMap::new();
-    let app_name = |l: u32| {
-        let a = pag.app_of(l);
-        pag.defs
-            .apps
-            .get(a as usize)
-            .map_or_else(|| "?".to_owned(), |x| pag.defs.strings.name(x.name).into_owned())
+    let name = |id: Option<spoor_model::StrId>| {
+        id.map_or_else(|| "?".to_owned(), |n| pag.defs.strings.name(n).into_owned())
     };
-    let machine_name = |l: u32| {
-        let m = pag.machine_of(l);
-        pag.defs
-            .machines
-            .get(m as usize)
-            .map_or_else(|| "?".to_owned(), |x| pag.defs.strings.name(x.name).into_owned())
-    };
-    let process_name = |l: u32| {
-        let p = pag.process_of(l);
-        pag.defs
-            .processes
-            .get(p as usize)
-            .map_or_else(|| "?".to_owned(), |x| pag.defs.strings.name(x.name).into_owned())
-    };
+    let app_name = |l: u32| name(pag.defs.apps.get(pag.app_of(l) as usize).map(|x| x.name));
+    let machine_name = |l: u32| name(pag.defs.machines.get(pag.machine_of(l) as usize).map(|x| x.name));
+    let process_name = |l: u32| name(pag.defs.processes.get(pag.process_of(l) as usize).map(|x| x.name));
     for (k, s) in path.steps.iter().enumerate() {
         if s.weight == 0 {
             continue;
