@@ -20,7 +20,6 @@ use super::defs::{Lookup, NONE, RECV_FLAG, SELF_FLAG, UNDEF};
 use super::names as n;
 use spoor_format::binary::BlockEncoder;
 use spoor_model::{Annotations, CollOp, CommId, Communicator, Event, Kind, LocId, MetricId, StrId};
-use std::collections::HashMap;
 
 /// The communicator of placeholders the resolver fills in later.
 pub const PLACEHOLDER: CommId = u32::MAX;
@@ -39,9 +38,15 @@ pub struct LocCtx<'a> {
     pub conv: TimeConv,
     /// Clock correction (empty: raw ticks).
     pub intervals: &'a [Interval],
-    /// THREAD_BEGIN parents, by (contingent, sequence number), when known
-    /// before decoding; else `ThreadBegin` parents stay `None`.
-    pub creators: Option<&'a HashMap<(CommId, u64), LocId>>,
+    /// Where THREAD_BEGIN parents are found while decoding; without,
+    /// `ThreadBegin` parents stay `None`.
+    pub creators: Option<&'a (dyn Parents + Sync)>,
+}
+
+/// THREAD_BEGIN parents: the location of the THREAD_CREATE with the same
+/// (contingent, sequence number).
+pub trait Parents {
+    fn parent(&self, key: (CommId, u64)) -> Option<LocId>;
 }
 
 /// Maps a local id through a mapping table (ids not in the table map to themselves).
@@ -193,8 +198,8 @@ pub struct Resolver {
 }
 
 /// Streaming: the window is flushed whenever it has grown by this many events
-/// (about 1 MiB of events).
-pub const WINDOW: usize = 8192;
+/// (about 240 KiB of events, which stay in the cache).
+pub const WINDOW: usize = 2048;
 
 /// A location's events encoded into blocks of `block_events` events.
 pub struct Encoded {
@@ -722,7 +727,7 @@ pub fn decode_chunk<const BE: bool, S: Sink>(
                 let comm = ctx.comm(c);
                 if t == n::THREAD_BEGIN {
                     st.begins.push((comm, seq));
-                    let parent = ctx.creators.and_then(|m| m.get(&(comm, seq)).copied());
+                    let parent = ctx.creators.and_then(|m| m.parent((comm, seq)));
                     sink.plain(w, Kind::ThreadBegin { parent });
                 } else {
                     st.creates.push((comm, seq));

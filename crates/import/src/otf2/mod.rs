@@ -83,7 +83,7 @@ mod names;
 use anchor::{Anchor, AnchorError};
 use buf::{chunk_header, Bad, ChunkHeader};
 use clock::{Interval, TimeConv};
-use events::{decode_chunk, scan_creates, ChunkEnd, DecState, LocCtx, Resolver, WINDOW};
+use events::{decode_chunk, scan_creates, ChunkEnd, DecState, LocCtx, Parents, Resolver, WINDOW};
 use rayon::prelude::*;
 use spoor_format::binary::BlockEncoder;
 use spoor_format::{Error, ErrorKind};
@@ -91,7 +91,7 @@ use spoor_model::{CommId, Definitions, Event, Kind, LocId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::{mpsc, Condvar, Mutex, OnceLock};
 
 pub use names::event_name;
 
@@ -363,7 +363,7 @@ impl Otf2Archive {
         self.base.join(format!("{}.evt", self.built.locations[i].0))
     }
 
-    fn ctx<'a>(&'a self, i: usize, creators: Option<&'a Creators>) -> LocCtx<'a> {
+    fn ctx<'a>(&'a self, i: usize, creators: Option<&'a (dyn Parents + Sync)>) -> LocCtx<'a> {
         let l = &self.locals[i];
         LocCtx {
             regions: &self.built.regions,
@@ -388,7 +388,8 @@ impl Otf2Archive {
 
     /// Opens and maps location `i`'s events file and checks its chunk
     /// headers; `None` when there is no file and the location has no events.
-    fn open_evt(&self, i: usize) -> Result<Option<EvtFile>, Error> {
+    /// `windowed`: see [`EvtFile::window`].
+    fn open_evt(&self, i: usize, windowed: bool) -> Result<Option<EvtFile>, Error> {
         let path = self.evt_path(i);
         let file = match std::fs::File::open(&path) {
             Ok(f) => f,
@@ -397,9 +398,9 @@ impl Otf2Archive {
             }
             Err(e) => return Err(Error::io(&path.display().to_string(), &e)),
         };
-        let map = map_file(&file).map_err(|e| Error::io(&path.display().to_string(), &e))?;
+        let map = map_file(&file, windowed).map_err(|e| Error::io(&path.display().to_string(), &e))?;
         let cs = self.anchor.chunk_size_events as usize;
-        let mut f = EvtFile { path, map, cs, headers: Vec::new(), total: 0 };
+        let mut f = EvtFile { path, map, cs, windowed, headers: Vec::new(), total: 0 };
         let data = f.data();
         if data.is_empty() {
             return Err(Error::corrupt(
@@ -462,6 +463,7 @@ impl Otf2Archive {
         };
         let mut st = DecState::new(ctx);
         for (k, h) in f.headers.iter().enumerate() {
+            f.window(k);
             let before = st.records;
             let end = if h.big_endian {
                 decode_chunk::<true, _>(ctx, f.chunk(k), &mut st, res)
@@ -479,7 +481,7 @@ impl Otf2Archive {
 
     fn decode_location(&self, i: usize, prefault_output: bool) -> Result<Decoded, Error> {
         let loc = i as LocId;
-        let Some(f) = self.open_evt(i)? else {
+        let Some(f) = self.open_evt(i, false)? else {
             let events = self.samples(i);
             return Ok((
                 LocationEvents { loc, events, skipped: BTreeMap::new(), records: 0 },
@@ -513,40 +515,27 @@ impl Otf2Archive {
         Ok((LocationEvents { loc, events, skipped, records: st.records }, st.creates, st.begins))
     }
 
-    /// Where each thread was created: (contingent, sequence number) →
-    /// location of the THREAD_CREATE, the first location in location order
-    /// (as [`Otf2Archive::read_all`] resolves parents). A quick pass over the
-    /// events files that only parses record boundaries; a location whose file
-    /// cannot be read adds nothing (decoding it reports the error).
-    fn thread_creators(&self) -> Creators {
-        let found: Vec<Vec<(CommId, u64)>> = (0..self.location_count())
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|i| {
-                let mut creates = Vec::new();
-                if let Ok(Some(f)) = self.open_evt(i) {
-                    let ctx = self.ctx(i, None);
-                    for (k, h) in f.headers.iter().enumerate() {
-                        let r = if h.big_endian {
-                            scan_creates::<true>(&ctx, f.chunk(k), &mut creates)
-                        } else {
-                            scan_creates::<false>(&ctx, f.chunk(k), &mut creates)
-                        };
-                        if !matches!(r, Ok(ChunkEnd::Chunk)) {
-                            break;
-                        }
-                    }
+    /// Location `i`'s THREAD_CREATE keys (contingent, sequence number), in
+    /// order, from a quick pass over its events file that only parses record
+    /// boundaries; a file that cannot be read adds nothing (decoding it
+    /// reports the error).
+    fn scan_creates(&self, i: usize) -> Vec<(CommId, u64)> {
+        let mut creates = Vec::new();
+        if let Ok(Some(f)) = self.open_evt(i, true) {
+            let ctx = self.ctx(i, None);
+            for (k, h) in f.headers.iter().enumerate() {
+                f.window(k);
+                let r = if h.big_endian {
+                    scan_creates::<true>(&ctx, f.chunk(k), &mut creates)
+                } else {
+                    scan_creates::<false>(&ctx, f.chunk(k), &mut creates)
+                };
+                if !matches!(r, Ok(ChunkEnd::Chunk)) {
+                    break;
                 }
-                creates
-            })
-            .collect();
-        let mut creators = Creators::new();
-        for (i, creates) in found.iter().enumerate() {
-            for &c in creates {
-                creators.entry(c).or_insert(i as LocId);
             }
         }
-        creators
+        creates
     }
 
     /// Decodes every location and encodes its events into blocks of
@@ -586,12 +575,8 @@ impl Otf2Archive {
         mut emit: impl FnMut(LocId, BlockEncoder) -> Result<(), E>,
     ) -> Result<StreamSummary, E> {
         let n = self.location_count();
-        let creators = if self.built.defs.locations.iter().any(|l| l.thread > 0) {
-            Some(self.thread_creators())
-        } else {
-            None
-        };
-        let creators = creators.as_ref();
+        let parents = ThreadParents::new(self);
+        let creators = self.built.defs.locations.iter().any(|l| l.thread > 0).then_some(&parents);
         let workers = rayon::current_num_threads().clamp(1, n.max(1));
         let next = AtomicUsize::new(0);
         let failed = AtomicUsize::new(usize::MAX);
@@ -687,11 +672,11 @@ impl Otf2Archive {
         &self,
         i: usize,
         block_events: usize,
-        creators: Option<&Creators>,
+        creators: Option<&ThreadParents>,
         send: &mut dyn FnMut(Vec<BlockEncoder>) -> bool,
     ) -> Result<LocSummary, Error> {
         let loc = i as LocId;
-        let Some(f) = self.open_evt(i)? else {
+        let Some(f) = self.open_evt(i, true)? else {
             // The samples as they were recorded, as read_location gives them.
             let mut res =
                 Resolver::streaming(loc, block_events, WINDOW, false, self.built.default_comm, Vec::new());
@@ -699,7 +684,7 @@ impl Otf2Archive {
             send(res.finish_streaming().0);
             return Ok(LocSummary::default());
         };
-        let ctx = self.ctx(i, creators);
+        let ctx = self.ctx(i, creators.map(|c| c as &(dyn Parents + Sync)));
         let mut res = Resolver::streaming(
             loc,
             block_events,
@@ -718,6 +703,9 @@ impl Otf2Archive {
             return Ok(LocSummary::default());
         }
         drop(f);
+        if let Some(c) = creators {
+            c.decoded(i, st.creates.clone());
+        }
         let (blocks, dropped, cancelled) = res.finish_streaming();
         send(blocks);
         Ok(LocSummary { skipped: skipped_map(&st, dropped, cancelled), records: st.records })
@@ -727,8 +715,43 @@ impl Otf2Archive {
 /// A location's events, with its THREAD_CREATE and THREAD_BEGIN keys.
 type Decoded = (LocationEvents, Vec<(CommId, u64)>, Vec<(CommId, u64)>);
 
-/// THREAD_CREATE locations by (contingent, sequence number).
-type Creators = HashMap<(CommId, u64), LocId>;
+/// THREAD_BEGIN parents while streaming: every location's THREAD_CREATE
+/// keys, gathered the first time a THREAD_BEGIN is decoded, each from the
+/// location's decoding if done by then, else from a quick pass over its file
+/// ([`Otf2Archive::scan_creates`]). A key's parent is the first location
+/// (in location order) that created it, as in [`Otf2Archive::read_all`].
+struct ThreadParents<'a> {
+    archive: &'a Otf2Archive,
+    creates: Vec<OnceLock<Vec<(CommId, u64)>>>,
+    map: OnceLock<HashMap<(CommId, u64), LocId>>,
+}
+
+impl<'a> ThreadParents<'a> {
+    fn new(archive: &'a Otf2Archive) -> Self {
+        let creates = (0..archive.location_count()).map(|_| OnceLock::new()).collect();
+        ThreadParents { archive, creates, map: OnceLock::new() }
+    }
+
+    /// Location `i`'s keys, from its (successful) decoding.
+    fn decoded(&self, i: usize, creates: Vec<(CommId, u64)>) {
+        let _ = self.creates[i].set(creates);
+    }
+}
+
+impl Parents for ThreadParents<'_> {
+    fn parent(&self, key: (CommId, u64)) -> Option<LocId> {
+        let map = self.map.get_or_init(|| {
+            let mut map = HashMap::new();
+            for (i, c) in self.creates.iter().enumerate() {
+                for &k in c.get_or_init(|| self.archive.scan_creates(i)) {
+                    map.entry(k).or_insert(i as LocId);
+                }
+            }
+            map
+        });
+        map.get(&key).copied()
+    }
+}
 
 /// What [`Otf2Archive::for_each_block`] read besides the events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -738,6 +761,9 @@ pub struct StreamSummary {
     /// Event records read (converted or skipped).
     pub records: u64,
 }
+
+/// Bytes of an events file read between releases of their pages, when streaming.
+const MAP_WINDOW: usize = 4 << 20;
 
 /// How many bytes of encoded blocks [`Otf2Archive::for_each_block`] keeps
 /// for locations after the one being emitted before their decoding waits.
@@ -816,6 +842,7 @@ struct EvtFile {
     map: Option<memmap2::Mmap>,
     /// The chunk size.
     cs: usize,
+    windowed: bool,
     headers: Vec<ChunkHeader>,
     /// Events announced by the chunk headers.
     total: usize,
@@ -824,6 +851,32 @@ struct EvtFile {
 impl EvtFile {
     fn data(&self) -> &[u8] {
         self.map.as_deref().unwrap_or(&[])
+    }
+
+    /// Before chunk `k` is read, when the map is windowed: at the first
+    /// chunk of each [`MAP_WINDOW`], the pages read so far are released and
+    /// those of the window read in (in one call rather than a page fault
+    /// each), so that the file's pages in memory stay within two windows.
+    fn window(&self, k: usize) {
+        let Some(m) = self.map.as_ref().filter(|_| self.windowed) else { return };
+        let per = (MAP_WINDOW / self.cs).max(1);
+        if !k.is_multiple_of(per) {
+            return;
+        }
+        let start = k * self.cs;
+        let end = ((k + per) * self.cs).min(m.len());
+        if k > 0 {
+            let from = (k - per) * self.cs;
+            // SAFETY: the map is read-only and backed by the file: released
+            // pages are read back from it if touched again, unchanged.
+            unsafe {
+                let _ = m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, start - from);
+            }
+        }
+        #[cfg(target_os = "linux")]
+        let _ = m.advise_range(memmap2::Advice::PopulateRead, start, end - start);
+        #[cfg(not(target_os = "linux"))]
+        let _ = end;
     }
 
     fn chunk(&self, k: usize) -> &[u8] {
@@ -853,14 +906,20 @@ fn skipped_map(st: &DecState, dropped: u64, cancelled: u64) -> BTreeMap<String, 
 }
 
 /// Maps a file read-only (`None` for an empty file).
-fn map_file(file: &std::fs::File) -> std::io::Result<Option<memmap2::Mmap>> {
+/// `windowed`: the pages are not read in now but a window at a time (see
+/// [`EvtFile::window`]).
+fn map_file(file: &std::fs::File, windowed: bool) -> std::io::Result<Option<memmap2::Mmap>> {
     if file.metadata()?.len() == 0 {
         return Ok(None);
+    }
+    let mut opts = memmap2::MmapOptions::new();
+    if !windowed {
+        opts.populate();
     }
     // SAFETY: the map is read-only and private to this call; OTF2 archives are
     // not modified while they are read (a concurrent writer could only change
     // the bytes decoded, which are all checked).
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+    let map = unsafe { opts.map(file)? };
     Ok(Some(map))
 }
 
