@@ -450,6 +450,32 @@ fn exit_code_and_output_are_the_programs() {
 }
 
 #[test]
+fn a_forked_child_is_not_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = spin(tmp.path());
+    let dir = tmp.path().join("t");
+    let rec = Command::new(bin("record"))
+        .arg("-o")
+        .arg(&dir)
+        .arg("--")
+        .arg(&exe)
+        .args(["fork", "3", "200"])
+        .output()
+        .unwrap();
+    assert_eq!(rec.status.code(), Some(3), "{}", String::from_utf8_lossy(&rec.stderr));
+    let f = files(&dir);
+    assert_eq!(f.len(), 1, "one trace: the parent's");
+    let (defs, events) = read(&f[0], false);
+    check_cpu(&events);
+    let works = events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "work"))
+        .count();
+    assert_eq!(works, 200, "the child's 500 calls are not in the parent's trace");
+    assert_eq!(events.last().unwrap().kind, Kind::ProcessEnd);
+}
+
+#[test]
 fn killed_and_crashed_programs_leave_readable_traces() {
     use std::io::BufRead;
     use std::os::unix::process::ExitStatusExt;

@@ -1,10 +1,14 @@
 /* A test program for spoor-record (not MPI): built with -finstrument-functions.
  *   spin exit CODE [CALLS]  calls work() CALLS (1000) times, prints a checksum, exits with CODE
  *   spin forever      calls work() until killed; prints "ready" once it has started
- *   spin segv         calls work() 1000 times, then dereferences a null pointer */
+ *   spin segv         calls work() 1000 times, then dereferences a null pointer
+ *   spin fork CODE [CALLS]  like exit, but first forks a child that calls work() 500
+ *                     times and exits; the parent waits for it (a forked child is not recorded) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static volatile long sink;
 
@@ -28,6 +32,16 @@ int main(int argc, char **argv) {
             }
             sink = sum;
         }
+    }
+    if (!strcmp(mode, "fork")) {
+        pid_t child = fork();
+        if (child == 0) {
+            for (long i = 0; i < 500; i++) sum += work(i);
+            sink = sum;
+            _exit(0);
+        }
+        int status = 0;
+        if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status)) return 99;
     }
     long calls = argc > 3 ? atol(argv[3]) : 1000;
     for (long i = 0; i < calls; i++) sum += work(i);

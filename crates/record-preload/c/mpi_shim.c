@@ -31,7 +31,7 @@ extern void spoor_rs_recv_begin(uint64_t comm, int src, int tag);
 extern void spoor_rs_recv_end(uint64_t comm, int src, int tag, uint64_t bytes);
 extern void spoor_rs_isend(uint64_t comm, int dest, int tag, uint64_t bytes, uint64_t request);
 extern void spoor_rs_irecv(uint64_t comm, int src, int tag, uint64_t request);
-extern void spoor_rs_complete(uint64_t request, int src, int tag, uint64_t bytes);
+extern void spoor_rs_complete(uint64_t request, int src, int tag, const void *status);
 extern void spoor_rs_coll_begin(int op, uint64_t comm);
 extern void spoor_rs_coll_end(int op, uint64_t comm, int root, uint64_t sent, uint64_t received);
 extern void spoor_rs_clock_offset(int reference_world_rank, int64_t offset, uint64_t error);
@@ -63,6 +63,10 @@ static uint64_t status_bytes(const MPI_Status *st) {
     PMPI_Get_count(st, MPI_BYTE, &n);
     return n < 0 ? 0 : (uint64_t)n;
 }
+
+/* The bytes a completed receive's status says arrived; the Rust side asks only for the
+ * receives it recorded (sends and unrecorded requests cost no MPI call). */
+uint64_t spoor_c_status_bytes(const void *st) { return status_bytes((const MPI_Status *)st); }
 
 static int src_of(int src) { return src == MPI_ANY_SOURCE ? -1 : src == MPI_PROC_NULL ? -2 : src; }
 static int tag_of(int tag) { return tag == MPI_ANY_TAG ? -1 : tag; }
@@ -282,7 +286,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *status) {
 /* ---- completions: the request handles are read before MPI resets them ---- */
 
 static void complete(uint64_t req, const MPI_Status *st) {
-    spoor_rs_complete(req, st->MPI_SOURCE, st->MPI_TAG, status_bytes(st));
+    spoor_rs_complete(req, st->MPI_SOURCE, st->MPI_TAG, st);
 }
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status) {

@@ -9,9 +9,9 @@
 use crate::recorder;
 use rustc_hash::FxHashMap as HashMap;
 use spoor_model::{CollOp, CommId, Kind, LocId, StrId};
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr};
-use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -78,10 +78,12 @@ struct Guarded {
 // SAFETY: `st` is only touched in `with_state`, under the lock or MPI's serialization.
 unsafe impl Sync for Guarded {}
 
-static STATE: Guarded = Guarded { lock: Mutex::new(()), multiple: AtomicBool::new(true), st: UnsafeCell::new(None) };
+static STATE: Guarded =
+    Guarded { lock: Mutex::new(()), multiple: AtomicBool::new(true), st: UnsafeCell::new(None) };
 
 fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    let _g = STATE.multiple.load(Ordering::Acquire).then(|| STATE.lock.lock().unwrap_or_else(|e| e.into_inner()));
+    let _g =
+        STATE.multiple.load(Ordering::Acquire).then(|| STATE.lock.lock().unwrap_or_else(|e| e.into_inner()));
     // SAFETY: see Guarded; `f` does not call MPI or come back here.
     let st = unsafe { &mut *STATE.st.get() };
     f(st.get_or_insert_with(State::default))
@@ -319,9 +321,15 @@ pub extern "C" fn spoor_rs_irecv(comm: u64, src: c_int, tag: c_int, request: u64
     }
 }
 
-/// The request that had handle `request` completed with this status.
+extern "C" {
+    /// The byte count of a completed receive's MPI_Status (c/mpi_shim.c).
+    fn spoor_c_status_bytes(status: *const std::ffi::c_void) -> u64;
+}
+
+/// The request that had handle `request` completed with this status (source, tag, and
+/// the MPI_Status itself for the byte count of a receive).
 #[no_mangle]
-pub extern "C" fn spoor_rs_complete(request: u64, src: c_int, tag: c_int, bytes: u64) {
+pub extern "C" fn spoor_rs_complete(request: u64, src: c_int, tag: c_int, status: *const std::ffi::c_void) {
     let Some(rec) = recorder() else { return };
     let ev = with_state(|st| {
         let r = st.complete(request)?;
@@ -329,9 +337,13 @@ pub extern "C" fn spoor_rs_complete(request: u64, src: c_int, tag: c_int, bytes:
             return Some(Kind::IsendComplete { request: r.id });
         }
         let from = st.loc(r.comm, src)?; // none for MPI_PROC_NULL or a cancelled receive
-        Some(Kind::IrecvComplete { request: r.id, from, comm: r.comm, tag: tag.max(0) as u32, bytes })
+        Some(Kind::IrecvComplete { request: r.id, from, comm: r.comm, tag: tag.max(0) as u32, bytes: 0 })
     });
-    if let Some(k) = ev {
+    if let Some(mut k) = ev {
+        if let Kind::IrecvComplete { bytes, .. } = &mut k {
+            // SAFETY: the shim passes the status of this completion.
+            *bytes = unsafe { spoor_c_status_bytes(status) };
+        }
         rec.record(k);
     }
 }

@@ -16,15 +16,17 @@
 //! of recorded traces") and when a full block is written out.
 
 use crate::clock;
+use rustc_hash::FxHashMap;
 use spoor_format::binary::{self, chunk, BlockEncoder, End, Header, IndexEntry};
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
-use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{compiler_fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{
+    compiler_fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
 /// Which CPU clock events carry.
@@ -402,7 +404,14 @@ impl Shared {
     }
 
     /// Writes `count` encoded events as one block.
-    fn write_events(&mut self, loc: LocId, events: &[u8], count: u64, min_wall: i64, max_wall: i64) -> io::Result<()> {
+    fn write_events(
+        &mut self,
+        loc: LocId,
+        events: &[u8],
+        count: u64,
+        min_wall: i64,
+        max_wall: i64,
+    ) -> io::Result<()> {
         if self.closed || count == 0 {
             return Ok(());
         }

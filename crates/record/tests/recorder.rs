@@ -204,3 +204,155 @@ fn unwritable_directory_is_an_error() {
     let err = Recorder::start(Config::new(file.join("sub"), "a", "p", 0)).err().unwrap();
     assert!(err.to_string().contains("plain-file"), "{err}");
 }
+
+fn thread_cpu() -> i64 {
+    spoor_record::clock::thread_cpu_ns()
+}
+
+/// How far a recorded CPU time may lag our own reading of the clock: Linux's thread CPU
+/// clock can run ahead of the wall clock by microseconds at a time (its accounting), and
+/// the recorder holds such a reading back to the wall time elapsed.
+const LAG: i64 = 200_000;
+
+/// Computes (no system call) for about `ns` of this thread's CPU time.
+fn spin(ns: i64) {
+    let end = thread_cpu() + ns;
+    let mut x = 0u64;
+    while thread_cpu() < end {
+        for i in 0..1000u64 {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+        }
+    }
+}
+
+/// The CPU time of the events carrying it, in order, with their kinds.
+fn cpu_of(events: &[Event]) -> Vec<(&'static str, i64, i64)> {
+    events.iter().map(|e| (e.kind.name(), e.wall, e.cpu.expect("cpu"))).collect()
+}
+
+#[test]
+fn cpu_time_is_read_exactly_at_waits_and_never_exceeds_wall_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(dir.path(), "exact", "p", 0);
+    // Hardly any reading by time: only the kinds that need one read the clock.
+    cfg.cpu_interval_ns = 1_000_000_000;
+    let rec = Recorder::start(cfg).unwrap();
+    let peer = rec.peer("q", 1);
+    let world = rec.comm("world", &[rec.location(), peer]);
+    let work = rec.procedure("work");
+    // Each exact event is bracketed by our own readings of the thread's CPU clock.
+    let mut brackets = Vec::new();
+    let mut exact = |f: &dyn Fn()| {
+        let before = thread_cpu();
+        f();
+        brackets.push((before, thread_cpu()));
+    };
+    for round in 0..3 {
+        rec.enter(work);
+        spin(300_000);
+        exact(&|| rec.recv_begin(Some(peer), world, Some(round)));
+        std::thread::sleep(std::time::Duration::from_millis(5)); // waiting: no CPU
+        exact(&|| rec.recv_end(peer, world, round, 8));
+        spin(200_000);
+        exact(&|| rec.barrier_begin(world));
+        exact(&|| rec.barrier_end(world));
+        exact(&|| rec.lock_request(1));
+        exact(&|| rec.lock_acquire(1));
+        rec.lock_release(1);
+        rec.leave(work);
+    }
+    let path = rec.finish().unwrap();
+    let (defs, events) = read(&path);
+    assert_eq!(defs.property("cpu_interval_ns"), Some("1000000000"));
+    check_times(&events);
+    let waits: Vec<_> = cpu_of(&events)
+        .into_iter()
+        .filter(|(k, _, _)| {
+            ["recv_begin", "recv_end", "coll_begin", "coll_end", "lock_request", "lock_acquire"].contains(k)
+        })
+        .collect();
+    assert_eq!(waits.len(), brackets.len());
+    for ((kind, _, cpu), (before, after)) in waits.iter().zip(&brackets) {
+        assert!(before - LAG <= *cpu && cpu <= after, "{kind}: cpu {cpu} outside [{before}, {after}]");
+    }
+    // The 5 ms sleeps are inside the waits: they cost wall time, hardly any CPU time.
+    for w in events.windows(2) {
+        if matches!(w[0].kind, Kind::RecvBegin { .. }) {
+            let (dw, dc) = (w[1].wall - w[0].wall, w[1].cpu.unwrap() - w[0].cpu.unwrap());
+            assert!(dw >= 5_000_000 && dc < 2_000_000, "wait: wall {dw}, cpu {dc}");
+        }
+    }
+}
+
+#[test]
+fn cpu_time_between_readings_advances_with_wall_time_until_the_next_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(dir.path(), "between", "p", 0);
+    cfg.cpu_interval_ns = 1_000_000_000;
+    let rec = Recorder::start(cfg).unwrap();
+    let a = rec.procedure("a");
+    let b = rec.procedure("b");
+    // Computing, then sleeping, between two readings (barrier end and begin): the
+    // estimated times put the computing first, which is the truth here.
+    rec.barrier_end(0);
+    let t0 = thread_cpu();
+    rec.enter(a);
+    spin(3_000_000);
+    let t1 = thread_cpu();
+    rec.leave(a);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    rec.barrier_begin(0);
+    // Sleeping, then computing: the estimate for leave(b) is too high (by the CPU time
+    // used after it), never too low, and never above the next reading.
+    rec.enter(b);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let t2 = thread_cpu();
+    rec.leave(b);
+    spin(3_000_000);
+    rec.barrier_end(0);
+    let t3 = thread_cpu();
+    let path = rec.finish().unwrap();
+    let (_, events) = read(&path);
+    check_times(&events);
+    let ev = cpu_of(&events);
+    let at = |kind: &str, nth: usize| ev.iter().filter(|e| e.0 == kind).nth(nth).unwrap().2;
+    let (enter_a, leave_a, begin) = (at("enter", 0), at("leave", 0), at("coll_begin", 0));
+    let (leave_b, end) = (at("leave", 1), at("coll_end", 1));
+    // a computed for 3 ms: its enter and leave carry (almost) its true CPU times.
+    assert!(enter_a >= t0 - LAG && enter_a <= t0 + 1_000_000, "enter a {enter_a}, true {t0}");
+    assert!(leave_a >= t1 - LAG && leave_a <= t1 + 1_000_000, "leave a {leave_a}, true {t1}");
+    // The 20 ms sleep after it costs (almost) no CPU time.
+    assert!(begin - leave_a < 1_000_000, "sleep after a: {} ns of cpu", begin - leave_a);
+    // leave(b): at least its true time, at most the reading after it.
+    assert!(leave_b >= t2 - LAG && leave_b <= end && end <= t3, "leave b {leave_b}, true {t2}, next {end}");
+}
+
+#[test]
+fn every_event_reads_the_cpu_clock_with_interval_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(dir.path(), "zero", "p", 0);
+    cfg.cpu_interval_ns = 0;
+    let rec = Recorder::start(cfg).unwrap();
+    let a = rec.procedure("a");
+    let mut brackets = Vec::new();
+    for _ in 0..100 {
+        let before = thread_cpu();
+        rec.enter(a);
+        let mid = thread_cpu();
+        rec.leave(a);
+        brackets.push((before, mid));
+        brackets.push((mid, thread_cpu()));
+    }
+    let path = rec.finish().unwrap();
+    let (_, events) = read(&path);
+    check_times(&events);
+    let procs: Vec<i64> = events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::Enter { .. } | Kind::Leave { .. }))
+        .map(|e| e.cpu.unwrap())
+        .collect();
+    assert_eq!(procs.len(), brackets.len());
+    for (cpu, (before, after)) in procs.iter().zip(&brackets) {
+        assert!(before - LAG <= *cpu && *cpu <= *after, "cpu {cpu} outside [{before}, {after}]");
+    }
+}
