@@ -54,6 +54,13 @@ struct Args {
     quiet: bool,
 }
 
+/// This thread's time on the CPU (Linux: /proc/thread-self/schedstat), for the timing
+/// line of --predict.
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-gag", || {
@@ -75,7 +82,24 @@ fn main() {
         let costs = Costs { net: table.as_ref(), ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         if args.predict {
+            let (started, cpu0) = (std::time::Instant::now(), thread_cpu_ns());
             let p = predict(&pag, &place, &costs)?;
+            let secs = started.elapsed().as_secs_f64();
+            if !args.quiet {
+                let rate = |s: f64| p.events as f64 / s.max(1e-9) / 1e6;
+                let cpu = match (cpu0, thread_cpu_ns()) {
+                    (Some(a), Some(b)) => {
+                        let c = (b - a) as f64 / 1e9;
+                        format!("; {c:.3} s on the CPU: {:.1} M events/s", rate(c))
+                    }
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "spoor-gag: {} events simulated in {secs:.3} s ({:.1} M events/s{cpu})",
+                    p.events,
+                    rate(secs)
+                );
+            }
             let ideal = cp::length(&pag, &CpOptions::default());
             writeln!(
                 out,

@@ -79,7 +79,10 @@ struct Loc {
     group: u32,
     /// Nodes of this location that have not arrived yet.
     left: u64,
-    queue: VecDeque<u32>,
+    /// Arrived nodes, with `HAS_WAIT` when remote arcs lead into them.
+    queue: VecDeque<u64>,
+    /// The current node has remote arcs into it.
+    waits: bool,
 }
 
 struct Group {
@@ -131,18 +134,21 @@ struct Wait {
 /// Items of the global agenda.
 const GROUP: u64 = 0;
 const UNBLOCK: u64 = 1;
+/// A queued node with remote arcs into it (the flag above the node's number).
+const HAS_WAIT: u64 = 1 << 32;
 
 struct Sim<'a> {
     pag: &'a Pag,
     local: &'a [i64],
     zero_ctx: Vec<bool>,
+    any_zero: bool,
     net: Option<&'a NetTable>,
     group_of_loc: Vec<u32>,
     locs: Vec<Loc>,
     groups: Vec<Group>,
-    /// (time bits, sequence, item: kind << 32 | id, version).
-    agenda: BinaryHeap<Reverse<(u64, u64, u64, u32)>>,
-    seq: u64,
+    /// (time bits, item): the item is `kind << 63 | version << 32 | id`; ties go to
+    /// the smaller item, so the order is fixed.
+    agenda: BinaryHeap<Reverse<(u64, u64)>>,
     now: f64,
     cursor: usize,
     arc_cursor: usize,
@@ -193,7 +199,7 @@ impl<'a> Sim<'a> {
         let group_of_loc = place.group_of_locations(pag);
         let mut locs: Vec<Loc> = group_of_loc
             .iter()
-            .map(|&g| Loc { node: NONE, state: STARTING, group: g, left: 0, queue: VecDeque::new() })
+            .map(|&g| Loc { node: NONE, state: STARTING, group: g, left: 0, queue: VecDeque::new(), waits: false })
             .collect();
         for &l in &pag.loc {
             if l != NONE {
@@ -205,7 +211,9 @@ impl<'a> Sim<'a> {
             let c = &mut out_left[f as usize];
             *c = c.saturating_add(1);
         }
-        let zero_ctx = pag.contexts.iter().map(|c| c.proc != NONE && costs.zero.contains(&c.proc)).collect();
+        let zero_ctx: Vec<bool> =
+            pag.contexts.iter().map(|c| c.proc != NONE && costs.zero.contains(&c.proc)).collect();
+        let any_zero = zero_ctx.iter().any(|&z| z);
         let groups = (0..place.groups())
             .map(|_| Group {
                 t: 0.0,
@@ -231,12 +239,12 @@ impl<'a> Sim<'a> {
             pag,
             local,
             zero_ctx,
+            any_zero,
             net: costs.net,
             group_of_loc,
             locs,
             groups,
             agenda: BinaryHeap::new(),
-            seq: 0,
             now: 0.0,
             cursor: 0,
             arc_cursor: 0,
@@ -260,8 +268,7 @@ impl<'a> Sim<'a> {
 
     #[inline]
     fn local_weight(&self, i: u32) -> i64 {
-        let c = self.pag.ctx[i as usize] as usize;
-        if self.zero_ctx.get(c).copied().unwrap_or(false) {
+        if self.any_zero && self.zero_ctx.get(self.pag.ctx[i as usize] as usize).copied().unwrap_or(false) {
             0
         } else {
             self.local[i as usize].max(0)
@@ -283,9 +290,10 @@ impl<'a> Sim<'a> {
         }
     }
 
+    #[inline]
     fn push(&mut self, t: f64, kind: u64, id: u32, version: u32) {
-        self.seq += 1;
-        self.agenda.push(Reverse((t.to_bits(), self.seq, kind << 32 | id as u64, version)));
+        let item = kind << 63 | ((version & 0x7fff_ffff) as u64) << 32 | id as u64;
+        self.agenda.push(Reverse((t.to_bits(), item)));
     }
 
     /// The next node of the PAG arrives: its remote arcs are joined to their origins.
@@ -299,6 +307,7 @@ impl<'a> Sim<'a> {
             self.arc_cursor += 1;
         }
         let hi = self.arc_cursor;
+        let flag = if hi > lo { HAS_WAIT } else { 0 };
         if hi > lo {
             let mut w = Wait { pending: 0, ready: 0.0, lo: lo as u32, hi: hi as u32 };
             for a in lo..hi {
@@ -333,7 +342,7 @@ impl<'a> Sim<'a> {
         if l != NONE {
             let loc = &mut self.locs[l as usize];
             loc.left -= 1;
-            loc.queue.push_back(i);
+            loc.queue.push_back(i as u64 | flag);
         }
         let inflight = self.arrived - self.reported;
         if inflight > self.max_in_flight {
@@ -341,7 +350,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn next_node(&mut self, l: u32) -> Option<u32> {
+    #[inline]
+    fn next_node(&mut self, l: u32) -> Option<u64> {
         loop {
             if let Some(x) = self.locs[l as usize].queue.pop_front() {
                 return Some(x);
@@ -356,11 +366,11 @@ impl<'a> Sim<'a> {
 
     /// Reports node `x` at time `t`: it joins the GAG, and the remote arcs out of it
     /// release their targets.
-    fn report(&mut self, x: u32, t: f64) {
+    fn report(&mut self, x: u32, t: f64, waits: bool) {
         self.reported += 1;
         let p = self.pag;
         let l = p.loc[x as usize];
-        let w = self.wait.remove(&x);
+        let w = if waits { self.wait.remove(&x) } else { None };
         if l != NONE && t > self.end {
             self.end = t;
         }
@@ -403,7 +413,7 @@ impl<'a> Sim<'a> {
     fn drain_virtual(&mut self) {
         while let Some(v) = self.virt.pop() {
             let t = self.wait.get(&v).map_or(0.0, |w| w.ready);
-            self.report(v, t);
+            self.report(v, t, true);
         }
     }
 
@@ -454,7 +464,8 @@ impl<'a> Sim<'a> {
     /// group advanced to `t`): the event happens now, or waits for its remote arcs.
     fn local_done(&mut self, l: u32, t: f64) -> bool {
         let x = self.locs[l as usize].node;
-        if let Some(w) = self.wait.get(&x) {
+        let waits = self.locs[l as usize].waits;
+        if let Some(w) = if waits { self.wait.get(&x) } else { None } {
             if w.pending > 0 {
                 self.locs[l as usize].state = BLOCKED;
                 return false;
@@ -465,8 +476,10 @@ impl<'a> Sim<'a> {
                 return false;
             }
         }
-        self.report(x, t);
-        self.drain_virtual();
+        self.report(x, t, waits);
+        if !self.virt.is_empty() {
+            self.drain_virtual();
+        }
         true
     }
 
@@ -478,7 +491,10 @@ impl<'a> Sim<'a> {
                 self.locs[l as usize].state = DONE;
                 return;
             };
-            self.locs[l as usize].node = x;
+            let (x, waits) = (x as u32, x & HAS_WAIT != 0);
+            let loc = &mut self.locs[l as usize];
+            loc.node = x;
+            loc.waits = waits;
             let w = self.local_weight(x);
             if w > 0 {
                 let g = self.locs[l as usize].group as usize;
@@ -536,12 +552,19 @@ impl<'a> Sim<'a> {
         }
         self.drain_virtual();
         self.reschedule(NONE);
-        while let Some(Reverse((tb, _, item, version))) = self.agenda.pop() {
+        // The item to handle next when it was taken off the agenda while putting another
+        // on (one sift instead of two).
+        let mut next_item: Option<(u64, u64)> = None;
+        loop {
+            let Some((tb, item)) = next_item.take().or_else(|| self.agenda.pop().map(|Reverse(x)| x)) else {
+                break;
+            };
             let t = f64::from_bits(tb);
             let id = item as u32;
+            let version = ((item >> 32) & 0x7fff_ffff) as u32;
             self.now = t;
-            if item >> 32 == GROUP {
-                if self.groups[id as usize].version != version {
+            if item >> 63 == GROUP {
+                if self.groups[id as usize].version & 0x7fff_ffff != version {
                     continue;
                 }
                 let mut t = t;
@@ -552,9 +575,14 @@ impl<'a> Sim<'a> {
                     let gr = &mut self.groups[id as usize];
                     gr.version = gr.version.wrapping_add(1);
                     let Some(next) = gr.next() else { break };
-                    let first = self.agenda.peek().map(|Reverse((b, ..))| f64::from_bits(*b));
+                    let first = self.agenda.peek().map(|Reverse((b, _))| f64::from_bits(*b));
                     if first.is_some_and(|f| f <= next) {
-                        self.schedule(id);
+                        // Put this group's next completion where the first item was.
+                        let gr = &mut self.groups[id as usize];
+                        gr.version = gr.version.wrapping_add(1);
+                        let ours = (next.to_bits(), GROUP << 63 | ((gr.version & 0x7fff_ffff) as u64) << 32 | id as u64);
+                        let mut top = self.agenda.peek_mut().expect("the agenda has a first item");
+                        next_item = Some(std::mem::replace(&mut *top, Reverse(ours)).0);
                         break;
                     }
                     t = next;
@@ -568,7 +596,8 @@ impl<'a> Sim<'a> {
                     continue;
                 }
                 let x = self.locs[l as usize].node;
-                self.report(x, t);
+                let waits = self.locs[l as usize].waits;
+                self.report(x, t, waits);
                 self.drain_virtual();
                 self.advance_location(l, t);
                 self.reschedule(NONE);
