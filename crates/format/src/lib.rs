@@ -13,5 +13,5 @@ pub mod varint;
 pub mod writer;
 
 pub use error::{Error, ErrorKind};
-pub use reader::{Block, RawBlock, ReadOptions, SalvageReport, TraceReader};
+pub use reader::{Block, NextBlock, OwnedRawBlock, RawBlock, ReadOptions, SalvageReport, TraceReader};
 pub use writer::{TraceWriter, WriterOptions};

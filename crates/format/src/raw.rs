@@ -322,6 +322,140 @@ pub fn decode_block_canonical(
     Ok(BlockFacts { loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
 }
 
+/// A block decoded one event at a time: the payload is kept as it is and each event is
+/// decoded when asked for, so that a program holding many blocks at once (one per
+/// location, replaying them in an order of its own) holds their bytes, not their events.
+/// Gives the events and errors of [`crate::binary::decode_block`].
+#[derive(Clone)]
+pub struct BlockCursor {
+    payload: Vec<u8>,
+    pos: usize,
+    count: u64,
+    left: u64,
+    wall: i64,
+    cpu: i64,
+    loc: Option<LocId>,
+    loc_count: usize,
+}
+
+impl BlockCursor {
+    /// Reads the block's prefix (location, event count).
+    pub fn new(payload: Vec<u8>, multi: bool, loc_count: usize) -> Result<BlockCursor, DecodeError> {
+        let mut c = Cursor::new(&payload);
+        let loc = if multi {
+            None
+        } else {
+            let at = c.pos;
+            let l = u32_of(&mut c, "the block's location")?;
+            if l as usize >= loc_count {
+                return Err(DecodeError {
+                    offset: at,
+                    message: format!("block names location {l}, but {loc_count} locations are defined"),
+                });
+            }
+            Some(l)
+        };
+        let at = c.pos;
+        let count = want(c.u64(), &c, "the block's event count")?;
+        if count > (c.remaining() / 2) as u64 {
+            return Err(DecodeError {
+                offset: at,
+                message: format!(
+                    "block declares {count} events, more than its {} bytes can hold",
+                    c.remaining()
+                ),
+            });
+        }
+        let pos = c.pos;
+        let cur = BlockCursor { payload, pos, count, left: count, wall: 0, cpu: 0, loc, loc_count };
+        if count == 0 {
+            cur.check_end()?;
+        }
+        Ok(cur)
+    }
+
+    /// The location of a single-location block.
+    pub fn loc(&self) -> Option<LocId> {
+        self.loc
+    }
+
+    /// Events not yet decoded.
+    pub fn remaining(&self) -> u64 {
+        self.left
+    }
+
+    fn check_end(&self) -> Result<(), DecodeError> {
+        let extra = self.payload.len() - self.pos;
+        if extra != 0 {
+            return Err(DecodeError {
+                offset: self.pos,
+                message: format!(
+                    "expected the end of the block after {} events, found {extra} more bytes",
+                    self.count
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The next event; `None` after the last.
+    pub fn next_event(&mut self) -> Result<Option<Event>, DecodeError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let mut cur = Cursor { buf: &self.payload, pos: self.pos };
+        let c = &mut cur;
+        let start = c.pos;
+        let h = want(c.u8(), c, "an event")?;
+        let code = h & head::KIND_MASK;
+        let loc = match self.loc {
+            Some(l) => l,
+            None => {
+                let at = c.pos;
+                let l = u32_of(c, "the event's location")?;
+                if l as usize >= self.loc_count {
+                    return Err(DecodeError {
+                        offset: at,
+                        message: format!(
+                            "event names location {l}, but {} locations are defined",
+                            self.loc_count
+                        ),
+                    });
+                }
+                l
+            }
+        };
+        let dw = want(c.i64(), c, "a wall-time delta")?;
+        let wall = self.wall.wrapping_add(dw);
+        let mut cpu = self.cpu;
+        let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
+            head::CPU_NONE => None,
+            head::CPU_SAME_AS_WALL => {
+                cpu = cpu.wrapping_add(dw);
+                Some(cpu)
+            }
+            head::CPU_DELTA => {
+                cpu = cpu.wrapping_add(want(c.i64(), c, "a CPU-time delta")?);
+                Some(cpu)
+            }
+            _ => Some(cpu),
+        };
+        let kind = decode_kind(c, code, start)?;
+        let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
+        if h & head::ANNOTATED != 0 {
+            decode_annotations_ordered(c, &mut ev)?;
+        }
+        self.pos = c.pos;
+        self.wall = wall;
+        self.cpu = cpu;
+        self.left -= 1;
+        if self.left == 0 {
+            self.check_end()?;
+        }
+        Ok(Some(ev))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +523,25 @@ mod tests {
         let mut unknown = vec![0u8, 1, 4 | 0x80, 4, 1, 1];
         unknown.extend([9u8, 1, 0]);
         assert!(!decode_block_canonical(&unknown, false, 1, |_| {}).unwrap().canonical);
+    }
+
+    #[test]
+    fn a_cursor_gives_the_events_of_decode_block() {
+        for multi in [false, true] {
+            let b = encode_block(&events(), multi);
+            let mut plain = Vec::new();
+            decode_block(&b.payload, multi, 4, |e| plain.push(e)).unwrap();
+            let mut cur = BlockCursor::new(b.payload.clone(), multi, 4).unwrap();
+            assert_eq!(cur.remaining(), 6);
+            let mut got = Vec::new();
+            while let Some(e) = cur.next_event().unwrap() {
+                got.push(e);
+            }
+            assert_eq!(format!("{got:?}"), format!("{plain:?}"));
+        }
+        // Trailing bytes are an error once the last event is read.
+        let mut cur = BlockCursor::new(vec![0u8, 1, 4, 4, 1, 0], false, 1).unwrap();
+        assert!(cur.next_event().is_err());
     }
 
     #[test]

@@ -597,6 +597,43 @@ impl TraceReader {
         }
     }
 
+    /// The next block in the order of the input, not decoded: its payload (CRC-32
+    /// checked) for the binary format, so that it can be decoded lazily (see
+    /// [`crate::raw::BlockCursor`]); decoded events for the text form. The pages of a
+    /// mapped file are released once copied, so memory does not grow with the file.
+    pub fn next_raw_block(&mut self) -> Result<Option<NextBlock>, Error> {
+        loop {
+            match &mut self.source {
+                Source::Whole { bytes, blocks, next } => {
+                    let Some(&c) = blocks.get(*next) else { return Ok(None) };
+                    *next += 1;
+                    let payload = payload_of(&bytes[..], c);
+                    let r = check_crc(&self.name, c.offset, c.header, payload);
+                    let raw = OwnedRawBlock { offset: c.offset, header: c.header, payload: payload.to_vec() };
+                    bytes.release(c.offset, c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64);
+                    match r {
+                        Ok(()) => return Ok(Some(NextBlock::Raw(raw))),
+                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Source::Stream { .. } => {
+                    let Some(c) = self.read_stream_batch(1)?.pop() else { return Ok(None) };
+                    match check_crc(&self.name, c.offset, c.header, &c.payload) {
+                        Ok(()) => {
+                            let raw =
+                                OwnedRawBlock { offset: c.offset, header: c.header, payload: c.payload };
+                            return Ok(Some(NextBlock::Raw(raw)));
+                        }
+                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Source::Text { .. } => return Ok(self.next_block()?.map(NextBlock::Decoded)),
+            }
+        }
+    }
+
     /// Decodes every remaining block, in parallel where the input allows, and returns
     /// `f` of each in input order. The first error in input order is returned, so the
     /// result does not depend on the number of threads.
@@ -773,6 +810,34 @@ impl TraceReader {
             _ => self.defs,
         };
         Ok((defs, events))
+    }
+}
+
+/// What [`TraceReader::next_raw_block`] gives.
+pub enum NextBlock {
+    /// A block of the binary format, not decoded.
+    Raw(OwnedRawBlock),
+    /// Events of the text form.
+    Decoded(Block),
+}
+
+/// A block chunk of the binary format with its payload (CRC-32 checked).
+pub struct OwnedRawBlock {
+    /// Byte offset of the chunk header.
+    pub offset: u64,
+    pub header: ChunkHeader,
+    pub payload: Vec<u8>,
+}
+
+impl OwnedRawBlock {
+    /// Whether it is a multi-location block.
+    pub fn multi(&self) -> bool {
+        self.header.kind == chunk::MULTI_BLOCK
+    }
+
+    /// A decoding problem of the payload as an error at its place in input `name`.
+    pub fn error(&self, name: &str, e: DecodeError) -> Error {
+        at_payload(name, self.offset, e)
     }
 }
 

@@ -15,7 +15,8 @@ use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, Scan};
 use crate::{Error, Result};
 use spoor_format::binary::flags;
-use spoor_format::{Block, TraceWriter, WriterOptions};
+use spoor_format::raw::BlockCursor;
+use spoor_format::{NextBlock, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, EventRef, Kind, LocId};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -179,9 +180,9 @@ fn replay_stream(
     let n = scan.counts.len();
     let mut reader = input.reader()?;
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Block, spoor_format::Error>>(8);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<NextBlock, spoor_format::Error>>(8);
         s.spawn(move || loop {
-            match reader.next_block() {
+            match reader.next_raw_block() {
                 Ok(Some(b)) => {
                     if tx.send(Ok(b)).is_err() {
                         break;
@@ -274,7 +275,7 @@ fn replay_stream(
             let l = loc as usize;
             in_heap[l] = false;
             rescanned = false;
-            let Some(mut ev) = st.pop(loc) else {
+            let Some(mut ev) = st.pop(loc, &scan.name)? else {
                 return Err(Error::input(&scan.name, "internal: a scheduled location has no event"));
             };
             let idx = engine.next_index(loc);
@@ -310,63 +311,99 @@ fn replay_stream(
     })
 }
 
-/// The events of a location read but not yet replayed: whole blocks as decoded (for
-/// blocks of one location), the first partly replayed.
+/// Where a location's queued events come from: a block of its own, decoded one event
+/// at a time as the replay gets to it, or events decoded already (split off a
+/// multi-location block, or of the text form).
+enum Src {
+    Lazy { offset: u64, cursor: BlockCursor },
+    Decoded(std::vec::IntoIter<Event>),
+}
+
+/// The events of a location read but not yet replayed: the next one decoded (`head`),
+/// the rest in their blocks.
 #[derive(Default)]
 struct Queue {
-    blocks: VecDeque<std::vec::IntoIter<Event>>,
+    head: Option<Event>,
+    srcs: VecDeque<Src>,
+}
+
+/// A decoding problem of the block at `offset` (which the first reading decoded
+/// without one: the trace changed).
+fn decode_error(name: &str, offset: u64, e: spoor_format::binary::DecodeError) -> Error {
+    let at = offset + spoor_format::binary::chunk::HEADER_LEN as u64 + e.offset as u64;
+    Error::Format(spoor_format::Error::corrupt(name, at, e.message))
 }
 
 impl Queue {
     fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
+        self.head.is_none()
     }
 
     fn front(&self) -> Option<&Event> {
-        self.blocks.front().and_then(|b| b.as_slice().first())
+        self.head.as_ref()
     }
 
-    /// The `k`th queued event.
-    fn get(&self, mut k: usize) -> Option<&Event> {
-        for b in &self.blocks {
-            let b = b.as_slice();
-            if k < b.len() {
-                return Some(&b[k]);
+    /// Decodes the next event into `head` (none when every block is used up).
+    fn advance(&mut self, name: &str) -> Result<()> {
+        while let Some(src) = self.srcs.front_mut() {
+            let next = match src {
+                Src::Lazy { offset, cursor } => {
+                    cursor.next_event().map_err(|e| decode_error(name, *offset, e))?
+                }
+                Src::Decoded(it) => it.next(),
+            };
+            if let Some(ev) = next {
+                self.head = Some(ev);
+                return Ok(());
             }
-            k -= b.len();
+            self.srcs.pop_front();
+        }
+        self.head = None;
+        Ok(())
+    }
+
+    fn push(&mut self, src: Src, name: &str) -> Result<()> {
+        self.srcs.push_back(src);
+        if self.head.is_none() {
+            self.advance(name)?;
+        }
+        Ok(())
+    }
+
+    /// The `k`th queued event (for describing a cycle; decodes ahead on copies).
+    fn get(&self, k: usize) -> Option<Event> {
+        if k == 0 {
+            return self.head.clone();
+        }
+        let mut k = k - 1;
+        for src in &self.srcs {
+            match src {
+                Src::Lazy { cursor, .. } => {
+                    let mut c = cursor.clone();
+                    while let Ok(Some(ev)) = c.next_event() {
+                        if k == 0 {
+                            return Some(ev);
+                        }
+                        k -= 1;
+                    }
+                }
+                Src::Decoded(it) => {
+                    let rest = it.as_slice();
+                    if k < rest.len() {
+                        return Some(rest[k].clone());
+                    }
+                    k -= rest.len();
+                }
+            }
         }
         None
     }
 
-    fn pop(&mut self) -> Option<Event> {
-        let b = self.blocks.front_mut()?;
-        let ev = b.next();
-        if b.len() == 0 {
-            self.blocks.pop_front();
-        } else {
-            // The next event is looked at right away, the ones after it after other
-            // locations' events: fetch them into the cache meanwhile (the next one
-            // was asked for at the previous pops already).
-            for after in b.as_slice().iter().take(4).skip(1) {
-                prefetch(after);
-            }
-        }
-        ev
+    fn pop(&mut self, name: &str) -> Result<Option<Event>> {
+        let Some(ev) = self.head.take() else { return Ok(None) };
+        self.advance(name)?;
+        Ok(Some(ev))
     }
-}
-
-/// A hint to bring `*p` (and the next cache line) into the cache.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        _mm_prefetch::<_MM_HINT_T1>(p.cast());
-        _mm_prefetch::<_MM_HINT_T1>(p.cast::<i8>().wrapping_add(64));
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 struct Stream {
@@ -380,15 +417,35 @@ struct Stream {
 }
 
 impl Stream {
-    fn push(&mut self, b: Block, name: &str) -> Result<()> {
-        let Some(first) = b.events.first().map(|e| e.loc) else { return Ok(()) };
-        if b.events.iter().all(|e| e.loc == first) {
-            return self.push_run(b.events, name);
+    fn push(&mut self, b: NextBlock, name: &str) -> Result<()> {
+        let events = match b {
+            NextBlock::Raw(raw) if !raw.multi() => {
+                let offset = raw.offset;
+                let cursor = BlockCursor::new(raw.payload, false, self.queues.len())
+                    .map_err(|e| decode_error(name, offset, e))?;
+                let (Some(loc), n) = (cursor.loc(), cursor.remaining()) else { return Ok(()) };
+                if n == 0 {
+                    return Ok(());
+                }
+                return self.push_src(loc, n, Src::Lazy { offset, cursor }, name);
+            }
+            NextBlock::Raw(raw) => {
+                let mut events = Vec::new();
+                spoor_format::binary::decode_block(&raw.payload, true, self.queues.len(), |e| events.push(e))
+                    .map_err(|e| decode_error(name, raw.offset, e))?;
+                events
+            }
+            NextBlock::Decoded(b) => b.events,
+        };
+        let Some(first) = events.first().map(|e| e.loc) else { return Ok(()) };
+        if events.iter().all(|e| e.loc == first) {
+            let n = events.len() as u64;
+            return self.push_src(first, n, Src::Decoded(events.into_iter()), name);
         }
         // Several locations' events: split them by location, keeping their order.
         let mut runs: Vec<(LocId, Vec<Event>)> = Vec::new();
         let mut result = Ok(());
-        for ev in b.events {
+        for ev in events {
             let l = ev.loc as usize;
             if l >= self.queues.len() {
                 result = Err(more_events(name, ev.loc));
@@ -412,34 +469,33 @@ impl Stream {
             self.slot[*loc as usize] = u32::MAX;
         }
         result?;
-        for (_, v) in runs {
-            self.push_run(v, name)?;
+        for (loc, v) in runs {
+            let n = v.len() as u64;
+            self.push_src(loc, n, Src::Decoded(v.into_iter()), name)?;
         }
         Ok(())
     }
 
-    /// Queues events of one location.
-    fn push_run(&mut self, events: Vec<Event>, name: &str) -> Result<()> {
-        let loc = events[0].loc;
+    /// Queues `n` events of `loc`.
+    fn push_src(&mut self, loc: LocId, n: u64, src: Src, name: &str) -> Result<()> {
         let l = loc as usize;
-        if l >= self.queues.len() || self.remaining[l] < events.len() as u64 {
+        if l >= self.queues.len() || self.remaining[l] < n {
             return Err(more_events(name, loc));
         }
-        self.remaining[l] -= events.len() as u64;
+        self.remaining[l] -= n;
         if self.queues[l].is_empty() {
             self.starving -= 1;
         }
-        self.queues[l].blocks.push_back(events.into_iter());
-        Ok(())
+        self.queues[l].push(src, name)
     }
 
-    fn pop(&mut self, loc: LocId) -> Option<Event> {
+    fn pop(&mut self, loc: LocId, name: &str) -> Result<Option<Event>> {
         let l = loc as usize;
-        let ev = self.queues[l].pop()?;
-        if self.queues[l].is_empty() && self.remaining[l] > 0 {
+        let ev = self.queues[l].pop(name)?;
+        if ev.is_some() && self.queues[l].is_empty() && self.remaining[l] > 0 {
             self.starving += 1;
         }
-        Some(ev)
+        Ok(ev)
     }
 
     fn head(&self, loc: LocId) -> Head {
