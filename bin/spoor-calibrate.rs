@@ -56,7 +56,11 @@ fn main() {
                 let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
                 let rows = calibrate::measure(&sizes, args.reps)?;
                 let c = vec![
-                    format!("measured on {} by spoor-calibrate: half the median round trip of {} ping-pongs", host.trim(), args.reps),
+                    format!(
+                        "measured on {} by spoor-calibrate: half the median round trip of {} ping-pongs",
+                        host.trim(),
+                        args.reps
+                    ),
                     "local: UNIX socket pair; remote: TCP on loopback".to_owned(),
                 ];
                 (rows, c)

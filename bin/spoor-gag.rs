@@ -65,8 +65,12 @@ fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-gag", || {
         let pag = file::load(&args.input, Mode::Cpu, None, args.quiet)?;
-        let place =
-            placement::from_args(&pag, args.place.as_deref(), args.place_file.as_deref(), args.place_by.as_deref())?;
+        let place = placement::from_args(
+            &pag,
+            args.place.as_deref(),
+            args.place_file.as_deref(),
+            args.place_by.as_deref(),
+        )?;
         let table = match &args.net {
             Some(t) => {
                 let (table, warnings) = scenario::load_table(t)?;

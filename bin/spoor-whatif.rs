@@ -87,7 +87,8 @@ fn main() {
         if let Some(n) = args.threads {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
         }
-        let modes = args.scenarios.is_some() as u8 + (!args.procedure.is_empty()) as u8 + args.search.is_some() as u8;
+        let modes =
+            args.scenarios.is_some() as u8 + (!args.procedure.is_empty()) as u8 + args.search.is_some() as u8;
         if modes != 1 {
             bail!("give one of --scenarios FILE, --procedure NAME and --search K");
         }
@@ -98,7 +99,8 @@ fn main() {
             }
             None => None,
         };
-        let base = args.scenarios.as_deref().and_then(|f| Path::new(f).parent()).unwrap_or(Path::new("")).to_owned();
+        let base =
+            args.scenarios.as_deref().and_then(|f| Path::new(f).parent()).unwrap_or(Path::new("")).to_owned();
         let input = match (&args.input, spec.as_ref().and_then(|s| s.input.as_ref())) {
             (Some(i), _) => i.clone(),
             (None, Some(i)) => base.join(i).to_string_lossy().into_owned(),
@@ -107,7 +109,11 @@ fn main() {
         let pag = file::load(&input, Mode::Cpu, None, args.quiet)?;
         let mut out = Output::create(args.output.as_deref())?;
         if let (Some(spec), Some(f)) = (&spec, &args.scenarios) {
-            if args.place.is_some() || args.place_file.is_some() || args.place_by.is_some() || args.net.is_some() {
+            if args.place.is_some()
+                || args.place_file.is_some()
+                || args.place_by.is_some()
+                || args.net.is_some()
+            {
                 bail!("with --scenarios, placements and networks come from the scenario file");
             }
             let sweep = Sweep::new(&pag, f, spec, &base)?;
@@ -121,7 +127,7 @@ fn main() {
                 Format::Csv => scenario::write_csv(&mut out, &rows)?,
                 Format::Json => scenario::write_json(&mut out, &rows)?,
             }
-            return Ok(out.commit()?);
+            return out.commit();
         }
         let table = match &args.net {
             Some(t) => {
@@ -145,7 +151,14 @@ fn main() {
                 Format::Csv => {
                     writeln!(out, "strategy,processors,predicted_ns,placement")?;
                     for c in &r.candidates {
-                        writeln!(out, "{},{},{},{}", csv(&c.strategy), c.processors, c.predicted_ns, csv(&c.placement))?;
+                        writeln!(
+                            out,
+                            "{},{},{},{}",
+                            csv(&c.strategy),
+                            c.processors,
+                            c.predicted_ns,
+                            csv(&c.placement)
+                        )?;
                     }
                 }
                 Format::Json => {
@@ -156,14 +169,19 @@ fn main() {
             if !args.quiet {
                 eprintln!("spoor-whatif: local search: {} predictions in {} rounds", r.evaluations, r.rounds);
             }
-            return Ok(out.commit()?);
+            return out.commit();
         }
         if table.is_some() {
             bail!("--procedure compares on the measured messages: leave out --net, or use --scenarios");
         }
         let given = args.place.is_some() || args.place_file.is_some() || args.place_by.is_some();
         let place = if given {
-            Some(placement::from_args(&pag, args.place.as_deref(), args.place_file.as_deref(), args.place_by.as_deref())?)
+            Some(placement::from_args(
+                &pag,
+                args.place.as_deref(),
+                args.place_file.as_deref(),
+                args.place_by.as_deref(),
+            )?)
         } else {
             None
         };
@@ -175,7 +193,13 @@ fn main() {
             Format::Csv => {
                 writeln!(out, "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement")?;
                 for r in &rows {
-                    let imp = |v: i64| if r.original_ns == 0 { 0.0 } else { (r.original_ns - v) as f64 / r.original_ns as f64 };
+                    let imp = |v: i64| {
+                        if r.original_ns == 0 {
+                            0.0
+                        } else {
+                            (r.original_ns - v) as f64 / r.original_ns as f64
+                        }
+                    };
                     writeln!(
                         out,
                         "{},{},{},{:.6},{},{},{:.6}",
@@ -194,6 +218,6 @@ fn main() {
                 writeln!(out)?;
             }
         }
-        Ok(out.commit()?)
+        out.commit()
     })
 }

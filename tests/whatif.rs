@@ -74,7 +74,8 @@ fn bad_placements_and_tables() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("block:K"));
     // A table that is not monotone is accepted, with a warning naming the rows.
-    let out = run("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/falling.csv"), &o]);
+    let out =
+        run("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/falling.csv"), &o]);
     assert!(out.status.success());
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("warning") && e.contains("remote time falls from 9000 ns at 64 bytes"), "{e}");
@@ -124,7 +125,8 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     assert_eq!(json, ok("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "3", &o]));
     // Bad scenario files name the file and line.
     let bad = dir.path().join("bad.toml");
-    std::fs::write(&bad, "moves = [\"servBusy2\"]\n[[placement]]\nby = \"process\"\nplace = \"server\"\n").unwrap();
+    std::fs::write(&bad, "moves = [\"servBusy2\"]\n[[placement]]\nby = \"process\"\nplace = \"server\"\n")
+        .unwrap();
     let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one of by, place, file"));
@@ -147,9 +149,15 @@ fn procedure_lbf_beside_zeroing_and_search() {
     // Search on 2 processors: every strategy's prediction is a real GAG prediction of
     // its placement, and the local search is no worse than greedy, block or cyclic.
     let csv = ok("whatif", &["-q", "--search", "2", &o]);
-    let rows: Vec<Vec<String>> =
-        csv.lines().skip(1).map(|l| l.splitn(4, ',').map(|s| s.trim_matches('"').to_owned()).collect()).collect();
-    assert_eq!(rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(), ["block:2", "cyclic:2", "greedy", "local search"]);
+    let rows: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.splitn(4, ',').map(|s| s.trim_matches('"').to_owned()).collect())
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(),
+        ["block:2", "cyclic:2", "greedy", "local search"]
+    );
     let best: i64 = rows[3][2].parse().unwrap();
     for r in &rows {
         let p = ok("gag", &["--predict", "--place", &r[3], &o]);

@@ -14,7 +14,12 @@ pub type Row = (u64, f64, f64);
 
 /// Half the median round trip of `reps` ping-pongs of each size over a connected pair
 /// of streams: `a` is this side, the other end echoes on its own thread.
-fn ping_pong<S: Read + Write + Send + 'static>(mut a: S, mut b: S, sizes: &[usize], reps: usize) -> io::Result<Vec<f64>> {
+fn ping_pong<S: Read + Write + Send + 'static>(
+    mut a: S,
+    mut b: S,
+    sizes: &[usize],
+    reps: usize,
+) -> io::Result<Vec<f64>> {
     let max = sizes.iter().copied().max().unwrap_or(1);
     let plan: Vec<usize> = sizes.to_vec();
     let echo = std::thread::spawn(move || -> io::Result<()> {
@@ -63,6 +68,9 @@ pub fn measure(sizes: &[usize], reps: usize) -> io::Result<Vec<Row>> {
     Ok(sizes.iter().zip(local.iter().zip(&remote)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect())
 }
 
+/// A size class's message sizes, local and remote transfer times.
+type Class = (Vec<u64>, Vec<i64>, Vec<i64>);
+
 /// Fits a table from the message arcs of a PAG: per size class (powers of two), the
 /// median measured transfer time, local when both ends are on one machine. A column
 /// without any message of a class is interpolated from its neighbours (or, when it has
@@ -70,7 +78,7 @@ pub fn measure(sizes: &[usize], reps: usize) -> io::Result<Vec<Row>> {
 pub fn fit(pag: &Pag) -> (Vec<Row>, Vec<String>) {
     use std::collections::BTreeMap;
     // class -> (sizes, local times, remote times)
-    let mut classes: BTreeMap<u32, (Vec<u64>, Vec<i64>, Vec<i64>)> = BTreeMap::new();
+    let mut classes: BTreeMap<u32, Class> = BTreeMap::new();
     for a in 0..pag.arcs() {
         if pag.arc_kind[a] != ArcKind::Message {
             continue;

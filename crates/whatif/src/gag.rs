@@ -80,9 +80,9 @@ struct Loc {
     /// Nodes of this location that have not arrived yet.
     left: u64,
     /// Arrived nodes, with `HAS_WAIT` when remote arcs lead into them.
-    queue: VecDeque<u64>,
-    /// The current node has remote arcs into it.
-    waits: bool,
+    queue: VecDeque<(u64, i64)>,
+    /// The current node's `HAS_WAIT` and `HAS_OUT` flags.
+    flags: u64,
 }
 
 struct Group {
@@ -136,6 +136,8 @@ const GROUP: u64 = 0;
 const UNBLOCK: u64 = 1;
 /// A queued node with remote arcs into it (the flag above the node's number).
 const HAS_WAIT: u64 = 1 << 32;
+/// A queued node with remote arcs out of it.
+const HAS_OUT: u64 = 1 << 33;
 
 struct Sim<'a> {
     pag: &'a Pag,
@@ -199,7 +201,14 @@ impl<'a> Sim<'a> {
         let group_of_loc = place.group_of_locations(pag);
         let mut locs: Vec<Loc> = group_of_loc
             .iter()
-            .map(|&g| Loc { node: NONE, state: STARTING, group: g, left: 0, queue: VecDeque::new(), waits: false })
+            .map(|&g| Loc {
+                node: NONE,
+                state: STARTING,
+                group: g,
+                left: 0,
+                queue: VecDeque::new(),
+                flags: 0,
+            })
             .collect();
         for &l in &pag.loc {
             if l != NONE {
@@ -340,9 +349,12 @@ impl<'a> Sim<'a> {
         }
         let l = p.loc[i as usize];
         if l != NONE {
+            // What the location needs of the node later, read now while it is in cache.
+            let w = self.local_weight(i);
+            let out = if self.out_left[i as usize] > 0 { HAS_OUT } else { 0 };
             let loc = &mut self.locs[l as usize];
             loc.left -= 1;
-            loc.queue.push_back(i as u64 | flag);
+            loc.queue.push_back((i as u64 | flag | out, w));
         }
         let inflight = self.arrived - self.reported;
         if inflight > self.max_in_flight {
@@ -351,7 +363,7 @@ impl<'a> Sim<'a> {
     }
 
     #[inline]
-    fn next_node(&mut self, l: u32) -> Option<u64> {
+    fn next_node(&mut self, l: u32) -> Option<(u64, i64)> {
         loop {
             if let Some(x) = self.locs[l as usize].queue.pop_front() {
                 return Some(x);
@@ -366,21 +378,20 @@ impl<'a> Sim<'a> {
 
     /// Reports node `x` at time `t`: it joins the GAG, and the remote arcs out of it
     /// release their targets.
-    fn report(&mut self, x: u32, t: f64, waits: bool) {
+    fn report(&mut self, x: u32, t: f64, l: u32, flags: u64) {
         self.reported += 1;
         let p = self.pag;
-        let l = p.loc[x as usize];
-        let w = if waits { self.wait.remove(&x) } else { None };
+        let w = if flags & HAS_WAIT != 0 { self.wait.remove(&x) } else { None };
         if l != NONE && t > self.end {
             self.end = t;
         }
         if self.gag.is_some() {
             self.gag_node(x, t, l, w);
         }
-        let out = self.out_left[x as usize];
-        if out == 0 {
+        if flags & HAS_OUT == 0 {
             return;
         }
+        let out = self.out_left[x as usize];
         let mut used = 0u32;
         if let Some(ws) = self.waiters.remove(&x) {
             for &(tgt, a) in &ws {
@@ -413,7 +424,7 @@ impl<'a> Sim<'a> {
     fn drain_virtual(&mut self) {
         while let Some(v) = self.virt.pop() {
             let t = self.wait.get(&v).map_or(0.0, |w| w.ready);
-            self.report(v, t, true);
+            self.report(v, t, NONE, HAS_WAIT | HAS_OUT);
         }
     }
 
@@ -464,8 +475,8 @@ impl<'a> Sim<'a> {
     /// group advanced to `t`): the event happens now, or waits for its remote arcs.
     fn local_done(&mut self, l: u32, t: f64) -> bool {
         let x = self.locs[l as usize].node;
-        let waits = self.locs[l as usize].waits;
-        if let Some(w) = if waits { self.wait.get(&x) } else { None } {
+        let flags = self.locs[l as usize].flags;
+        if let Some(w) = if flags & HAS_WAIT != 0 { self.wait.get(&x) } else { None } {
             if w.pending > 0 {
                 self.locs[l as usize].state = BLOCKED;
                 return false;
@@ -476,7 +487,7 @@ impl<'a> Sim<'a> {
                 return false;
             }
         }
-        self.report(x, t, waits);
+        self.report(x, t, l, flags);
         if !self.virt.is_empty() {
             self.drain_virtual();
         }
@@ -491,11 +502,11 @@ impl<'a> Sim<'a> {
                 self.locs[l as usize].state = DONE;
                 return;
             };
-            let (x, waits) = (x as u32, x & HAS_WAIT != 0);
+            let (e, w) = x;
+            let (x, flags) = (e as u32, e & (HAS_WAIT | HAS_OUT));
             let loc = &mut self.locs[l as usize];
             loc.node = x;
-            loc.waits = waits;
-            let w = self.local_weight(x);
+            loc.flags = flags;
             if w > 0 {
                 let g = self.locs[l as usize].group as usize;
                 let gr = &mut self.groups[g];
@@ -555,10 +566,7 @@ impl<'a> Sim<'a> {
         // The item to handle next when it was taken off the agenda while putting another
         // on (one sift instead of two).
         let mut next_item: Option<(u64, u64)> = None;
-        loop {
-            let Some((tb, item)) = next_item.take().or_else(|| self.agenda.pop().map(|Reverse(x)| x)) else {
-                break;
-            };
+        while let Some((tb, item)) = next_item.take().or_else(|| self.agenda.pop().map(|Reverse(x)| x)) {
             let t = f64::from_bits(tb);
             let id = item as u32;
             let version = ((item >> 32) & 0x7fff_ffff) as u32;
@@ -580,7 +588,10 @@ impl<'a> Sim<'a> {
                         // Put this group's next completion where the first item was.
                         let gr = &mut self.groups[id as usize];
                         gr.version = gr.version.wrapping_add(1);
-                        let ours = (next.to_bits(), GROUP << 63 | ((gr.version & 0x7fff_ffff) as u64) << 32 | id as u64);
+                        let ours = (
+                            next.to_bits(),
+                            GROUP << 63 | ((gr.version & 0x7fff_ffff) as u64) << 32 | id as u64,
+                        );
                         let mut top = self.agenda.peek_mut().expect("the agenda has a first item");
                         next_item = Some(std::mem::replace(&mut *top, Reverse(ours)).0);
                         break;
@@ -596,8 +607,8 @@ impl<'a> Sim<'a> {
                     continue;
                 }
                 let x = self.locs[l as usize].node;
-                let waits = self.locs[l as usize].waits;
-                self.report(x, t, waits);
+                let flags = self.locs[l as usize].flags;
+                self.report(x, t, l, flags);
                 self.drain_virtual();
                 self.advance_location(l, t);
                 self.reschedule(NONE);
@@ -623,7 +634,11 @@ impl<'a> Sim<'a> {
     fn finish_gag(self, place: &Placement) -> Pag {
         let src = self.pag;
         let mut out = self.gag.expect("building a GAG");
-        let mut defs = Definitions { strings: src.defs.strings.clone(), apps: src.defs.apps.clone(), ..Definitions::default() };
+        let mut defs = Definitions {
+            strings: src.defs.strings.clone(),
+            apps: src.defs.apps.clone(),
+            ..Definitions::default()
+        };
         defs.properties = src.defs.properties.clone();
         let procs = &src.defs.processes;
         for (g, name) in place.names.iter().enumerate() {
@@ -637,9 +652,16 @@ impl<'a> Sim<'a> {
             defs.add_app("gag");
         }
         out.pag.defs = defs;
-        out.pag.phases =
-            src.phases.iter().filter_map(|&(n, node, b)| out.id.get(node as usize).map(|&i| (n, i, b))).collect();
-        out.pag.notes.push(format!("Group Activity Graph of {} processes on {} processors", procs.len(), place.groups()));
+        out.pag.phases = src
+            .phases
+            .iter()
+            .filter_map(|&(n, node, b)| out.id.get(node as usize).map(|&i| (n, i, b)))
+            .collect();
+        out.pag.notes.push(format!(
+            "Group Activity Graph of {} processes on {} processors",
+            procs.len(),
+            place.groups()
+        ));
         out.pag
     }
 }

@@ -109,7 +109,10 @@ impl Placement {
             }
             PlaceBy::Cyclic(k) => {
                 let k = k.min(p.max(1));
-                Placement { group_of: (0..p).map(|i| i % k).collect(), names: (0..k).map(|g| format!("cpu{g}")).collect() }
+                Placement {
+                    group_of: (0..p).map(|i| i % k).collect(),
+                    names: (0..k).map(|g| format!("cpu{g}")).collect(),
+                }
             }
         }
     }
@@ -138,7 +141,10 @@ impl Placement {
                         }
                         group_of[i] = g as u32;
                     }
-                    _ => ambiguous.push(format!("{m} (say {})", hits.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join(" or "))),
+                    _ => ambiguous.push(format!(
+                        "{m} (say {})",
+                        hits.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join(" or ")
+                    )),
                 }
             }
         }
@@ -199,7 +205,10 @@ impl Placement {
                 _ => (format!("cpu{}", groups.len()), line),
             };
             if name.is_empty() {
-                return Err(Error::input(file, format!("line {}: a processor name before `:` is empty", n + 1)));
+                return Err(Error::input(
+                    file,
+                    format!("line {}: a processor name before `:` is empty", n + 1),
+                ));
             }
             let members: Vec<String> =
                 rest.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect();
@@ -209,7 +218,10 @@ impl Placement {
             groups.push((name, members));
         }
         if groups.is_empty() {
-            return Err(Error::input(file, "the placement has no processor (expected one line per processor)"));
+            return Err(Error::input(
+                file,
+                "the placement has no processor (expected one line per processor)",
+            ));
         }
         Self::from_groups(pag, file, &groups)
     }
@@ -253,7 +265,9 @@ pub fn from_args(pag: &Pag, inline: Option<&str>, file: Option<&str>, by: Option
                 std::fs::read_to_string(f).map_err(|e| Error::Format(spoor_format::Error::io(f, &e)))?;
             Placement::parse_file(pag, f, &text)
         }
-        (None, None, Some(b)) => Ok(Placement::by(pag, PlaceBy::parse(b).map_err(|m| Error::Usage(format!("--place-by {m}")))?)),
+        (None, None, Some(b)) => {
+            Ok(Placement::by(pag, PlaceBy::parse(b).map_err(|m| Error::Usage(format!("--place-by {m}")))?))
+        }
         (None, None, None) => Ok(Placement::by(pag, PlaceBy::Process)),
         _ => Err(Error::Usage("give one of --place, --place-file and --place-by".into())),
     }

@@ -48,14 +48,19 @@ pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
     let mut in_f = vec![false; pag.contexts.len()];
     for c in 1..pag.contexts.len() {
         let ctx = pag.contexts[c];
-        in_f[c] = ctx.proc == proc || (ctx.parent != NONE && in_f.get(ctx.parent as usize).copied().unwrap_or(false));
+        in_f[c] = ctx.proc == proc
+            || (ctx.parent != NONE && in_f.get(ctx.parent as usize).copied().unwrap_or(false));
     }
     let mut origin = vec![0u8; pag.nodes()];
     for a in 0..pag.arcs() {
         let o = &mut origin[pag.arc_from[a] as usize];
         *o |= if pag.arc_kind[a] == ArcKind::Message { 2 } else { 1 };
     }
-    let locs = pag.defs.locations.len().max(pag.loc.iter().filter(|&&l| l != NONE).map(|&l| l as usize + 1).max().unwrap_or(0));
+    let locs = pag
+        .defs
+        .locations
+        .len()
+        .max(pag.loc.iter().filter(|&&l| l != NONE).map(|&l| l as usize + 1).max().unwrap_or(0));
     let mut seg: Vec<Vec<u32>> = vec![Vec::new(); locs];
     let mut facc = vec![0i64; locs];
     let mut carried = rustc_hash::FxHashMap::<u32, i64>::default();

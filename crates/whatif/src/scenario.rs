@@ -126,9 +126,10 @@ impl Sweep {
         for (k, p) in spec.placement.iter().enumerate() {
             let what = format!("{file}: placement {}", k + 1);
             let place = match (&p.by, &p.place, &p.file) {
-                (Some(by), None, None) => {
-                    Placement::by(pag, PlaceBy::parse(by).map_err(|m| Error::Usage(format!("{what}: by = {m}")))?)
-                }
+                (Some(by), None, None) => Placement::by(
+                    pag,
+                    PlaceBy::parse(by).map_err(|m| Error::Usage(format!("{what}: by = {m}")))?,
+                ),
                 (None, Some(s), None) => Placement::parse_inline(pag, s)?,
                 (None, None, Some(f)) => {
                     let (name, text) = read(base, f)?;
@@ -136,7 +137,12 @@ impl Sweep {
                 }
                 _ => return Err(Error::Usage(format!("{what}: give exactly one of by, place, file"))),
             };
-            let name = p.name.clone().or_else(|| p.by.clone()).or_else(|| p.place.clone()).or_else(|| p.file.clone());
+            let name = p
+                .name
+                .clone()
+                .or_else(|| p.by.clone())
+                .or_else(|| p.place.clone())
+                .or_else(|| p.file.clone());
             placements.push((name.unwrap_or_default(), place));
         }
         if placements.is_empty() {

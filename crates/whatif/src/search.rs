@@ -105,7 +105,8 @@ pub fn search(pag: &Pag, k: u32, costs: &Costs, rounds: u32) -> Result<SearchRes
             }
         }
         evaluations += moves.len() as u64;
-        let results: Vec<Result<i64>> = moves.par_iter().map(|v| eval(&with_k(v.clone(), kk as u32))).collect();
+        let results: Vec<Result<i64>> =
+            moves.par_iter().map(|v| eval(&with_k(v.clone(), kk as u32))).collect();
         let mut pick: Option<(i64, usize)> = None;
         for (i, r) in results.into_iter().enumerate() {
             let t = r?;

@@ -48,8 +48,14 @@ fn figure1_groups_give_the_papers_epts() {
     }
     // One processor per process: the cpu-mode critical path (7); all on one: 9.
     assert_eq!(cpu_cp(&pag), ms(7.0));
-    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &Costs::default()).unwrap().time_ns, ms(7.0));
-    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &Costs::default()).unwrap().time_ns, ms(9.0));
+    assert_eq!(
+        predict(&pag, &Placement::by(&pag, PlaceBy::Process), &Costs::default()).unwrap().time_ns,
+        ms(7.0)
+    );
+    assert_eq!(
+        predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &Costs::default()).unwrap().time_ns,
+        ms(9.0)
+    );
 }
 
 #[test]
@@ -81,14 +87,18 @@ fn spa_procedure_lbf_beside_zeroing() {
     let b1 = procedure_id(&pag, "servBusy1").unwrap();
     let b2 = procedure_id(&pag, "servBusy2").unwrap();
     let r1 = procedure_whatif(&pag, b1, None).unwrap();
-    assert_eq!((r1.original_ns, r1.moved_ns, r1.zeroed_ns, r1.time_moved_ns), (ms(9.6), ms(7.95), ms(7.95), ms(2.0)));
+    assert_eq!(
+        (r1.original_ns, r1.moved_ns, r1.zeroed_ns, r1.time_moved_ns),
+        (ms(9.6), ms(7.95), ms(7.95), ms(2.0))
+    );
     let r2 = procedure_whatif(&pag, b2, None).unwrap();
     assert_eq!((r2.moved_ns, r2.zeroed_ns, r2.time_moved_ns), (ms(5.11), ms(3.60), ms(6.0)));
     // The move itself: servBusy2's 3 ms before each reply now weigh on the clients'
     // receive ends; the server's arcs in servBusy2 weigh nothing.
     let m = move_weights(&pag, b2);
     assert_eq!(m.messages, 2);
-    let added: i64 = (0..pag.nodes()).filter(|&i| m.weight[i] > pag.weight[i]).map(|i| m.weight[i] - pag.weight[i]).sum();
+    let added: i64 =
+        (0..pag.nodes()).filter(|&i| m.weight[i] > pag.weight[i]).map(|i| m.weight[i] - pag.weight[i]).sum();
     assert_eq!(added, ms(6.0));
     // Moving on the GAG with one processor per process is the same prediction.
     let place = Placement::by(&pag, PlaceBy::Process);
@@ -128,7 +138,9 @@ fn bad_placements_are_refused_with_the_names() {
     assert!(e.starts_with("p.txt: ") && e.contains("client2, client3"), "{e}");
     let e = Placement::parse_file(&pag, "p.txt", "A: server\nB:\n").unwrap_err().to_string();
     assert!(e.contains("p.txt: line 2"), "{e}");
-    let ok = Placement::parse_file(&pag, "p.txt", "srv: server\nclients: client1, client2 # the rest\nclient3\n").unwrap();
+    let ok =
+        Placement::parse_file(&pag, "p.txt", "srv: server\nclients: client1, client2 # the rest\nclient3\n")
+            .unwrap();
     assert_eq!(ok.names, vec!["srv", "clients", "cpu2"]);
     assert_eq!(ok.group_of, vec![0, 1, 1, 2]);
 }

@@ -43,7 +43,12 @@ fn one_processor_for_all_predicts_at_least_the_sum_of_cpu_times() {
         for seed in 1..4 {
             let pag = synth_pag(&spec(w, 6, 5, seed), Mode::Cpu);
             let pred = predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &Costs::default()).unwrap();
-            assert!(pred.time_ns >= total_cpu(&pag), "{w:?} seed {seed}: {} < {}", pred.time_ns, total_cpu(&pag));
+            assert!(
+                pred.time_ns >= total_cpu(&pag),
+                "{w:?} seed {seed}: {} < {}",
+                pred.time_ns,
+                total_cpu(&pag)
+            );
             // And never less than with more processors' worth of sharing removed.
             let cpu = cp::length(&pag, &CpOptions::default());
             assert!(pred.time_ns >= cpu, "{w:?}");
@@ -55,7 +60,14 @@ fn one_processor_for_all_predicts_at_least_the_sum_of_cpu_times() {
 fn gag_critical_path_is_the_prediction_for_every_placement() {
     for w in Workload::ALL {
         let pag = synth_pag(&spec(w, 7, 5, 3), Mode::Cpu);
-        for rule in [PlaceBy::Block(1), PlaceBy::Block(2), PlaceBy::Block(3), PlaceBy::Cyclic(2), PlaceBy::Cyclic(4), PlaceBy::Machine] {
+        for rule in [
+            PlaceBy::Block(1),
+            PlaceBy::Block(2),
+            PlaceBy::Block(3),
+            PlaceBy::Cyclic(2),
+            PlaceBy::Cyclic(4),
+            PlaceBy::Machine,
+        ] {
             let place = Placement::by(&pag, rule);
             let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
             assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?}");
