@@ -97,11 +97,16 @@ struct Group {
     version: u32,
     /// The group's last reported node in the GAG, its time and busy time.
     last: (u32, f64, f64),
+    /// Time passed with nothing runnable since the last reported node.
+    idle: bool,
 }
 
 impl Group {
     #[inline]
     fn advance(&mut self, t: f64) {
+        if self.n == 0 && t > self.t {
+            self.idle = true;
+        }
         if self.n > 0 && t > self.t {
             let dt = t - self.t;
             self.v += dt / self.n as f64;
@@ -232,6 +237,7 @@ impl<'a> Sim<'a> {
                 heap: BinaryHeap::new(),
                 version: 0,
                 last: (NONE, 0.0, 0.0),
+                idle: false,
             })
             .collect();
         let gag = gag.then(|| GagOut {
@@ -436,10 +442,16 @@ impl<'a> Sim<'a> {
             let g = self.group_of_loc[l as usize];
             let gr = &self.groups[g as usize];
             let (last, lt, lb) = gr.last;
-            let weight = if last == NONE {
-                round(gr.busy).min(round(t))
+            // Busy all along: the time difference, rounded as the times are (so the
+            // chain adds up to the rounded time). After an idle stretch the node is the
+            // one a remote arc released, and that arc gives its time exactly.
+            let since = if last == NONE { round(t) } else { round(t) - round(lt) };
+            let weight = if !gr.idle {
+                since
+            } else if last == NONE {
+                round(gr.busy).min(since)
             } else {
-                (round(gr.busy) - round(lb)).min(round(t) - round(lt))
+                (round(gr.busy) - round(lb)).min(since)
             };
             (g, last, weight.max(0))
         };
@@ -468,6 +480,7 @@ impl<'a> Sim<'a> {
         if g != NONE {
             let gr = &mut self.groups[g as usize];
             gr.last = (id, t, gr.busy);
+            gr.idle = false;
         }
     }
 
