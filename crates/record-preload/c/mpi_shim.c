@@ -21,6 +21,7 @@
 /* Rust side (src/mpi.rs). */
 extern int spoor_rs_active(void);
 extern void spoor_rs_enter(const char *name);
+extern void spoor_rs_enter_wait(const char *name); /* the next event begins a wait */
 extern void spoor_rs_leave(const char *name);
 extern void spoor_rs_world(int rank, int size, const char *hosts, int stride);
 extern int64_t spoor_rs_comm_known(uint64_t comm);
@@ -236,7 +237,7 @@ ISEND_WRAPPER(Irsend)
 int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *status) {
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    spoor_rs_enter("MPI_Recv");
+    spoor_rs_enter_wait("MPI_Recv");
     uint64_t ch = comm_h(c);
     spoor_rs_recv_begin(ch, src_of(src), tag_of(tag));
     int r = PMPI_Recv(buf, count, t, src, tag, c, st);
@@ -258,7 +259,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
                  int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm c, MPI_Status *status) {
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    spoor_rs_enter("MPI_Sendrecv");
+    spoor_rs_enter_wait("MPI_Sendrecv");
     uint64_t ch = comm_h(c);
     spoor_rs_send(ch, dest_of(dest), stag, tbytes(stype, scount));
     spoor_rs_recv_begin(ch, src_of(src), tag_of(rtag));
@@ -415,7 +416,7 @@ static uint64_t sum_bytes(MPI_Datatype t, const int *counts, int n) {
 
 #define COLL(NAME, OP, ROOT, SENT, RECV, CALL)                                             \
     do {                                                                                   \
-        spoor_rs_enter("MPI_" NAME);                                                       \
+        spoor_rs_enter_wait("MPI_" NAME);                                                  \
         uint64_t ch = comm_h(c);                                                           \
         spoor_rs_coll_begin(OP, ch);                                                       \
         int r = CALL;                                                                      \

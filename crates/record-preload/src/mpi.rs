@@ -46,6 +46,13 @@ struct Reqs {
 }
 
 impl State {
+    fn new() -> State {
+        // Room for many open requests: a table that requests keep entering and leaving
+        // then seldom needs to be rebuilt.
+        let reqs = HashMap::with_capacity_and_hasher(1024, Default::default());
+        State { reqs, ..State::default() }
+    }
+
     fn open(&mut self, handle: u64, req: Req) {
         match self.reqs.get_mut(&handle) {
             Some(q) => q.more.push_back(req),
@@ -86,7 +93,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
         STATE.multiple.load(Ordering::Acquire).then(|| STATE.lock.lock().unwrap_or_else(|e| e.into_inner()));
     // SAFETY: see Guarded; `f` does not call MPI or come back here.
     let st = unsafe { &mut *STATE.st.get() };
-    f(st.get_or_insert_with(State::default))
+    f(st.get_or_insert_with(State::new))
 }
 
 impl State {
@@ -134,6 +141,15 @@ fn name_id(name: *const c_char) -> Option<StrId> {
 pub extern "C" fn spoor_rs_enter(name: *const c_char) {
     if let (Some(r), Some(id)) = (recorder(), name_id(name)) {
         r.record(Kind::Enter { proc: id });
+    }
+}
+
+/// The enter of a call whose next event begins a wait (a blocking receive, a collective):
+/// that event's reading of the CPU clock serves this one too.
+#[no_mangle]
+pub extern "C" fn spoor_rs_enter_wait(name: *const c_char) {
+    if let (Some(r), Some(id)) = (recorder(), name_id(name)) {
+        r.record_before_wait(Kind::Enter { proc: id });
     }
 }
 

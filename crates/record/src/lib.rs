@@ -22,6 +22,7 @@
 //! ```
 
 pub mod clock;
+pub mod encode;
 pub mod launch;
 mod recorder;
 pub mod signals;

@@ -16,9 +16,10 @@
 //! of recorded traces") and when a full block is written out.
 
 use crate::clock;
+use crate::encode::{Block, MAX_EVENT_BYTES};
 use rustc_hash::FxHashMap;
-use spoor_format::binary::{self, chunk, BlockEncoder, End, Header, IndexEntry};
-use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
+use spoor_format::binary::{self, chunk, End, Header, IndexEntry};
+use spoor_model::{CollOp, CommId, Definitions, Kind, LocId, MetricId, StrId};
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::fs::File;
@@ -46,9 +47,6 @@ pub const DEFAULT_CPU_INTERVAL_NS: i64 = 10_000;
 /// At most this many events wait for the next reading of the CPU clock; the next event
 /// reads it.
 const PENDING: usize = 256;
-
-/// More than the encoding of any event the recorder writes (no annotations).
-const MAX_EVENT_BYTES: usize = 96;
 
 /// How to record: where, under which names.
 #[derive(Clone, Debug)]
@@ -179,7 +177,7 @@ impl Snapshot {
     /// Records what `enc` holds now (plain stores, ordered after the encoding for a
     /// signal handler on this thread).
     #[inline]
-    fn publish(&self, enc: &BlockEncoder) {
+    fn publish(&self, enc: &Block) {
         compiler_fence(Ordering::SeqCst);
         self.ptr.store(enc.buf.as_ptr() as *mut u8, Ordering::Relaxed);
         self.count.store(enc.count, Ordering::Relaxed);
@@ -311,7 +309,7 @@ mod barrier {
 }
 
 struct ThreadState {
-    enc: BlockEncoder,
+    enc: Block,
     /// The wall and CPU time of the last event given its CPU time on this location.
     last: Option<(i64, i64)>,
     /// The wall time of the last reading of the CPU clock.
@@ -399,7 +397,7 @@ impl Shared {
         self.write_chunk(chunk::DEFS, &payload)
     }
 
-    fn write_block(&mut self, loc: LocId, enc: &BlockEncoder) -> io::Result<()> {
+    fn write_block(&mut self, loc: LocId, enc: &Block) -> io::Result<()> {
         self.write_events(loc, &enc.buf, enc.count, enc.min_wall, enc.max_wall)
     }
 
@@ -679,6 +677,18 @@ impl Recorder {
         inner.with_local(|b| inner.push(b, kind, true));
     }
 
+    /// Records an event that the caller follows at once with the begin of a wait
+    /// (`recv_begin`, `coll_begin`, `lock_request`), whose reading of the CPU clock then
+    /// gives this event its CPU time too: it never reads the clock for being more than
+    /// [`Config::cpu_interval_ns`] after the last reading (e.g. the `enter` of a blocking
+    /// MPI call after a stretch of computing). Its CPU time is then off by at most the
+    /// wall time between it and the wait's begin (formats/trace.md).
+    #[inline]
+    pub fn record_before_wait(&self, kind: Kind) {
+        let inner = &self.inner;
+        inner.with_local(|b| b.own(|st| inner.push_locked(b, st, kind, true, true)));
+    }
+
     /// Records entering the procedure at `addr` (a code address, resolved to a name
     /// when the trace is finished).
     #[inline]
@@ -727,7 +737,7 @@ impl Recorder {
 
 impl ThreadState {
     fn new(block_bytes: usize) -> ThreadState {
-        let mut enc = BlockEncoder::default();
+        let mut enc = Block::default();
         // A full block, then at most the pending events and one more before it is
         // written out: the buffer never moves (see Snapshot).
         enc.buf.reserve(block_bytes + (PENDING + 1) * MAX_EVENT_BYTES);
@@ -743,8 +753,8 @@ impl ThreadState {
 
     /// Encodes one event whose times are known.
     #[inline]
-    fn encode(&mut self, loc: LocId, wall: i64, cpu: Option<i64>, kind: Kind) {
-        self.enc.push(&Event::new(loc, wall, cpu, kind), false);
+    fn encode(&mut self, wall: i64, cpu: Option<i64>, kind: Kind) {
+        self.enc.push(wall, cpu, &kind);
         if let Some(c) = cpu {
             self.last = Some((wall, c));
         }
@@ -770,7 +780,7 @@ impl ThreadState {
     /// reaches `cpu`, then stays there: every pending event is within the wall time since
     /// the last reading of its true CPU time, none goes back, none advances more than the
     /// wall time.
-    fn settle(&mut self, loc: LocId, cpu: i64) {
+    fn settle(&mut self, cpu: i64) {
         if self.pending.is_empty() {
             return;
         }
@@ -778,7 +788,7 @@ impl ThreadState {
         let mut pending = std::mem::take(&mut self.pending);
         for (w, kind) in pending.drain(..) {
             let c = (pc + (w - pw).max(0)).min(cpu).max(pc);
-            self.enc.push(&Event::new(loc, w, Some(c), kind), false);
+            self.enc.push(w, Some(c), &kind);
             (pw, pc) = (w, c);
         }
         self.last = Some((pw, pc));
@@ -878,32 +888,32 @@ impl Inner {
     #[inline]
     fn push(&self, b: &ThreadBuf, kind: Kind, own: bool) {
         if own {
-            b.own(|st| self.push_locked(b, st, kind, true));
+            b.own(|st| self.push_locked(b, st, kind, true, false));
         } else {
-            b.claim(false, |st| self.push_locked(b, st, kind, false));
+            b.claim(false, |st| self.push_locked(b, st, kind, false, false));
         }
     }
 
     #[inline]
-    fn push_locked(&self, b: &ThreadBuf, st: &mut ThreadState, kind: Kind, own: bool) {
+    fn push_locked(&self, b: &ThreadBuf, st: &mut ThreadState, kind: Kind, own: bool, before_wait: bool) {
         if st.done {
             return;
         }
         if self.cpu == CpuClock::None {
-            st.encode(b.loc, clock::wall_ns(), None, kind);
+            st.encode(clock::wall_ns(), None, kind);
         } else if needs_cpu_reading(&kind) || st.last.is_none() || self.cpu_interval_ns == 0 {
             // CPU first: the clamp absorbs the wall clock's read.
             let raw = self.read_cpu(b, own);
             let wall = clock::wall_ns();
-            self.encode_read(b.loc, st, wall, raw, kind);
+            self.encode_read(st, wall, raw, kind);
         } else {
             let wall = clock::wall_ns();
-            if wall - st.read_wall <= self.cpu_interval_ns && st.pending.len() < PENDING {
+            if (before_wait || wall - st.read_wall <= self.cpu_interval_ns) && st.pending.len() < PENDING {
                 st.pending.push((wall, kind));
                 return;
             }
             let raw = self.read_cpu(b, own);
-            self.encode_read(b.loc, st, wall, raw, kind);
+            self.encode_read(st, wall, raw, kind);
         }
         if st.enc.buf.len() >= self.block_bytes {
             self.write_out(b, st);
@@ -914,10 +924,10 @@ impl Inner {
 
     /// Encodes the pending events and `kind` at `wall`, with the CPU reading `raw`.
     #[inline]
-    fn encode_read(&self, loc: LocId, st: &mut ThreadState, wall: i64, raw: Option<i64>, kind: Kind) {
+    fn encode_read(&self, st: &mut ThreadState, wall: i64, raw: Option<i64>, kind: Kind) {
         let cpu = st.clamp_cpu(wall, raw);
-        st.settle(loc, cpu);
-        st.encode(loc, wall, Some(cpu), kind);
+        st.settle(cpu);
+        st.encode(wall, Some(cpu), kind);
         if raw.is_some() {
             st.read_wall = wall;
         }
@@ -938,7 +948,7 @@ impl Inner {
                 }
             };
             let kind = if enter { Kind::Enter { proc: id } } else { Kind::Leave { proc: id } };
-            self.push_locked(b, st, kind, true);
+            self.push_locked(b, st, kind, true, false);
         });
     }
 
@@ -965,7 +975,7 @@ impl Inner {
         let raw = self.read_cpu(b, false);
         let wall = clock::wall_ns();
         let cpu = st.clamp_cpu(wall, raw);
-        st.settle(b.loc, cpu);
+        st.settle(cpu);
     }
 
     fn write_out(&self, b: &ThreadBuf, st: &mut ThreadState) {

@@ -356,3 +356,28 @@ fn every_event_reads_the_cpu_clock_with_interval_zero() {
         assert!(before - LAG <= *cpu && *cpu <= *after, "cpu {cpu} outside [{before}, {after}]");
     }
 }
+
+#[test]
+fn an_event_before_a_wait_takes_its_cpu_time_from_the_waits_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = Recorder::start(Config::new(dir.path(), "before", "p", 0)).unwrap();
+    let recv = rec.procedure("recv");
+    rec.barrier_end(0);
+    spin(2_000_000); // far more than the 10 µs after which an event reads the clock
+    let before = thread_cpu();
+    rec.record_before_wait(Kind::Enter { proc: recv });
+    rec.recv_begin(None, 0, None);
+    let after = thread_cpu();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    rec.recv_end(0, 0, 1, 8);
+    let path = rec.finish().unwrap();
+    let (_, events) = read(&path);
+    check_times(&events);
+    let ev = cpu_of(&events);
+    let i = ev.iter().position(|e| e.0 == "enter").unwrap();
+    let ((_, w_enter, c_enter), (kind, w_begin, c_begin)) = (ev[i], ev[i + 1]);
+    assert_eq!(kind, "recv_begin");
+    // Within the wall time between the two of the truth, and not above the reading.
+    assert!(c_enter >= before - LAG && c_enter <= c_begin && c_begin <= after, "{ev:?}");
+    assert!(c_begin - c_enter <= w_begin - w_enter);
+}

@@ -1,0 +1,173 @@
+//! The recorder's block encoder: the bytes of spoor_format's `BlockEncoder` for a
+//! single-location block without annotations (formats/trace.md, "Block"), written into
+//! room reserved once per event instead of checked byte by byte: the hot path's encoder.
+//! tests/encode.rs checks that both write the same bytes for every kind.
+
+use spoor_format::binary::head;
+use spoor_model::Kind;
+
+/// More than the encoding of any event this encoder writes: head, two varint deltas
+/// and at most five varints of payload.
+pub const MAX_EVENT_BYTES: usize = 96;
+
+/// One block's events and what its index entry needs.
+#[derive(Default)]
+pub struct Block {
+    pub buf: Vec<u8>,
+    pub count: u64,
+    pub min_wall: i64,
+    pub max_wall: i64,
+    prev_wall: i64,
+    prev_cpu: i64,
+}
+
+/// Writes varints at a raw position with room for them.
+struct Out {
+    p: *mut u8,
+}
+
+impl Out {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        // SAFETY: `Block::push` reserved MAX_EVENT_BYTES, more than one event writes.
+        unsafe {
+            self.p.write(b);
+            self.p = self.p.add(1);
+        }
+    }
+
+    #[inline(always)]
+    fn u64(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    #[inline(always)]
+    fn i64(&mut self, v: i64) {
+        self.u64(((v << 1) ^ (v >> 63)) as u64);
+    }
+
+    #[inline(always)]
+    fn opt(&mut self, v: Option<u32>) {
+        self.u64(v.map_or(0, |v| v as u64 + 1));
+    }
+}
+
+impl Block {
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.count = 0;
+        self.prev_wall = 0;
+        self.prev_cpu = 0;
+    }
+
+    /// Appends one event of this block's location.
+    #[inline]
+    pub fn push(&mut self, wall: i64, cpu: Option<i64>, kind: &Kind) {
+        self.buf.reserve(MAX_EVENT_BYTES);
+        let dw = wall.wrapping_sub(self.prev_wall);
+        let (mode, dc) = match cpu {
+            None => (head::CPU_NONE, 0),
+            Some(c) => {
+                let dc = c.wrapping_sub(self.prev_cpu);
+                self.prev_cpu = c;
+                if dc == 0 {
+                    (head::CPU_UNCHANGED, 0)
+                } else if dc == dw {
+                    (head::CPU_SAME_AS_WALL, 0)
+                } else {
+                    (head::CPU_DELTA, dc)
+                }
+            }
+        };
+        let len = self.buf.len();
+        // SAFETY: `reserve` made room for MAX_EVENT_BYTES past `len`.
+        let start = unsafe { self.buf.as_mut_ptr().add(len) };
+        let mut o = Out { p: start };
+        o.byte(kind.code() | (mode << head::CPU_SHIFT));
+        o.i64(dw);
+        if mode == head::CPU_DELTA {
+            o.i64(dc);
+        }
+        payload(&mut o, kind);
+        // SAFETY: the bytes up to `o.p` were written, within the reserved room.
+        unsafe { self.buf.set_len(len + o.p.offset_from(start) as usize) };
+        if self.count == 0 {
+            self.min_wall = wall;
+            self.max_wall = wall;
+        } else {
+            self.min_wall = self.min_wall.min(wall);
+            self.max_wall = self.max_wall.max(wall);
+        }
+        self.prev_wall = wall;
+        self.count += 1;
+    }
+}
+
+#[inline(always)]
+fn payload(o: &mut Out, k: &Kind) {
+    match *k {
+        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => o.opt(parent),
+        Kind::ProcessEnd | Kind::ThreadEnd => {}
+        Kind::Enter { proc: id } | Kind::Leave { proc: id } => o.u64(id as u64),
+        Kind::PhaseBegin { name: id } | Kind::PhaseEnd { name: id } => o.u64(id as u64),
+        Kind::Send { to, comm, tag, bytes } | Kind::RecvEnd { from: to, comm, tag, bytes } => {
+            o.u64(to as u64);
+            o.u64(comm as u64);
+            o.u64(tag as u64);
+            o.u64(bytes);
+        }
+        Kind::RecvBegin { from, comm, tag } => {
+            o.opt(from);
+            o.u64(comm as u64);
+            o.opt(tag);
+        }
+        Kind::Isend { to, comm, tag, bytes, request } => {
+            o.u64(to as u64);
+            o.u64(comm as u64);
+            o.u64(tag as u64);
+            o.u64(bytes);
+            o.u64(request);
+        }
+        Kind::IsendComplete { request } => o.u64(request),
+        Kind::IrecvRequest { from, comm, tag, request } => {
+            o.opt(from);
+            o.u64(comm as u64);
+            o.opt(tag);
+            o.u64(request);
+        }
+        Kind::IrecvComplete { request, from, comm, tag, bytes } => {
+            o.u64(request);
+            o.u64(from as u64);
+            o.u64(comm as u64);
+            o.u64(tag as u64);
+            o.u64(bytes);
+        }
+        Kind::CollBegin { op, comm } => {
+            o.byte(op.code());
+            o.u64(comm as u64);
+        }
+        Kind::CollEnd { op, comm, root, sent, received } => {
+            o.byte(op.code());
+            o.u64(comm as u64);
+            o.opt(root);
+            o.u64(sent);
+            o.u64(received);
+        }
+        Kind::LockRequest { lock } | Kind::LockAcquire { lock } | Kind::LockRelease { lock } => o.u64(lock),
+        Kind::Metric { metric, value } => {
+            o.u64(metric as u64);
+            for b in value.to_le_bytes() {
+                o.byte(b);
+            }
+        }
+        Kind::ClockOffset { reference, offset, error } => {
+            o.u64(reference as u64);
+            o.i64(offset);
+            o.u64(error);
+        }
+    }
+}
