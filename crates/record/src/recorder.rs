@@ -166,6 +166,8 @@ struct ThreadBuf {
 /// reserved for a full block and the events that may follow it).
 #[derive(Default)]
 struct Snapshot {
+    /// Odd while `publish` runs (the fields may disagree then).
+    seq: AtomicU64,
     ptr: AtomicPtr<u8>,
     len: AtomicUsize,
     count: AtomicU64,
@@ -178,6 +180,8 @@ impl Snapshot {
     /// signal handler on this thread).
     #[inline]
     fn publish(&self, enc: &Block) {
+        let seq = self.seq.load(Ordering::Relaxed);
+        self.seq.store(seq | 1, Ordering::Relaxed);
         compiler_fence(Ordering::SeqCst);
         self.ptr.store(enc.buf.as_ptr() as *mut u8, Ordering::Relaxed);
         self.count.store(enc.count, Ordering::Relaxed);
@@ -185,6 +189,7 @@ impl Snapshot {
         self.max_wall.store(enc.max_wall, Ordering::Relaxed);
         self.len.store(enc.buf.len(), Ordering::Relaxed);
         compiler_fence(Ordering::SeqCst);
+        self.seq.store((seq | 1) + 1, Ordering::Relaxed);
     }
 
     #[inline]
@@ -1031,7 +1036,8 @@ impl Inner {
                 // with the signal: write the events complete before it.
                 let snap = &b.snap;
                 let (ptr, len) = (snap.ptr.load(Ordering::Relaxed), snap.len.load(Ordering::Relaxed));
-                if let (false, Some(mut sh)) = (ptr.is_null() || len == 0, try_lock(&self.shared)) {
+                let torn = snap.seq.load(Ordering::Relaxed) & 1 == 1;
+                if let (false, Some(mut sh)) = (torn || ptr.is_null() || len == 0, try_lock(&self.shared)) {
                     // SAFETY: the buffer never moves and holds `len` bytes of complete
                     // events (Snapshot); the interrupted owner does not run again.
                     let events = unsafe { std::slice::from_raw_parts(ptr, len) };
