@@ -21,8 +21,10 @@ struct State {
     world_loc: Vec<LocId>,
     /// Communicator handle -> id.
     comms: HashMap<u64, CommId>,
-    /// Members of each communicator (by id) as world ranks.
-    members: HashMap<CommId, Vec<u32>>,
+    /// The last communicator looked up (handle, id): the wrappers of a loop mostly use one.
+    last_comm: Option<(u64, CommId)>,
+    /// The members of each communicator (indexed by id) as locations, rank by rank.
+    locs: Vec<Vec<LocId>>,
     /// Open requests by handle, oldest first: several may share one handle (Open MPI hands
     /// out one static, already completed request for every send it completed inline).
     reqs: HashMap<u64, Reqs>,
@@ -99,8 +101,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
 impl State {
     /// The location of rank `rank` of communicator `comm`.
     fn loc(&self, comm: CommId, rank: c_int) -> Option<LocId> {
-        let w = *self.members.get(&comm)?.get(usize::try_from(rank).ok()?)?;
-        self.world_loc.get(w as usize).copied()
+        self.locs.get(comm as usize)?.get(usize::try_from(rank).ok()?).copied()
     }
 }
 
@@ -241,17 +242,36 @@ pub extern "C" fn spoor_rs_comm_add(comm: u64, name: *const c_char, size: c_int,
         };
         let id = rec.comm(&name, &locs);
         st.comms.insert(comm, id);
-        st.members.insert(id, ranks);
+        if st.last_comm.is_some_and(|(h, _)| h == comm) {
+            st.last_comm = Some((comm, id));
+        }
+        if st.locs.len() <= id as usize {
+            st.locs.resize(id as usize + 1, Vec::new());
+        }
+        st.locs[id as usize] = locs;
     });
 }
 
 #[no_mangle]
 pub extern "C" fn spoor_rs_comm_forget(comm: u64) {
-    with_state(|st| st.comms.remove(&comm));
+    with_state(|st| {
+        if st.last_comm.is_some_and(|(h, _)| h == comm) {
+            st.last_comm = None;
+        }
+        st.comms.remove(&comm)
+    });
 }
 
-fn comm_id(st: &State, comm: u64) -> Option<CommId> {
-    st.comms.get(&comm).copied()
+#[inline]
+fn comm_id(st: &mut State, comm: u64) -> Option<CommId> {
+    match st.last_comm {
+        Some((h, id)) if h == comm => Some(id),
+        _ => {
+            let id = st.comms.get(&comm).copied()?;
+            st.last_comm = Some((comm, id));
+            Some(id)
+        }
+    }
 }
 
 #[no_mangle]
