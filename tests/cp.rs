@@ -1,7 +1,8 @@
 //! spoor-pag and spoor-cp end to end: pipes from spoor-order, PAG files, output forms,
 //! threads, exit codes and errors.
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -11,6 +12,8 @@ fn bin(name: &str) -> &'static str {
         "pag" => env!("CARGO_BIN_EXE_spoor-pag"),
         "cp" => env!("CARGO_BIN_EXE_spoor-cp"),
         "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
+        "import" => env!("CARGO_BIN_EXE_spoor-import"),
+        "align" => env!("CARGO_BIN_EXE_spoor-align"),
         _ => unreachable!("{name}"),
     }
 }
@@ -20,21 +23,7 @@ fn testdata(name: &str) -> String {
 }
 
 fn run(name: &str, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(bin(name))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the command runs");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    common::run_with_stdin(bin(name), args, stdin)
 }
 
 fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
@@ -215,4 +204,32 @@ fn spoor_report_draws_the_critical_path() {
         Command::new(report).args(["-", "--critical-path", "wall"]).stdin(Stdio::null()).output().unwrap();
     assert_eq!(piped.status.code(), Some(1));
     assert!(text(&piped.stderr).contains("give it a file"), "{}", text(&piped.stderr));
+}
+
+#[test]
+fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
+    let Some(data) = common::data() else { return };
+    let traces = [
+        "otf2/casita-10_scorep_mpi_tags/traces.otf2",
+        "otf2/casita-4_mpi_ls_barr/traces.otf2",
+        "otf2/pipit-ping-pong/traces.otf2",
+        "paraver/pypop-epoch-2proc/epoch_2proc.prv.gz",
+    ];
+    for t in traces {
+        let path = data.join(t);
+        let imported = ok("import", &["-q", path.to_str().unwrap()], b"");
+        let aligned = ok("align", &["-q"], &imported);
+        let ordered = ok("order", &["-q"], &aligned);
+        let r = spoor_format::TraceReader::from_bytes(t, ordered.clone(), Default::default()).unwrap();
+        let (_, events) = r.read_all().unwrap();
+        let elapsed =
+            events.iter().map(|e| e.wall).max().unwrap() - events.iter().map(|e| e.wall).min().unwrap();
+        let json = ok("cp", &["--weight", "wall", "-f", "json", "--profile", "none"], &ordered);
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(v["length_ns"].as_i64().unwrap(), elapsed, "{t}");
+        // The ideal (cpu) path is never longer than the measured one.
+        let json = ok("cp", &["-f", "json", "--profile", "none"], &ordered);
+        let cpu: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert!(cpu["length_ns"].as_i64().unwrap() <= elapsed, "{t}");
+    }
 }
