@@ -144,3 +144,19 @@ fn bad_placements_are_refused_with_the_names() {
     assert_eq!(ok.names, vec!["srv", "clients", "cpu2"]);
     assert_eq!(ok.group_of, vec![0, 1, 1, 2]);
 }
+
+#[test]
+fn lock_hand_offs_wait_like_receives() {
+    let pag = pag_of_file("whatif/lock.txt", Mode::Cpu);
+    assert_eq!(cpu_cp(&pag), ms(5.0));
+    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &Costs::default()).unwrap().time_ns, ms(5.0));
+    let (gag, pred) = build_gag(&pag, &Placement::parse_inline(&pag, "t1,t2").unwrap(), &Costs::default()).unwrap();
+    assert_eq!(pred.time_ns, ms(7.0));
+    assert_eq!(cpu_cp(&gag), ms(7.0));
+    let times = |kind: &str| -> Vec<i64> {
+        (0..gag.nodes()).filter(|&i| gag.kind_name(i as u32) == kind).map(|i| gag.wall[i] - gag.t0).collect()
+    };
+    assert_eq!(times("lock_request"), vec![ms(2.0), ms(4.0)]);
+    assert_eq!(times("lock_acquire"), vec![ms(2.0), ms(6.0)]);
+    assert_eq!(times("lock_release"), vec![ms(6.0), ms(7.0)]);
+}
