@@ -149,8 +149,12 @@ fn bad_placements_are_refused_with_the_names() {
 fn lock_hand_offs_wait_like_receives() {
     let pag = pag_of_file("whatif/lock.txt", Mode::Cpu);
     assert_eq!(cpu_cp(&pag), ms(5.0));
-    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &Costs::default()).unwrap().time_ns, ms(5.0));
-    let (gag, pred) = build_gag(&pag, &Placement::parse_inline(&pag, "t1,t2").unwrap(), &Costs::default()).unwrap();
+    assert_eq!(
+        predict(&pag, &Placement::by(&pag, PlaceBy::Process), &Costs::default()).unwrap().time_ns,
+        ms(5.0)
+    );
+    let (gag, pred) =
+        build_gag(&pag, &Placement::parse_inline(&pag, "t1,t2").unwrap(), &Costs::default()).unwrap();
     assert_eq!(pred.time_ns, ms(7.0));
     assert_eq!(cpu_cp(&gag), ms(7.0));
     let times = |kind: &str| -> Vec<i64> {
