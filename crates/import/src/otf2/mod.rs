@@ -11,6 +11,11 @@
 //! memory-mapped files, largest first; with fewer locations than threads, a
 //! spare thread faults in a location's output while it is decoded). The
 //! chunk headers' event numbers size the output up front.
+//! [`Otf2Archive::for_each_block`] (what `spoor-import` uses) keeps no
+//! location's events: each is decoded through a small window and encoded in
+//! the binary format's blocks by the thread that decodes it, the blocks
+//! handed on in location order; memory stays bounded whatever the size of
+//! the archive.
 //!
 //! # Definitions
 //!
@@ -47,7 +52,7 @@
 //! | MPI_COLLECTIVE_BEGIN, _END | `CollBegin`, `CollEnd`; the begin takes its end's operation and communicator (a begin without an end is dropped and counted) |
 //! | METRIC | a `Metric` per value (raw values, as otf2-print prints them) |
 //! | PROGRAM_BEGIN, _END | `ProcessBegin`, `ProcessEnd` |
-//! | THREAD_BEGIN, _END | `ThreadBegin` (its parent: the location of the THREAD_CREATE with the same contingent and sequence number, found by [`Otf2Archive::read_all`]), `ThreadEnd` |
+//! | THREAD_BEGIN, _END | `ThreadBegin` (its parent: the location of the THREAD_CREATE with the same contingent and sequence number, found by [`Otf2Archive::read_all`] and [`Otf2Archive::for_each_block`]), `ThreadEnd` |
 //! | CLOCK_OFFSET (local definitions) | in [`ClockMode::Raw`], `ClockOffset` against location 0 (offset and standard deviation in ns, rounded), placed after the events of its time |
 //! | anything else | skipped, counted in [`LocationEvents::skipped`] by its otf2-print name (attribute lists as `ATTRIBUTE_LIST`, unknown record types as `UNKNOWN_<type>`) |
 //!
@@ -551,9 +556,10 @@ impl Otf2Archive {
     ///
     /// Locations are decoded and encoded in parallel (one per thread of
     /// rayon's pool, taken in location order), each keeping a window of a few
-    /// thousand decoded events: memory holds the encoded blocks not yet
-    /// emitted, which wait (up to [`STREAM_BUFFER`] bytes) while an earlier
-    /// location is being decoded. The first error in location order (of
+    /// thousand decoded events, and a window of its mapped events file:
+    /// memory holds the encoded blocks not yet emitted, which wait (up to
+    /// about twice [`STREAM_BUFFER`] bytes) while an earlier location is
+    /// being decoded or `emit` is slow. The first error in location order (of
     /// decoding or of `emit`) is returned; nothing after it is emitted.
     ///
     /// [`TraceWriter::write`]: spoor_format::TraceWriter::write
@@ -580,7 +586,7 @@ impl Otf2Archive {
         let workers = rayon::current_num_threads().clamp(1, n.max(1));
         let next = AtomicUsize::new(0);
         let failed = AtomicUsize::new(usize::MAX);
-        let gate = Gate::new(buffer);
+        let gate = Gate::new(n, buffer);
         let (tx, rx) = mpsc::channel::<Msg>();
         let mut summary = StreamSummary::default();
         std::thread::scope(|s| {
@@ -634,7 +640,7 @@ impl Otf2Archive {
                     emit(loc as LocId, b)?;
                 }
             }
-            gate.release(bytes);
+            gate.release(loc, bytes);
             Ok(())
         };
         while head < n {
@@ -766,7 +772,8 @@ pub struct StreamSummary {
 const MAP_WINDOW: usize = 4 << 20;
 
 /// How many bytes of encoded blocks [`Otf2Archive::for_each_block`] keeps
-/// for locations after the one being emitted before their decoding waits.
+/// for locations after the one being emitted (and, for a slow output, of
+/// that one) before their decoding waits.
 pub const STREAM_BUFFER: usize = 64 << 20;
 
 #[derive(Default)]
@@ -781,25 +788,29 @@ enum Msg {
     Done(usize, Result<LocSummary, Error>),
 }
 
-/// Bounds the encoded blocks waiting: the location being emitted (`head`)
-/// never waits; others wait while `limit` bytes are waiting (but send when
-/// nothing is).
+/// Bounds the encoded blocks sent and not yet emitted: the location being
+/// emitted (`head`) waits while `limit` bytes of its own are (a slow output),
+/// others while `limit` bytes of any location are; either sends when nothing
+/// is waiting. So at most about twice `limit` bytes wait, and the head never
+/// waits for blocks that only its end lets out.
 struct Gate {
     state: Mutex<GateState>,
     cv: Condvar,
     limit: usize,
 }
 
-#[derive(Default)]
 struct GateState {
     head: usize,
+    /// Bytes sent and not yet emitted, in all and per location.
     bytes: usize,
+    of: Vec<usize>,
     aborted: bool,
 }
 
 impl Gate {
-    fn new(limit: usize) -> Self {
-        Gate { state: Mutex::default(), cv: Condvar::new(), limit }
+    fn new(locations: usize, limit: usize) -> Self {
+        let state = GateState { head: 0, bytes: 0, of: vec![0; locations], aborted: false };
+        Gate { state: Mutex::new(state), cv: Condvar::new(), limit }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
@@ -809,15 +820,23 @@ impl Gate {
     /// Waits until blocks of `bytes` of location `loc` may be sent; false if aborted.
     fn wait_room(&self, loc: usize, bytes: usize) -> bool {
         let mut g = self.lock();
-        while !g.aborted && loc != g.head && g.bytes > 0 && g.bytes + bytes > self.limit {
+        loop {
+            let waiting = if loc == g.head { g.of[loc] } else { g.bytes };
+            if g.aborted || waiting == 0 || waiting + bytes <= self.limit {
+                break;
+            }
             g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
         }
         g.bytes += bytes;
+        g.of[loc] += bytes;
         !g.aborted
     }
 
-    fn release(&self, bytes: usize) {
-        self.lock().bytes -= bytes;
+    fn release(&self, loc: usize, bytes: usize) {
+        let mut g = self.lock();
+        g.bytes -= bytes;
+        g.of[loc] -= bytes;
+        drop(g);
         self.cv.notify_all();
     }
 
