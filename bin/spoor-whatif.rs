@@ -106,7 +106,7 @@ fn main() {
             (None, Some(i)) => base.join(i).to_string_lossy().into_owned(),
             (None, None) => "-".to_owned(),
         };
-        let pag = file::load(&input, Mode::Cpu, None, args.quiet)?;
+        let mut pag = file::load(&input, Mode::Cpu, None, args.quiet)?;
         let mut out = Output::create(args.output.as_deref())?;
         if let (Some(spec), Some(f)) = (&spec, &args.scenarios) {
             if args.place.is_some()
@@ -187,7 +187,8 @@ fn main() {
         };
         let mut rows = Vec::new();
         for name in &args.procedure {
-            rows.push(procedure_whatif(&pag, procedure_id(&pag, name)?, place.as_ref())?);
+            let id = procedure_id(&pag, name)?;
+            rows.push(procedure_whatif(&mut pag, id, place.as_ref())?);
         }
         match args.format {
             Format::Csv => {

@@ -121,18 +121,21 @@ pub struct ProcedureWhatIf {
 
 /// Procedure LBF and zeroing of `proc` with one processor per process (the paper's
 /// Figure 10), or on a placement when one is given.
-pub fn procedure_whatif(pag: &Pag, proc: StrId, place: Option<&Placement>) -> Result<ProcedureWhatIf> {
+/// The PAG's local weights are swapped for the moved ones during the moved critical
+/// path (no copy of the graph) and are back when it returns.
+pub fn procedure_whatif(pag: &mut Pag, proc: StrId, place: Option<&Placement>) -> Result<ProcedureWhatIf> {
     if pag.mode != Mode::Cpu {
         return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
     }
-    let m = move_weights(pag, proc);
+    let mut m = move_weights(pag, proc);
     let (original_ns, moved_ns, zeroed_ns) = match place {
         None => {
             let original = cp::length(pag, &CpOptions::default());
             let zeroed = cp::length(pag, &CpOptions { zero: vec![proc], ..CpOptions::default() });
-            let mut moved = pag.clone();
-            moved.weight = m.weight.clone();
-            (original, cp::length(&moved, &CpOptions::default()), zeroed)
+            std::mem::swap(&mut pag.weight, &mut m.weight);
+            let moved = cp::length(pag, &CpOptions::default());
+            std::mem::swap(&mut pag.weight, &mut m.weight);
+            (original, moved, zeroed)
         }
         Some(p) => {
             let base = gag::predict(pag, p, &Costs::default())?.time_ns;
