@@ -23,7 +23,7 @@ fn testdata(name: &str) -> String {
 }
 
 fn run(name: &str, args: &[&str], stdin: &[u8]) -> Output {
-    common::run_with_stdin(bin(name), args, stdin)
+    common::run_with_stdin(bin(name), args, stdin, &[])
 }
 
 fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {

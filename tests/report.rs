@@ -2,9 +2,11 @@
 //! errors and exit codes, output identical for 1 and many threads, a 1,000-process
 //! space-time diagram, and the HTML report opened in headless Chromium.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn bin(name: &str) -> &'static str {
     match name {
@@ -20,22 +22,7 @@ fn testdata(name: &str) -> String {
 }
 
 fn run(name: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(bin(name));
-    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let mut child = c.spawn().expect("the command runs");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked"), "spoor-{name} {args:?} panicked: {err}");
-    out
+    common::run_with_stdin(bin(name), args, stdin, env)
 }
 
 fn ok(name: &str, args: &[&str]) -> Vec<u8> {

@@ -6,16 +6,16 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-/// Runs `exe ARGS` with `stdin` written to it (from a thread, so a large input cannot
-/// deadlock against a full output pipe).
-pub fn run_with_stdin(exe: &str, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(exe)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{exe}: {e}"));
+/// Runs `exe ARGS` with extra environment and `stdin` written to it (from a thread, so a
+/// large input cannot deadlock against a full output pipe). A panic message on standard
+/// error fails the test whatever the exit code.
+pub fn run_with_stdin(exe: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(exe);
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().unwrap_or_else(|e| panic!("{exe}: {e}"));
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {
@@ -23,6 +23,8 @@ pub fn run_with_stdin(exe: &str, args: &[&str], stdin: &[u8]) -> Output {
     });
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{exe} {args:?} panicked: {err}");
     out
 }
 
