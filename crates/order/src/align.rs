@@ -1179,3 +1179,65 @@ fn rewrite<W: Write>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spoor_synth::{Spec, Workload};
+
+    fn input(events: &[spoor_model::Event], defs: &Definitions) -> Input {
+        let mut w = TraceWriter::new(Vec::new(), defs, WriterOptions::default()).unwrap();
+        for e in events {
+            w.write(e).unwrap();
+        }
+        Input::from_bytes("t", w.finish().unwrap())
+    }
+
+    /// The proof applies to a trace with perfect clocks, and not once one receive is
+    /// moved before its send (or a location's times go back).
+    #[test]
+    fn the_proof_that_the_clock_changes_nothing() {
+        let spec = Spec { procs: 4, steps: 6, ..Spec::new(Workload::Stencil) };
+        let mut events = Vec::new();
+        spoor_synth::generate(&spec, &mut events).unwrap();
+        let defs = spoor_synth::definitions(&spec);
+        let check = |evs: &[spoor_model::Event], lat: i64| {
+            let scan = scan::scan(&input(evs, &defs), false).unwrap();
+            let sync = matching::match_events_with(&scan.defs, &scan.records, false);
+            clc_is_identity(&scan, &sync, lat)
+        };
+        assert!(check(&events, 0));
+        assert!(check(&events, 1000));
+        assert!(!check(&events, 1 << 40), "a latency longer than the run");
+        let mut late = events.clone();
+        let i = late.iter().position(|e| matches!(e.kind, spoor_model::Kind::IrecvComplete { .. })).unwrap();
+        let loc = late[i].loc;
+        // Every event of that location from the receive on, 1 s earlier: still sorted.
+        let start = late[i].wall;
+        for e in late.iter_mut().filter(|e| e.loc == loc && e.wall >= start) {
+            e.wall -= 1_000_000_000;
+        }
+        assert!(!check(&late, 0), "a receive before its send");
+        let mut back = events.clone();
+        let j = back.iter().rposition(|e| e.loc == 0).unwrap();
+        back[j].wall = 0;
+        assert!(!check(&back, 0), "times that go back");
+    }
+
+    #[test]
+    fn maps_that_move_nothing() {
+        let line = |a: f64, b: f64| ClockMap::Linear(Line { x0: 0, a, b });
+        assert!(ClockMap::Identity.moves_none(i64::MIN, i64::MAX));
+        assert!(line(0.4, 0.0).moves_none(0, 1_000_000));
+        assert!(!line(0.5, 0.0).moves_none(0, 1_000_000));
+        assert!(line(0.0, 1e-7).moves_none(0, 4_000_000));
+        assert!(!line(0.0, 1e-7).moves_none(0, 5_000_000));
+        let s = ClockMap::Samples(vec![(0, 0.0), (100, 0.49), (200, 0.0)]);
+        assert!(s.moves_none(0, 200));
+        let s = ClockMap::Samples(vec![(0, 0.0), (100, 0.6), (200, 0.0)]);
+        assert!(!s.moves_none(0, 200));
+        for m in [line(0.3, -2e-9), ClockMap::Samples(vec![(10, -0.2), (90, 0.45)])] {
+            assert_eq!(m.moves_none(0, 100), (0..=100).all(|t| m.apply(t) == t), "{m:?}");
+        }
+    }
+}
