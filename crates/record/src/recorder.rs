@@ -319,9 +319,6 @@ struct ThreadState {
     last: Option<(i64, i64)>,
     /// The wall time of the last reading of the CPU clock.
     read_wall: i64,
-    /// Events after `last` (wall time, kind), waiting for the next reading of the CPU clock
-    /// to get theirs. Capacity [`PENDING`], allocated once.
-    pending: Vec<(i64, Kind)>,
     /// Procedure addresses already given a string id, so the hot path takes no other lock.
     addrs: AddrCache,
     /// The trace is finished: nothing more is recorded.
@@ -742,18 +739,10 @@ impl Recorder {
 
 impl ThreadState {
     fn new(block_bytes: usize) -> ThreadState {
-        let mut enc = Block::default();
         // A full block, then at most the pending events and one more before it is
         // written out: the buffer never moves (see Snapshot).
-        enc.buf.reserve(block_bytes + (PENDING + 1) * MAX_EVENT_BYTES);
-        ThreadState {
-            enc,
-            last: None,
-            read_wall: 0,
-            pending: Vec::with_capacity(PENDING),
-            addrs: AddrCache::new(),
-            done: false,
-        }
+        let enc = Block::with_capacity(block_bytes + (PENDING + 1) * MAX_EVENT_BYTES, PENDING);
+        ThreadState { enc, last: None, read_wall: 0, addrs: AddrCache::new(), done: false }
     }
 
     /// Encodes one event whose times are known.
@@ -779,25 +768,16 @@ impl ThreadState {
         }
     }
 
-    /// Gives the pending events their CPU times, `cpu` being the CPU time at `wall`
-    /// (already clamped), and encodes them. Between the last CPU time and `cpu`, the CPU
-    /// time advances with the wall time from event to event ("computing") until it
-    /// reaches `cpu`, then stays there: every pending event is within the wall time since
-    /// the last reading of its true CPU time, none goes back, none advances more than the
-    /// wall time.
+    /// Gives the pending events their CPU times, `cpu` being the next reading (already
+    /// clamped): between the last CPU time and `cpu`, the CPU time advances with the wall
+    /// time from event to event ("computing") until it reaches `cpu`, then stays there
+    /// ([`Block::settle`]). No pending event goes below the truth or back, none advances
+    /// more than the wall time.
     fn settle(&mut self, cpu: i64) {
-        if self.pending.is_empty() {
-            return;
+        let Some(last) = self.last else { return };
+        if let Some(l) = self.enc.settle(last, cpu) {
+            self.last = Some(l);
         }
-        let Some((mut pw, mut pc)) = self.last else { return };
-        let mut pending = std::mem::take(&mut self.pending);
-        for (w, kind) in pending.drain(..) {
-            let c = (pc + (w - pw).max(0)).min(cpu).max(pc);
-            self.enc.push(w, Some(c), &kind);
-            (pw, pc) = (w, c);
-        }
-        self.last = Some((pw, pc));
-        self.pending = pending;
     }
 }
 
@@ -913,8 +893,8 @@ impl Inner {
             self.encode_read(st, wall, raw, kind);
         } else {
             let wall = clock::wall_ns();
-            if (before_wait || wall - st.read_wall <= self.cpu_interval_ns) && st.pending.len() < PENDING {
-                st.pending.push((wall, kind));
+            if (before_wait || wall - st.read_wall <= self.cpu_interval_ns) && st.enc.pending() < PENDING {
+                st.enc.push_pending(wall, &kind);
                 return;
             }
             let raw = self.read_cpu(b, own);
@@ -974,7 +954,7 @@ impl Inner {
     /// Gives `b`'s pending events their CPU times from a reading of its clock now (from
     /// any thread), or, if it cannot be read, as if its thread computed since.
     fn settle_now(&self, b: &ThreadBuf, st: &mut ThreadState) {
-        if st.pending.is_empty() {
+        if st.enc.pending() == 0 {
             return;
         }
         let raw = self.read_cpu(b, false);

@@ -129,3 +129,60 @@ fn same_bytes_as_the_format_encoder_for_every_kind() {
         theirs.clear();
     }
 }
+
+/// Events pushed before their CPU time is known, then settled by a reading, give the bytes
+/// of the same events pushed with the CPU times of the rule (formats/trace.md, "CPU time
+/// of recorded traces"), across block starts too.
+#[test]
+fn settled_pending_events_are_encoded_as_if_their_cpu_time_was_known() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for round in 0..300 {
+        let (mut ours, mut theirs) = (Block::default(), BlockEncoder::default());
+        // The location's last event with a CPU time (it may be in an earlier block).
+        let mut last = ((rng.next() % 1_000_000) as i64, (rng.next() % 1_000_000) as i64);
+        if rng.next().is_multiple_of(2) {
+            ours.push(last.0, Some(last.1), &Kind::ThreadBegin { parent: None });
+            theirs.push(&Event::new(0, last.0, Some(last.1), Kind::ThreadBegin { parent: None }), false);
+        }
+        let mut wall = last.0;
+        for _ in 0..20 {
+            // A run of pending events, then a reading at a later event.
+            let n = rng.next() % 12;
+            let mut walls = Vec::new();
+            let mut kinds = Vec::new();
+            for _ in 0..n {
+                wall += match rng.next() % 10 {
+                    0 => -((rng.next() % 50) as i64),
+                    1 => 0,
+                    _ => (rng.next() % 5000) as i64,
+                };
+                let k = rng.kind();
+                ours.push_pending(wall, &k);
+                walls.push(wall);
+                kinds.push(k);
+            }
+            assert_eq!(ours.pending(), n as usize);
+            wall += (rng.next() % 5000) as i64;
+            // The reading: between no CPU and all the wall time since `last`.
+            let reading = last.1 + (rng.next() % ((wall - last.0).max(0) as u64 + 1)) as i64;
+            let settled = ours.settle(last, reading);
+            assert_eq!(ours.pending(), 0);
+            let (mut pw, mut pc) = last;
+            for (w, k) in walls.iter().zip(kinds) {
+                let c = (pc + (w - pw).max(0)).min(reading).max(pc);
+                theirs.push(&Event::new(0, *w, Some(c), k), false);
+                (pw, pc) = (*w, c);
+            }
+            assert_eq!(settled, (n > 0).then_some((pw, pc)), "round {round}");
+            let k = rng.kind();
+            ours.push(wall, Some(reading), &k);
+            theirs.push(&Event::new(0, wall, Some(reading), k), false);
+            last = (wall, reading);
+            assert_eq!(ours.buf, theirs.buf, "round {round}");
+        }
+        assert_eq!(
+            (ours.count, ours.min_wall, ours.max_wall),
+            (theirs.count, theirs.min_wall, theirs.max_wall)
+        );
+    }
+}
