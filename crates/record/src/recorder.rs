@@ -10,10 +10,11 @@
 //! resolved from the ELF symbols when the trace is finished ([`crate::symbols`]).
 //!
 //! The hot path (an event on a thread that has recorded before) reads the wall clock (in
-//! user space), takes the location's own uncontended mutex, and either appends the event
-//! to a short pending list or encodes it: no allocation, no system call, no other lock,
-//! except when the CPU clock is read (see [`Inner::push`] and formats/trace.md, "CPU time
-//! of recorded traces") and when a full block is written out.
+//! user space), marks the location's buffer busy (plain stores, see [`ThreadBuf`]) and
+//! encodes the event, its CPU time pending until the next reading of the CPU clock when
+//! it needs none: no allocation, no system call, no lock, except when the CPU clock is
+//! read (see [`Inner::push`] and formats/trace.md, "CPU time of recorded traces") and
+//! when a full block is written out.
 
 use crate::clock;
 use crate::encode::{Block, MAX_EVENT_BYTES};
@@ -868,8 +869,8 @@ impl Inner {
     /// Records `kind` on `b` now (`own`: from `b`'s thread). The wall clock is read for
     /// every event. The CPU clock is read when the kind needs it ([`needs_cpu_reading`]),
     /// when more than `cpu_interval_ns` of wall time went by since the last reading, or
-    /// when [`PENDING`] events wait; otherwise the event waits, unencoded, for the next
-    /// reading to give it its CPU time ([`ThreadState::settle`]).
+    /// when [`PENDING`] events wait; otherwise the event is encoded with its CPU time
+    /// pending, which the next reading settles ([`ThreadState::settle`]).
     #[inline]
     fn push(&self, b: &ThreadBuf, kind: Kind, own: bool) {
         if own {
