@@ -43,6 +43,8 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 
 /// Where a command writes: standard output, or a file that appears under its
 /// name only once complete (written to a temporary file beside it, then renamed).
+/// A path that names something other than a regular file (`/dev/null`, a FIFO, a
+/// terminal) is written to directly: renaming over it would replace it.
 pub struct Output {
     target: Option<PathBuf>,
     inner: OutputInner,
@@ -51,6 +53,7 @@ pub struct Output {
 enum OutputInner {
     Stdout(io::BufWriter<io::StdoutLock<'static>>),
     File(io::BufWriter<tempfile::NamedTempFile>),
+    Direct(io::BufWriter<std::fs::File>),
 }
 
 impl Output {
@@ -59,6 +62,16 @@ impl Output {
         match path {
             None => Ok(Self::stdout()),
             Some(p) if p == Path::new("-") => Ok(Self::stdout()),
+            Some(p) if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(p)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot open the output: {e}", p.display()))?;
+                Ok(Output {
+                    target: None,
+                    inner: OutputInner::Direct(io::BufWriter::with_capacity(1 << 20, f)),
+                })
+            }
             Some(p) => {
                 let dir = match p.parent() {
                     Some(d) if !d.as_os_str().is_empty() => d,
@@ -91,6 +104,7 @@ impl Output {
     pub fn commit(self) -> anyhow::Result<()> {
         match self.inner {
             OutputInner::Stdout(mut w) => Ok(w.flush()?),
+            OutputInner::Direct(mut w) => Ok(w.flush()?),
             OutputInner::File(w) => {
                 let target = self.target.expect("file output has a target");
                 let tmp =
@@ -110,6 +124,7 @@ impl Write for Output {
         match &mut self.inner {
             OutputInner::Stdout(w) => w.write(buf),
             OutputInner::File(w) => w.write(buf),
+            OutputInner::Direct(w) => w.write(buf),
         }
     }
 
@@ -117,6 +132,7 @@ impl Write for Output {
         match &mut self.inner {
             OutputInner::Stdout(w) => w.write_all(buf),
             OutputInner::File(w) => w.write_all(buf),
+            OutputInner::Direct(w) => w.write_all(buf),
         }
     }
 
@@ -124,6 +140,7 @@ impl Write for Output {
         match &mut self.inner {
             OutputInner::Stdout(w) => w.flush(),
             OutputInner::File(w) => w.flush(),
+            OutputInner::Direct(w) => w.flush(),
         }
     }
 }
