@@ -50,7 +50,7 @@ pub fn encode_block(events: &[Event], multi: bool) -> EncodedBlock {
 /// The bytes of `v` as a varint.
 #[inline(always)]
 fn vlen(v: u64) -> usize {
-    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 #[inline(always)]

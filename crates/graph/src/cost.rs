@@ -4,11 +4,12 @@
 use crate::error::{Error, Result};
 
 /// How local arcs are weighed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Process (CPU) time; waiting weighs nothing: the ideal time with one processor
     /// per process.
+    #[default]
     Cpu,
     /// Elapsed time: the chain that determined the measured end time.
     Wall,

@@ -85,12 +85,6 @@ pub struct Pag {
     pub notes: Vec<String>,
 }
 
-impl Default for Mode {
-    fn default() -> Self {
-        Mode::Cpu
-    }
-}
-
 impl Pag {
     pub fn nodes(&self) -> usize {
         self.loc.len()

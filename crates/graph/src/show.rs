@@ -268,14 +268,7 @@ pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
         }
     }
     for z in r.zeroing.iter().flatten() {
-        writeln!(
-            out,
-            "zeroing,{},{},{},on_path_ns={}",
-            csv_field(&z.procedure),
-            z.length_ns,
-            "",
-            z.on_path_ns
-        )?;
+        writeln!(out, "zeroing,{},{},,on_path_ns={}", csv_field(&z.procedure), z.length_ns, z.on_path_ns)?;
     }
     for (k, p) in r.near.iter().flatten().enumerate() {
         writeln!(

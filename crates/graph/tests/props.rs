@@ -148,7 +148,7 @@ fn pag_files_round_trip_and_damage_is_an_error_never_a_panic() {
         b[at] ^= 0x10;
         // Header fields other than the magic, version and mode are free; the rest is checksummed.
         if let Ok(p) = file::read("f.pag", &b[..]) {
-            assert!(at >= 8 && at < 24, "a flipped bit at {at} went unnoticed");
+            assert!((8..24).contains(&at), "a flipped bit at {at} went unnoticed");
             let _ = critical_path(&p, &CpOptions::default());
         }
     }
