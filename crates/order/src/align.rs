@@ -967,7 +967,7 @@ pub fn align(input: &Input, opts: &AlignOptions, mut out: impl Write) -> Result<
 /// canonical. `None` (nothing written) when it does not apply.
 fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) -> Result<Option<AlignReport>> {
     let mut scan = scan::scan(input, false)?;
-    let sync = matching::match_events_with(&scan.defs, &scan.records, false);
+    let sync = matching::match_events_for(&scan.defs, &scan.records, false, false);
     let (maps, reference) = clock_maps(&scan, &sync, opts)?;
     let defs = &scan.defs;
     for (l, r) in scan.ranges.iter().enumerate() {

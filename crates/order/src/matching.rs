@@ -296,6 +296,7 @@ struct CollPart {
 struct Builder<'d> {
     defs: &'d Definitions,
     want_partners: bool,
+    want_points: bool,
     partners: Vec<Vec<(u64, EventRef)>>,
     points: Vec<Vec<(u64, Point)>>,
     problems: Vec<Problem>,
@@ -321,6 +322,9 @@ impl Builder<'_> {
     }
 
     fn point(&mut self, at: EventRef, p: Point) {
+        if !self.want_points {
+            return;
+        }
         self.points[at.loc as usize].push((at.index, p));
     }
 
@@ -367,10 +371,17 @@ pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
 /// [`match_events`], leaving [`Sync::partners`] empty unless `partners` (spoor-align
 /// does not need them, and they take 24 bytes a synchronization event).
 pub fn match_events_with(defs: &Definitions, records: &[Vec<Record>], partners: bool) -> Sync {
+    match_events_for(defs, records, partners, true)
+}
+
+/// [`match_events_with`], leaving [`Sync::points`] empty too unless `points` (what a
+/// replay needs; spoor-align's proof that its clocks change nothing does not).
+pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: bool, points: bool) -> Sync {
     let n = records.len();
     let mut b = Builder {
         defs,
         want_partners: partners,
+        want_points: points,
         partners: vec![Vec::new(); n],
         points: vec![Vec::new(); n],
         problems: Vec::new(),

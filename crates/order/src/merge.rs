@@ -571,7 +571,7 @@ fn merge_single<W: Write>(
     let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
     // Events seen per location, copied blocks included (for messages).
     let seen = std::cell::RefCell::new(vec![0u64; defs.locations.len()]);
-    let keep = |ev: &Event| remap(&file, &defs, &map, ev.clone(), 0).is_ok();
+    let keep = |ev: &Event| names_defined(&defs, ev);
     let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
         let index = {
             let mut seen = seen.borrow_mut();
@@ -593,6 +593,37 @@ fn merge_single<W: Write>(
     w.finish().map_err(Error::Write)?;
     let shifts = uni.defs.apps.iter().map(|a| (uni.defs.strings.name(a.name).into_owned(), 0)).collect();
     Ok(Some(MergeSummary { defs: uni.defs, inputs: 1, events, shifts, warnings: uni.warnings }))
+}
+
+/// Whether every id `ev` names is defined in `d`: then [`remap`] with an identity map
+/// gives `ev` back unchanged (it fails exactly when this is false).
+fn names_defined(d: &Definitions, ev: &Event) -> bool {
+    let loc = |x: LocId| (x as usize) < d.locations.len();
+    let comm = |x: CommId| (x as usize) < d.comms.len();
+    let string = |x: StrId| (x as usize) < d.strings.len();
+    let ok = match ev.kind {
+        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => parent.is_none_or(loc),
+        Kind::Enter { proc } | Kind::Leave { proc } => string(proc),
+        Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => string(name),
+        Kind::Send { to, comm: c, .. } | Kind::Isend { to, comm: c, .. } => loc(to) && comm(c),
+        Kind::RecvBegin { from, comm: c, .. } | Kind::IrecvRequest { from, comm: c, .. } => {
+            from.is_none_or(loc) && comm(c)
+        }
+        Kind::RecvEnd { from, comm: c, .. } | Kind::IrecvComplete { from, comm: c, .. } => {
+            loc(from) && comm(c)
+        }
+        Kind::CollBegin { comm: c, .. } => comm(c),
+        Kind::CollEnd { comm: c, root, .. } => comm(c) && root.is_none_or(loc),
+        Kind::Metric { metric, .. } => (metric as usize) < d.metrics.len(),
+        Kind::ClockOffset { reference, .. } => loc(reference),
+        Kind::ProcessEnd
+        | Kind::ThreadEnd
+        | Kind::IsendComplete { .. }
+        | Kind::LockRequest { .. }
+        | Kind::LockAcquire { .. }
+        | Kind::LockRelease { .. } => true,
+    };
+    ok && loc(ev.loc) && ev.ann.partner.is_none_or(|p| loc(p.loc))
 }
 
 /// `ev` of an input, in the output's ids. `index` is its position among its location's
@@ -681,4 +712,53 @@ fn remap(file: &str, d: &Definitions, m: &InputMap, mut ev: Event, index: u64) -
         ev.ann.partner = Some(EventRef { loc: loc(p.loc, "names as partner")?, index: p.index });
     }
     Ok(ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `names_defined` says exactly when `remap` with the identity map succeeds.
+    #[test]
+    fn names_defined_agrees_with_remap() {
+        let mut d = Definitions::new();
+        let app = d.add_app("a");
+        let mach = d.add_machine("m");
+        let p = d.add_process("p", app, mach, 0);
+        d.add_location("l0", p, 0);
+        d.add_location("l1", p, 1);
+        d.add_comm("world", vec![0, 1]);
+        d.add_metric("x", "s");
+        let mut uni = Unifier::default();
+        let map = uni.add("f", &d, None).unwrap();
+        let ids = [0u32, 1, 2, 7, 100];
+        let mut kinds = Vec::new();
+        for &a in &ids {
+            for &b in &ids {
+                kinds.push(Kind::Send { to: a, comm: b, tag: 0, bytes: 1 });
+                kinds.push(Kind::IrecvComplete { request: 1, from: a, comm: b, tag: 0, bytes: 1 });
+                kinds.push(Kind::RecvBegin { from: Some(a), comm: b, tag: None });
+                kinds.push(Kind::CollEnd { op: CollOp::Bcast, comm: a, root: Some(b), sent: 0, received: 0 });
+            }
+            kinds.push(Kind::Enter { proc: a });
+            kinds.push(Kind::PhaseEnd { name: a });
+            kinds.push(Kind::Metric { metric: a, value: 1.0 });
+            kinds.push(Kind::ClockOffset { reference: a, offset: 0, error: 0 });
+            kinds.push(Kind::ThreadBegin { parent: Some(a) });
+            kinds.push(Kind::LockAcquire { lock: a as u64 });
+        }
+        let mut n = 0;
+        for k in kinds {
+            for &l in &[0u32, 1, 5] {
+                for partner in [None, Some(1u32), Some(9)] {
+                    let mut ev = Event::new(l, 0, None, k.clone());
+                    ev.ann.partner = partner.map(|loc| EventRef { loc, index: 3 });
+                    let ok = remap("f", &d, &map, ev.clone(), 0).is_ok();
+                    assert_eq!(names_defined(&d, &ev), ok, "{ev:?}");
+                    n += ok as usize;
+                }
+            }
+        }
+        assert!(n > 0);
+    }
 }
