@@ -396,15 +396,28 @@ fn copied_blocks_are_the_blocks_encoding_gives() {
             let m = dir.path().join("m.spoor");
             std::fs::write(&m, &from_binary).unwrap();
             let ms = m.to_str().unwrap();
-            for lat in ["0", "3us"] {
-                let fast = ok("align", &[ms, "-q", "--min-latency", lat, "--block-events", out_be], b"");
-                let slow = ok(
-                    "align",
-                    &[ms, "-q", "--min-latency", lat, "--block-events", out_be, "--force-replay"],
-                    b"",
-                );
-                assert!(fast == slow, "align {workload} {lat} blocks {out_be}");
+            // An ordered trace too: multi-location blocks, annotated events.
+            let ordered = ok("order", &[ms, "--block-events", out_be], b"");
+            let o = dir.path().join("o.spoor");
+            std::fs::write(&o, &ordered).unwrap();
+            for input in [ms, o.to_str().unwrap()] {
+                for lat in ["0", "3us"] {
+                    let fast =
+                        ok("align", &[input, "-q", "--min-latency", lat, "--block-events", out_be], b"");
+                    let args =
+                        [input, "-q", "--min-latency", lat, "--block-events", out_be, "--force-replay"];
+                    let slow = ok("align", &args, b"");
+                    assert!(fast == slow, "align {workload} {lat} blocks {out_be} {input}");
+                }
             }
+            // Merging the ordered trace (multi-location blocks, never copied) gives the
+            // merge of its text form (whose header lacks the flags: the text form has none).
+            let ordered_text = ok("cat", &[o.to_str().unwrap()], b"");
+            let ot = dir.path().join("o.txt");
+            std::fs::write(&ot, &ordered_text).unwrap();
+            let a = ok("merge", &[o.to_str().unwrap(), "--block-events", out_be], b"");
+            let b = ok("merge", &[ot.to_str().unwrap(), "--block-events", out_be], b"");
+            assert!(a[24..] == b[24..], "merge of an ordered {workload} trace");
         }
     }
 }
