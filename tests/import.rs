@@ -1,23 +1,13 @@
 //! spoor-import over the real traces of $SPOOR_DATA, checked against their known facts.
 
+mod common;
+
+use common::data;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 
 const IMPORT: &str = env!("CARGO_BIN_EXE_spoor-import");
 const CAT: &str = env!("CARGO_BIN_EXE_spoor-cat");
-
-/// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).
-fn data() -> Option<PathBuf> {
-    match std::env::var_os("SPOOR_DATA") {
-        Some(d) => Some(PathBuf::from(d)),
-        None if std::env::var_os("CI").is_some() => panic!("SPOOR_DATA is unset under CI"),
-        None => {
-            eprintln!("SPOOR_DATA unset: skipping the tests over real traces (scripts/test sets it)");
-            None
-        }
-    }
-}
 
 /// Imports `input` and counts the events of each kind.
 fn import_kinds(input: &std::path::Path) -> BTreeMap<String, usize> {

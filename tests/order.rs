@@ -1,12 +1,13 @@
 //! spoor-merge, spoor-align and spoor-order end to end: the binaries, their pipes,
 //! their reports, exit codes and errors.
 
+mod common;
+
 use spoor_format::binary::flags;
 use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, Kind};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn bin(name: &str) -> &'static str {
     match name {
@@ -25,22 +26,7 @@ fn testdata(name: &str) -> String {
 
 /// Runs a command with `stdin` and extra environment.
 fn run(name: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(bin(name));
-    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let mut child = c.spawn().expect("the command runs");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked"), "spoor-{name} {args:?} panicked: {err}");
-    out
+    common::run_with_stdin(bin(name), args, stdin, env)
 }
 
 fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
