@@ -111,6 +111,45 @@ struct Instance {
     ends: usize,
 }
 
+/// The instances of one communicator from the oldest unfinished one on, by number.
+#[derive(Default)]
+struct LiveInstances {
+    first: usize,
+    slots: std::collections::VecDeque<Option<Instance>>,
+}
+
+impl LiveInstances {
+    /// Instance `k`, made when first named; `None` once it has finished.
+    fn get_mut(&mut self, k: u64) -> Option<&mut Instance> {
+        let k = k as usize;
+        if k < self.first {
+            return None;
+        }
+        while self.first + self.slots.len() <= k {
+            self.slots.push_back(Some(Instance::default()));
+        }
+        self.slots[k - self.first].as_mut()
+    }
+
+    /// Takes instance `k` out (made if new); `put` brings it back, unless it is done.
+    fn take(&mut self, k: u64) -> Option<Instance> {
+        self.get_mut(k)?;
+        self.slots[k as usize - self.first].take()
+    }
+
+    fn put(&mut self, k: u64, inst: Instance) {
+        self.slots[k as usize - self.first] = Some(inst);
+    }
+
+    /// Lets go of finished instances at the front.
+    fn trim(&mut self) {
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.first += 1;
+        }
+    }
+}
+
 struct Builder<'a> {
     file: &'a str,
     mode: Mode,
@@ -119,9 +158,10 @@ struct Builder<'a> {
     contexts: FxHashMap<(u32, u32), u32>,
     /// Forward partners: (target location, target index) -> (source node, bytes, kind).
     pending: FxHashMap<u64, (u32, u64, ArcKind)>,
-    /// Collective instance counters per (communicator, location), and live instances.
-    coll_count: FxHashMap<(u32, u32), u64>,
-    instances: FxHashMap<(u32, u64), Instance>,
+    /// Collective ends seen per location and communicator (few communicators a
+    /// location: searched in place), and the live instances of each communicator.
+    coll_count: Vec<Vec<(u32, u64)>>,
+    instances: Vec<LiveInstances>,
     /// Rank of each member, per communicator (made when a communicator is first used).
     ranks: FxHashMap<u32, FxHashMap<u32, u32>>,
     spawns: Vec<(u32, u32, u64)>,
@@ -237,8 +277,8 @@ impl<'a> Builder<'a> {
             locs,
             contexts: FxHashMap::default(),
             pending: FxHashMap::default(),
-            coll_count: FxHashMap::default(),
-            instances: FxHashMap::default(),
+            coll_count: Vec::new(),
+            instances: Vec::new(),
             ranks: FxHashMap::default(),
             spawns: Vec::new(),
             unmatched_receives: 0,
@@ -378,8 +418,10 @@ impl<'a> Builder<'a> {
             RECV_BEGIN | LOCK_REQUEST => waiting = true,
             COLL_BEGIN => {
                 waiting = true;
-                let k = self.coll_count.get(&(s.a, s.loc)).copied().unwrap_or(0);
-                self.instances.entry((s.a, k)).or_default().begins.push((s.loc, node));
+                let k = *self.ends_seen(s.loc, s.a);
+                if let Some(inst) = self.live(s.a).get_mut(k) {
+                    inst.begins.push((s.loc, node));
+                }
             }
             RECV_END | IRECV_COMPLETE | LOCK_ACQUIRE => {
                 waiting = false;
@@ -436,14 +478,14 @@ impl<'a> Builder<'a> {
     fn collective_end(&mut self, s: &Slim) -> Result<Option<u32>> {
         let comm = s.a;
         let k = {
-            let c = self.coll_count.entry((comm, s.loc)).or_insert(0);
+            let c = self.ends_seen(s.loc, comm);
             *c += 1;
             *c - 1
         };
         let op = CollOp::from_code(s.sub).unwrap_or(CollOp::Other);
         let root = if s.bytes == 0 { None } else { Some((s.bytes - 1) as LocId) };
         let members = self.pag.defs.comms.get(comm as usize).map_or(0, |c| c.members.len());
-        let Some(mut inst) = self.instances.remove(&(comm, k)) else {
+        let Some(mut inst) = self.live(comm).take(k) else {
             // An end without any begin: nothing to wait for.
             return Ok(None);
         };
@@ -472,10 +514,37 @@ impl<'a> Builder<'a> {
             }
         }
         let done = members > 0 && inst.ends >= members;
-        if !done {
-            self.instances.insert((comm, k), inst);
+        if done {
+            self.live(comm).trim();
+        } else {
+            self.live(comm).put(k, inst);
         }
         Ok(from)
+    }
+
+    /// How many collective ends `loc` has seen on `comm`.
+    fn ends_seen(&mut self, loc: u32, comm: u32) -> &mut u64 {
+        let l = loc as usize;
+        if l >= self.coll_count.len() {
+            self.coll_count.resize_with(l + 1, Vec::new);
+        }
+        let v = &mut self.coll_count[l];
+        let at = match v.iter().position(|c| c.0 == comm) {
+            Some(p) => p,
+            None => {
+                v.push((comm, 0));
+                v.len() - 1
+            }
+        };
+        &mut v[at].1
+    }
+
+    fn live(&mut self, comm: u32) -> &mut LiveInstances {
+        let c = comm as usize;
+        if c >= self.instances.len() {
+            self.instances.resize_with(c + 1, LiveInstances::default);
+        }
+        &mut self.instances[c]
     }
 
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.

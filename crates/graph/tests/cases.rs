@@ -134,3 +134,28 @@ fn windows_and_phases_restrict_the_path() {
         assert_eq!(cp::length(&pag, &CpOptions::default()), ms(9.0), "{mode:?}");
     }
 }
+
+#[test]
+fn scan_ends_wait_for_the_lower_ranks_begins() {
+    // Rank r's scan end waits for the begins of ranks below r (formats/pag.md): rank 2
+    // begins at 2 ms but ends at 3.2 ms, after rank 1's begin at 3 ms. Both modes: the
+    // path is rank 1's 3 ms, the collective arc of 0.2 ms, rank 2's last 0.1 ms.
+    let text = "spoor-text 1\n\
+        app 0 a\nmachine 0 m\n\
+        process 0 r0 app=0 machine=0 rank=0\nprocess 1 r1 app=0 machine=0 rank=1\nprocess 2 r2 app=0 machine=0 rank=2\n\
+        location 0 r0 process=0 thread=0\nlocation 1 r1 process=1 thread=0\nlocation 2 r2 process=2 thread=0\n\
+        comm 0 world members=0,1,2\n\
+        0 0 0 process_begin\n1 0 0 process_begin\n2 0 0 process_begin\n\
+        0 1ms 1ms coll_begin scan\n0 1.1ms 1ms coll_end scan\n0 1.2ms 1.1ms process_end\n\
+        2 2ms 2ms coll_begin scan\n\
+        1 3ms 3ms coll_begin scan\n1 3.1ms 3ms coll_end scan\n1 3.2ms 3.1ms process_end\n\
+        2 3.2ms 2ms coll_end scan\n2 3.3ms 2.1ms process_end\n";
+    for mode in [Mode::Cpu, Mode::Wall] {
+        let pag = pag_of_bytes("scan.txt", text.as_bytes().to_vec(), mode);
+        let path = critical_path(&pag, &CpOptions::default());
+        assert_eq!(path.length, ms(3.3), "{mode:?}");
+        assert_eq!(row(&pag, &path, Level::Process, "r1"), ms(3.0), "{mode:?}");
+        assert_eq!(row(&pag, &path, Level::Process, "(collectives)"), ms(0.2), "{mode:?}");
+        assert_eq!(row(&pag, &path, Level::Process, "r2"), ms(0.1), "{mode:?}");
+    }
+}
