@@ -5,8 +5,8 @@
 use clap::Parser;
 use spoor_cli::Output;
 use spoor_graph::show::fmt_ns;
-use spoor_graph::{cp, file, CpOptions, Mode};
-use spoor_whatif::{build_gag, placement, predict, scenario, Costs};
+use spoor_graph::{cp, file, CpOptions, Mode, NetTable};
+use spoor_whatif::{build_gag, placement, predict, Costs};
 use std::io::Write;
 
 const ABOUT: &str = "\
@@ -71,18 +71,7 @@ fn main() {
             args.place_file.as_deref(),
             args.place_by.as_deref(),
         )?;
-        let table = match &args.net {
-            Some(t) => {
-                let (table, warnings) = scenario::load_table(t)?;
-                if !args.quiet {
-                    for w in warnings {
-                        eprintln!("spoor-gag: warning: {w}");
-                    }
-                }
-                Some(table)
-            }
-            None => None,
-        };
+        let table = args.net.as_deref().map(|t| NetTable::load(t, "spoor-gag", args.quiet)).transpose()?;
         let costs = Costs { net: table.as_ref(), ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         if args.predict {

@@ -5,7 +5,7 @@
 use anyhow::bail;
 use clap::{Parser, ValueEnum};
 use spoor_cli::Output;
-use spoor_graph::{file, Mode};
+use spoor_graph::{file, Mode, NetTable};
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
 use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
 use spoor_whatif::{placement, search, Costs};
@@ -129,18 +129,7 @@ fn main() {
             }
             return out.commit();
         }
-        let table = match &args.net {
-            Some(t) => {
-                let (table, warnings) = scenario::load_table(t)?;
-                if !args.quiet {
-                    for w in warnings {
-                        eprintln!("spoor-whatif: warning: {w}");
-                    }
-                }
-                Some(table)
-            }
-            None => None,
-        };
+        let table = args.net.as_deref().map(|t| NetTable::load(t, "spoor-whatif", args.quiet)).transpose()?;
         let costs = Costs { net: table.as_ref(), ..Costs::default() };
         if let Some(k) = args.search {
             if args.place.is_some() || args.place_file.is_some() || args.place_by.is_some() {

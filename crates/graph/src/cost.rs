@@ -146,6 +146,20 @@ impl NetTable {
         Ok((NetTable { rows }, warnings))
     }
 
+    /// Reads and parses the table at `path`; its warnings go to standard error, after
+    /// `command: `, unless `quiet`.
+    pub fn load(path: &str, command: &str, quiet: bool) -> Result<NetTable> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+        let (table, warnings) = NetTable::parse(path, &text)?;
+        if !quiet {
+            for w in warnings {
+                eprintln!("{command}: warning: {w}");
+            }
+        }
+        Ok(table)
+    }
+
     /// The time of a message of `bytes`: linear between rows, the first row's time
     /// below it, extended along the last two rows above the last.
     pub fn time(&self, bytes: u64, local: bool) -> i64 {

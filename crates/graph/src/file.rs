@@ -484,14 +484,7 @@ pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pa
         build::build(TraceReader::open(path, ReadOptions::default())?, mode)?
     };
     if let Some(t) = net {
-        let text = std::fs::read_to_string(t).map_err(|e| Error::Format(spoor_format::Error::io(t, &e)))?;
-        let (table, warnings) = NetTable::parse(t, &text)?;
-        if !quiet {
-            for w in warnings {
-                eprintln!("warning: {w}");
-            }
-        }
-        pag.apply_net(&table);
+        pag.apply_net(&NetTable::load(t, "spoor", quiet)?);
     }
     Ok(pag)
 }

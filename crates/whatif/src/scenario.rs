@@ -113,11 +113,6 @@ fn read(base: &Path, file: &str) -> Result<(String, String)> {
 }
 
 /// Reads a communication-cost table file; its warnings are returned.
-pub fn load_table(path: &str) -> Result<(NetTable, Vec<String>)> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
-    NetTable::parse(path, &text)
-}
-
 impl Sweep {
     /// Resolves a scenario file against the PAG; `base` is the scenario file's folder.
     pub fn new(pag: &Pag, file: &str, spec: &ScenarioFile, base: &Path) -> Result<Sweep> {
