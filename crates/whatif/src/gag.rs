@@ -15,9 +15,11 @@
 //! and no keep-alive events are needed.
 //!
 //! State: per location its queue and current event, per processor a heap of runnable
-//! locations, a map of the remote arcs whose origin is reported and whose target has
-//! not arrived (messages in flight), and one byte per node counting the remote arcs
-//! out of it.
+//! locations, a slab of the arrived nodes that have remote arcs into them and are not
+//! reported, one map entry per origin of remote arcs whose other ends have not all
+//! arrived (reported: a message in flight; not reported: a list of waiting targets in a
+//! second slab), and one byte per node counting the remote arcs out of it. Nothing is
+//! allocated per event once the slabs have grown to the events in flight.
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
@@ -25,6 +27,7 @@ use spoor_graph::pag::{ArcKind, Pag, NONE, VIRTUAL};
 use spoor_graph::{Error, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// What a prediction changes in the PAG's costs besides the placement.
@@ -77,13 +80,29 @@ struct Loc {
     node: u32,
     state: u8,
     group: u32,
+    /// The current node's slot in `Sim::waits` (`NONE`: no remote arcs lead into it).
+    slot: u32,
+    /// Whether remote arcs leave the current node.
+    out: bool,
     /// Nodes of this location that have not arrived yet.
     left: u64,
-    /// Arrived nodes, with `HAS_WAIT` when remote arcs lead into them.
-    queue: VecDeque<(u64, i64)>,
-    /// The current node's `HAS_WAIT` and `HAS_OUT` flags.
-    flags: u64,
+    /// Arrived nodes.
+    queue: VecDeque<Queued>,
 }
+
+/// An arrived node waiting in its location's queue.
+#[derive(Clone, Copy)]
+struct Queued {
+    node: u32,
+    /// Its slot in `Sim::waits`, `NONE` when no remote arcs lead into it.
+    slot: u32,
+    /// Its local weight, with `HAS_OUT` when remote arcs leave it.
+    w: u64,
+}
+
+/// A queued node with remote arcs out of it (above every local weight, which is not
+/// negative).
+const HAS_OUT: u64 = 1 << 63;
 
 struct Group {
     /// The time the group's state is advanced to.
@@ -93,7 +112,8 @@ struct Group {
     /// Time during which a location of the group was runnable.
     busy: f64,
     n: u32,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Runnable locations: the virtual time their work ends (bits) above the location.
+    heap: BinaryHeap<Reverse<u128>>,
     version: u32,
     /// The group's last reported node in the GAG, its time and busy time.
     last: (u32, f64, f64),
@@ -120,8 +140,8 @@ impl Group {
     /// The time the first runnable location of the group finishes its work.
     #[inline]
     fn next(&self) -> Option<f64> {
-        self.heap.peek().map(|Reverse((v, _))| {
-            let left = (f64::from_bits(*v) - self.v).max(0.0);
+        self.heap.peek().map(|&Reverse(k)| {
+            let left = (f64::from_bits((k >> 64) as u64) - self.v).max(0.0);
             self.t + left * self.n as f64
         })
     }
@@ -130,19 +150,34 @@ impl Group {
 /// Remote arcs into an arrived node that is not reported.
 #[derive(Clone, Copy)]
 struct Wait {
-    pending: u32,
     ready: f64,
+    pending: u32,
+    node: u32,
     lo: u32,
     hi: u32,
+}
+
+/// An origin of remote arcs whose targets have not all arrived.
+#[derive(Clone, Copy)]
+enum Link {
+    /// Reported at `t`; `left` arcs still to arrive (255: many, kept for good).
+    Sent { t: f64, left: u8 },
+    /// Not reported: the arrived targets waiting for it, a list in `Sim::waiters`.
+    Waiting { head: u32, tail: u32 },
+}
+
+/// An arrived target waiting for an unreported origin: its slot in `Sim::waits`, the
+/// arc's weight, and the next waiter of the same origin.
+#[derive(Clone, Copy)]
+struct Waiter {
+    aw: f64,
+    slot: u32,
+    next: u32,
 }
 
 /// Items of the global agenda.
 const GROUP: u64 = 0;
 const UNBLOCK: u64 = 1;
-/// A queued node with remote arcs into it (the flag above the node's number).
-const HAS_WAIT: u64 = 1 << 32;
-/// A queued node with remote arcs out of it.
-const HAS_OUT: u64 = 1 << 33;
 
 struct Sim<'a> {
     pag: &'a Pag,
@@ -153,20 +188,24 @@ struct Sim<'a> {
     group_of_loc: Vec<u32>,
     locs: Vec<Loc>,
     groups: Vec<Group>,
-    /// (time bits, item): the item is `kind << 63 | version << 32 | id`; ties go to
+    /// Time bits above the item, which is `kind << 63 | version << 32 | id`; ties go to
     /// the smaller item, so the order is fixed.
-    agenda: BinaryHeap<Reverse<(u64, u64)>>,
+    agenda: BinaryHeap<Reverse<u128>>,
     now: f64,
     cursor: usize,
     arc_cursor: usize,
     /// Remote arcs out of each node not yet consumed (255: many, kept for good).
     out_left: Vec<u8>,
-    /// Reported origins whose targets have not all arrived: (time, arcs left).
-    origin: FxHashMap<u32, (f64, u8)>,
-    /// Unreported origins: the arrived targets waiting for them, with the arc.
-    waiters: FxHashMap<u32, Vec<(u32, u32)>>,
-    wait: FxHashMap<u32, Wait>,
-    virt: Vec<u32>,
+    /// Origins of remote arcs whose targets have not all arrived.
+    links: FxHashMap<u32, Link>,
+    /// Slab of waiters (lists of `Link::Waiting`) and its free list.
+    waiters: Vec<Waiter>,
+    free_waiter: u32,
+    /// Slab of the remote arcs into arrived, unreported nodes, and its free slots.
+    waits: Vec<Wait>,
+    free_waits: Vec<u32>,
+    /// Virtual nodes ready to be reported, with their slots.
+    virt: Vec<(u32, u32)>,
     dirty: Vec<u32>,
     reported: u64,
     arrived: u64,
@@ -183,6 +222,29 @@ struct GagOut {
 #[inline]
 fn round(t: f64) -> i64 {
     t.round() as i64
+}
+
+/// An agenda key: time bits (times are not negative, so the bits order as the times),
+/// then kind, version and id.
+#[inline]
+fn agenda_key(t: f64, kind: u64, id: u32, version: u32) -> u128 {
+    let item = kind << 63 | ((version & 0x7fff_ffff) as u64) << 32 | id as u64;
+    (t.to_bits() as u128) << 64 | item as u128
+}
+
+/// A waiter entry for the target in `slot`, taken from the free list if it can.
+#[inline]
+fn new_waiter(waiters: &mut Vec<Waiter>, free: &mut u32, slot: u32, aw: f64) -> u32 {
+    let w = Waiter { aw, slot, next: NONE };
+    if *free != NONE {
+        let k = *free;
+        *free = waiters[k as usize].next;
+        waiters[k as usize] = w;
+        k
+    } else {
+        waiters.push(w);
+        (waiters.len() - 1) as u32
+    }
 }
 
 impl<'a> Sim<'a> {
@@ -210,9 +272,10 @@ impl<'a> Sim<'a> {
                 node: NONE,
                 state: STARTING,
                 group: g,
+                slot: NONE,
+                out: false,
                 left: 0,
                 queue: VecDeque::new(),
-                flags: 0,
             })
             .collect();
         for &l in &pag.loc {
@@ -264,9 +327,11 @@ impl<'a> Sim<'a> {
             cursor: 0,
             arc_cursor: 0,
             out_left,
-            origin: FxHashMap::default(),
-            waiters: FxHashMap::default(),
-            wait: FxHashMap::default(),
+            links: FxHashMap::default(),
+            waiters: Vec::new(),
+            free_waiter: NONE,
+            waits: Vec::new(),
+            free_waits: Vec::new(),
             virt: Vec::new(),
             dirty: Vec::new(),
             reported: 0,
@@ -307,8 +372,7 @@ impl<'a> Sim<'a> {
 
     #[inline]
     fn push(&mut self, t: f64, kind: u64, id: u32, version: u32) {
-        let item = kind << 63 | ((version & 0x7fff_ffff) as u64) << 32 | id as u64;
-        self.agenda.push(Reverse((t.to_bits(), item)));
+        self.agenda.push(Reverse(agenda_key(t, kind, id, version)));
     }
 
     /// The next node of the PAG arrives: its remote arcs are joined to their origins.
@@ -322,45 +386,59 @@ impl<'a> Sim<'a> {
             self.arc_cursor += 1;
         }
         let hi = self.arc_cursor;
-        let flag = if hi > lo { HAS_WAIT } else { 0 };
+        let l = p.loc[i as usize];
+        let mut slot = NONE;
         if hi > lo {
-            let mut w = Wait { pending: 0, ready: 0.0, lo: lo as u32, hi: hi as u32 };
+            slot = match self.free_waits.pop() {
+                Some(s) => s,
+                None => {
+                    self.waits.push(Wait { ready: 0.0, pending: 0, node: 0, lo: 0, hi: 0 });
+                    (self.waits.len() - 1) as u32
+                }
+            };
+            let mut w = Wait { ready: 0.0, pending: 0, node: i, lo: lo as u32, hi: hi as u32 };
             for a in lo..hi {
                 let from = p.arc_from[a];
                 let aw = self.arc_weight(a) as f64;
-                match self.origin.get_mut(&from) {
-                    Some(o) => {
-                        w.ready = w.ready.max(o.0 + aw);
-                        if o.1 != u8::MAX {
-                            o.1 -= 1;
-                            if o.1 == 0 {
-                                self.origin.remove(&from);
+                match self.links.entry(from) {
+                    Entry::Occupied(mut o) => match o.get_mut() {
+                        Link::Sent { t, left } => {
+                            w.ready = w.ready.max(*t + aw);
+                            if *left != u8::MAX {
+                                *left -= 1;
+                                if *left == 0 {
+                                    o.remove();
+                                }
                             }
                         }
-                    }
-                    None => {
-                        self.waiters.entry(from).or_default().push((i, a as u32));
+                        Link::Waiting { tail, .. } => {
+                            let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
+                            self.waiters[*tail as usize].next = k;
+                            *tail = k;
+                            w.pending += 1;
+                        }
+                    },
+                    Entry::Vacant(v) => {
+                        let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
+                        v.insert(Link::Waiting { head: k, tail: k });
                         w.pending += 1;
                     }
                 }
             }
-            if p.loc[i as usize] == NONE && w.pending == 0 {
-                self.wait.insert(i, w);
-                self.virt.push(i);
-            } else {
-                self.wait.insert(i, w);
+            self.waits[slot as usize] = w;
+            if l == NONE && w.pending == 0 {
+                self.virt.push((i, slot));
             }
-        } else if p.loc[i as usize] == NONE {
-            self.virt.push(i);
+        } else if l == NONE {
+            self.virt.push((i, NONE));
         }
-        let l = p.loc[i as usize];
         if l != NONE {
             // What the location needs of the node later, read now while it is in cache.
-            let w = self.local_weight(i);
+            let w = self.local_weight(i) as u64;
             let out = if self.out_left[i as usize] > 0 { HAS_OUT } else { 0 };
             let loc = &mut self.locs[l as usize];
             loc.left -= 1;
-            loc.queue.push_back((i as u64 | flag | out, w));
+            loc.queue.push_back(Queued { node: i, slot, w: w | out });
         }
         let inflight = self.arrived - self.reported;
         if inflight > self.max_in_flight {
@@ -369,7 +447,7 @@ impl<'a> Sim<'a> {
     }
 
     #[inline]
-    fn next_node(&mut self, l: u32) -> Option<(u64, i64)> {
+    fn next_node(&mut self, l: u32) -> Option<Queued> {
         loop {
             if let Some(x) = self.locs[l as usize].queue.pop_front() {
                 return Some(x);
@@ -378,59 +456,83 @@ impl<'a> Sim<'a> {
                 return None;
             }
             self.arrive();
-            self.drain_virtual();
+            if !self.virt.is_empty() {
+                self.drain_virtual();
+            }
         }
     }
 
     /// Reports node `x` at time `t`: it joins the GAG, and the remote arcs out of it
-    /// release their targets.
-    fn report(&mut self, x: u32, t: f64, l: u32, flags: u64) {
+    /// release their targets. `slot` holds the remote arcs into it (`NONE`: none), and
+    /// `out` says whether remote arcs may leave it.
+    fn report(&mut self, x: u32, t: f64, l: u32, slot: u32, out: bool) {
         self.reported += 1;
-        let p = self.pag;
-        let w = if flags & HAS_WAIT != 0 { self.wait.remove(&x) } else { None };
+        let w = if slot != NONE {
+            self.free_waits.push(slot);
+            Some(self.waits[slot as usize])
+        } else {
+            None
+        };
         if l != NONE && t > self.end {
             self.end = t;
         }
         if self.gag.is_some() {
             self.gag_node(x, t, l, w);
         }
-        if flags & HAS_OUT == 0 {
+        if !out {
             return;
         }
         let out = self.out_left[x as usize];
-        let mut used = 0u32;
-        if let Some(ws) = self.waiters.remove(&x) {
-            for &(tgt, a) in &ws {
-                used += 1;
-                let aw = self.arc_weight(a as usize) as f64;
-                let Some(wt) = self.wait.get_mut(&tgt) else { continue };
-                wt.pending -= 1;
-                wt.ready = wt.ready.max(t + aw);
-                if wt.pending == 0 {
-                    let ready = wt.ready;
-                    let tl = p.loc[tgt as usize];
-                    if tl == NONE {
-                        self.virt.push(tgt);
-                    } else {
-                        let loc = &self.locs[tl as usize];
-                        if loc.state == BLOCKED && loc.node == tgt {
-                            self.push(ready.max(self.now), UNBLOCK, tl, 0);
+        match self.links.entry(x) {
+            Entry::Occupied(mut o) => {
+                let Link::Waiting { head, .. } = *o.get() else {
+                    // Reported twice: cannot happen, each node is reported once.
+                    return;
+                };
+                let mut used = 0u32;
+                let mut k = head;
+                while k != NONE {
+                    let wr = self.waiters[k as usize];
+                    self.waiters[k as usize].next = self.free_waiter;
+                    self.free_waiter = k;
+                    k = wr.next;
+                    used += 1;
+                    let wt = &mut self.waits[wr.slot as usize];
+                    wt.pending -= 1;
+                    wt.ready = wt.ready.max(t + wr.aw);
+                    if wt.pending == 0 {
+                        let (ready, tgt) = (wt.ready, wt.node);
+                        let tl = self.pag.loc[tgt as usize];
+                        if tl == NONE {
+                            self.virt.push((tgt, wr.slot));
+                        } else {
+                            let loc = &self.locs[tl as usize];
+                            if loc.state == BLOCKED && loc.node == tgt {
+                                self.agenda.push(Reverse(agenda_key(ready.max(self.now), UNBLOCK, tl, 0)));
+                            }
                         }
                     }
                 }
+                if out == u8::MAX {
+                    *o.get_mut() = Link::Sent { t, left: u8::MAX };
+                } else if (out as u32) > used {
+                    *o.get_mut() = Link::Sent { t, left: (out as u32 - used) as u8 };
+                } else {
+                    o.remove();
+                }
             }
-        }
-        if out == u8::MAX {
-            self.origin.insert(x, (t, u8::MAX));
-        } else if (out as u32) > used {
-            self.origin.insert(x, (t, (out as u32 - used) as u8));
+            Entry::Vacant(v) => {
+                if out > 0 {
+                    v.insert(Link::Sent { t, left: out });
+                }
+            }
         }
     }
 
     fn drain_virtual(&mut self) {
-        while let Some(v) = self.virt.pop() {
-            let t = self.wait.get(&v).map_or(0.0, |w| w.ready);
-            self.report(v, t, NONE, HAS_WAIT | HAS_OUT);
+        while let Some((v, slot)) = self.virt.pop() {
+            let t = if slot == NONE { 0.0 } else { self.waits[slot as usize].ready };
+            self.report(v, t, NONE, slot, true);
         }
     }
 
@@ -487,20 +589,22 @@ impl<'a> Sim<'a> {
     /// Location `l` has done the local work of its current event at time `t` (its
     /// group advanced to `t`): the event happens now, or waits for its remote arcs.
     fn local_done(&mut self, l: u32, t: f64) -> bool {
-        let x = self.locs[l as usize].node;
-        let flags = self.locs[l as usize].flags;
-        if let Some(w) = if flags & HAS_WAIT != 0 { self.wait.get(&x) } else { None } {
+        let loc = &self.locs[l as usize];
+        let (x, slot, out) = (loc.node, loc.slot, loc.out);
+        if slot != NONE {
+            let w = &self.waits[slot as usize];
             if w.pending > 0 {
                 self.locs[l as usize].state = BLOCKED;
                 return false;
             }
             if w.ready > t {
+                let ready = w.ready;
                 self.locs[l as usize].state = BLOCKED;
-                self.push(w.ready, UNBLOCK, l, 0);
+                self.push(ready, UNBLOCK, l, 0);
                 return false;
             }
         }
-        self.report(x, t, l, flags);
+        self.report(x, t, l, slot, out);
         if !self.virt.is_empty() {
             self.drain_virtual();
         }
@@ -511,22 +615,22 @@ impl<'a> Sim<'a> {
     /// `t`), reporting those that need no time, until one needs CPU time or waits.
     fn advance_location(&mut self, l: u32, t: f64) {
         loop {
-            let Some(x) = self.next_node(l) else {
+            let Some(q) = self.next_node(l) else {
                 self.locs[l as usize].state = DONE;
                 return;
             };
-            let (e, w) = x;
-            let (x, flags) = (e as u32, e & (HAS_WAIT | HAS_OUT));
             let loc = &mut self.locs[l as usize];
-            loc.node = x;
-            loc.flags = flags;
+            loc.node = q.node;
+            loc.slot = q.slot;
+            loc.out = q.w & HAS_OUT != 0;
+            let w = q.w & !HAS_OUT;
             if w > 0 {
-                let g = self.locs[l as usize].group as usize;
+                loc.state = RUNNING;
+                let g = loc.group as usize;
                 let gr = &mut self.groups[g];
                 let vfin = gr.v + w as f64;
-                gr.heap.push(Reverse((vfin.to_bits(), l)));
+                gr.heap.push(Reverse((vfin.to_bits() as u128) << 64 | l as u128));
                 gr.n += 1;
-                self.locs[l as usize].state = RUNNING;
                 self.dirty.push(g as u32);
                 return;
             }
@@ -540,7 +644,8 @@ impl<'a> Sim<'a> {
     fn group_step(&mut self, g: u32, t: f64) {
         let gr = &mut self.groups[g as usize];
         gr.advance(t);
-        let Some(Reverse((_, l))) = gr.heap.pop() else { return };
+        let Some(Reverse(k)) = gr.heap.pop() else { return };
+        let l = k as u32;
         gr.n -= 1;
         if gr.n == 0 {
             // No rounding left behind: an idle group's clock restarts from its time.
@@ -578,9 +683,10 @@ impl<'a> Sim<'a> {
         self.reschedule(NONE);
         // The item to handle next when it was taken off the agenda while putting another
         // on (one sift instead of two).
-        let mut next_item: Option<(u64, u64)> = None;
-        while let Some((tb, item)) = next_item.take().or_else(|| self.agenda.pop().map(|Reverse(x)| x)) {
-            let t = f64::from_bits(tb);
+        let mut next_item: Option<u128> = None;
+        while let Some(key) = next_item.take().or_else(|| self.agenda.pop().map(|Reverse(x)| x)) {
+            let t = f64::from_bits((key >> 64) as u64);
+            let item = key as u64;
             let id = item as u32;
             let version = ((item >> 32) & 0x7fff_ffff) as u32;
             self.now = t;
@@ -596,15 +702,12 @@ impl<'a> Sim<'a> {
                     let gr = &mut self.groups[id as usize];
                     gr.version = gr.version.wrapping_add(1);
                     let Some(next) = gr.next() else { break };
-                    let first = self.agenda.peek().map(|Reverse((b, _))| f64::from_bits(*b));
+                    let first = self.agenda.peek().map(|&Reverse(k)| f64::from_bits((k >> 64) as u64));
                     if first.is_some_and(|f| f <= next) {
                         // Put this group's next completion where the first item was.
                         let gr = &mut self.groups[id as usize];
                         gr.version = gr.version.wrapping_add(1);
-                        let ours = (
-                            next.to_bits(),
-                            GROUP << 63 | ((gr.version & 0x7fff_ffff) as u64) << 32 | id as u64,
-                        );
+                        let ours = agenda_key(next, GROUP, id, gr.version);
                         let mut top = self.agenda.peek_mut().expect("the agenda has a first item");
                         next_item = Some(std::mem::replace(&mut *top, Reverse(ours)).0);
                         break;
@@ -619,9 +722,9 @@ impl<'a> Sim<'a> {
                 if self.locs[l as usize].state != BLOCKED {
                     continue;
                 }
-                let x = self.locs[l as usize].node;
-                let flags = self.locs[l as usize].flags;
-                self.report(x, t, l, flags);
+                let loc = &self.locs[l as usize];
+                let (x, slot, out) = (loc.node, loc.slot, loc.out);
+                self.report(x, t, l, slot, out);
                 self.drain_virtual();
                 self.advance_location(l, t);
                 self.reschedule(NONE);
