@@ -125,7 +125,8 @@ fn main() {
         }
         let levels = levels(&args.profile)?;
         let mode = args.weight;
-        let pag = spoor_graph::file::load(&args.input, mode, args.net.as_deref(), args.quiet)?;
+        let (pag, made) =
+            spoor_graph::file::load_with_distances(&args.input, mode, args.net.as_deref(), args.quiet)?;
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,
             (ScopeArg::Global, Some(_)) => bail!("--app needs --scope intra or inter"),
@@ -145,7 +146,7 @@ fn main() {
             (None, None) => None,
         };
         let opts = CpOptions { scope: Some(scope), window, zero: Vec::new() };
-        let path = cp::critical_path(&pag, &opts);
+        let path = cp::critical_path_with(&pag, &opts, made.as_ref());
         let mut report = CpReport::new(&args.input, &pag, scope, window, &path);
         report.add_profiles(&pag, &path, &levels);
         report.text_rows = args.rows;

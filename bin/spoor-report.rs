@@ -109,8 +109,8 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
         CpMode::Cpu => spoor_graph::Mode::Cpu,
         CpMode::Wall => spoor_graph::Mode::Wall,
     };
-    let pag = spoor_graph::file::load(input, mode, None, true)?;
-    let path = spoor_graph::critical_path(&pag, &spoor_graph::CpOptions::default());
+    let (pag, made) = spoor_graph::file::load_with_distances(input, mode, None, true)?;
+    let path = spoor_graph::cp::critical_path_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
     let (segments, hops) = spoor_graph::cp::drawing(&pag, &path);
     Ok(Overlay {
         name: format!("critical path ({} mode)", mode.name()),

@@ -52,36 +52,35 @@ impl<'a> Cursor<'a> {
 
     #[inline(always)]
     pub fn u64(&mut self) -> Result<u64, VarintError> {
-        // Fast paths: one- and two-byte varints (ids, small deltas).
+        // Fast path: a one-byte varint (ids, kinds, small deltas).
         if let Some(&b) = self.buf.get(self.pos) {
             if b < 0x80 {
                 self.pos += 1;
                 return Ok(b as u64);
             }
-            if let Some(&b1) = self.buf.get(self.pos + 1) {
-                if b1 < 0x80 {
-                    self.pos += 2;
-                    return Ok((b & 0x7f) as u64 | (b1 as u64) << 7);
-                }
+        }
+        // Up to eight bytes without a branch on their values, where eight can be read:
+        // mixed lengths (time deltas, Lamport clocks) would mispredict a byte loop.
+        if let Some(w) = self.buf.get(self.pos..self.pos + 8) {
+            let word = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            let ends = !word & 0x8080_8080_8080_8080;
+            if ends != 0 {
+                let len = (ends.trailing_zeros() + 1) / 8;
+                let keep = if len == 8 { u64::MAX } else { (1u64 << (len * 8)) - 1 };
+                let mut x = word & keep & 0x7f7f_7f7f_7f7f_7f7f;
+                x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
+                x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
+                x = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
+                self.pos += len as usize;
+                return Ok(x);
             }
         }
         self.u64_slow()
     }
 
+    /// Varints near the end of the buffer, and nine- or ten-byte ones.
     #[inline(never)]
     fn u64_slow(&mut self) -> Result<u64, VarintError> {
-        // Two- and three-byte varints (most time deltas) without the general loop.
-        if let Some(b) = self.buf.get(self.pos..self.pos + 3) {
-            let (b0, b1, b2) = (b[0] as u64, b[1] as u64, b[2] as u64);
-            if b1 < 0x80 {
-                self.pos += 2;
-                return Ok((b0 & 0x7f) | (b1 << 7));
-            }
-            if b2 < 0x80 {
-                self.pos += 3;
-                return Ok((b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14));
-            }
-        }
         let mut v: u64 = 0;
         let mut shift = 0u32;
         loop {
@@ -161,5 +160,39 @@ mod tests {
         let mut b = vec![0xffu8; 9];
         b.push(0x01);
         assert_eq!(Cursor::new(&b).u64(), Ok(u64::MAX));
+    }
+
+    /// The byte-at-a-time reading of LEB128, to check the word-at-a-time fast path.
+    fn reference(buf: &[u8]) -> Result<(u64, usize), VarintError> {
+        let (mut v, mut shift) = (0u128, 0);
+        for (i, &b) in buf.iter().enumerate() {
+            v |= ((b & 0x7f) as u128) << shift;
+            if b < 0x80 {
+                return u64::try_from(v).map(|v| (v, i + 1)).map_err(|_| VarintError::Overflow);
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err(VarintError::Overflow);
+            }
+        }
+        Err(VarintError::Truncated)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_reading_agrees_with_bytes(v: u64, shift in 0u32..64, pad in 0usize..12, tail: Vec<u8>) {
+            let mut b = Vec::new();
+            put_u64(&mut b, v >> shift);
+            b.extend(std::iter::repeat_n(0u8, pad));
+            let mut c = Cursor::new(&b);
+            proptest::prop_assert_eq!(c.u64(), Ok(v >> shift));
+            // Any bytes, including overlong and truncated varints, anywhere in the buffer.
+            for start in 0..tail.len() {
+                let mut c = Cursor::new(&tail);
+                c.pos = start;
+                let got = c.u64().map(|x| (x, c.pos - start));
+                proptest::prop_assert_eq!(got, reference(&tail[start..]));
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! From an ordered trace to its PAG (formats/pag.md, "Building").
 
 use crate::cost::Mode;
+use crate::cp::{Distances, NEG};
 use crate::error::{Error, Result};
 use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
@@ -97,6 +98,8 @@ struct LocState {
     cpu: i64,
     /// Wall time of `last` (kept here: the node arrays are far away in memory).
     wall: i64,
+    /// Longest distance to `last` (when distances are tracked).
+    dist: i64,
 }
 
 /// One collective instance while its events are being read.
@@ -168,12 +171,38 @@ struct Builder<'a> {
     unmatched_receives: u64,
     late_begins: u64,
     min_wall: i64,
+    /// Each location's first node and the CPU time its source arc may weigh.
+    sources: Vec<(u32, i64)>,
+    /// The forward diffusion of the whole graph, made as nodes arrive (see `Distances`).
+    track: Option<Tracker>,
+}
+
+/// Longest distances of the global scope (no window, no zeroing), made while building:
+/// every arc into a node is known when the node is made, so the forward diffusion needs
+/// no pass of its own.
+struct Tracker {
+    dist: Vec<i64>,
+    end: Option<usize>,
+    /// The wall time wall-mode source arcs are measured from until t0 is known.
+    base: Option<i64>,
+    /// CPU-mode source weights as they stood when the node was made.
+    provisional: Vec<i64>,
 }
 
 /// Builds the PAG of an ordered trace (spoor-order's output: every receive completion,
 /// lock acquisition and spawned begin carries its partner, and every event comes after
 /// the events it waits for).
-pub fn build(mut reader: TraceReader, mode: Mode) -> Result<Pag> {
+pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
+    build_inner(reader, mode, false).map(|(pag, _)| pag)
+}
+
+/// `build`, with the forward diffusion of the global scope made on the way (for
+/// `cp::critical_path_with`); `None` when a spawn arc made it unusable.
+pub fn build_with_distances(reader: TraceReader, mode: Mode) -> Result<(Pag, Option<Distances>)> {
+    build_inner(reader, mode, true)
+}
+
+fn build_inner(mut reader: TraceReader, mode: Mode, distances: bool) -> Result<(Pag, Option<Distances>)> {
     let file = reader.name().to_owned();
     if let Some(h) = reader.header() {
         let need = flags::GLOBAL_ORDER | flags::MATCHED;
@@ -206,7 +235,11 @@ pub fn build(mut reader: TraceReader, mode: Mode) -> Result<Pag> {
                 ));
             }
         }
-        return build_from_events(&file, &defs, &events, mode);
+        let mut b = Builder::new(&file, mode, defs, distances);
+        for e in &events {
+            b.event(&slim(e))?;
+        }
+        return b.finish();
     }
     // Blocks decode in parallel while one thread adds their events to the graph in
     // order; the channel's bound keeps the decoded blocks in flight few.
@@ -219,7 +252,7 @@ pub fn build(mut reader: TraceReader, mode: Mode) -> Result<Pag> {
     let (read, built) = std::thread::scope(|scope| {
         let (file, pool) = (&file, &pool);
         let worker = scope.spawn(move || -> Result<Builder> {
-            let mut b = Builder::new(file, mode, defs);
+            let mut b = Builder::new(file, mode, defs, distances);
             if let Some(n) = expected {
                 b.reserve(n);
             }
@@ -248,15 +281,15 @@ pub fn build(mut reader: TraceReader, mode: Mode) -> Result<Pag> {
 
 /// Builds the PAG of events already in memory (tests, small traces).
 pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
-    let mut b = Builder::new(file, mode, defs.clone());
+    let mut b = Builder::new(file, mode, defs.clone(), false);
     for e in events {
         b.event(&slim(e))?;
     }
-    b.finish()
+    b.finish().map(|(pag, _)| pag)
 }
 
 impl<'a> Builder<'a> {
-    fn new(file: &'a str, mode: Mode, defs: Definitions) -> Self {
+    fn new(file: &'a str, mode: Mode, defs: Definitions, distances: bool) -> Self {
         let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
         let locs = vec![
             LocState {
@@ -266,7 +299,8 @@ impl<'a> Builder<'a> {
                 waiting: false,
                 count: 0,
                 cpu: NO_CPU,
-                wall: 0
+                wall: 0,
+                dist: 0
             };
             pag.defs.locations.len()
         ];
@@ -284,6 +318,13 @@ impl<'a> Builder<'a> {
             unmatched_receives: 0,
             late_begins: 0,
             min_wall: i64::MAX,
+            sources: Vec::new(),
+            track: distances.then(|| Tracker {
+                dist: Vec::new(),
+                end: None,
+                base: None,
+                provisional: Vec::new(),
+            }),
         }
     }
 
@@ -297,6 +338,9 @@ impl<'a> Builder<'a> {
         p.weight.reserve_exact(n);
         p.ctx.reserve_exact(n);
         p.kind.reserve_exact(n);
+        if let Some(t) = &mut self.track {
+            t.dist.reserve_exact(n);
+        }
         // Address space only: pages no arc reaches are never touched.
         let arcs = events / 2;
         p.arc_to.reserve_exact(arcs);
@@ -310,7 +354,17 @@ impl<'a> Builder<'a> {
         Error::input(self.file, message)
     }
 
-    fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) -> Result<u32> {
+    /// Adds a node whose longest distance, before its remote arcs, is `dist`.
+    fn push_node(
+        &mut self,
+        loc: u32,
+        prev: u32,
+        wall: i64,
+        weight: i64,
+        ctx: u32,
+        kind: u8,
+        dist: i64,
+    ) -> Result<u32> {
         let n = self.pag.loc.len();
         if n >= NONE as usize {
             return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
@@ -321,6 +375,9 @@ impl<'a> Builder<'a> {
         self.pag.weight.push(weight);
         self.pag.ctx.push(ctx);
         self.pag.kind.push(kind);
+        if let Some(t) = &mut self.track {
+            t.dist.push(dist);
+        }
         Ok(n as u32)
     }
 
@@ -330,6 +387,13 @@ impl<'a> Builder<'a> {
         self.pag.arc_weight.push(weight);
         self.pag.arc_kind.push(kind);
         self.pag.arc_bytes.push(bytes);
+        if let Some(t) = &mut self.track {
+            let f = t.dist[from as usize];
+            if f > NEG {
+                let to = &mut t.dist[to as usize];
+                *to = (*to).max(f + weight);
+            }
+        }
     }
 
     /// The measured weight of a remote arc into an event at `wall` whose local
@@ -359,6 +423,7 @@ impl<'a> Builder<'a> {
                     count: 0,
                     cpu: NO_CPU,
                     wall: 0,
+                    dist: 0,
                 },
             );
         }
@@ -384,7 +449,23 @@ impl<'a> Builder<'a> {
         let own_index = st.count;
         // A collective end that waits hangs from a virtual node made just before it.
         let coll_from = if s.code == COLL_END { self.collective_end(s)? } else { None };
-        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code)?;
+        let dist = match &mut self.track {
+            None => 0,
+            Some(_) if st.last != NONE => st.dist + weight,
+            Some(t) => match self.mode {
+                // Measured from the first wall time seen; finish() moves it to t0.
+                Mode::Wall => s.wall - *t.base.get_or_insert(s.wall),
+                Mode::Cpu => {
+                    let w = weight.clamp(0, (s.wall - self.min_wall).max(0));
+                    t.provisional.push(w);
+                    w
+                }
+            },
+        };
+        if st.last == NONE {
+            self.sources.push((self.pag.loc.len() as u32, weight));
+        }
+        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code, dist)?;
         let mut ctx = st.ctx;
         let mut waiting = st.waiting;
         match s.code {
@@ -470,6 +551,14 @@ impl<'a> Builder<'a> {
         if s.cpu != NO_CPU {
             st.cpu = s.cpu;
         }
+        if let Some(t) = &mut self.track {
+            let d = t.dist[node as usize];
+            st.dist = d;
+            // The last node of the longest distance, as the forward pass picks it.
+            if t.end.is_none_or(|e| d >= t.dist[e]) {
+                t.end = Some(node as usize);
+            }
+        }
         Ok(())
     }
 
@@ -550,7 +639,7 @@ impl<'a> Builder<'a> {
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
     fn virtual_node(&mut self, feeding: &[u32]) -> Result<u32> {
         let wall = feeding.iter().map(|&b| self.pag.wall[b as usize]).max().unwrap_or(0);
-        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL)?;
+        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
         for &b in feeding {
             self.push_arc(v, b, 0, ArcKind::CollIn, 0);
         }
@@ -587,22 +676,36 @@ impl<'a> Builder<'a> {
         Ok(Some(inst.scan[r as usize - 1]))
     }
 
-    fn finish(mut self) -> Result<Pag> {
+    fn finish(mut self) -> Result<(Pag, Option<Distances>)> {
         let t0 = if self.min_wall == i64::MAX { 0 } else { self.min_wall };
         self.pag.t0 = t0;
         // Source arcs: elapsed time since the source (wall), CPU time used before the
         // first event (cpu; the builder stored it, 0 when unknown).
-        for i in 0..self.pag.nodes() {
-            if self.pag.prev[i] == NONE && self.pag.loc[i] != NONE {
-                let since = self.pag.wall[i] - t0;
-                self.pag.weight[i] = match self.mode {
-                    Mode::Wall => since,
-                    Mode::Cpu => self.pag.weight[i].clamp(0, since.max(0)),
-                };
+        let mut track = self.track.take();
+        for (k, &(i, cpu)) in self.sources.iter().enumerate() {
+            let i = i as usize;
+            let since = self.pag.wall[i] - t0;
+            self.pag.weight[i] = match self.mode {
+                Mode::Wall => since,
+                Mode::Cpu => cpu.clamp(0, since.max(0)),
+            };
+            // A CPU time clamped by a t0 that came later: the distances are wrong.
+            if self.mode == Mode::Cpu
+                && track.as_ref().is_some_and(|t| t.provisional[k] != self.pag.weight[i])
+            {
+                track = None;
+            }
+        }
+        if let Some(t) = &mut track {
+            // Every path starts with one source arc: wall-mode distances move as one.
+            if let Some(base) = t.base {
+                let shift = t0 - base;
+                t.dist.iter_mut().filter(|d| **d > NEG).for_each(|d| *d -= shift);
             }
         }
         if !self.spawns.is_empty() {
             self.link_spawns()?;
+            track = None;
         }
         if !self.pending.is_empty() {
             let n = self.pending.values().filter(|p| p.2 == ArcKind::Message).count();
@@ -618,7 +721,8 @@ impl<'a> Builder<'a> {
                 .notes
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
-        Ok(self.pag)
+        let distances = track.map(|t| Distances { dist: t.dist, end: t.end });
+        Ok((self.pag, distances))
     }
 
     /// Spawn arcs point back at an event that does not know it is a spawn point:

@@ -246,13 +246,35 @@ impl<'a> Pass<'a> {
     }
 }
 
+/// The forward diffusion of the global scope without window or zeroing, as
+/// `build::build_with_distances` makes it while reading the trace.
+pub struct Distances {
+    pub(crate) dist: Vec<i64>,
+    pub(crate) end: Option<usize>,
+}
+
 /// The critical path of a PAG under the given options.
 pub fn critical_path(pag: &Pag, opts: &CpOptions) -> CriticalPath {
+    critical_path_with(pag, opts, None)
+}
+
+/// `critical_path`, reusing the distances the build made when the options ask for
+/// exactly those (global scope, no window, no zeroing).
+pub fn critical_path_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> CriticalPath {
     let pass = Pass::new(pag, opts);
-    let (dist, end) = pass.forward();
+    let plain =
+        matches!(opts.scope, None | Some(Scope::Global)) && opts.window.is_none() && opts.zero.is_empty();
+    let forward;
+    let (dist, end) = match made {
+        Some(d) if plain && d.dist.len() == pag.nodes() => (&d.dist, d.end),
+        _ => {
+            forward = pass.forward();
+            (&forward.0, forward.1)
+        }
+    };
     match end {
         None => CriticalPath::default(),
-        Some(e) => CriticalPath { length: dist[e], steps: pass.backward(&dist, e) },
+        Some(e) => CriticalPath { length: dist[e], steps: pass.backward(dist, e) },
     }
 }
 

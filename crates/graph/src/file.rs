@@ -3,6 +3,7 @@
 
 use crate::build;
 use crate::cost::{Mode, NetTable};
+use crate::cp::Distances;
 use crate::error::{Error, Result};
 use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
@@ -452,6 +453,27 @@ fn trailing(c: &Cursor) -> DecodeResult<()> {
 /// its mode; asking for the other one is an error). Table warnings go to standard
 /// error unless `quiet`.
 pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pag> {
+    load_inner(path, mode, net, quiet, false).map(|(pag, _)| pag)
+}
+
+/// `load`, with the global scope's distances when the PAG is built from a trace here
+/// and no table changes its weights (for `cp::critical_path_with`).
+pub fn load_with_distances(
+    path: &str,
+    mode: Mode,
+    net: Option<&str>,
+    quiet: bool,
+) -> Result<(Pag, Option<Distances>)> {
+    load_inner(path, mode, net, quiet, true)
+}
+
+fn load_inner(
+    path: &str,
+    mode: Mode,
+    net: Option<&str>,
+    quiet: bool,
+    distances: bool,
+) -> Result<(Pag, Option<Distances>)> {
     let mut first = [0u8; 8];
     let pag_file = if path == "-" {
         false
@@ -460,7 +482,14 @@ pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pa
             std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first)
     };
-    let mut pag = if pag_file {
+    let build = |r: TraceReader| {
+        if distances {
+            build::build_with_distances(r, mode)
+        } else {
+            build::build(r, mode).map(|p| (p, None))
+        }
+    };
+    let (mut pag, mut made) = if pag_file {
         let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         let pag = read(path, f)?;
         if pag.mode != mode {
@@ -470,21 +499,22 @@ pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pa
                 mode.name()
             )));
         }
-        pag
+        (pag, None)
     } else if path == "-" {
         let mut stdin = io::BufReader::new(io::stdin());
         let buf = std::io::BufRead::fill_buf(&mut stdin)
             .map_err(|e| Error::Format(spoor_format::Error::io("<stdin>", &e)))?;
         if is_pag(buf) {
-            read("<stdin>", stdin)?
+            (read("<stdin>", stdin)?, None)
         } else {
-            build::build(TraceReader::from_reader("<stdin>", Box::new(stdin), ReadOptions::default())?, mode)?
+            build(TraceReader::from_reader("<stdin>", Box::new(stdin), ReadOptions::default())?)?
         }
     } else {
-        build::build(TraceReader::open(path, ReadOptions::default())?, mode)?
+        build(TraceReader::open(path, ReadOptions::default())?)?
     };
     if let Some(t) = net {
         pag.apply_net(&NetTable::load(t, "spoor", quiet)?);
+        made = None;
     }
-    Ok(pag)
+    Ok((pag, made))
 }

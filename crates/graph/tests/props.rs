@@ -267,3 +267,47 @@ proptest! {
         prop_assert_eq!(cp::length(&pag, &CpOptions::default()), best);
     }
 }
+
+/// The path from the distances made while building, or `None` when the build gave
+/// none, beside the path of the separate forward pass.
+fn paths_both_ways(bytes: &[u8], mode: Mode) -> (Option<cp::CriticalPath>, cp::CriticalPath) {
+    let ordered = common::ordered_bytes("t", bytes.to_vec());
+    let r = spoor_format::TraceReader::from_bytes("t", ordered, Default::default()).unwrap();
+    let (pag, made) = spoor_graph::build::build_with_distances(r, mode).unwrap();
+    let opts = CpOptions::default();
+    (made.map(|d| cp::critical_path_with(&pag, &opts, Some(&d))), critical_path(&pag, &opts))
+}
+
+#[test]
+fn distances_made_while_building_give_the_forward_pass_path() {
+    for w in Workload::ALL {
+        for (seed, apps) in [(1, 1), (2, 1), (3, 2)] {
+            let bytes = synth_bytes(&spec(w, 5, 6, seed, apps));
+            for mode in [Mode::Cpu, Mode::Wall] {
+                let (made, plain) = paths_both_ways(&bytes, mode);
+                let made = made.unwrap_or_else(|| panic!("{w:?} {mode:?}: no distances made"));
+                assert_eq!(made, plain, "{w:?} seed {seed} apps {apps} {mode:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn distances_made_while_building_are_dropped_when_a_later_t0_clamps_a_source() {
+    // Location 1's first event (at 100 ns, 90 ns of CPU before it) is read before
+    // location 0's (at 50 ns: a receive whose clock is behind its send's), so when it
+    // is read the elapsed time since the earliest event seems 0, not 50: the build
+    // cannot know the source arc's weight, so it gives no distances; wall mode shifts.
+    let text = "spoor-text 1\napp 0 x\nmachine 0 m\nprocess 0 a app=0 machine=0 rank=0\n\
+                process 1 b app=0 machine=0 rank=1\nlocation 0 a process=0 thread=0\n\
+                location 1 b process=1 thread=0\ncomm 0 w members=0,1\n\
+                1 100 90 send to=0 tag=1 bytes=8\n0 50 0 recv_end from=1 tag=1 bytes=8\n0 300 250 process_end\n";
+    let (made, plain) = paths_both_ways(text.as_bytes(), Mode::Cpu);
+    assert!(made.is_none(), "the provisional source weight was wrong but distances were kept");
+    // The source arc clamped to the 50 ns since t0, the message (0: the receive's clock
+    // is behind), then 250 ns of location 0's CPU; wall mode measures the same arcs.
+    assert_eq!(plain.length, 50 + 250);
+    let (made, plain) = paths_both_ways(text.as_bytes(), Mode::Wall);
+    assert_eq!(made.expect("wall-mode distances"), plain);
+    assert_eq!(plain.length, 50 + 250);
+}
