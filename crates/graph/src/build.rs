@@ -354,17 +354,8 @@ impl<'a> Builder<'a> {
         Error::input(self.file, message)
     }
 
-    /// Adds a node whose longest distance, before its remote arcs, is `dist`.
-    fn push_node(
-        &mut self,
-        loc: u32,
-        prev: u32,
-        wall: i64,
-        weight: i64,
-        ctx: u32,
-        kind: u8,
-        dist: i64,
-    ) -> Result<u32> {
+    /// Adds a node; its longest distance starts unreached, and `raise` lifts it.
+    fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) -> Result<u32> {
         let n = self.pag.loc.len();
         if n >= NONE as usize {
             return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
@@ -376,7 +367,7 @@ impl<'a> Builder<'a> {
         self.pag.ctx.push(ctx);
         self.pag.kind.push(kind);
         if let Some(t) = &mut self.track {
-            t.dist.push(dist);
+            t.dist.push(NEG);
         }
         Ok(n as u32)
     }
@@ -387,12 +378,20 @@ impl<'a> Builder<'a> {
         self.pag.arc_weight.push(weight);
         self.pag.arc_kind.push(kind);
         self.pag.arc_bytes.push(bytes);
-        if let Some(t) = &mut self.track {
+        if let Some(t) = &self.track {
             let f = t.dist[from as usize];
             if f > NEG {
-                let to = &mut t.dist[to as usize];
-                *to = (*to).max(f + weight);
+                self.raise(to, f + weight);
             }
+        }
+    }
+
+    /// A way into `node` as long as `dist`.
+    #[inline]
+    fn raise(&mut self, node: u32, dist: i64) {
+        if let Some(t) = &mut self.track {
+            let d = &mut t.dist[node as usize];
+            *d = (*d).max(dist);
         }
     }
 
@@ -465,7 +464,8 @@ impl<'a> Builder<'a> {
         if st.last == NONE {
             self.sources.push((self.pag.loc.len() as u32, weight));
         }
-        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code, dist)?;
+        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code)?;
+        self.raise(node, dist);
         let mut ctx = st.ctx;
         let mut waiting = st.waiting;
         match s.code {
@@ -639,7 +639,7 @@ impl<'a> Builder<'a> {
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
     fn virtual_node(&mut self, feeding: &[u32]) -> Result<u32> {
         let wall = feeding.iter().map(|&b| self.pag.wall[b as usize]).max().unwrap_or(0);
-        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
+        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL)?;
         for &b in feeding {
             self.push_arc(v, b, 0, ArcKind::CollIn, 0);
         }
