@@ -28,7 +28,7 @@ use spoor_graph::{Error, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// What a prediction changes in the PAG's costs besides the placement.
 #[derive(Clone, Debug, Default)]
@@ -87,7 +87,7 @@ struct Loc {
     /// Nodes of this location that have not arrived yet.
     left: u64,
     /// Arrived nodes.
-    queue: VecDeque<Queued>,
+    queue: Ring,
 }
 
 /// An arrived node waiting in its location's queue.
@@ -98,6 +98,48 @@ struct Queued {
     slot: u32,
     /// Its local weight, with `HAS_OUT` when remote arcs leave it.
     w: u64,
+}
+
+/// A first-in first-out queue of arrived nodes in a ring of a power-of-two size.
+#[derive(Default)]
+struct Ring {
+    buf: Vec<Queued>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    #[inline]
+    fn push(&mut self, q: Queued) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let mask = self.buf.len() - 1;
+        self.buf[(self.head + self.len) & mask] = q;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Queued> {
+        if self.len == 0 {
+            return None;
+        }
+        let q = self.buf[self.head];
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(q)
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(8);
+        let mut buf = Vec::with_capacity(cap);
+        let mask = self.buf.len().wrapping_sub(1);
+        buf.extend((0..self.len).map(|k| self.buf[(self.head + k) & mask]));
+        buf.resize(cap, Queued { node: NONE, slot: NONE, w: 0 });
+        self.buf = buf;
+        self.head = 0;
+    }
 }
 
 /// A queued node with remote arcs out of it (above every local weight, which is not
@@ -275,7 +317,7 @@ impl<'a> Sim<'a> {
                 slot: NONE,
                 out: false,
                 left: 0,
-                queue: VecDeque::new(),
+                queue: Ring::default(),
             })
             .collect();
         for &l in &pag.loc {
@@ -376,112 +418,136 @@ impl<'a> Sim<'a> {
     }
 
     /// The next node of the PAG arrives: its remote arcs are joined to their origins.
-    fn arrive(&mut self) {
+    /// A node of location `want`, whose queue is empty, is handed back instead of
+    /// queued.
+    #[inline]
+    fn arrive(&mut self, want: u32) -> Option<Queued> {
         let i = self.cursor as u32;
         self.cursor += 1;
         self.arrived += 1;
+        let inflight = self.arrived - self.reported;
+        if inflight > self.max_in_flight {
+            self.max_in_flight = inflight;
+        }
+        let p = self.pag;
+        let l = p.loc[i as usize];
+        let has_arcs = p.arc_to.get(self.arc_cursor).is_some_and(|&to| to <= i);
+        let slot = if has_arcs { self.join_arcs(i, l) } else { NONE };
+        if l == NONE {
+            if !has_arcs {
+                self.virt.push((i, NONE));
+            }
+            return None;
+        }
+        // What the location needs of the node later, read now while it is in cache.
+        let w = self.local_weight(i) as u64;
+        let out = if self.out_left[i as usize] > 0 { HAS_OUT } else { 0 };
+        let q = Queued { node: i, slot, w: w | out };
+        let loc = &mut self.locs[l as usize];
+        loc.left -= 1;
+        if l == want {
+            return Some(q);
+        }
+        loc.queue.push(q);
+        None
+    }
+
+    /// The remote arcs into the arriving node `i` of location `l` (`NONE`: virtual):
+    /// joined to their reported origins, or waiting for the others. Returns the node's
+    /// slot in `waits`.
+    #[inline(never)]
+    fn join_arcs(&mut self, i: u32, l: u32) -> u32 {
         let p = self.pag;
         let lo = self.arc_cursor;
         while self.arc_cursor < p.arc_to.len() && p.arc_to[self.arc_cursor] <= i {
             self.arc_cursor += 1;
         }
         let hi = self.arc_cursor;
-        let l = p.loc[i as usize];
-        let mut slot = NONE;
-        if hi > lo {
-            slot = match self.free_waits.pop() {
-                Some(s) => s,
-                None => {
-                    self.waits.push(Wait { ready: 0.0, pending: 0, node: 0, lo: 0, hi: 0 });
-                    (self.waits.len() - 1) as u32
-                }
-            };
-            let mut w = Wait { ready: 0.0, pending: 0, node: i, lo: lo as u32, hi: hi as u32 };
-            for a in lo..hi {
-                let from = p.arc_from[a];
-                let aw = self.arc_weight(a) as f64;
-                match self.links.entry(from) {
-                    Entry::Occupied(mut o) => match o.get_mut() {
-                        Link::Sent { t, left } => {
-                            w.ready = w.ready.max(*t + aw);
-                            if *left != u8::MAX {
-                                *left -= 1;
-                                if *left == 0 {
-                                    o.remove();
-                                }
+        let slot = match self.free_waits.pop() {
+            Some(s) => s,
+            None => {
+                self.waits.push(Wait { ready: 0.0, pending: 0, node: 0, lo: 0, hi: 0 });
+                (self.waits.len() - 1) as u32
+            }
+        };
+        let mut w = Wait { ready: 0.0, pending: 0, node: i, lo: lo as u32, hi: hi as u32 };
+        for a in lo..hi {
+            let from = p.arc_from[a];
+            let aw = self.arc_weight(a) as f64;
+            match self.links.entry(from) {
+                Entry::Occupied(mut o) => match o.get_mut() {
+                    Link::Sent { t, left } => {
+                        w.ready = w.ready.max(*t + aw);
+                        if *left != u8::MAX {
+                            *left -= 1;
+                            if *left == 0 {
+                                o.remove();
                             }
                         }
-                        Link::Waiting { tail, .. } => {
-                            let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
-                            self.waiters[*tail as usize].next = k;
-                            *tail = k;
-                            w.pending += 1;
-                        }
-                    },
-                    Entry::Vacant(v) => {
+                    }
+                    Link::Waiting { tail, .. } => {
                         let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
-                        v.insert(Link::Waiting { head: k, tail: k });
+                        self.waiters[*tail as usize].next = k;
+                        *tail = k;
                         w.pending += 1;
                     }
+                },
+                Entry::Vacant(v) => {
+                    let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
+                    v.insert(Link::Waiting { head: k, tail: k });
+                    w.pending += 1;
                 }
             }
-            self.waits[slot as usize] = w;
-            if l == NONE && w.pending == 0 {
-                self.virt.push((i, slot));
-            }
-        } else if l == NONE {
-            self.virt.push((i, NONE));
         }
-        if l != NONE {
-            // What the location needs of the node later, read now while it is in cache.
-            let w = self.local_weight(i) as u64;
-            let out = if self.out_left[i as usize] > 0 { HAS_OUT } else { 0 };
-            let loc = &mut self.locs[l as usize];
-            loc.left -= 1;
-            loc.queue.push_back(Queued { node: i, slot, w: w | out });
+        self.waits[slot as usize] = w;
+        if l == NONE && w.pending == 0 {
+            self.virt.push((i, slot));
         }
-        let inflight = self.arrived - self.reported;
-        if inflight > self.max_in_flight {
-            self.max_in_flight = inflight;
-        }
+        slot
     }
 
     #[inline]
     fn next_node(&mut self, l: u32) -> Option<Queued> {
-        loop {
-            if let Some(x) = self.locs[l as usize].queue.pop_front() {
-                return Some(x);
-            }
-            if self.locs[l as usize].left == 0 {
-                return None;
-            }
-            self.arrive();
+        if let Some(x) = self.locs[l as usize].queue.pop() {
+            return Some(x);
+        }
+        while self.locs[l as usize].left > 0 {
+            let q = self.arrive(l);
             if !self.virt.is_empty() {
                 self.drain_virtual();
             }
+            if q.is_some() {
+                return q;
+            }
         }
+        None
     }
 
     /// Reports node `x` at time `t`: it joins the GAG, and the remote arcs out of it
     /// release their targets. `slot` holds the remote arcs into it (`NONE`: none), and
     /// `out` says whether remote arcs may leave it.
+    #[inline]
     fn report(&mut self, x: u32, t: f64, l: u32, slot: u32, out: bool) {
         self.reported += 1;
-        let w = if slot != NONE {
-            self.free_waits.push(slot);
-            Some(self.waits[slot as usize])
-        } else {
-            None
-        };
         if l != NONE && t > self.end {
             self.end = t;
         }
         if self.gag.is_some() {
+            let w = (slot != NONE).then(|| self.waits[slot as usize]);
             self.gag_node(x, t, l, w);
         }
-        if !out {
-            return;
+        if slot != NONE {
+            self.free_waits.push(slot);
         }
+        if out {
+            self.release(x, t);
+        }
+    }
+
+    /// The remote arcs out of node `x`, reported at `t`: the arrived targets waiting
+    /// for it get their times, the others will find it in `links`.
+    #[inline(never)]
+    fn release(&mut self, x: u32, t: f64) {
         let out = self.out_left[x as usize];
         match self.links.entry(x) {
             Entry::Occupied(mut o) => {
@@ -732,7 +798,7 @@ impl<'a> Sim<'a> {
         }
         // Whatever never arrived (nodes after every location's last event) arrives now.
         while self.cursor < self.pag.nodes() {
-            self.arrive();
+            self.arrive(NONE);
             self.drain_virtual();
         }
         if let Some(l) = self.locs.iter().position(|l| l.state != DONE) {
