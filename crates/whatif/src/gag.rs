@@ -84,8 +84,9 @@ struct Loc {
     slot: u32,
     /// Whether remote arcs leave the current node.
     out: bool,
-    /// Nodes of this location that have not arrived yet.
-    left: u64,
+    /// One past the location's last node: some have not arrived while the cursor is
+    /// below it.
+    end: usize,
     /// Arrived nodes.
     queue: Ring,
 }
@@ -250,7 +251,6 @@ struct Sim<'a> {
     virt: Vec<(u32, u32)>,
     dirty: Vec<u32>,
     reported: u64,
-    arrived: u64,
     max_in_flight: u64,
     end: f64,
     gag: Option<GagOut>,
@@ -316,13 +316,13 @@ impl<'a> Sim<'a> {
                 group: g,
                 slot: NONE,
                 out: false,
-                left: 0,
+                end: 0,
                 queue: Ring::default(),
             })
             .collect();
-        for &l in &pag.loc {
+        for (i, &l) in pag.loc.iter().enumerate() {
             if l != NONE {
-                locs[l as usize].left += 1;
+                locs[l as usize].end = i + 1;
             }
         }
         let mut out_left = vec![0u8; pag.nodes()];
@@ -377,7 +377,6 @@ impl<'a> Sim<'a> {
             virt: Vec::new(),
             dirty: Vec::new(),
             reported: 0,
-            arrived: 0,
             max_in_flight: 0,
             end: 0.0,
             gag,
@@ -420,12 +419,11 @@ impl<'a> Sim<'a> {
     /// The next node of the PAG arrives: its remote arcs are joined to their origins.
     /// A node of location `want`, whose queue is empty, is handed back instead of
     /// queued.
-    #[inline]
+    #[inline(always)]
     fn arrive(&mut self, want: u32) -> Option<Queued> {
         let i = self.cursor as u32;
         self.cursor += 1;
-        self.arrived += 1;
-        let inflight = self.arrived - self.reported;
+        let inflight = self.cursor as u64 - self.reported;
         if inflight > self.max_in_flight {
             self.max_in_flight = inflight;
         }
@@ -443,12 +441,10 @@ impl<'a> Sim<'a> {
         let w = self.local_weight(i) as u64;
         let out = if self.out_left[i as usize] > 0 { HAS_OUT } else { 0 };
         let q = Queued { node: i, slot, w: w | out };
-        let loc = &mut self.locs[l as usize];
-        loc.left -= 1;
         if l == want {
             return Some(q);
         }
-        loc.queue.push(q);
+        self.locs[l as usize].queue.push(q);
         None
     }
 
@@ -511,7 +507,7 @@ impl<'a> Sim<'a> {
         if let Some(x) = self.locs[l as usize].queue.pop() {
             return Some(x);
         }
-        while self.locs[l as usize].left > 0 {
+        while self.cursor < self.locs[l as usize].end {
             let q = self.arrive(l);
             if !self.virt.is_empty() {
                 self.drain_virtual();
@@ -526,7 +522,7 @@ impl<'a> Sim<'a> {
     /// Reports node `x` at time `t`: it joins the GAG, and the remote arcs out of it
     /// release their targets. `slot` holds the remote arcs into it (`NONE`: none), and
     /// `out` says whether remote arcs may leave it.
-    #[inline]
+    #[inline(always)]
     fn report(&mut self, x: u32, t: f64, l: u32, slot: u32, out: bool) {
         self.reported += 1;
         if l != NONE && t > self.end {
@@ -654,6 +650,7 @@ impl<'a> Sim<'a> {
 
     /// Location `l` has done the local work of its current event at time `t` (its
     /// group advanced to `t`): the event happens now, or waits for its remote arcs.
+    #[inline(always)]
     fn local_done(&mut self, l: u32, t: f64) -> bool {
         let loc = &self.locs[l as usize];
         let (x, slot, out) = (loc.node, loc.slot, loc.out);
@@ -717,7 +714,7 @@ impl<'a> Sim<'a> {
             // No rounding left behind: an idle group's clock restarts from its time.
             gr.v = 0.0;
         }
-        self.dirty.push(g);
+        // The caller reschedules the group itself.
         if self.local_done(l, t) {
             self.advance_location(l, t);
         }
