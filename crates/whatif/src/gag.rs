@@ -320,9 +320,17 @@ impl<'a> Sim<'a> {
                 queue: Ring::default(),
             })
             .collect();
-        for (i, &l) in pag.loc.iter().enumerate() {
-            if l != NONE {
-                locs[l as usize].end = i + 1;
+        // Each location's last node, from the back until every location has one.
+        let mut unseen = locs.len();
+        for (i, &l) in pag.loc.iter().enumerate().rev() {
+            if unseen == 0 {
+                break;
+            }
+            if let Some(loc) = locs.get_mut(l as usize) {
+                if loc.end == 0 {
+                    loc.end = i + 1;
+                    unseen -= 1;
+                }
             }
         }
         let mut out_left = vec![0u8; pag.nodes()];
@@ -842,5 +850,39 @@ impl<'a> Sim<'a> {
             place.groups()
         ));
         out.pag
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// The ring queue against the standard library's on a random mix of pushes and
+    /// pops, through many wrap-arounds and growths.
+    #[test]
+    fn ring_is_first_in_first_out_like_a_vecdeque() {
+        let mut ring = Ring::default();
+        let mut model = VecDeque::new();
+        let mut rng = 12345u64;
+        for n in 0..200_000u32 {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Phases that mostly grow and phases that mostly shrink the queue.
+            let grow = (n / 5000) % 2 == 0;
+            let push = (rng >> 33) % 8 < if grow { 6 } else { 2 };
+            if push {
+                let q = Queued { node: n, slot: (rng >> 40) as u32, w: rng >> 1 };
+                ring.push(q);
+                model.push_back((q.node, q.slot, q.w));
+            } else {
+                let got = ring.pop().map(|q| (q.node, q.slot, q.w));
+                assert_eq!(got, model.pop_front(), "at step {n}");
+            }
+            assert_eq!(ring.len, model.len());
+        }
+        while let Some(m) = model.pop_front() {
+            assert_eq!(ring.pop().map(|q| (q.node, q.slot, q.w)), Some(m));
+        }
+        assert!(ring.pop().is_none());
     }
 }

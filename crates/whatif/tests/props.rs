@@ -82,6 +82,31 @@ fn gag_critical_path_is_the_prediction_for_every_placement() {
     }
 }
 
+/// Hundreds of processes: collectives with more than 255 remote arcs out of one node,
+/// long queues per location, many messages in flight and slots reused many times over
+/// (the simulation's slabs, rings and origin map). The invariants still hold exactly.
+#[test]
+fn hundreds_of_processes_with_many_messages_in_flight() {
+    for w in Workload::ALL {
+        let s = Spec { procs: 300, steps: 4, seed: 7, imbalance: 0.9, ..Spec::new(w) };
+        let pag = synth_pag(&s, Mode::Cpu);
+        let cpu = cp::length(&pag, &CpOptions::default());
+        let place = Placement::by(&pag, PlaceBy::Process);
+        let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+        assert_eq!(pred.time_ns, cpu, "{w:?}: one process per processor");
+        assert_eq!(pred.events as usize, pag.nodes(), "{w:?}");
+        assert_eq!(cp::length(&gag, &CpOptions::default()), cpu, "{w:?}: the GAG's own path");
+        for rule in [PlaceBy::Cyclic(7), PlaceBy::Block(64), PlaceBy::Block(1)] {
+            let place = Placement::by(&pag, rule);
+            let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
+            assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?}");
+            assert_eq!(predict(&pag, &place, &Costs::default()).unwrap(), pred, "{w:?} {rule:?}");
+            assert!(pred.time_ns >= cpu, "{w:?} {rule:?}");
+            assert_eq!(pred.events as usize, pag.nodes(), "{w:?} {rule:?}");
+        }
+    }
+}
+
 #[test]
 fn results_are_identical_on_one_and_many_threads() {
     let bytes = synth_bytes(&Spec { procs: 12, steps: 20, ..Spec::new(Workload::Stencil) });
