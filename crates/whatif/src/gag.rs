@@ -156,7 +156,7 @@ struct Group {
     busy: f64,
     n: u32,
     /// Runnable locations: the virtual time their work ends (bits) above the location.
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: RunQueue,
     version: u32,
     /// The group's last reported node in the GAG, its time and busy time.
     last: (u32, f64, f64),
@@ -183,10 +183,55 @@ impl Group {
     /// The time the first runnable location of the group finishes its work.
     #[inline]
     fn next(&self) -> Option<f64> {
-        self.heap.peek().map(|&Reverse(k)| {
+        self.heap.peek().map(|k| {
             let left = (f64::from_bits((k >> 64) as u64) - self.v).max(0.0);
             self.t + left * self.n as f64
         })
+    }
+}
+
+/// The runnable locations of a group, smallest key first: the smallest apart, the
+/// others in a heap, so a processor with one runnable location (one process per
+/// processor) never sifts. Keys are distinct (the location is in them).
+struct RunQueue {
+    /// The smallest key, `EMPTY` when there is none.
+    first: u128,
+    rest: BinaryHeap<Reverse<u128>>,
+}
+
+const EMPTY: u128 = u128::MAX;
+
+impl Default for RunQueue {
+    fn default() -> Self {
+        RunQueue { first: EMPTY, rest: BinaryHeap::new() }
+    }
+}
+
+impl RunQueue {
+    #[inline]
+    fn peek(&self) -> Option<u128> {
+        (self.first != EMPTY).then_some(self.first)
+    }
+
+    #[inline]
+    fn push(&mut self, k: u128) {
+        if self.first == EMPTY {
+            self.first = k;
+        } else if k < self.first {
+            self.rest.push(Reverse(std::mem::replace(&mut self.first, k)));
+        } else {
+            self.rest.push(Reverse(k));
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<u128> {
+        if self.first == EMPTY {
+            return None;
+        }
+        let k = self.first;
+        self.first = if self.rest.is_empty() { EMPTY } else { self.rest.pop().map_or(EMPTY, |Reverse(x)| x) };
+        Some(k)
     }
 }
 
@@ -347,7 +392,7 @@ impl<'a> Sim<'a> {
                 v: 0.0,
                 busy: 0.0,
                 n: 0,
-                heap: BinaryHeap::new(),
+                heap: RunQueue::default(),
                 version: 0,
                 last: (NONE, 0.0, 0.0),
                 idle: false,
@@ -700,7 +745,7 @@ impl<'a> Sim<'a> {
                 let g = loc.group as usize;
                 let gr = &mut self.groups[g];
                 let vfin = gr.v + w as f64;
-                gr.heap.push(Reverse((vfin.to_bits() as u128) << 64 | l as u128));
+                gr.heap.push((vfin.to_bits() as u128) << 64 | l as u128);
                 gr.n += 1;
                 self.dirty.push(g as u32);
                 return;
@@ -715,7 +760,7 @@ impl<'a> Sim<'a> {
     fn group_step(&mut self, g: u32, t: f64) {
         let gr = &mut self.groups[g as usize];
         gr.advance(t);
-        let Some(Reverse(k)) = gr.heap.pop() else { return };
+        let Some(k) = gr.heap.pop() else { return };
         let l = k as u32;
         gr.n -= 1;
         if gr.n == 0 {
@@ -857,6 +902,26 @@ impl<'a> Sim<'a> {
 mod tests {
     use super::*;
     use std::collections::VecDeque;
+
+    /// The run queue hands out keys smallest first, like a binary heap.
+    #[test]
+    fn run_queue_is_a_min_heap() {
+        let mut q = RunQueue::default();
+        let mut model = BinaryHeap::new();
+        let mut rng = 99u64;
+        for n in 0..50_000u32 {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let size = if (n / 1000) % 2 == 0 { 8 } else { 2 };
+            if (rng >> 33) % 10 < 5 && model.len() < size {
+                let k = ((rng >> 20) as u128 % 1000) << 64 | n as u128;
+                q.push(k);
+                model.push(Reverse(k));
+            } else {
+                assert_eq!(q.pop(), model.pop().map(|Reverse(k)| k), "at step {n}");
+            }
+            assert_eq!(q.peek(), model.peek().map(|&Reverse(k)| k));
+        }
+    }
 
     /// The ring queue against the standard library's on a random mix of pushes and
     /// pops, through many wrap-arounds and growths.
