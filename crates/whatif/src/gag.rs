@@ -172,7 +172,8 @@ impl Group {
         }
         if self.n > 0 && t > self.t {
             let dt = t - self.t;
-            self.v += dt / self.n as f64;
+            // Dividing by one is exact: skip it (one process per processor).
+            self.v += if self.n == 1 { dt } else { dt / self.n as f64 };
             self.busy += dt;
         }
         if t > self.t {
@@ -185,7 +186,7 @@ impl Group {
     fn next(&self) -> Option<f64> {
         self.heap.peek().map(|k| {
             let left = (f64::from_bits((k >> 64) as u64) - self.v).max(0.0);
-            self.t + left * self.n as f64
+            self.t + if self.n == 1 { left } else { left * self.n as f64 }
         })
     }
 }
@@ -449,7 +450,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn arc_weight(&self, a: usize) -> i64 {
         let p = self.pag;
         match self.net {
