@@ -164,10 +164,21 @@ struct ThreadBuf {
 }
 
 /// Where a buffer's complete events are (its block buffer never moves: its capacity is
-/// reserved for a full block and the events that may follow it).
+/// reserved for a full block and the events that may follow it), for a signal handler
+/// that interrupts the owner in the middle of an event. Two slots, so that one is whole
+/// at every instant: `all` covers every encoded event, pending ones included, and is
+/// torn while it is written and while settling rewrites the pending events in place;
+/// `settled` covers the events before them, whose bytes never change, and is written
+/// only while `all` is whole.
 #[derive(Default)]
 struct Snapshot {
-    /// Odd while `publish` runs (the fields may disagree then).
+    all: Facts,
+    settled: Facts,
+}
+
+#[derive(Default)]
+struct Facts {
+    /// Odd while the fields may disagree.
     seq: AtomicU64,
     ptr: AtomicPtr<u8>,
     len: AtomicUsize,
@@ -176,29 +187,85 @@ struct Snapshot {
     max_wall: AtomicI64,
 }
 
-impl Snapshot {
+impl Facts {
     /// Records what `enc` holds now (plain stores, ordered after the encoding for a
     /// signal handler on this thread).
     #[inline]
     fn publish(&self, enc: &Block) {
-        let seq = self.seq.load(Ordering::Relaxed);
-        self.seq.store(seq | 1, Ordering::Relaxed);
-        compiler_fence(Ordering::SeqCst);
+        self.tear();
         self.ptr.store(enc.buf.as_ptr() as *mut u8, Ordering::Relaxed);
         self.count.store(enc.count, Ordering::Relaxed);
         self.min_wall.store(enc.min_wall, Ordering::Relaxed);
         self.max_wall.store(enc.max_wall, Ordering::Relaxed);
         self.len.store(enc.buf.len(), Ordering::Relaxed);
         compiler_fence(Ordering::SeqCst);
-        self.seq.store((seq | 1) + 1, Ordering::Relaxed);
+        self.seq.store(self.seq.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn tear(&self) {
+        self.seq.store(self.seq.load(Ordering::Relaxed) | 1, Ordering::Relaxed);
+        compiler_fence(Ordering::SeqCst);
     }
 
     #[inline]
     fn clear(&self) {
-        compiler_fence(Ordering::SeqCst);
+        self.tear();
         self.len.store(0, Ordering::Relaxed);
         self.count.store(0, Ordering::Relaxed);
         compiler_fence(Ordering::SeqCst);
+        self.seq.store(self.seq.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    /// (bytes, count, min wall, max wall), unless torn or empty.
+    fn read(&self) -> Option<(*const u8, usize, u64, i64, i64)> {
+        if self.seq.load(Ordering::Relaxed) & 1 == 1 {
+            return None;
+        }
+        let (ptr, len) = (self.ptr.load(Ordering::Relaxed), self.len.load(Ordering::Relaxed));
+        (!ptr.is_null() && len > 0).then(|| {
+            (
+                ptr as *const u8,
+                len,
+                self.count.load(Ordering::Relaxed),
+                self.min_wall.load(Ordering::Relaxed),
+                self.max_wall.load(Ordering::Relaxed),
+            )
+        })
+    }
+}
+
+impl Snapshot {
+    /// After an event whose encoding settled every pending event: both slots.
+    #[inline]
+    fn publish_settled(&self, enc: &Block) {
+        self.all.publish(enc);
+        self.settled.publish(enc);
+    }
+
+    /// After an event left pending: `settled` still holds for the bytes before it.
+    #[inline]
+    fn publish_pending(&self, enc: &Block) {
+        self.all.publish(enc);
+    }
+
+    /// Settling is about to rewrite the pending events.
+    #[inline]
+    fn settling(&self) {
+        self.all.tear();
+    }
+
+    #[inline]
+    fn clear(&self) {
+        self.all.clear();
+        self.settled.clear();
+    }
+
+    /// The events a handler may write: every encoded one, or, while those bytes change,
+    /// the settled ones.
+    fn read(&self) -> Option<(*const u8, usize, u64, i64, i64)> {
+        compiler_fence(Ordering::SeqCst);
+        self.all.read().or_else(|| self.settled.read())
     }
 }
 
@@ -843,6 +910,7 @@ impl Inner {
         let n = self.next_thread.fetch_add(1, Ordering::Relaxed);
         let pname = lock(&self.process_name).clone();
         let loc = {
+            let _deferred = crate::signals::Deferred::new();
             let mut sh = lock(&self.shared);
             sh.dirty = true;
             sh.defs.add_location(&format!("{pname} thread {n}"), 0, n)
@@ -891,27 +959,33 @@ impl Inner {
             // CPU first: the clamp absorbs the wall clock's read.
             let raw = self.read_cpu(b, own);
             let wall = clock::wall_ns();
-            self.encode_read(st, wall, raw, kind);
+            self.encode_read(b, st, wall, raw, kind);
         } else {
             let wall = clock::wall_ns();
             if (before_wait || wall - st.read_wall <= self.cpu_interval_ns) && st.enc.pending() < PENDING {
+                // Complete as encoded (CPU advancing with wall time until settled), so
+                // published: a fatal signal writes them.
                 st.enc.push_pending(wall, &kind);
+                b.snap.publish_pending(&st.enc);
                 return;
             }
             let raw = self.read_cpu(b, own);
-            self.encode_read(st, wall, raw, kind);
+            self.encode_read(b, st, wall, raw, kind);
         }
         if st.enc.buf.len() >= self.block_bytes {
             self.write_out(b, st);
         } else {
-            b.snap.publish(&st.enc);
+            b.snap.publish_settled(&st.enc);
         }
     }
 
     /// Encodes the pending events and `kind` at `wall`, with the CPU reading `raw`.
     #[inline]
-    fn encode_read(&self, st: &mut ThreadState, wall: i64, raw: Option<i64>, kind: Kind) {
+    fn encode_read(&self, b: &ThreadBuf, st: &mut ThreadState, wall: i64, raw: Option<i64>, kind: Kind) {
         let cpu = st.clamp_cpu(wall, raw);
+        if st.enc.pending() > 0 {
+            b.snap.settling();
+        }
         st.settle(cpu);
         st.encode(wall, Some(cpu), kind);
         if raw.is_some() {
@@ -941,6 +1015,7 @@ impl Inner {
     /// The string id of a procedure address: a placeholder `0x…` until the trace is closed.
     #[cold]
     fn addr_id(&self, addr: usize) -> StrId {
+        let _deferred = crate::signals::Deferred::new();
         let mut sh = lock(&self.shared);
         if let Some(&id) = sh.addr_ids.get(&addr) {
             return id;
@@ -961,6 +1036,7 @@ impl Inner {
         let raw = self.read_cpu(b, false);
         let wall = clock::wall_ns();
         let cpu = st.clamp_cpu(wall, raw);
+        b.snap.settling();
         st.settle(cpu);
     }
 
@@ -968,6 +1044,8 @@ impl Inner {
         if st.enc.count == 0 {
             return;
         }
+        // From the snapshot's clearing to the buffer's, a handler would find neither.
+        let _deferred = crate::signals::Deferred::new();
         b.snap.clear();
         {
             let mut sh = lock(&self.shared);
@@ -989,6 +1067,7 @@ impl Inner {
     /// Writes out every buffer and closes the trace. In a signal handler (`from_signal`)
     /// no lock is waited for: a buffer another thread holds is left out.
     fn close(&self, from_signal: bool) -> io::Result<PathBuf> {
+        let _deferred = (!from_signal).then(crate::signals::Deferred::new);
         self.finished.store(true, Ordering::Release);
         let threads: Vec<Arc<ThreadBuf>> = if from_signal {
             match try_lock(&self.threads) {
@@ -1015,18 +1094,10 @@ impl Inner {
             if claimed.is_none() && from_signal && b.busy.load(Ordering::Relaxed) && gettid() == b.tid {
                 // The handler interrupted this thread's own event, and the process ends
                 // with the signal: write the events complete before it.
-                let snap = &b.snap;
-                let (ptr, len) = (snap.ptr.load(Ordering::Relaxed), snap.len.load(Ordering::Relaxed));
-                let torn = snap.seq.load(Ordering::Relaxed) & 1 == 1;
-                if let (false, Some(mut sh)) = (torn || ptr.is_null() || len == 0, try_lock(&self.shared)) {
+                if let (Some((ptr, len, n, lo, hi)), Some(mut sh)) = (b.snap.read(), try_lock(&self.shared)) {
                     // SAFETY: the buffer never moves and holds `len` bytes of complete
                     // events (Snapshot); the interrupted owner does not run again.
                     let events = unsafe { std::slice::from_raw_parts(ptr, len) };
-                    let (n, lo, hi) = (
-                        snap.count.load(Ordering::Relaxed),
-                        snap.min_wall.load(Ordering::Relaxed),
-                        snap.max_wall.load(Ordering::Relaxed),
-                    );
                     let _ = sh.write_events(b.loc, events, n, lo, hi);
                 }
             }
@@ -1041,6 +1112,7 @@ impl Inner {
 
     /// Writes out every buffer (and the definitions) without closing the trace.
     fn flush_all(&self, from_signal: bool) {
+        let _deferred = (!from_signal).then(crate::signals::Deferred::new);
         let threads: Vec<Arc<ThreadBuf>> = if from_signal {
             match try_lock(&self.threads) {
                 Some(t) => t.clone(),

@@ -88,3 +88,35 @@ extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
         }
     }
 }
+
+/// Holds back SIGTERM and SIGINT on this thread while alive: a section that holds the
+/// trace file's lock takes one, so a handler never finds the lock taken by the code it
+/// interrupted (it would have to leave out the block being written, and not close).
+/// The signal is delivered when the guard drops.
+pub(crate) struct Deferred(libc::sigset_t);
+
+impl Deferred {
+    pub(crate) fn new() -> Self {
+        // SAFETY: sigset_t values are initialised by sigemptyset before use, and
+        // pthread_sigmask only changes the calling thread's mask.
+        unsafe {
+            let mut block: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut block);
+            libc::sigaddset(&mut block, libc::SIGTERM);
+            libc::sigaddset(&mut block, libc::SIGINT);
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut old);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut old);
+            Deferred(old)
+        }
+    }
+}
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved by `new` on the same thread.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, std::ptr::null_mut());
+        }
+    }
+}
