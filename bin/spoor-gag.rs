@@ -64,7 +64,12 @@ fn thread_cpu_ns() -> Option<u64> {
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-gag", || {
-        let pag = file::load(&args.input, Mode::Cpu, None, args.quiet)?;
+        // The prediction prints the cpu-mode critical path beside it: made while building.
+        let (pag, made) = if args.predict {
+            file::load_with_distances(&args.input, Mode::Cpu, None, args.quiet)?
+        } else {
+            (file::load(&args.input, Mode::Cpu, None, args.quiet)?, None)
+        };
         let place = placement::from_args(
             &pag,
             args.place.as_deref(),
@@ -93,7 +98,7 @@ fn main() {
                     rate(secs)
                 );
             }
-            let ideal = cp::length(&pag, &CpOptions::default());
+            let ideal = cp::length_with(&pag, &CpOptions::default(), made.as_ref());
             writeln!(
                 out,
                 "predicted time: {} on {} processors ({} processes; cpu-mode critical path {}; {} events, at most {} in flight)",

@@ -262,11 +262,9 @@ pub fn critical_path(pag: &Pag, opts: &CpOptions) -> CriticalPath {
 /// exactly those (global scope, no window, no zeroing).
 pub fn critical_path_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> CriticalPath {
     let pass = Pass::new(pag, opts);
-    let plain =
-        matches!(opts.scope, None | Some(Scope::Global)) && opts.window.is_none() && opts.zero.is_empty();
     let forward;
     let (dist, end) = match made {
-        Some(d) if plain && d.dist.len() == pag.nodes() => (&d.dist, d.end),
+        Some(d) if is_plain(opts) && d.dist.len() == pag.nodes() => (&d.dist, d.end),
         _ => {
             forward = pass.forward();
             (&forward.0, forward.1)
@@ -280,8 +278,23 @@ pub fn critical_path_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>)
 
 /// Only the length of the critical path (no walk back).
 pub fn length(pag: &Pag, opts: &CpOptions) -> i64 {
-    let (dist, end) = Pass::new(pag, opts).forward();
-    end.map_or(0, |e| dist[e])
+    length_with(pag, opts, None)
+}
+
+/// `length`, reusing the build's distances as `critical_path_with` does.
+pub fn length_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> i64 {
+    match made {
+        Some(d) if is_plain(opts) && d.dist.len() == pag.nodes() => d.end.map_or(0, |e| d.dist[e]),
+        _ => {
+            let (dist, end) = Pass::new(pag, opts).forward();
+            end.map_or(0, |e| dist[e])
+        }
+    }
+}
+
+/// The options whose forward diffusion the build makes: global scope, whole run, nothing zeroed.
+fn is_plain(opts: &CpOptions) -> bool {
+    matches!(opts.scope, None | Some(Scope::Global)) && opts.window.is_none() && opts.zero.is_empty()
 }
 
 /// The remote arcs of a path by kind, for summaries.

@@ -275,7 +275,12 @@ fn paths_both_ways(bytes: &[u8], mode: Mode) -> (Option<cp::CriticalPath>, cp::C
     let r = spoor_format::TraceReader::from_bytes("t", ordered, Default::default()).unwrap();
     let (pag, made) = spoor_graph::build::build_with_distances(r, mode).unwrap();
     let opts = CpOptions::default();
-    (made.map(|d| cp::critical_path_with(&pag, &opts, Some(&d))), critical_path(&pag, &opts))
+    let plain = critical_path(&pag, &opts);
+    let made = made.map(|d| {
+        assert_eq!(cp::length_with(&pag, &opts, Some(&d)), plain.length);
+        cp::critical_path_with(&pag, &opts, Some(&d))
+    });
+    (made, plain)
 }
 
 #[test]
