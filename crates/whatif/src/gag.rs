@@ -27,7 +27,6 @@ use spoor_graph::pag::{ArcKind, Pag, NONE, VIRTUAL};
 use spoor_graph::{Error, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
 
 /// What a prediction changes in the PAG's costs besides the placement.
@@ -167,16 +166,15 @@ struct Group {
 impl Group {
     #[inline]
     fn advance(&mut self, t: f64) {
-        if self.n == 0 && t > self.t {
-            self.idle = true;
-        }
-        if self.n > 0 && t > self.t {
-            let dt = t - self.t;
-            // Dividing by one is exact: skip it (one process per processor).
-            self.v += if self.n == 1 { dt } else { dt / self.n as f64 };
-            self.busy += dt;
-        }
         if t > self.t {
+            if self.n == 0 {
+                self.idle = true;
+            } else {
+                let dt = t - self.t;
+                // Dividing by one is exact: skip it (one process per processor).
+                self.v += if self.n == 1 { dt } else { dt / self.n as f64 };
+                self.busy += dt;
+            }
             self.t = t;
         }
     }
@@ -255,6 +253,94 @@ enum Link {
     Waiting { head: u32, tail: u32 },
 }
 
+/// The links of origins: a table indexed by an origin's low bits, where nearly all of
+/// them fit (those in flight are close in the PAG's order), and a map for those whose
+/// place is taken.
+struct Links {
+    /// The origin in each place, `NONE` when it is free.
+    keys: Vec<u32>,
+    vals: Vec<Link>,
+    /// How many origins in `more` have each place.
+    in_more: Vec<u32>,
+    more: FxHashMap<u32, Link>,
+}
+
+/// The most places `Links` grows to (24 bytes each).
+const LINKS_MAX: usize = 1 << 20;
+
+impl Links {
+    fn new() -> Self {
+        Links::with_places(1 << 12)
+    }
+
+    fn with_places(n: usize) -> Self {
+        Links {
+            keys: vec![NONE; n],
+            vals: vec![Link::Waiting { head: NONE, tail: NONE }; n],
+            in_more: vec![0; n],
+            more: FxHashMap::default(),
+        }
+    }
+
+    #[inline(always)]
+    fn place(&self, x: u32) -> usize {
+        x as usize & (self.keys.len() - 1)
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, x: u32) -> Option<&mut Link> {
+        let i = self.place(x);
+        if self.keys[i] == x {
+            return Some(&mut self.vals[i]);
+        }
+        if self.in_more[i] == 0 {
+            return None;
+        }
+        self.more.get_mut(&x)
+    }
+
+    /// Adds origin `x`, which has no link.
+    #[inline(always)]
+    fn insert(&mut self, x: u32, link: Link) {
+        let i = self.place(x);
+        if self.keys[i] == NONE {
+            self.keys[i] = x;
+            self.vals[i] = link;
+        } else {
+            self.insert_more(x, link);
+        }
+    }
+
+    #[cold]
+    fn insert_more(&mut self, x: u32, link: Link) {
+        let i = self.place(x);
+        self.in_more[i] += 1;
+        self.more.insert(x, link);
+        if self.more.len() > self.keys.len() / 8 && self.keys.len() < LINKS_MAX {
+            let mut bigger = Links::with_places(self.keys.len() * 2);
+            for (i, &k) in self.keys.iter().enumerate() {
+                if k != NONE {
+                    bigger.insert(k, self.vals[i]);
+                }
+            }
+            for (&k, &v) in &self.more {
+                bigger.insert(k, v);
+            }
+            *self = bigger;
+        }
+    }
+
+    #[inline(always)]
+    fn remove(&mut self, x: u32) {
+        let i = self.place(x);
+        if self.keys[i] == x {
+            self.keys[i] = NONE;
+        } else if self.more.remove(&x).is_some() {
+            self.in_more[i] -= 1;
+        }
+    }
+}
+
 /// An arrived target waiting for an unreported origin: its slot in `Sim::waits`, the
 /// arc's weight, and the next waiter of the same origin.
 #[derive(Clone, Copy)]
@@ -286,7 +372,7 @@ struct Sim<'a> {
     /// Remote arcs out of each node not yet consumed (255: many, kept for good).
     out_left: Vec<u8>,
     /// Origins of remote arcs whose targets have not all arrived.
-    links: FxHashMap<u32, Link>,
+    links: Links,
     /// Slab of waiters (lists of `Link::Waiting`) and its free list.
     waiters: Vec<Waiter>,
     free_waiter: u32,
@@ -296,6 +382,9 @@ struct Sim<'a> {
     /// Virtual nodes ready to be reported, with their slots.
     virt: Vec<(u32, u32)>,
     dirty: Vec<u32>,
+    /// The group whose completions `run` is handling: it reschedules itself, so it is
+    /// not put in `dirty`.
+    stepping: u32,
     reported: u64,
     max_in_flight: u64,
     end: f64,
@@ -423,13 +512,14 @@ impl<'a> Sim<'a> {
             cursor: 0,
             arc_cursor: 0,
             out_left,
-            links: FxHashMap::default(),
+            links: Links::new(),
             waiters: Vec::new(),
             free_waiter: NONE,
             waits: Vec::new(),
             free_waits: Vec::new(),
             virt: Vec::new(),
             dirty: Vec::new(),
+            stepping: NONE,
             reported: 0,
             max_in_flight: 0,
             end: 0.0,
@@ -524,27 +614,25 @@ impl<'a> Sim<'a> {
         for a in lo..hi {
             let from = p.arc_from[a];
             let aw = self.arc_weight(a) as f64;
-            match self.links.entry(from) {
-                Entry::Occupied(mut o) => match o.get_mut() {
-                    Link::Sent { t, left } => {
-                        w.ready = w.ready.max(*t + aw);
-                        if *left != u8::MAX {
-                            *left -= 1;
-                            if *left == 0 {
-                                o.remove();
-                            }
+            match self.links.get_mut(from) {
+                Some(Link::Sent { t, left }) => {
+                    w.ready = w.ready.max(*t + aw);
+                    if *left != u8::MAX {
+                        *left -= 1;
+                        if *left == 0 {
+                            self.links.remove(from);
                         }
                     }
-                    Link::Waiting { tail, .. } => {
-                        let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
-                        self.waiters[*tail as usize].next = k;
-                        *tail = k;
-                        w.pending += 1;
-                    }
-                },
-                Entry::Vacant(v) => {
+                }
+                Some(Link::Waiting { tail, .. }) => {
                     let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
-                    v.insert(Link::Waiting { head: k, tail: k });
+                    self.waiters[*tail as usize].next = k;
+                    *tail = k;
+                    w.pending += 1;
+                }
+                None => {
+                    let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
+                    self.links.insert(from, Link::Waiting { head: k, tail: k });
                     w.pending += 1;
                 }
             }
@@ -561,7 +649,18 @@ impl<'a> Sim<'a> {
         if let Some(x) = self.locs[l as usize].queue.pop() {
             return Some(x);
         }
-        while self.cursor < self.locs[l as usize].end {
+        loop {
+            let end = self.locs[l as usize].end;
+            if self.cursor >= end {
+                return None;
+            }
+            if let Some(q) = self.pull(l, end) {
+                return Some(q);
+            }
+            if self.cursor >= end {
+                return None;
+            }
+            // A node with remote arcs into it, or a virtual one.
             let q = self.arrive(l);
             if !self.virt.is_empty() {
                 self.drain_virtual();
@@ -570,7 +669,53 @@ impl<'a> Sim<'a> {
                 return q;
             }
         }
-        None
+    }
+
+    /// Nodes of real locations without remote arcs into them arrive, below `end`, until
+    /// one of location `l` does (handed back) or a node needs `arrive`. The same as
+    /// `arrive` for each, with the state kept in registers: the most in flight is the
+    /// last, as no node is reported meanwhile.
+    #[inline(always)]
+    fn pull(&mut self, l: u32, end: usize) -> Option<Queued> {
+        let p = self.pag;
+        let stop = p.arc_to.get(self.arc_cursor).map_or(end, |&to| end.min(to as usize));
+        let start = self.cursor;
+        if start >= stop {
+            return None;
+        }
+        let loc_of = &p.loc[start..stop];
+        let local = &self.local[start..stop];
+        let out_left = &self.out_left[start..stop];
+        let (any_zero, zero_ctx, ctx) = (self.any_zero, &self.zero_ctx, &p.ctx);
+        let locs = &mut self.locs;
+        let mut found = None;
+        let mut k = 0;
+        while k < loc_of.len() {
+            let lx = loc_of[k];
+            if lx == NONE {
+                break;
+            }
+            let i = start + k;
+            k += 1;
+            let w = if any_zero && zero_ctx.get(ctx[i] as usize).copied().unwrap_or(false) {
+                0
+            } else {
+                local[k - 1].max(0) as u64
+            };
+            let out = if out_left[k - 1] > 0 { HAS_OUT } else { 0 };
+            let q = Queued { node: i as u32, slot: NONE, w: w | out };
+            if lx == l {
+                found = Some(q);
+                break;
+            }
+            locs[lx as usize].queue.push(q);
+        }
+        self.cursor = start + k;
+        let inflight = self.cursor as u64 - self.reported;
+        if inflight > self.max_in_flight {
+            self.max_in_flight = inflight;
+        }
+        found
     }
 
     /// Reports node `x` at time `t`: it joins the GAG, and the remote arcs out of it
@@ -599,9 +744,9 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     fn release(&mut self, x: u32, t: f64) {
         let out = self.out_left[x as usize];
-        match self.links.entry(x) {
-            Entry::Occupied(mut o) => {
-                let Link::Waiting { head, .. } = *o.get() else {
+        match self.links.get_mut(x) {
+            Some(link) => {
+                let Link::Waiting { head, .. } = *link else {
                     // Reported twice: cannot happen, each node is reported once.
                     return;
                 };
@@ -630,16 +775,16 @@ impl<'a> Sim<'a> {
                     }
                 }
                 if out == u8::MAX {
-                    *o.get_mut() = Link::Sent { t, left: u8::MAX };
+                    *link = Link::Sent { t, left: u8::MAX };
                 } else if (out as u32) > used {
-                    *o.get_mut() = Link::Sent { t, left: (out as u32 - used) as u8 };
+                    *link = Link::Sent { t, left: (out as u32 - used) as u8 };
                 } else {
-                    o.remove();
+                    self.links.remove(x);
                 }
             }
-            Entry::Vacant(v) => {
+            None => {
                 if out > 0 {
-                    v.insert(Link::Sent { t, left: out });
+                    self.links.insert(x, Link::Sent { t, left: out });
                 }
             }
         }
@@ -748,7 +893,9 @@ impl<'a> Sim<'a> {
                 let vfin = gr.v + w as f64;
                 gr.heap.push((vfin.to_bits() as u128) << 64 | l as u128);
                 gr.n += 1;
-                self.dirty.push(g as u32);
+                if g as u32 != self.stepping {
+                    self.dirty.push(g as u32);
+                }
                 return;
             }
             if !self.local_done(l, t) {
@@ -812,6 +959,7 @@ impl<'a> Sim<'a> {
                     continue;
                 }
                 let mut t = t;
+                self.stepping = id;
                 loop {
                     self.group_step(id, t);
                     self.reschedule(id);
@@ -832,6 +980,7 @@ impl<'a> Sim<'a> {
                     t = next;
                     self.now = t;
                 }
+                self.stepping = NONE;
             } else {
                 let l = id;
                 let g = self.locs[l as usize].group;
@@ -922,6 +1071,58 @@ mod tests {
             }
             assert_eq!(q.peek(), model.peek().map(|&Reverse(k)| k));
         }
+    }
+
+    /// The origin table against a map on a random mix of insertions, look-ups, updates
+    /// and removals of origins spread wider than its places, through its growth.
+    #[test]
+    fn links_behave_like_a_map() {
+        let mut links = Links::with_places(16);
+        let mut model: FxHashMap<u32, u8> = FxHashMap::default();
+        let mut rng = 777u64;
+        for n in 0..300_000u32 {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Mostly recent origins, sometimes far ones that collide in the table.
+            let x = if (rng >> 60) < 3 {
+                (rng >> 20) as u32 % 5_000_000
+            } else {
+                n / 2 + (rng >> 40) as u32 % 64
+            };
+            let left = (rng >> 8) as u8 | 1;
+            match (rng >> 33) % 3 {
+                0 => match model.get(&x) {
+                    Some(_) => {}
+                    None => {
+                        links.insert(x, Link::Sent { t: 0.0, left });
+                        model.insert(x, left);
+                    }
+                },
+                1 => {
+                    if let Some(Link::Sent { left: l, .. }) = links.get_mut(x) {
+                        *l = left;
+                    }
+                    if let Some(m) = model.get_mut(&x) {
+                        *m = left;
+                    }
+                }
+                _ => {
+                    links.remove(x);
+                    model.remove(&x);
+                }
+            }
+            let got = links.get_mut(x).map(|l| match *l {
+                Link::Sent { left, .. } => left,
+                Link::Waiting { .. } => 0,
+            });
+            assert_eq!(got, model.get(&x).copied(), "origin {x} at step {n}");
+        }
+        assert!(links.keys.len() > 16, "the table grew");
+        for (&x, &m) in &model {
+            assert!(matches!(links.get_mut(x), Some(Link::Sent { left, .. }) if *left == m));
+        }
+        let held = links.keys.iter().filter(|&&k| k != NONE).count() + links.more.len();
+        assert_eq!(held, model.len());
+        assert_eq!(links.in_more.iter().map(|&c| c as usize).sum::<usize>(), links.more.len());
     }
 
     /// The ring queue against the standard library's on a random mix of pushes and
