@@ -1,13 +1,11 @@
 //! Critical paths of small traces worked out by hand (their header comments give the
 //! arithmetic), and the invariants of formats/pag.md on synthetic workloads.
 
-mod common;
-
-use common::{ms, pag_of_bytes, pag_of_file};
 use spoor_graph::cp::{self, Pred};
 use spoor_graph::pag::ArcKind;
 use spoor_graph::profile::{profile, Level};
 use spoor_graph::{critical_path, whatif, CpOptions, Mode, Pag, Scope};
+use spoor_testkit::{ms, pag_of_bytes, pag_of_file};
 
 fn opts(scope: Scope) -> CpOptions {
     CpOptions { scope: Some(scope), ..CpOptions::default() }

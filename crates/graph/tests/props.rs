@@ -1,29 +1,14 @@
 //! Invariants of formats/pag.md on synthetic workloads, and property tests of the
 //! longest-path algorithms against brute force on random small graphs.
 
-mod common;
-
-use common::pag_of_bytes;
 use proptest::prelude::*;
-use spoor_format::{TraceWriter, WriterOptions};
 use spoor_graph::cp::{self, Pred};
 use spoor_graph::near::longest_paths;
 use spoor_graph::pag::{ArcKind, Context, NONE, VIRTUAL};
 use spoor_graph::{critical_path, file, whatif, CpOptions, Mode, Pag, Scope};
-use spoor_model::{Definitions, Event};
+use spoor_model::Definitions;
 use spoor_synth::{Spec, Workload};
-
-fn synth_bytes(spec: &Spec) -> Vec<u8> {
-    let mut events: Vec<Event> = Vec::new();
-    spoor_synth::generate(spec, &mut events).unwrap();
-    let defs = spoor_synth::definitions(spec);
-    let mut w = TraceWriter::new(Vec::new(), &defs, WriterOptions { block_events: 64, ..Default::default() })
-        .unwrap();
-    for e in &events {
-        w.write(e).unwrap();
-    }
-    w.finish().unwrap()
-}
+use spoor_testkit::{ordered_bytes, pag_of_bytes, synth_bytes};
 
 fn spec(w: Workload, procs: u32, steps: u64, seed: u64, apps: u32) -> Spec {
     Spec { procs: procs.max(w.min_procs()), steps, seed, apps, imbalance: 0.5, ..Spec::new(w) }
@@ -271,7 +256,7 @@ proptest! {
 /// The path from the distances made while building, or `None` when the build gave
 /// none, beside the path of the separate forward pass.
 fn paths_both_ways(bytes: &[u8], mode: Mode) -> (Option<cp::CriticalPath>, cp::CriticalPath) {
-    let ordered = common::ordered_bytes("t", bytes.to_vec());
+    let ordered = ordered_bytes("t", bytes.to_vec());
     let r = spoor_format::TraceReader::from_bytes("t", ordered, Default::default()).unwrap();
     let (pag, made) = spoor_graph::build::build_with_distances(r, mode).unwrap();
     let opts = CpOptions::default();

@@ -1,11 +1,9 @@
 //! GAG, NF and procedure LBF cases worked out by hand (the headers of
 //! testdata/whatif/*.txt and testdata/cp/spa.txt).
 
-mod common;
-
-use common::{ms, pag_of_file};
 use spoor_graph::pag::NONE;
 use spoor_graph::{cp, CpOptions, Mode, NetTable};
+use spoor_testkit::{ms, pag_of_file};
 use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
 use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
 

@@ -1,14 +1,12 @@
 //! Invariants of the prediction on every synthetic workload, and on random
 //! embarrassingly parallel programs.
 
-mod common;
-
-use common::{synth_bytes, synth_pag};
 use proptest::prelude::*;
 use spoor_graph::pag::NONE;
 use spoor_graph::{build, cp, file, CpOptions, Mode, Pag};
 use spoor_model::{Definitions, Event, Kind};
 use spoor_synth::{Spec, Workload};
+use spoor_testkit::{pag_of_bytes, synth_bytes, synth_pag};
 use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
 
 fn spec(w: Workload, procs: u32, steps: u64, seed: u64) -> Spec {
@@ -113,7 +111,7 @@ fn results_are_identical_on_one_and_many_threads() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
-            let pag = common::pag_of_bytes("synth", bytes.clone(), Mode::Cpu);
+            let pag = pag_of_bytes("synth", bytes.clone(), Mode::Cpu);
             let place = Placement::by(&pag, PlaceBy::Cyclic(5));
             let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
             let mut f = Vec::new();

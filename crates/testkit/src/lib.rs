@@ -1,6 +1,5 @@
-//! Shared by the what-if tests: traces ordered in memory with spoor-order, synthetic
-//! workloads, PAGs.
-#![allow(dead_code)]
+//! What the tests of the analysis crates (graph, whatif) share: traces put through
+//! spoor-order in memory, synthetic workloads and their PAGs. A dev-dependency only.
 
 use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_graph::{build, Mode, Pag};
@@ -9,10 +8,13 @@ use spoor_order::order::{self, OrderOptions};
 use spoor_order::Input;
 use spoor_synth::Spec;
 
+/// A file of the repository's testdata directory.
 pub fn testdata(rel: &str) -> String {
     format!("{}/../../testdata/{rel}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A trace (any form) put through spoor-order, as bytes of the binary format (small
+/// blocks, so that block boundaries fall everywhere).
 pub fn ordered_bytes(name: &str, bytes: Vec<u8>) -> Vec<u8> {
     let input = Input::from_bytes(name, bytes);
     let mut out = Vec::new();
@@ -20,18 +22,21 @@ pub fn ordered_bytes(name: &str, bytes: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// The PAG of a trace after spoor-order.
 pub fn pag_of_bytes(name: &str, bytes: Vec<u8>, mode: Mode) -> Pag {
     let ordered = ordered_bytes(name, bytes);
     let r = TraceReader::from_bytes(name, ordered, ReadOptions::default()).expect("reader");
     build::build(r, mode).expect("build")
 }
 
+/// The PAG of a testdata file after spoor-order.
 pub fn pag_of_file(rel: &str, mode: Mode) -> Pag {
     let path = testdata(rel);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     pag_of_bytes(&path, bytes, mode)
 }
 
+/// A synthetic workload as a binary trace (not ordered).
 pub fn synth_bytes(spec: &Spec) -> Vec<u8> {
     let mut events: Vec<Event> = Vec::new();
     spoor_synth::generate(spec, &mut events).unwrap();
@@ -44,11 +49,12 @@ pub fn synth_bytes(spec: &Spec) -> Vec<u8> {
     w.finish().unwrap()
 }
 
+/// The PAG of a synthetic workload.
 pub fn synth_pag(spec: &Spec, mode: Mode) -> Pag {
     pag_of_bytes("synth", synth_bytes(spec), mode)
 }
 
-/// Milliseconds as nanoseconds, exactly.
+/// Milliseconds as nanoseconds, exactly (for hand-worked figures like 9.60 ms).
 pub fn ms(v: f64) -> i64 {
     (v * 1e6).round() as i64
 }
