@@ -100,7 +100,7 @@ fn main() {
             return Ok(());
         }
         let mut out = Output::create(args.output.as_deref())?;
-        let opts = OrderOptions { block_events: args.block_events.max(1) };
+        let opts = OrderOptions { block_events: args.block_events.max(1), progress: !args.quiet };
         let s = order::order(&input, &mut out, &opts).map_err(into_anyhow)?;
         out.commit()?;
         if !s.problems.is_empty() {

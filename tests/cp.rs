@@ -233,3 +233,43 @@ fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
         assert!(cpu["length_ns"].as_i64().unwrap() <= elapsed, "{t}");
     }
 }
+
+/// Runs `cmd` (a shell command line) with a terminal as its standard error, through
+/// util-linux's `script`; returns what the terminal showed.
+fn on_a_terminal(cmd: &str) -> String {
+    let out = Command::new("script")
+        .args(["-qec", cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux's `script` runs commands on a terminal for this test; install util-linux");
+    assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn long_work_shows_progress_on_a_terminal_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = tmp.path().join("raw.spoor");
+    let ordered = tmp.path().join("ordered.spoor");
+    let (raw, ordered) = (raw.to_str().unwrap(), ordered.to_str().unwrap());
+    ok("synth", &["stencil", "--procs", "16", "--events", "300000", "--seed", "1", "-o", raw], b"");
+    let order = format!("{} {raw} -o {ordered}", bin("order"));
+    let bar = |shown: &str| shown.contains("events (");
+    assert!(bar(&on_a_terminal(&order)), "spoor-order shows no progress");
+    assert!(
+        bar(&on_a_terminal(&format!("{} {ordered} -o /dev/null", bin("cp")))),
+        "spoor-cp shows no progress"
+    );
+    assert!(
+        !bar(&on_a_terminal(&format!("{} -q {ordered} -o /dev/null", bin("cp")))),
+        "-q still shows progress"
+    );
+    // Not a terminal: nothing on standard error but what spoor-cp has to say.
+    let out = run("cp", &[ordered, "-o", "/dev/null"], b"");
+    assert!(out.status.success());
+    assert!(
+        !bar(&String::from_utf8_lossy(&out.stderr)),
+        "progress in a log: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

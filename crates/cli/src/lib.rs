@@ -160,13 +160,13 @@ impl Progress {
             let bar = match total {
                 Some(n) => indicatif::ProgressBar::new(n).with_style(
                     indicatif::ProgressStyle::with_template(&format!(
-                        "{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{per_sec}}, {{eta}} left)"
+                        "{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{elapsed}} so far, {{eta}} left)"
                     ))
                     .expect("a valid template"),
                 ),
                 None => indicatif::ProgressBar::new_spinner().with_style(
                     indicatif::ProgressStyle::with_template(&format!(
-                        "{{spinner}} {{human_pos}} {unit} ({{per_sec}})"
+                        "{{spinner}} {{human_pos}} {unit} ({{elapsed}})"
                     ))
                     .expect("a valid template"),
                 ),

@@ -193,16 +193,23 @@ struct Tracker {
 /// lock acquisition and spawned begin carries its partner, and every event comes after
 /// the events it waits for).
 pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
-    build_inner(reader, mode, false).map(|(pag, _)| pag)
+    build_inner(reader, mode, false, false).map(|(pag, _)| pag)
 }
 
 /// `build`, with the forward diffusion of the global scope made on the way (for
 /// `cp::critical_path_with`); `None` when a spawn arc made it unusable.
 pub fn build_with_distances(reader: TraceReader, mode: Mode) -> Result<(Pag, Option<Distances>)> {
-    build_inner(reader, mode, true)
+    build_inner(reader, mode, true, false)
 }
 
-fn build_inner(mut reader: TraceReader, mode: Mode, distances: bool) -> Result<(Pag, Option<Distances>)> {
+/// `build` or `build_with_distances`; `progress` shows a bar of the events added on a
+/// terminal's standard error.
+pub(crate) fn build_inner(
+    mut reader: TraceReader,
+    mode: Mode,
+    distances: bool,
+    progress: bool,
+) -> Result<(Pag, Option<Distances>)> {
     let file = reader.name().to_owned();
     if let Some(h) = reader.header() {
         let need = flags::GLOBAL_ORDER | flags::MATCHED;
@@ -256,12 +263,19 @@ fn build_inner(mut reader: TraceReader, mode: Mode, distances: bool) -> Result<(
             if let Some(n) = expected {
                 b.reserve(n);
             }
+            let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
             for mut block in rx {
                 for s in &block {
                     b.event(s)?;
                 }
+                if let Some(bar) = &bar {
+                    bar.add(block.len() as u64);
+                }
                 block.clear();
                 pool.lock().expect("the buffer pool is never poisoned").push(block);
+            }
+            if let Some(bar) = &bar {
+                bar.finish();
             }
             Ok(b)
         });

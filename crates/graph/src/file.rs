@@ -450,8 +450,8 @@ fn trailing(c: &Cursor) -> DecodeResult<()> {
 
 /// Opens `path` (`-`: standard input) as a PAG file or, failing that, as a trace to
 /// build a PAG from in `mode`; `net` replaces message-arc weights (a PAG file keeps
-/// its mode; asking for the other one is an error). Table warnings go to standard
-/// error unless `quiet`.
+/// its mode; asking for the other one is an error). Unless `quiet`, table warnings go to
+/// standard error, and so does a progress bar of the build when it is a terminal.
 pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pag> {
     load_inner(path, mode, net, quiet, false).map(|(pag, _)| pag)
 }
@@ -482,13 +482,7 @@ fn load_inner(
             std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first)
     };
-    let build = |r: TraceReader| {
-        if distances {
-            build::build_with_distances(r, mode)
-        } else {
-            build::build(r, mode).map(|p| (p, None))
-        }
-    };
+    let build = |r: TraceReader| build::build_inner(r, mode, distances, !quiet);
     let (mut pag, mut made) = if pag_file {
         let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         let pag = read(path, f)?;

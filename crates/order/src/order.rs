@@ -26,11 +26,13 @@ use std::io::Write;
 pub struct OrderOptions {
     /// Events per block of the output.
     pub block_events: usize,
+    /// A bar of the events written, on standard error when it is a terminal.
+    pub progress: bool,
 }
 
 impl Default for OrderOptions {
     fn default() -> Self {
-        OrderOptions { block_events: WriterOptions::default().block_events }
+        OrderOptions { block_events: WriterOptions::default().block_events, progress: false }
     }
 }
 
@@ -145,13 +147,20 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
             r
         });
         let mut written = Ok(());
+        let bar = opts.progress.then(|| spoor_cli::Progress::new("events", Some(scan.total_events())));
         for mut batch in rx.iter() {
             if let Err(e) = batch.iter().try_for_each(|ev| w.write(ev)) {
                 written = Err(Error::Write(e));
                 break;
             }
+            if let Some(bar) = &bar {
+                bar.add(batch.len() as u64);
+            }
             batch.clear();
             let _ = back_tx.send(batch);
+        }
+        if let Some(bar) = &bar {
+            bar.finish();
         }
         drop(rx);
         let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
