@@ -66,7 +66,7 @@ enum Bytes {
 }
 
 /// Bytes of a memory-mapped file decoded between releases of their pages.
-const MAP_WINDOW: u64 = 16 << 20;
+const MAP_WINDOW: u64 = if cfg!(test) { 4096 } else { 16 << 20 };
 
 impl Bytes {
     /// The chunk header at `at` (the caller checked it lies within the bytes).
@@ -743,8 +743,10 @@ impl TraceReader {
                 let todo = &blocks[*next..];
                 *next = blocks.len();
                 let (name, defs) = (&self.name, &self.defs);
+                let (salvage, report) = (self.opts.salvage, &mut self.report);
                 // Decode a window of the file at a time and let the kernel drop its pages
                 // afterwards, so memory stays bounded whatever the file's length.
+                let mut windows = Vec::new();
                 let mut start = 0;
                 while start < todo.len() {
                     let first = todo[start].offset;
@@ -752,21 +754,44 @@ impl TraceReader {
                     while end < todo.len() && todo[end].offset - first < MAP_WINDOW {
                         end += 1;
                     }
-                    let window = &todo[start..end];
-                    let results: Vec<Result<T, Error>> = window
-                        .par_iter()
-                        .map(|&c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)))
-                        .collect();
+                    windows.push(&todo[start..end]);
+                    start = end;
+                }
+                let mut emit = |window: &[ChunkLoc], results: Decoded<T>| -> Result<(), Error> {
                     for (r, c) in results.into_iter().zip(window) {
                         match r {
                             Ok(t) => out(t)?,
-                            Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                            Err(e) if salvage => report.bad_blocks.push((c.offset, e.message)),
                             Err(e) => return Err(e),
                         }
                     }
-                    let last = window[window.len() - 1];
-                    bytes.release(first, last.offset + (chunk::HEADER_LEN as u64) + last.header.len as u64);
-                    start = end;
+                    Ok(())
+                };
+                // The next window decodes while this thread hands on the last one's
+                // results: a consumer slower than one window would otherwise leave the
+                // decoding threads idle, and the decoding would leave it idle in turn.
+                let mut previous: Option<(&[ChunkLoc], Decoded<T>)> = None;
+                for window in windows {
+                    let (results, emitted) = std::thread::scope(|scope| {
+                        let decoding = scope.spawn(|| -> Decoded<T> {
+                            window
+                                .par_iter()
+                                .map(|&c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)))
+                                .collect()
+                        });
+                        let emitted = previous.take().map_or(Ok(()), |(w, r)| emit(w, r));
+                        (decoding.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), emitted)
+                    });
+                    emitted?;
+                    let (first, last) = (window[0], window[window.len() - 1]);
+                    bytes.release(
+                        first.offset,
+                        last.offset + (chunk::HEADER_LEN as u64) + last.header.len as u64,
+                    );
+                    previous = Some((window, results));
+                }
+                if let Some((w, r)) = previous {
+                    emit(w, r)?;
                 }
             }
             Source::Stream { .. } => loop {
@@ -904,6 +929,9 @@ impl Iterator for Events {
     }
 }
 
+/// What decoding a window of blocks gave, block by block.
+type Decoded<T> = Vec<Result<T, Error>>;
+
 fn payload_of(bytes: &[u8], c: ChunkLoc) -> &[u8] {
     let s = c.offset as usize + chunk::HEADER_LEN;
     &bytes[s..s + c.header.len as usize]
@@ -997,4 +1025,77 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{TraceWriter, WriterOptions};
+
+    /// A trace of many small blocks: with the unit tests' 4 KiB window, dozens of windows.
+    fn many_blocks() -> (Vec<u8>, Vec<Event>) {
+        let spec = spoor_synth::Spec {
+            procs: 8,
+            steps: 200,
+            ..spoor_synth::Spec::new(spoor_synth::Workload::Stencil)
+        };
+        let mut events = Vec::new();
+        spoor_synth::generate(&spec, &mut events).unwrap();
+        let defs = spoor_synth::definitions(&spec);
+        let mut w =
+            TraceWriter::new(Vec::new(), &defs, WriterOptions { block_events: 50, ..Default::default() })
+                .unwrap();
+        for e in &events {
+            w.write(e).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        // The file's order (blocks per location), read one block after the other.
+        let (_, events) =
+            TraceReader::from_bytes("t", bytes.clone(), ReadOptions::default()).unwrap().read_all().unwrap();
+        (bytes, events)
+    }
+
+    fn folded(bytes: Vec<u8>, salvage: bool) -> Result<(Vec<Event>, usize), Error> {
+        let mut r = TraceReader::from_bytes("t", bytes, ReadOptions { salvage })?;
+        let mut got = Vec::new();
+        r.par_fold_blocks_each(
+            |_| Vec::new(),
+            |v: &mut Vec<Event>, e| v.push(e),
+            |v| {
+                got.extend(v);
+                Ok(())
+            },
+        )?;
+        Ok((got, r.salvage_report().bad_blocks.len()))
+    }
+
+    #[test]
+    fn windows_decoded_ahead_arrive_in_order() {
+        let (bytes, events) = many_blocks();
+        assert!(bytes.len() as u64 > 20 * MAP_WINDOW, "{} bytes: too few windows", bytes.len());
+        let (got, bad) = folded(bytes, false).unwrap();
+        assert_eq!(bad, 0);
+        assert_eq!(got.len(), events.len());
+        assert!(got == events, "the windows' events are not the file's, in its order");
+    }
+
+    #[test]
+    fn a_bad_block_in_a_later_window_stops_the_read_or_is_skipped() {
+        let (mut bytes, events) = many_blocks();
+        // A byte in the middle of the file: inside some block's payload (its CRC fails).
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x40;
+        assert!(folded(bytes.clone(), false).is_err());
+        let (got, bad) = folded(bytes, true).unwrap();
+        assert_eq!(bad, 1);
+        assert!(
+            got.len() < events.len() && got.len() >= events.len() - 50,
+            "{} of {}",
+            got.len(),
+            events.len()
+        );
+        // What is kept is the trace without one block, in order.
+        let mut it = events.iter();
+        assert!(got.iter().all(|g| it.any(|e| e == g)), "events out of order");
+    }
 }
