@@ -102,6 +102,20 @@ struct LocState {
     dist: i64,
 }
 
+impl LocState {
+    /// A location before its first event.
+    const FRESH: LocState = LocState {
+        last: NONE,
+        ctx: 0,
+        entered: (NONE, NONE, 0),
+        waiting: false,
+        count: 0,
+        cpu: NO_CPU,
+        wall: 0,
+        dist: 0,
+    };
+}
+
 /// One collective instance while its events are being read.
 #[derive(Default)]
 struct Instance {
@@ -305,19 +319,7 @@ pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode:
 impl<'a> Builder<'a> {
     fn new(file: &'a str, mode: Mode, defs: Definitions, distances: bool) -> Self {
         let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
-        let locs = vec![
-            LocState {
-                last: NONE,
-                ctx: 0,
-                entered: (NONE, NONE, 0),
-                waiting: false,
-                count: 0,
-                cpu: NO_CPU,
-                wall: 0,
-                dist: 0
-            };
-            pag.defs.locations.len()
-        ];
+        let locs = vec![LocState::FRESH; pag.defs.locations.len()];
         Builder {
             file,
             mode,
@@ -426,19 +428,7 @@ impl<'a> Builder<'a> {
     fn event(&mut self, s: &Slim) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
-            self.locs.resize(
-                l + 1,
-                LocState {
-                    last: NONE,
-                    ctx: 0,
-                    entered: (NONE, NONE, 0),
-                    waiting: false,
-                    count: 0,
-                    cpu: NO_CPU,
-                    wall: 0,
-                    dist: 0,
-                },
-            );
+            self.locs.resize(l + 1, LocState::FRESH);
         }
         let st = self.locs[l];
         self.min_wall = self.min_wall.min(s.wall);
