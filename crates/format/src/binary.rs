@@ -215,7 +215,7 @@ fn err<T>(offset: usize, message: impl Into<String>) -> Result<T, DecodeError> {
 }
 
 /// Adds what was being read to a varint failure.
-trait Expect<T> {
+pub(crate) trait Expect<T> {
     fn want(self, c: &Cursor, what: &str) -> Result<T, DecodeError>;
 }
 
@@ -585,18 +585,7 @@ pub fn decode_block(
         };
         let dw = c.i64().want(c, "a wall-time delta")?;
         wall = wall.wrapping_add(dw);
-        let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
-            head::CPU_NONE => None,
-            head::CPU_SAME_AS_WALL => {
-                cpu = cpu.wrapping_add(dw);
-                Some(cpu)
-            }
-            head::CPU_DELTA => {
-                cpu = cpu.wrapping_add(c.i64().want(c, "a CPU-time delta")?);
-                Some(cpu)
-            }
-            _ => Some(cpu),
-        };
+        let ev_cpu = event_cpu(c, h, dw, &mut cpu)?;
         let kind = decode_kind(c, code, start)?;
         let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
         if h & head::ANNOTATED != 0 {
@@ -611,6 +600,25 @@ pub fn decode_block(
         );
     }
     Ok(BlockPrefix { loc: block_loc, count })
+}
+
+/// An event's CPU time from its head's CPU mode (formats/trace.md): none, advanced with
+/// the wall delta `dw`, an explicit delta read here, or unchanged; `cpu` is the block's
+/// running CPU time.
+#[inline(always)]
+pub(crate) fn event_cpu(c: &mut Cursor, h: u8, dw: i64, cpu: &mut i64) -> Result<Option<i64>, DecodeError> {
+    Ok(match (h >> head::CPU_SHIFT) & 3 {
+        head::CPU_NONE => None,
+        head::CPU_SAME_AS_WALL => {
+            *cpu = cpu.wrapping_add(dw);
+            Some(*cpu)
+        }
+        head::CPU_DELTA => {
+            *cpu = cpu.wrapping_add(c.i64().want(c, "a CPU-time delta")?);
+            Some(*cpu)
+        }
+        _ => Some(*cpu),
+    })
 }
 
 #[inline(always)]

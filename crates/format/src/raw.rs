@@ -7,8 +7,8 @@
 //! [`crate::TraceWriter::takes_block`] the output is byte for byte what writing the
 //! events one by one would have given.
 
-use crate::binary::{ann, decode_kind, head, BlockEncoder, BlockPrefix, DecodeError};
-use crate::varint::{put_u64, zigzag, Cursor, VarintError};
+use crate::binary::{ann, decode_kind, event_cpu, head, BlockEncoder, BlockPrefix, DecodeError, Expect};
+use crate::varint::{put_u64, zigzag, Cursor};
 use spoor_model::*;
 
 /// A block payload ready to be written as one chunk, with what the index says of it.
@@ -112,19 +112,9 @@ fn annotations_len(ev: &Event) -> usize {
     vlen(n) + len
 }
 
-fn want<T>(r: Result<T, VarintError>, c: &Cursor, what: &str) -> Result<T, DecodeError> {
-    r.map_err(|e| DecodeError {
-        offset: c.pos,
-        message: match e {
-            VarintError::Truncated => format!("expected {what}, found the end of the chunk"),
-            VarintError::Overflow => format!("expected {what}, found a varint longer than 64 bits"),
-        },
-    })
-}
-
 fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
     let at = c.pos;
-    let v = want(c.u64(), c, what)?;
+    let v = c.u64().want(c, what)?;
     u32::try_from(v).map_err(|_| DecodeError {
         offset: at,
         message: format!("expected {what} (at most 2^32-1), found {v}"),
@@ -135,7 +125,7 @@ fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
 /// tags come in the order the encoder writes them, each once and each known.
 fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, DecodeError> {
     let at = c.pos;
-    let n = want(c.u64(), c, "the number of annotations")?;
+    let n = c.u64().want(c, "the number of annotations")?;
     if n > c.remaining() as u64 {
         return Err(DecodeError {
             offset: at,
@@ -145,9 +135,9 @@ fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, De
     let mut ordered = true;
     let mut last_tag = 0u64;
     for _ in 0..n {
-        let tag = want(c.u64(), c, "an annotation tag")?;
+        let tag = c.u64().want(c, "an annotation tag")?;
         let lat = c.pos;
-        let len = want(c.u64(), c, "an annotation length")?;
+        let len = c.u64().want(c, "an annotation length")?;
         if len > c.remaining() as u64 {
             return Err(DecodeError {
                 offset: lat,
@@ -156,7 +146,7 @@ fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, De
         }
         let len = len as usize;
         let at = c.pos;
-        let body = want(c.bytes(len), c, "an annotation")?;
+        let body = c.bytes(len).want(c, "an annotation")?;
         let mut b = Cursor::new(body);
         let bad = |what: &str| DecodeError {
             offset: at,
@@ -222,7 +212,7 @@ pub fn decode_block_canonical(
         Some(l)
     };
     let at = c.pos;
-    let count = want(c.u64(), c, "the block's event count")?;
+    let count = c.u64().want(c, "the block's event count")?;
     if count > (c.remaining() / 2) as u64 {
         return Err(DecodeError {
             offset: at,
@@ -235,7 +225,7 @@ pub fn decode_block_canonical(
     let (mut lo, mut hi) = (0i64, 0i64);
     for i in 0..count {
         let start = c.pos;
-        let h = want(c.u8(), c, "an event")?;
+        let h = c.u8().want(c, "an event")?;
         let code = h & head::KIND_MASK;
         let loc = match block_loc {
             Some(l) => l,
@@ -251,22 +241,10 @@ pub fn decode_block_canonical(
                 l
             }
         };
-        let dw = want(c.i64(), c, "a wall-time delta")?;
+        let dw = c.i64().want(c, "a wall-time delta")?;
         wall = wall.wrapping_add(dw);
-        let mode = (h >> head::CPU_SHIFT) & 3;
         let prev_cpu = cpu;
-        let ev_cpu = match mode {
-            head::CPU_NONE => None,
-            head::CPU_SAME_AS_WALL => {
-                cpu = cpu.wrapping_add(dw);
-                Some(cpu)
-            }
-            head::CPU_DELTA => {
-                cpu = cpu.wrapping_add(want(c.i64(), c, "a CPU-time delta")?);
-                Some(cpu)
-            }
-            _ => Some(cpu),
-        };
+        let ev_cpu = event_cpu(c, h, dw, &mut cpu)?;
         let kind = decode_kind(c, code, start)?;
         let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
         if h & head::ANNOTATED != 0 {
@@ -356,7 +334,7 @@ impl BlockCursor {
             Some(l)
         };
         let at = c.pos;
-        let count = want(c.u64(), &c, "the block's event count")?;
+        let count = c.u64().want(&c, "the block's event count")?;
         if count > (c.remaining() / 2) as u64 {
             return Err(DecodeError {
                 offset: at,
@@ -406,7 +384,7 @@ impl BlockCursor {
         let mut cur = Cursor { buf: &self.payload, pos: self.pos };
         let c = &mut cur;
         let start = c.pos;
-        let h = want(c.u8(), c, "an event")?;
+        let h = c.u8().want(c, "an event")?;
         let code = h & head::KIND_MASK;
         let loc = match self.loc {
             Some(l) => l,
@@ -425,21 +403,10 @@ impl BlockCursor {
                 l
             }
         };
-        let dw = want(c.i64(), c, "a wall-time delta")?;
+        let dw = c.i64().want(c, "a wall-time delta")?;
         let wall = self.wall.wrapping_add(dw);
         let mut cpu = self.cpu;
-        let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
-            head::CPU_NONE => None,
-            head::CPU_SAME_AS_WALL => {
-                cpu = cpu.wrapping_add(dw);
-                Some(cpu)
-            }
-            head::CPU_DELTA => {
-                cpu = cpu.wrapping_add(want(c.i64(), c, "a CPU-time delta")?);
-                Some(cpu)
-            }
-            _ => Some(cpu),
-        };
+        let ev_cpu = event_cpu(c, h, dw, &mut cpu)?;
         let kind = decode_kind(c, code, start)?;
         let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
         if h & head::ANNOTATED != 0 {
