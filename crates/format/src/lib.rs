@@ -5,6 +5,7 @@
 //! from the first bytes.
 
 pub mod binary;
+pub mod brief;
 mod error;
 pub mod raw;
 pub mod reader;

@@ -5,67 +5,10 @@ use crate::cp::{Distances, NEG};
 use crate::error::{Error, Result};
 use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
-use spoor_format::binary::flags;
+use spoor_format::binary::{decode_block, flags};
+use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
 use spoor_format::TraceReader;
-use spoor_model::{CollOp, Definitions, Event, Kind, LocId};
-
-/// "No CPU time known".
-const NO_CPU: i64 = i64::MIN;
-
-/// An event reduced to what the graph needs, made in parallel as blocks decode.
-#[derive(Clone, Copy)]
-struct Slim {
-    loc: u32,
-    code: u8,
-    /// Collective op code, or 1 when a begin has a parent.
-    sub: u8,
-    /// Procedure (enter, leave), communicator (collectives).
-    a: u32,
-    wall: i64,
-    cpu: i64,
-    /// Message bytes; root location + 1 of a collective end (0: none).
-    bytes: u64,
-    partner_loc: u32,
-    partner_idx: u64,
-}
-
-const NO_PARTNER: u32 = u32::MAX;
-
-fn slim(e: &Event) -> Slim {
-    let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
-    match &e.kind {
-        Kind::Enter { proc } | Kind::Leave { proc } => a = *proc,
-        Kind::Send { bytes: b, .. } | Kind::Isend { bytes: b, .. } => bytes = *b,
-        Kind::RecvEnd { bytes: b, .. } | Kind::IrecvComplete { bytes: b, .. } => bytes = *b,
-        Kind::CollBegin { op, comm } => {
-            a = *comm;
-            sub = op.code();
-        }
-        Kind::CollEnd { op, comm, root, .. } => {
-            a = *comm;
-            sub = op.code();
-            bytes = root.map_or(0, |r| r as u64 + 1);
-        }
-        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => sub = parent.is_some() as u8,
-        Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => a = *name,
-        _ => {}
-    }
-    let (partner_loc, partner_idx) = match e.ann.partner {
-        Some(p) => (p.loc, p.index),
-        None => (NO_PARTNER, 0),
-    };
-    Slim {
-        loc: e.loc,
-        code: e.kind.code(),
-        sub,
-        a,
-        wall: e.wall,
-        cpu: e.cpu.unwrap_or(NO_CPU),
-        bytes,
-        partner_loc,
-        partner_idx,
-    }
-}
+use spoor_model::{CollOp, Definitions, Event, LocId};
 
 // Kind codes (spoor_model::Kind::code).
 const PROCESS_BEGIN: u8 = 0;
@@ -258,7 +201,7 @@ pub(crate) fn build_inner(
         }
         let mut b = Builder::new(&file, mode, defs, distances);
         for e in &events {
-            b.event(&slim(e))?;
+            b.event(&Brief::of(e))?;
         }
         return b.finish();
     }
@@ -266,10 +209,10 @@ pub(crate) fn build_inner(
     // order; the channel's bound keeps the decoded blocks in flight few.
     let defs = reader.defs().clone();
     let expected = reader.end().map(|e| e.events as usize);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Slim>>(64);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Brief>>(64);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
-    let pool: std::sync::Mutex<Vec<Vec<Slim>>> = std::sync::Mutex::new(Vec::new());
+    let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
     let (read, built) = std::thread::scope(|scope| {
         let (file, pool) = (&file, &pool);
         let worker = scope.spawn(move || -> Result<Builder> {
@@ -293,9 +236,20 @@ pub(crate) fn build_inner(
             }
             Ok(b)
         });
-        let read = reader.par_fold_blocks_each(
-            |_| pool.lock().expect("the buffer pool is never poisoned").pop().unwrap_or_default(),
-            |v: &mut Vec<Slim>, e| v.push(slim(&e)),
+        let read = reader.par_raw_blocks_each(
+            |defs, raw| {
+                raw.check_crc()?;
+                let mut v = pool.lock().expect("the buffer pool is never poisoned").pop().unwrap_or_default();
+                let locs = defs.locations.len();
+                if !decode_block_brief(raw.payload, raw.multi(), locs, &mut v) {
+                    // The full decoder names the problem.
+                    v.clear();
+                    decode_block(raw.payload, raw.multi(), locs, |e| v.push(Brief::of(&e)))
+                        .map_err(|e| raw.error(e))?;
+                }
+                Ok(v)
+            },
+            |_, block| block.events.iter().map(Brief::of).collect(),
             |block| tx.send(block).map_err(|_| spoor_format::Error::corrupt(file, 0, "stopped")),
         );
         drop(tx);
@@ -311,7 +265,7 @@ pub(crate) fn build_inner(
 pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
     let mut b = Builder::new(file, mode, defs.clone(), false);
     for e in events {
-        b.event(&slim(e))?;
+        b.event(&Brief::of(e))?;
     }
     b.finish().map(|(pag, _)| pag)
 }
@@ -364,6 +318,21 @@ impl<'a> Builder<'a> {
         p.arc_weight.reserve_exact(arcs);
         p.arc_kind.reserve_exact(arcs);
         p.arc_bytes.reserve_exact(arcs);
+        use crate::mem::advise_huge;
+        advise_huge(&p.loc);
+        advise_huge(&p.prev);
+        advise_huge(&p.wall);
+        advise_huge(&p.weight);
+        advise_huge(&p.ctx);
+        advise_huge(&p.kind);
+        advise_huge(&p.arc_to);
+        advise_huge(&p.arc_from);
+        advise_huge(&p.arc_weight);
+        advise_huge(&p.arc_kind);
+        advise_huge(&p.arc_bytes);
+        if let Some(t) = &self.track {
+            advise_huge(&t.dist);
+        }
     }
 
     fn err(&self, message: String) -> Error {
@@ -425,7 +394,7 @@ impl<'a> Builder<'a> {
         Ok((loc as u64) << 40 | index)
     }
 
-    fn event(&mut self, s: &Slim) -> Result<()> {
+    fn event(&mut self, s: &Brief) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
             self.locs.resize(l + 1, LocState::FRESH);
@@ -568,7 +537,7 @@ impl<'a> Builder<'a> {
 
     /// Handles the bookkeeping of a collective end and returns the node it waits for,
     /// making the virtual node(s) it needs.
-    fn collective_end(&mut self, s: &Slim) -> Result<Option<u32>> {
+    fn collective_end(&mut self, s: &Brief) -> Result<Option<u32>> {
         let comm = s.a;
         let k = {
             let c = self.ends_seen(s.loc, comm);

@@ -11,6 +11,7 @@ pub mod cost;
 pub mod cp;
 pub mod error;
 pub mod file;
+pub mod mem;
 pub mod near;
 pub mod pag;
 pub mod profile;

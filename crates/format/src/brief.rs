@@ -1,0 +1,391 @@
+//! A fast decoder for consumers that need only a few fields of each event (the PAG
+//! builder): it fills compact [`Brief`]s straight from a block's bytes, without making
+//! an [`Event`] or keeping ids it does not need.
+//!
+//! It refuses exactly the blocks [`crate::binary::decode_block`] refuses, but says
+//! nothing about why: when it answers `false`, the caller decodes the block with
+//! `decode_block` to name the problem. When it answers `true`, its briefs are exactly
+//! `Brief::of` of the events `decode_block` gives (both property-tested below).
+
+use crate::binary::{ann, head};
+use crate::varint::Cursor;
+use spoor_model::{Event, Kind, KIND_COUNT};
+
+/// `Brief::cpu` of an event without CPU time.
+pub const NO_CPU: i64 = i64::MIN;
+/// `Brief::partner_loc` of an event without partner.
+pub const NO_PARTNER: u32 = u32::MAX;
+/// The largest collective operation code (formats/trace.md).
+const LAST_COLL_OP: u8 = 14;
+
+/// An event reduced to what a graph needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Brief {
+    pub loc: u32,
+    /// Kind code (`Kind::code`).
+    pub code: u8,
+    /// Collective operation code; 1 when a process or thread begin has a parent.
+    pub sub: u8,
+    /// Procedure (enter, leave), phase name (phase begin, end), communicator
+    /// (collectives).
+    pub a: u32,
+    pub wall: i64,
+    /// `NO_CPU` when unknown.
+    pub cpu: i64,
+    /// Message bytes; root location + 1 of a collective end (0: none).
+    pub bytes: u64,
+    /// `NO_PARTNER` when none.
+    pub partner_loc: u32,
+    pub partner_idx: u64,
+}
+
+impl Brief {
+    /// The brief of a decoded event.
+    pub fn of(e: &Event) -> Brief {
+        let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
+        match &e.kind {
+            Kind::Enter { proc } | Kind::Leave { proc } => a = *proc,
+            Kind::Send { bytes: b, .. } | Kind::Isend { bytes: b, .. } => bytes = *b,
+            Kind::RecvEnd { bytes: b, .. } | Kind::IrecvComplete { bytes: b, .. } => bytes = *b,
+            Kind::CollBegin { op, comm } => {
+                a = *comm;
+                sub = op.code();
+            }
+            Kind::CollEnd { op, comm, root, .. } => {
+                a = *comm;
+                sub = op.code();
+                bytes = root.map_or(0, |r| r as u64 + 1);
+            }
+            Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => sub = parent.is_some() as u8,
+            Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => a = *name,
+            _ => {}
+        }
+        let (partner_loc, partner_idx) = match e.ann.partner {
+            Some(p) => (p.loc, p.index),
+            None => (NO_PARTNER, 0),
+        };
+        Brief {
+            loc: e.loc,
+            code: e.kind.code(),
+            sub,
+            a,
+            wall: e.wall,
+            cpu: e.cpu.unwrap_or(NO_CPU),
+            bytes,
+            partner_loc,
+            partner_idx,
+        }
+    }
+}
+
+#[inline(always)]
+fn u64v(c: &mut Cursor) -> Option<u64> {
+    c.u64().ok()
+}
+
+#[inline(always)]
+fn u32v(c: &mut Cursor) -> Option<u32> {
+    u32::try_from(c.u64().ok()?).ok()
+}
+
+/// An `opt` location or tag: whether it is present.
+#[inline(always)]
+fn opt_u32v(c: &mut Cursor) -> Option<bool> {
+    match c.u64().ok()? {
+        0 => Some(false),
+        v if v - 1 <= u32::MAX as u64 => Some(true),
+        _ => None,
+    }
+}
+
+/// Appends the briefs of a block payload's events to `out`; `false` (with `out` in any
+/// state) when `decode_block` has to look at the block. `multi` and `loc_count` as for
+/// `decode_block`.
+pub fn decode_block_brief(payload: &[u8], multi: bool, loc_count: usize, out: &mut Vec<Brief>) -> bool {
+    decode(payload, multi, loc_count, out).is_some()
+}
+
+fn decode(payload: &[u8], multi: bool, loc_count: usize, out: &mut Vec<Brief>) -> Option<()> {
+    let c = &mut Cursor::new(payload);
+    let block_loc = if multi {
+        None
+    } else {
+        let l = u32v(c)?;
+        if l as usize >= loc_count {
+            return None;
+        }
+        Some(l)
+    };
+    let count = u64v(c)?;
+    if count > (c.remaining() / 2) as u64 {
+        return None;
+    }
+    out.reserve(count as usize);
+    let (mut wall, mut cpu) = (0i64, 0i64);
+    for _ in 0..count {
+        let h = c.u8().ok()?;
+        let code = h & head::KIND_MASK;
+        if code >= KIND_COUNT {
+            return None;
+        }
+        let loc = match block_loc {
+            Some(l) => l,
+            None => {
+                let l = u32v(c)?;
+                if l as usize >= loc_count {
+                    return None;
+                }
+                l
+            }
+        };
+        let dw = c.i64().ok()?;
+        wall = wall.wrapping_add(dw);
+        let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
+            head::CPU_NONE => NO_CPU,
+            head::CPU_SAME_AS_WALL => {
+                cpu = cpu.wrapping_add(dw);
+                cpu
+            }
+            head::CPU_DELTA => {
+                cpu = cpu.wrapping_add(c.i64().ok()?);
+                cpu
+            }
+            _ => cpu,
+        };
+        let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
+        match code {
+            0 | 2 => sub = opt_u32v(c)? as u8,
+            1 | 3 => {}
+            4 | 5 | 18 | 19 => a = u32v(c)?,
+            6 | 8 => {
+                u32v(c)?;
+                u32v(c)?;
+                u32v(c)?;
+                bytes = u64v(c)?;
+            }
+            7 => {
+                opt_u32v(c)?;
+                u32v(c)?;
+                opt_u32v(c)?;
+            }
+            9 => {
+                u32v(c)?;
+                u32v(c)?;
+                u32v(c)?;
+                bytes = u64v(c)?;
+                u64v(c)?;
+            }
+            10 | 15 | 16 | 17 => {
+                u64v(c)?;
+            }
+            11 => {
+                opt_u32v(c)?;
+                u32v(c)?;
+                opt_u32v(c)?;
+                u64v(c)?;
+            }
+            12 => {
+                u64v(c)?;
+                u32v(c)?;
+                u32v(c)?;
+                u32v(c)?;
+                bytes = u64v(c)?;
+            }
+            13 | 14 => {
+                sub = c.u8().ok()?;
+                if sub > LAST_COLL_OP {
+                    return None;
+                }
+                a = u32v(c)?;
+                if code == 14 {
+                    let root = c.u64().ok()?;
+                    if root > u32::MAX as u64 + 1 {
+                        return None;
+                    }
+                    bytes = root;
+                    u64v(c)?;
+                    u64v(c)?;
+                }
+            }
+            20 => {
+                u32v(c)?;
+                c.bytes(8).ok()?;
+            }
+            _ => {
+                // 21, clock_offset
+                u32v(c)?;
+                u64v(c)?;
+                u64v(c)?;
+            }
+        }
+        let (mut partner_loc, mut partner_idx) = (NO_PARTNER, 0);
+        if h & head::ANNOTATED != 0 {
+            let n = u64v(c)?;
+            if n > c.remaining() as u64 {
+                return None;
+            }
+            for _ in 0..n {
+                let tag = u64v(c)?;
+                let len = u64v(c)?;
+                if len > c.remaining() as u64 {
+                    return None;
+                }
+                let body = &mut Cursor::new(c.bytes(len as usize).ok()?);
+                match tag {
+                    ann::PARTNER => {
+                        partner_loc = u32v(body)?;
+                        partner_idx = u64v(body)?;
+                    }
+                    // Skipped, but a later decode_block must find them whole.
+                    ann::LAMPORT | ann::RAW_WALL => {
+                        u64v(body)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.push(Brief { loc, code, sub, a, wall, cpu: ev_cpu, bytes, partner_loc, partner_idx });
+    }
+    (c.remaining() == 0).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::{decode_block, BlockEncoder};
+    use proptest::prelude::*;
+    use spoor_model::{Annotations, CollOp, EventRef};
+
+    /// What `decode_block` makes of a payload, as briefs, or `None` if it refuses it.
+    fn reference(payload: &[u8], multi: bool, locs: usize) -> Option<Vec<Brief>> {
+        let mut v = Vec::new();
+        decode_block(payload, multi, locs, |e| v.push(Brief::of(&e))).ok().map(|_| v)
+    }
+
+    fn kind_of(code: u8, x: u32, y: u64) -> Kind {
+        let op = CollOp::from_code((x % 15) as u8).unwrap();
+        let opt = (x % 3 != 0).then_some(x);
+        match code {
+            0 => Kind::ProcessBegin { parent: opt },
+            1 => Kind::ProcessEnd,
+            2 => Kind::ThreadBegin { parent: opt },
+            3 => Kind::ThreadEnd,
+            4 => Kind::Enter { proc: x },
+            5 => Kind::Leave { proc: x },
+            6 => Kind::Send { to: x, comm: x / 2, tag: x / 3, bytes: y },
+            7 => Kind::RecvBegin { from: opt, comm: x, tag: opt },
+            8 => Kind::RecvEnd { from: x, comm: x / 2, tag: x / 3, bytes: y },
+            9 => Kind::Isend { to: x, comm: 1, tag: 2, bytes: y, request: y / 7 },
+            10 => Kind::IsendComplete { request: y },
+            11 => Kind::IrecvRequest { from: opt, comm: x, tag: None, request: y },
+            12 => Kind::IrecvComplete { request: y, from: x, comm: 0, tag: x, bytes: y / 3 },
+            13 => Kind::CollBegin { op, comm: x },
+            14 => Kind::CollEnd { op, comm: x, root: opt, sent: y, received: y / 5 },
+            15 => Kind::LockRequest { lock: y },
+            16 => Kind::LockAcquire { lock: y },
+            17 => Kind::LockRelease { lock: y },
+            18 => Kind::PhaseBegin { name: x },
+            19 => Kind::PhaseEnd { name: x },
+            20 => Kind::Metric { metric: x, value: y as f64 / 3.0 },
+            _ => Kind::ClockOffset { reference: x, offset: -(y as i64), error: y / 2 },
+        }
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        (
+            0u32..40,
+            0u8..22,
+            any::<u32>(),
+            any::<u64>(),
+            -1_000_000i64..1_000_000,
+            prop::option::of(-5i64..1_000_000),
+            prop::option::of((0u32..40, any::<u32>())),
+            prop::option::of(any::<u32>()),
+            prop::option::of(-100i64..100),
+        )
+            .prop_map(|(loc, code, x, y, wall, cpu, partner, lamport, raw)| Event {
+                loc,
+                wall,
+                cpu,
+                kind: kind_of(code, x, y),
+                ann: Annotations {
+                    partner: partner.map(|(loc, i)| EventRef { loc, index: i as u64 }),
+                    lamport: lamport.map(u64::from),
+                    raw_wall: raw.map(|r| wall + r),
+                },
+            })
+    }
+
+    fn encode(events: &[Event], multi: bool) -> Vec<u8> {
+        let mut enc = BlockEncoder::default();
+        for e in events {
+            enc.push(e, multi);
+        }
+        let mut payload = Vec::new();
+        if !multi {
+            crate::varint::put_u64(&mut payload, events.first().map_or(0, |e| e.loc) as u64);
+        }
+        crate::varint::put_u64(&mut payload, enc.count);
+        payload.extend_from_slice(&enc.buf);
+        payload
+    }
+
+    proptest! {
+        /// Whole blocks: the fast path takes them and agrees with decode_block.
+        #[test]
+        fn briefs_of_whole_blocks_are_those_of_decode_block(
+            mut events in prop::collection::vec(event(), 0..60),
+            multi in any::<bool>(),
+        ) {
+            if !multi {
+                let l = events.first().map_or(0, |e| e.loc);
+                events.iter_mut().for_each(|e| e.loc = l);
+            }
+            let payload = encode(&events, multi);
+            let mut got = Vec::new();
+            prop_assert!(decode_block_brief(&payload, multi, 40, &mut got));
+            prop_assert_eq!(Some(got), reference(&payload, multi, 40));
+        }
+
+        /// Damaged blocks (bytes changed, cut, or naming locations that are not
+        /// defined): the fast path refuses exactly what decode_block refuses, and
+        /// agrees with it on the rest.
+        #[test]
+        fn briefs_of_damaged_blocks_never_differ_from_decode_block(
+            events in prop::collection::vec(event(), 1..30),
+            multi in any::<bool>(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+            cut in any::<prop::sample::Index>(),
+            locs in 1usize..45,
+        ) {
+            let mut payload = encode(&events, multi);
+            for (at, b) in edits {
+                let i = at.index(payload.len());
+                payload[i] = b;
+            }
+            let keep = if cut.index(4) == 0 { cut.index(payload.len() + 1) } else { payload.len() };
+            payload.truncate(keep);
+            let mut got = Vec::new();
+            let ok = decode_block_brief(&payload, multi, locs, &mut got);
+            let want = reference(&payload, multi, locs);
+            prop_assert_eq!(ok, want.is_some());
+            if ok {
+                prop_assert_eq!(Some(got), want);
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_counts_and_unknown_kinds_are_left_to_decode_block() {
+        let mut out = Vec::new();
+        // 2^40 events declared in four bytes.
+        assert!(!decode_block_brief(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x20], true, 4, &mut out));
+        // Kind code 22 is not defined in 1.0.
+        assert!(!decode_block_brief(&[1, 22, 0, 0], true, 4, &mut out));
+        assert!(reference(&[1, 22, 0, 0], true, 4).is_none());
+        // Location 5 of 4.
+        assert!(!decode_block_brief(&[1, 1, 5, 0], true, 4, &mut out));
+        // Trailing bytes after the last event.
+        assert!(!decode_block_brief(&[1, 1, 0, 0, 7], true, 4, &mut out));
+    }
+}
