@@ -12,6 +12,7 @@
 
 pub mod align;
 pub mod describe;
+mod encode;
 mod error;
 mod fasthash;
 pub mod hull;

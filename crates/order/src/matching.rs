@@ -18,6 +18,7 @@
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
 use crate::scan::{Rec, Record};
+use rayon::prelude::*;
 use serde::Serialize;
 use spoor_model::{AppId, CollOp, CommId, Definitions, EventRef, LocId};
 use std::collections::BTreeMap;
@@ -211,8 +212,10 @@ impl Problem {
 /// Everything matching found: the synchronization of the trace.
 #[derive(Clone, Debug, Default)]
 pub struct Sync {
-    /// Sorted by send.
+    /// Sorted by send (empty from [`match_events_uncollected`]).
     pub messages: Vec<Message>,
+    /// The number of matched messages.
+    pub message_count: usize,
     pub instances: Vec<Instance>,
     pub handoffs: Vec<Handoff>,
     pub spawns: Vec<Spawn>,
@@ -377,6 +380,22 @@ pub fn match_events_with(defs: &Definitions, records: &[Vec<Record>], partners: 
 /// [`match_events_with`], leaving [`Sync::points`] empty too unless `points` (what a
 /// replay needs; spoor-align's proof that its clocks change nothing does not).
 pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: bool, points: bool) -> Sync {
+    match_all(defs, records, partners, points, true)
+}
+
+/// [`match_events`] without collecting [`Sync::messages`] (only their number): what
+/// spoor-order needs.
+pub fn match_events_uncollected(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
+    match_all(defs, records, true, true, false)
+}
+
+fn match_all(
+    defs: &Definitions,
+    records: &[Vec<Record>],
+    partners: bool,
+    points: bool,
+    want_messages: bool,
+) -> Sync {
     let n = records.len();
     let mut b = Builder {
         defs,
@@ -582,20 +601,24 @@ pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: b
 
     // Point to point: the k-th send of a channel goes to its k-th receive.
     let mut messages = Vec::new();
+    let mut message_count = 0;
     drop(channel_of);
     channels.sort_unstable_by_key(|&(k, _)| k);
     for ((from, to, comm, tag), mut ch) in channels {
         // Keys are unique (a location's events have distinct indices): unstable is exact.
         ch.recvs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
         let matched = ch.sends.len().min(ch.recvs.len());
+        message_count += matched;
         for (s, r) in ch.sends.iter().zip(&ch.recvs) {
-            messages.push(Message {
-                send: s.ev.at,
-                recv: r.ev.at,
-                send_wall: s.ev.wall,
-                recv_wall: r.ev.wall,
-                bytes: s.bytes,
-            });
+            if want_messages {
+                messages.push(Message {
+                    send: s.ev.at,
+                    recv: r.ev.at,
+                    send_wall: s.ev.wall,
+                    recv_wall: r.ev.wall,
+                    bytes: s.bytes,
+                });
+            }
             b.partner(s.ev.at, r.ev.at);
             b.partner(r.ev.at, s.ev.at);
             b.point(s.ev.at, Point::Source);
@@ -807,17 +830,19 @@ pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: b
         }
     }
 
-    for v in b.partners.iter_mut() {
+    // Per location, in parallel (each sort on its own: the result does not depend on threads).
+    b.partners.par_iter_mut().for_each(|v| {
         v.sort_by_key(|&(i, _)| i);
         v.shrink_to_fit();
-    }
-    for v in b.points.iter_mut() {
+    });
+    b.points.par_iter_mut().for_each(|v| {
         v.sort_by_key(|&(i, _)| i);
         v.shrink_to_fit();
-    }
+    });
     b.problems.sort_by_key(|x| (x.at, x.kind));
     Sync {
         messages,
+        message_count,
         instances,
         handoffs,
         spawns,

@@ -9,18 +9,21 @@
 //! about one block per location for traces whose blocks interleave in time (as spoor's
 //! writers produce them).
 
+use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
-use crate::matching::{self, Problem, ProblemKind, Sync};
+use crate::matching::{self, Point, Problem, ProblemKind, Sync};
 use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, Scan};
 use crate::{Error, Result};
 use spoor_format::binary::flags;
-use spoor_format::raw::BlockCursor;
+use spoor_format::raw::{self, BlockCursor};
 use spoor_format::{NextBlock, TraceWriter, WriterOptions};
-use spoor_model::{Definitions, Event, EventRef, Kind, LocId};
+use spoor_model::{Annotations, Definitions, Event, EventRef, Kind, LocId};
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io::Write;
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct OrderOptions {
@@ -60,7 +63,7 @@ impl OrderSummary {
         OrderSummary {
             defs: scan.defs.clone(),
             events: scan.total_events(),
-            messages: sync.messages.len(),
+            messages: sync.message_count,
             collectives: sync.instances.len(),
             handoffs: sync.handoffs.len(),
             spawns: sync.spawns.len(),
@@ -93,11 +96,11 @@ struct Stuck {
 /// find cycles. Never fails for what it finds; only for unreadable input.
 pub fn check(input: &Input) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
-    let mut sync = matching::match_events(&scan.defs, &scan.records);
+    let sync = matching::match_events_uncollected(&scan.defs, &scan.records);
     scan.records = Vec::new();
     let mut summary = OrderSummary::new(&scan, &sync);
-    sync.messages = Vec::new();
-    let (released, stuck) = replay_stream(input, &scan, &sync, &mut |_| Ok(()))?;
+    let pool = Pool::default();
+    let (released, stuck) = replay_stream(input, &scan, &sync, &pool, &mut |_, _, _, _, _| Ok(()))?;
     summary.released_spawns = released;
     if let Some(s) = stuck {
         summary.problems.push(s.problem);
@@ -111,58 +114,110 @@ pub fn check(input: &Input) -> Result<OrderSummary> {
 /// is an error naming its events.
 pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
-    let mut sync = matching::match_events(&scan.defs, &scan.records);
+    // The replay needs the points, partners and collectives, not the message list.
+    let sync = matching::match_events_uncollected(&scan.defs, &scan.records);
     scan.records = Vec::new();
     let mut summary = OrderSummary::new(&scan, &sync);
-    // The replay needs the points, partners and collectives, not the message list.
-    sync.messages = Vec::new();
+    let block_events = opts.block_events.max(1);
+    let n_locs = scan.counts.len();
     let wopts = WriterOptions {
-        block_events: opts.block_events.max(1),
+        block_events,
         global_order: true,
         index: true,
         flags: (scan.flags & 0xffff_ffff) | flags::MATCHED,
     };
     let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
-    // The replay runs on its own thread and hands over batches of events; this one
-    // encodes and writes them.
+    // The replay runs on its own thread and hands over one output block at a time (what
+    // goes where: `Batch`), in turn to each of a few encoding threads; this one writes
+    // the encoded blocks in their order (a last, partial block event by event).
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+    let pool = &Pool::default();
     let (released, stuck) = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(4);
-        // Written batches come back empty, to be filled again.
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<Event>>();
+        let mut job_txs = Vec::new();
+        let mut done_rxs = Vec::new();
+        // Batches come back empty from the encoding threads, to be filled again.
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<Batch>();
+        for _ in 0..workers {
+            let back_tx = back_tx.clone();
+            let (job_tx, job_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
+            let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Encoded>(2);
+            job_txs.push(job_tx);
+            done_rxs.push(done_rx);
+            s.spawn(move || {
+                let mut enc = MultiBlock::with_capacity(block_events * 16);
+                for mut batch in job_rx.iter() {
+                    let done = if batch.out.len() == block_events {
+                        batch.encode(&mut enc);
+                        Encoded::Block(enc.finish())
+                    } else {
+                        let mut events = Vec::with_capacity(batch.out.len());
+                        batch.events(&mut events);
+                        Encoded::Events(events)
+                    };
+                    for c in batch.chunks.drain(..) {
+                        recycle(Some(c), pool);
+                    }
+                    batch.out.clear();
+                    let _ = back_tx.send(batch);
+                    if done_tx.send(done).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
         let (scan, sync) = (&scan, &sync);
         let replay = s.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH);
-            let r = replay_stream(input, scan, sync, &mut |ev| {
-                batch.push(ev);
-                if batch.len() >= BATCH {
-                    let empty = back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+            let mut batch = Batch::with_capacity(block_events);
+            let mut sent = 0u64;
+            // Per location: the batch and slot its current chunk has in `batch.chunks`.
+            let mut slot_of: Vec<(u64, u32, *const ChunkData)> =
+                vec![(u64::MAX, 0, std::ptr::null()); n_locs];
+            let r = replay_stream(input, scan, sync, pool, &mut |loc, chunk, idx, lamport, partner| {
+                let so = &mut slot_of[loc as usize];
+                if so.0 != sent || so.2 != Arc::as_ptr(chunk) {
+                    *so = (sent, batch.chunks.len() as u32, Arc::as_ptr(chunk));
+                    batch.chunks.push(chunk.clone());
+                }
+                let (ploc, pidx) = partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
+                batch.out.push(Out { chunk: so.1, idx: idx as u32, loc, ploc, lamport, pidx });
+                if batch.out.len() >= block_events {
+                    let empty = back_rx.try_recv().unwrap_or_else(|_| Batch::with_capacity(block_events));
                     let full = std::mem::replace(&mut batch, empty);
-                    tx.send(full).map_err(|_| std::io::Error::other("the writer stopped"))?;
+                    job_txs[(sent % workers as u64) as usize]
+                        .send(full)
+                        .map_err(|_| std::io::Error::other("the writer stopped"))?;
+                    sent += 1;
                 }
                 Ok(())
             });
-            if !batch.is_empty() {
-                let _ = tx.send(batch);
+            if !batch.out.is_empty() {
+                let _ = job_txs[(sent % workers as u64) as usize].send(batch);
             }
             r
         });
         let mut written = Ok(());
         let bar = opts.progress.then(|| spoor_cli::Progress::new("events", Some(scan.total_events())));
-        for mut batch in rx.iter() {
-            if let Err(e) = batch.iter().try_for_each(|ev| w.write(ev)) {
+        // Batch k was given to worker k % workers; the workers end when the replay does.
+        'write: for k in 0.. {
+            let Ok(done) = done_rxs[k % workers].recv() else { break };
+            let (r, count) = match done {
+                Encoded::Block(b) => (w.write_block(&b), b.count),
+                Encoded::Events(events) => {
+                    (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64)
+                }
+            };
+            if let Err(e) = r {
                 written = Err(Error::Write(e));
-                break;
+                break 'write;
             }
             if let Some(bar) = &bar {
-                bar.add(batch.len() as u64);
+                bar.add(count);
             }
-            batch.clear();
-            let _ = back_tx.send(batch);
         }
         if let Some(bar) = &bar {
             bar.finish();
         }
-        drop(rx);
+        drop(done_rxs);
         let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         written?;
         r
@@ -175,43 +230,275 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
     Ok(summary)
 }
 
-/// Events handed from the replay to the writer at a time.
-const BATCH: usize = 4096;
+/// An output block from an encoding thread: a full block encoded, or a last, shorter
+/// one's events to write one by one.
+enum Encoded {
+    Block(raw::EncodedBlock),
+    Events(Vec<Event>),
+}
 
-/// Replays the input in causal order, giving each event (with its annotations) to
-/// `sink`. Returns the number of released spawn waits and the cycle, if it got stuck.
-fn replay_stream(
+/// One output event as the replay hands it over: where its input event is and what the
+/// output adds (partner location `u32::MAX`: none).
+struct Out {
+    chunk: u32,
+    idx: u32,
+    loc: LocId,
+    ploc: LocId,
+    lamport: u64,
+    pidx: u64,
+}
+
+/// An output block's events: the chunks they come from and, in order, each event.
+struct Batch {
+    chunks: Vec<Arc<ChunkData>>,
+    out: Vec<Out>,
+}
+
+impl Batch {
+    fn with_capacity(n: usize) -> Batch {
+        Batch { chunks: Vec::new(), out: Vec::with_capacity(n) }
+    }
+
+    /// Encodes the events into `enc`.
+    fn encode(&self, enc: &mut MultiBlock) {
+        for o in &self.out {
+            let c = &self.chunks[o.chunk as usize];
+            let i = o.idx as usize;
+            let e = &c.evs[i];
+            enc.push(&OutEvent {
+                loc: o.loc,
+                wall: c.walls[i],
+                cpu: e.cpu,
+                kind: &e.kind,
+                partner: (o.ploc != u32::MAX).then_some(EventRef { loc: o.ploc, index: o.pidx }),
+                lamport: o.lamport,
+                raw_wall: e.raw_wall,
+            });
+        }
+    }
+
+    /// The output events, into `events`.
+    fn events(&self, events: &mut Vec<Event>) {
+        events.clear();
+        events.extend(self.out.iter().map(|o| {
+            let c = &self.chunks[o.chunk as usize];
+            let i = o.idx as usize;
+            let e = &c.evs[i];
+            Event {
+                loc: o.loc,
+                wall: c.walls[i],
+                cpu: e.cpu,
+                kind: e.kind.clone(),
+                ann: Annotations {
+                    partner: (o.ploc != u32::MAX).then_some(EventRef { loc: o.ploc, index: o.pidx }),
+                    lamport: Some(o.lamport),
+                    raw_wall: e.raw_wall,
+                },
+            }
+        }));
+    }
+}
+
+/// What the output keeps of an input event besides its wall time: its location is its
+/// queue's, its partner and Lamport clock are replaced.
+#[derive(Clone, Debug)]
+struct Slim {
+    cpu: Option<i64>,
+    raw_wall: Option<i64>,
+    kind: Kind,
+}
+
+/// One location's events from one block: the wall times (all the replay reads) apart
+/// from the rest (read when encoding).
+#[derive(Default)]
+struct ChunkData {
+    walls: Vec<i64>,
+    evs: Vec<Slim>,
+}
+
+impl ChunkData {
+    fn push(&mut self, ev: Event) {
+        self.walls.push(ev.wall);
+        self.evs.push(Slim { cpu: ev.cpu, raw_wall: ev.ann.raw_wall, kind: ev.kind });
+    }
+}
+
+/// One location's events from one block.
+struct Chunk {
+    loc: LocId,
+    /// The events the block declares for the location (more than `data` holds when
+    /// decoding stopped at an error).
+    declared: u64,
+    data: ChunkData,
+    /// In a multi-location block: each event's position in the block, in order.
+    at: Vec<u32>,
+}
+
+/// A block as the reading thread hands it to the replay: its events by location (in
+/// order of first appearance), and a decoding error after them.
+#[derive(Default)]
+struct Piece {
+    chunks: Vec<Chunk>,
+    /// Several locations' events (or the text form's): checked against the counts
+    /// event by event.
+    multi: bool,
+    /// The first event of a location that is not defined: (position, location).
+    bad: Option<(u32, LocId)>,
+    err: Option<Error>,
+}
+
+/// Decodes one block into a [`Piece`], taking its vectors from `pool` when it can.
+fn piece_of(
+    block: std::result::Result<Option<NextBlock>, spoor_format::Error>,
+    input: &Input,
+    n: usize,
+    pool: &Pool,
+    slot: &mut [u32],
+) -> Result<Piece> {
+    let name = input.name();
+    match block {
+        Ok(Some(NextBlock::Raw(raw))) if !raw.multi() => {
+            let mut data = pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+            data.walls.clear();
+            data.evs.clear();
+            match spoor_format::binary::decode_block(&raw.payload, false, n, |e| data.push(e)) {
+                Ok(prefix) => Ok(match prefix.loc {
+                    Some(loc) if prefix.count > 0 => Piece {
+                        chunks: vec![Chunk { loc, declared: prefix.count, data, at: Vec::new() }],
+                        ..Piece::default()
+                    },
+                    _ => Piece::default(),
+                }),
+                Err(e) => {
+                    // The events before the error are queued (and the count checked)
+                    // before the error is reported, as when decoding one at a time.
+                    let err = decode_error(name, raw.offset, e);
+                    match BlockCursor::new(raw.payload, false, n) {
+                        Err(_) => Err(err),
+                        Ok(cursor) => Ok(Piece {
+                            chunks: match cursor.loc() {
+                                Some(loc) if cursor.remaining() > 0 => {
+                                    vec![Chunk { loc, declared: cursor.remaining(), data, at: Vec::new() }]
+                                }
+                                _ => Vec::new(),
+                            },
+                            err: Some(err),
+                            ..Piece::default()
+                        }),
+                    }
+                }
+            }
+        }
+        Ok(Some(NextBlock::Raw(raw))) => {
+            let mut decoded = Vec::new();
+            match spoor_format::binary::decode_block(&raw.payload, true, n, |e| decoded.push(e)) {
+                Ok(_) => Ok(split(decoded, slot)),
+                Err(e) => Err(decode_error(name, raw.offset, e)),
+            }
+        }
+        Ok(Some(NextBlock::Decoded(b))) => Ok(split(b.events, slot)),
+        Ok(None) => Ok(Piece::default()),
+        Err(e) => Err(input.rename(e)),
+    }
+}
+
+/// Chunks used up, for the decoding threads to fill again.
+type Pool = std::sync::Mutex<Vec<ChunkData>>;
+
+/// Splits a block's events by location, keeping each location's order.
+fn split(events: Vec<Event>, slot: &mut [u32]) -> Piece {
+    let mut piece = Piece { multi: true, ..Piece::default() };
+    for (pos, ev) in events.into_iter().enumerate() {
+        let l = ev.loc as usize;
+        if l >= slot.len() {
+            piece.bad = Some((pos as u32, ev.loc));
+            break;
+        }
+        let i = match slot[l] {
+            u32::MAX => {
+                slot[l] = piece.chunks.len() as u32;
+                piece.chunks.push(Chunk {
+                    loc: ev.loc,
+                    declared: 0,
+                    data: ChunkData::default(),
+                    at: Vec::new(),
+                });
+                piece.chunks.len() - 1
+            }
+            i => i as usize,
+        };
+        let c = &mut piece.chunks[i];
+        c.data.push(ev);
+        c.at.push(pos as u32);
+        c.declared += 1;
+    }
+    for c in &piece.chunks {
+        slot[c.loc as usize] = u32::MAX;
+    }
+    piece
+}
+
+/// Replays the input in causal order, giving each event to `sink`: its location, its
+/// chunk and index there, its Lamport clock and partner. Returns the number of
+/// released spawn waits and the cycle, if it got stuck.
+///
+/// A location stays chosen as long as its next event is still the earliest ready one
+/// and waits for nothing (no receive, collective end, lock or spawn): then the heap of
+/// ready locations only has its top's key replaced; everything else goes through the
+/// engine's checks. The replay reads only wall times; the events themselves are read
+/// where they are encoded.
+fn replay_stream<F>(
     input: &Input,
     scan: &Scan,
     sync: &Sync,
-    sink: &mut dyn FnMut(Event) -> std::io::Result<()>,
-) -> Result<(usize, Option<Stuck>)> {
+    pool: &Pool,
+    sink: &mut F,
+) -> Result<(usize, Option<Stuck>)>
+where
+    F: FnMut(LocId, &Arc<ChunkData>, usize, u64, Option<EventRef>) -> std::io::Result<()>,
+{
     let n = scan.counts.len();
     let mut reader = input.reader()?;
+    let name = scan.name.as_str();
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<NextBlock, spoor_format::Error>>(8);
-        s.spawn(move || loop {
-            match reader.next_raw_block() {
-                Ok(Some(b)) => {
-                    if tx.send(Ok(b)).is_err() {
+        // One thread reads the blocks; DECODERS decode them, block k on thread
+        // k % DECODERS, and the replay takes them back in that order.
+        let mut rxs = Vec::new();
+        let mut job_txs = Vec::new();
+        for _ in 0..DECODERS {
+            let (job_tx, job_rx) = std::sync::mpsc::sync_channel(4);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Piece>>(4);
+            job_txs.push(job_tx);
+            rxs.push(rx);
+            s.spawn(move || {
+                let mut slot = vec![u32::MAX; n];
+                for block in job_rx.iter() {
+                    let piece = piece_of(block, input, n, pool, &mut slot);
+                    let stop = piece.is_err();
+                    if tx.send(piece).is_err() || stop {
                         break;
                     }
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    let _ = tx.send(Err(e));
+            });
+        }
+        s.spawn(move || {
+            for k in 0.. {
+                let block = reader.next_raw_block();
+                let last = !matches!(block, Ok(Some(_)));
+                if job_txs[k % DECODERS].send(block).is_err() || last {
                     break;
                 }
             }
         });
+        let mut next_rx = 0usize;
         let mut st = Stream {
             queues: (0..n).map(|_| Queue::default()).collect(),
             remaining: scan.counts.clone(),
             starving: scan.counts.iter().filter(|&&c| c > 0).count(),
-            slot: vec![u32::MAX; n],
+            pool,
         };
         let mut engine = Engine::new(sync, n);
-        let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::new();
+        let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::with_capacity(n);
         let mut in_heap = vec![false; n];
         let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| scan.counts[l as usize] > 0).collect();
         let mut partner_at = vec![0usize; n];
@@ -220,16 +507,16 @@ fn replay_stream(
         let mut left: u64 = scan.total_events();
         let mut released = 0;
         let mut rescanned = false;
-        let mut last: Option<LocId> = None;
-        let mut candidate: Option<(i64, LocId)> = None;
         loop {
             while st.starving > 0 {
-                match rx.recv() {
-                    Ok(Ok(b)) => st.push(b, &scan.name)?,
-                    Ok(Err(e)) => return Err(input.rename(e)),
+                let got = rxs[next_rx % DECODERS].recv();
+                next_rx += 1;
+                match got {
+                    Ok(Ok(p)) => st.push(p, name)?,
+                    Ok(Err(e)) => return Err(e),
                     Err(_) => {
                         return Err(Error::input(
-                            &scan.name,
+                            name,
                             "the trace ended before the events the first reading counted: did it change?",
                         ))
                     }
@@ -240,29 +527,14 @@ fn replay_stream(
                 if in_heap[l] {
                     continue;
                 }
-                let Some(head) = st.queues[l].front() else { continue };
-                let wall = head.wall;
+                let Some(wall) = st.queues[l].front() else { continue };
                 let heads = |p: LocId| st.head(p);
                 if engine.check(loc, wall, &heads) {
-                    if Some(loc) == last {
-                        // Kept aside: it often goes next, which saves a push and a pop.
-                        candidate = Some((wall, loc));
-                    } else {
-                        heap.push(Reverse((wall, loc)));
-                    }
+                    heap.push(Reverse((wall, loc)));
                     in_heap[l] = true;
                 }
             }
-            let next = match candidate.take() {
-                Some(c) if heap.peek().is_none_or(|Reverse(top)| c < *top) => Some(c),
-                Some(c) => {
-                    heap.push(Reverse(c));
-                    heap.pop().map(|Reverse(t)| t)
-                }
-                None => heap.pop().map(|Reverse(t)| t),
-            };
-            last = None;
-            let Some((_, loc)) = next else {
+            let Some(&Reverse((_, loc))) = heap.peek() else {
                 if left == 0 {
                     break;
                 }
@@ -281,60 +553,87 @@ fn replay_stream(
                 let cycle = engine.cycle(start);
                 return Ok((released, Some(stuck(&scan.defs, &st, &engine, &cycle))));
             };
-            let l = loc as usize;
-            in_heap[l] = false;
             rescanned = false;
-            let Some(mut ev) = st.pop(loc, &scan.name)? else {
-                return Err(Error::input(&scan.name, "internal: a scheduled location has no event"));
-            };
-            let idx = engine.next_index(loc);
-            let inc = engine.incoming(loc);
-            let clock = lamport[l].max(inc.map_or(0, |i| i.value)) + 1;
-            lamport[l] = clock;
+            let l = loc as usize;
             let fixed = &sync.partners[l];
-            let mut partner = None;
-            while partner_at[l] < fixed.len() && fixed[partner_at[l]].0 <= idx {
-                if fixed[partner_at[l]].0 == idx {
-                    partner = Some(fixed[partner_at[l]].1);
+            // `loc` is the top of the heap: emit its events while it stays there.
+            loop {
+                let q = &mut st.queues[l];
+                let Some(chunk) = q.cur.as_ref() else {
+                    return Err(Error::input(name, "internal: a scheduled location has no event"));
+                };
+                let at = q.pos;
+                let wall = chunk.walls[at];
+                let idx = engine.next_index(loc);
+                let mut partner = None;
+                while partner_at[l] < fixed.len() && fixed[partner_at[l]].0 <= idx {
+                    if fixed[partner_at[l]].0 == idx {
+                        partner = Some(fixed[partner_at[l]].1);
+                    }
+                    partner_at[l] += 1;
                 }
-                partner_at[l] += 1;
+                let clock = match engine.point_of(loc) {
+                    None => lamport[l] + 1,
+                    Some(p) => {
+                        let inc = engine.incoming(loc);
+                        // Collective ends and spawned locations get what they waited for.
+                        if partner.is_none() && matches!(p, Point::CollEnd { .. } | Point::Spawn { .. }) {
+                            partner = inc.map(|i| i.from);
+                        }
+                        lamport[l].max(inc.map_or(0, |i| i.value)) + 1
+                    }
+                };
+                lamport[l] = clock;
+                engine.emit(loc, wall, clock, &mut woken);
+                left -= 1;
+                sink(loc, chunk, at, clock as u64, partner).map_err(Error::Write)?;
+                st.advance(loc);
+                // The next event of `loc`: still ready without a check, or back to the checks.
+                let next = match st.queues[l].front() {
+                    Some(w) if engine.needs_nothing(loc) => Some(w),
+                    _ => None,
+                };
+                let mut top = heap.peek_mut().expect("the emitting location is in the heap");
+                match next {
+                    Some(wall) => *top = Reverse((wall, loc)),
+                    None => {
+                        PeekMut::pop(top);
+                        in_heap[l] = false;
+                        pending.push(loc);
+                        break;
+                    }
+                }
+                drop(top);
+                if !woken.is_empty() || heap.peek().is_some_and(|Reverse((_, t))| *t != loc) {
+                    break;
+                }
             }
-            if partner.is_none()
-                && matches!(
-                    ev.kind,
-                    Kind::CollEnd { .. } | Kind::ProcessBegin { .. } | Kind::ThreadBegin { .. }
-                )
-            {
-                partner = inc.map(|i| i.from);
-            }
-            ev.ann.partner = partner;
-            ev.ann.lamport = Some(clock as u64);
-            engine.emit(loc, ev.wall, clock, &mut woken);
             pending.append(&mut woken);
-            pending.push(loc);
-            last = Some(loc);
-            left -= 1;
-            sink(ev).map_err(Error::Write)?;
         }
         Ok((released, None))
     })
 }
 
-/// Where a location's queued events come from: a block of its own, decoded one event
-/// at a time as the replay gets to it, or events decoded already (split off a
-/// multi-location block, or of the text form).
-enum Src {
-    Lazy { offset: u64, cursor: BlockCursor },
-    Decoded(std::vec::IntoIter<Event>),
-}
-
-/// The events of a location read but not yet replayed: the next one decoded (`head`),
-/// the rest in their blocks.
+/// The events of a location read but not yet replayed: the current chunk's from `pos`
+/// on, then the next chunks'.
 #[derive(Default)]
 struct Queue {
-    head: Option<Event>,
-    srcs: VecDeque<Src>,
+    cur: Option<Arc<ChunkData>>,
+    pos: usize,
+    rest: VecDeque<Arc<ChunkData>>,
 }
+
+/// Hands a chunk nobody else holds back to the decoding threads.
+fn recycle(chunk: Option<Arc<ChunkData>>, pool: &Pool) {
+    if let Some(data) = chunk.and_then(|c| Arc::try_unwrap(c).ok()) {
+        if let Ok(mut p) = pool.lock() {
+            p.push(data);
+        }
+    }
+}
+
+/// Threads decoding the blocks of the second reading.
+const DECODERS: usize = 2;
 
 /// A decoding problem of the block at `offset` (which the first reading decoded
 /// without one: the trace changed).
@@ -345,172 +644,107 @@ fn decode_error(name: &str, offset: u64, e: spoor_format::binary::DecodeError) -
 
 impl Queue {
     fn is_empty(&self) -> bool {
-        self.head.is_none()
+        self.cur.is_none()
     }
 
-    fn front(&self) -> Option<&Event> {
-        self.head.as_ref()
+    /// The wall time of the next event.
+    #[inline]
+    fn front(&self) -> Option<i64> {
+        self.cur.as_ref().map(|c| c.walls[self.pos])
     }
 
-    /// Decodes the next event into `head` (none when every block is used up).
-    fn advance(&mut self, name: &str) -> Result<()> {
-        while let Some(src) = self.srcs.front_mut() {
-            let next = match src {
-                Src::Lazy { offset, cursor } => {
-                    cursor.next_event().map_err(|e| decode_error(name, *offset, e))?
-                }
-                Src::Decoded(it) => it.next(),
-            };
-            if let Some(ev) = next {
-                self.head = Some(ev);
-                return Ok(());
+    /// The `k`th queued event's kind and wall time (for describing a cycle).
+    fn get(&self, k: usize) -> Option<(&'static str, i64)> {
+        let mut k = k + self.pos;
+        for c in self.cur.iter().chain(&self.rest) {
+            if k < c.walls.len() {
+                return Some((c.evs[k].kind.name(), c.walls[k]));
             }
-            self.srcs.pop_front();
-        }
-        self.head = None;
-        Ok(())
-    }
-
-    fn push(&mut self, src: Src, name: &str) -> Result<()> {
-        self.srcs.push_back(src);
-        if self.head.is_none() {
-            self.advance(name)?;
-        }
-        Ok(())
-    }
-
-    /// The `k`th queued event (for describing a cycle; decodes ahead on copies).
-    fn get(&self, k: usize) -> Option<Event> {
-        if k == 0 {
-            return self.head.clone();
-        }
-        let mut k = k - 1;
-        for src in &self.srcs {
-            match src {
-                Src::Lazy { cursor, .. } => {
-                    let mut c = cursor.clone();
-                    while let Ok(Some(ev)) = c.next_event() {
-                        if k == 0 {
-                            return Some(ev);
-                        }
-                        k -= 1;
-                    }
-                }
-                Src::Decoded(it) => {
-                    let rest = it.as_slice();
-                    if k < rest.len() {
-                        return Some(rest[k].clone());
-                    }
-                    k -= rest.len();
-                }
-            }
+            k -= c.walls.len();
         }
         None
     }
-
-    fn pop(&mut self, name: &str) -> Result<Option<Event>> {
-        let Some(ev) = self.head.take() else { return Ok(None) };
-        self.advance(name)?;
-        Ok(Some(ev))
-    }
 }
 
-struct Stream {
+struct Stream<'p> {
     queues: Vec<Queue>,
     /// Events of each location not yet read.
     remaining: Vec<u64>,
     /// Locations with an empty queue and events still to read.
     starving: usize,
-    /// Scratch for splitting blocks: each location's run in the block (u32::MAX: none).
-    slot: Vec<u32>,
+    /// Used-up chunks, back to the decoding threads.
+    pool: &'p Pool,
 }
 
-impl Stream {
-    fn push(&mut self, b: NextBlock, name: &str) -> Result<()> {
-        let events = match b {
-            NextBlock::Raw(raw) if !raw.multi() => {
-                let offset = raw.offset;
-                let cursor = BlockCursor::new(raw.payload, false, self.queues.len())
-                    .map_err(|e| decode_error(name, offset, e))?;
-                let (Some(loc), n) = (cursor.loc(), cursor.remaining()) else { return Ok(()) };
-                if n == 0 {
-                    return Ok(());
+impl Stream<'_> {
+    fn push(&mut self, p: Piece, name: &str) -> Result<()> {
+        if p.multi {
+            // The first event (in the block) beyond its location's count, as the
+            // events are taken one by one.
+            let mut first = p.bad;
+            for c in &p.chunks {
+                let r = self.remaining[c.loc as usize];
+                if c.declared > r {
+                    let at = c.at[r as usize];
+                    if first.is_none_or(|(a, _)| at < a) {
+                        first = Some((at, c.loc));
+                    }
                 }
-                return self.push_src(loc, n, Src::Lazy { offset, cursor }, name);
             }
-            NextBlock::Raw(raw) => {
-                let mut events = Vec::new();
-                spoor_format::binary::decode_block(&raw.payload, true, self.queues.len(), |e| events.push(e))
-                    .map_err(|e| decode_error(name, raw.offset, e))?;
-                events
+            if let Some((_, loc)) = first {
+                return Err(more_events(name, loc));
             }
-            NextBlock::Decoded(b) => b.events,
-        };
-        let Some(first) = events.first().map(|e| e.loc) else { return Ok(()) };
-        if events.iter().all(|e| e.loc == first) {
-            let n = events.len() as u64;
-            return self.push_src(first, n, Src::Decoded(events.into_iter()), name);
         }
-        // Several locations' events: split them by location, keeping their order.
-        let mut runs: Vec<(LocId, Vec<Event>)> = Vec::new();
-        let mut result = Ok(());
-        for ev in events {
-            let l = ev.loc as usize;
-            if l >= self.queues.len() {
-                result = Err(more_events(name, ev.loc));
-                break;
-            }
-            let i = match self.slot[l] {
-                u32::MAX => {
-                    self.slot[l] = runs.len() as u32;
-                    runs.push((ev.loc, Vec::new()));
-                    runs.len() - 1
-                }
-                i => i as usize,
-            };
-            if self.remaining[l] <= runs[i].1.len() as u64 {
-                result = Err(more_events(name, ev.loc));
-                break;
-            }
-            runs[i].1.push(ev);
+        for c in p.chunks {
+            self.push_src(c.loc, c.declared, c.data, name)?;
         }
-        for (loc, _) in &runs {
-            self.slot[*loc as usize] = u32::MAX;
+        match p.err {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        result?;
-        for (loc, v) in runs {
-            let n = v.len() as u64;
-            self.push_src(loc, n, Src::Decoded(v.into_iter()), name)?;
-        }
-        Ok(())
     }
 
     /// Queues `n` events of `loc`.
-    fn push_src(&mut self, loc: LocId, n: u64, src: Src, name: &str) -> Result<()> {
+    fn push_src(&mut self, loc: LocId, n: u64, data: ChunkData, name: &str) -> Result<()> {
         let l = loc as usize;
         if l >= self.queues.len() || self.remaining[l] < n {
             return Err(more_events(name, loc));
         }
         self.remaining[l] -= n;
-        if self.queues[l].is_empty() {
-            self.starving -= 1;
+        if data.walls.is_empty() {
+            return Ok(());
         }
-        self.queues[l].push(src, name)
+        let q = &mut self.queues[l];
+        if q.cur.is_none() {
+            self.starving -= 1;
+            q.cur = Some(Arc::new(data));
+            q.pos = 0;
+        } else {
+            q.rest.push_back(Arc::new(data));
+        }
+        Ok(())
     }
 
-    fn pop(&mut self, loc: LocId, name: &str) -> Result<Option<Event>> {
+    /// Moves past the next event of `loc`.
+    #[inline]
+    fn advance(&mut self, loc: LocId) {
         let l = loc as usize;
-        let ev = self.queues[l].pop(name)?;
-        if ev.is_some() && self.queues[l].is_empty() && self.remaining[l] > 0 {
-            self.starving += 1;
+        let q = &mut self.queues[l];
+        q.pos += 1;
+        if q.cur.as_ref().is_some_and(|c| q.pos >= c.walls.len()) {
+            q.pos = 0;
+            let old = std::mem::replace(&mut q.cur, q.rest.pop_front());
+            recycle(old, self.pool);
+            if q.cur.is_none() && self.remaining[l] > 0 {
+                self.starving += 1;
+            }
         }
-        Ok(ev)
     }
 
     fn head(&self, loc: LocId) -> Head {
         let l = loc as usize;
         match self.queues.get(l).and_then(|q| q.front()) {
-            Some(e) => Head::At(e.wall),
+            Some(w) => Head::At(w),
             None if self.remaining.get(l).is_none_or(|&c| c == 0) => Head::Finished,
             // Not read yet: treat as not past anything, so waiters wait.
             None => Head::At(i64::MIN),
@@ -529,8 +763,7 @@ fn stuck(defs: &Definitions, st: &Stream, engine: &Engine, cycle: &[(EventRef, E
     // The queue of a location holds its events from its next one on.
     let what = |r: EventRef| -> Option<(&'static str, i64)> {
         let q = st.queues.get(r.loc as usize)?;
-        let ev = q.get(usize::try_from(r.index.checked_sub(engine.next_index(r.loc))?).ok()?)?;
-        Some((ev.kind.name(), ev.wall))
+        q.get(usize::try_from(r.index.checked_sub(engine.next_index(r.loc))?).ok()?)
     };
     let message = describe_cycle(defs, cycle, &what);
     let none = EventRef { loc: 0, index: 0 };

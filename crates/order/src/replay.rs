@@ -120,6 +120,7 @@ impl<'s> Engine<'s> {
         self.next[loc as usize]
     }
 
+    #[inline]
     fn point(&self, loc: LocId) -> Option<Point> {
         let l = loc as usize;
         let v = self.sync.points.get(l)?;
@@ -127,6 +128,21 @@ impl<'s> Engine<'s> {
             Some(&(i, p)) if i == self.next[l] => Some(p),
             _ => None,
         }
+    }
+
+    /// The part the next event of `loc` plays in synchronization, if any (then
+    /// [`Engine::incoming`] may have something for it).
+    #[inline]
+    pub fn point_of(&self, loc: LocId) -> Option<Point> {
+        self.point(loc)
+    }
+
+    /// Whether the next event of `loc` waits for nothing: [`Engine::check`] would say
+    /// yes without looking at anything else.
+    #[inline]
+    pub fn needs_nothing(&self, loc: LocId) -> bool {
+        self.forced[loc as usize]
+            || matches!(self.point(loc), None | Some(Point::Source) | Some(Point::CollBegin { .. }))
     }
 
     fn begun(&self, inst: u32, j: usize) -> bool {
@@ -291,8 +307,10 @@ impl<'s> Engine<'s> {
         self.last[l] = Some((idx, wall, value));
         self.next[l] += 1;
         self.forced[l] = false;
-        if let Some(w) = self.wait_parent.remove(&loc) {
-            woken.extend(w);
+        if !self.wait_parent.is_empty() {
+            if let Some(w) = self.wait_parent.remove(&loc) {
+                woken.extend(w);
+            }
         }
     }
 
