@@ -21,6 +21,7 @@ pub mod matching;
 pub mod merge;
 pub mod order;
 mod passthrough;
+mod prefetch;
 pub mod replay;
 pub mod scan;
 

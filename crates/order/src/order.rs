@@ -12,8 +12,9 @@
 use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
 use crate::matching::{self, Point, Problem, ProblemKind, Sync};
+use crate::prefetch::prefetch;
 use crate::replay::{describe_cycle, Engine, Head};
-use crate::scan::{self, Scan};
+use crate::scan::{self, Record, Scan};
 use crate::{Error, Result};
 use spoor_format::binary::flags;
 use spoor_format::raw::{self, BlockCursor};
@@ -96,12 +97,9 @@ struct Stuck {
 /// find cycles. Never fails for what it finds; only for unreadable input.
 pub fn check(input: &Input) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
-    let sync = matching::match_events_uncollected(&scan.defs, &scan.records);
-    scan.records = Vec::new();
-    let mut summary = OrderSummary::new(&scan, &sync);
+    let records = std::mem::take(&mut scan.records);
     let pool = Pool::default();
-    let (released, stuck) = replay_stream(input, &scan, &sync, &pool, &mut |_, _, _, _, _| Ok(()))?;
-    summary.released_spawns = released;
+    let (mut summary, stuck) = replay_stream(input, &scan, records, &pool, &mut |_| Ok(()))?;
     if let Some(s) = stuck {
         summary.problems.push(s.problem);
     }
@@ -114,12 +112,9 @@ pub fn check(input: &Input) -> Result<OrderSummary> {
 /// is an error naming its events.
 pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
-    // The replay needs the points, partners and collectives, not the message list.
-    let sync = matching::match_events_uncollected(&scan.defs, &scan.records);
-    scan.records = Vec::new();
-    let mut summary = OrderSummary::new(&scan, &sync);
+    // Matching (inside the replay) takes the records.
+    let records = std::mem::take(&mut scan.records);
     let block_events = opts.block_events.max(1);
-    let n_locs = scan.counts.len();
     let wopts = WriterOptions {
         block_events,
         global_order: true,
@@ -132,7 +127,7 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
     // the encoded blocks in their order (a last, partial block event by event).
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
     let pool = &Pool::default();
-    let (released, stuck) = std::thread::scope(|s| {
+    let (summary, stuck) = std::thread::scope(|s| {
         let mut job_txs = Vec::new();
         let mut done_rxs = Vec::new();
         // Batches come back empty from the encoding threads, to be filled again.
@@ -165,21 +160,25 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
                 }
             });
         }
-        let (scan, sync) = (&scan, &sync);
+        let scan = &scan;
         let replay = s.spawn(move || {
             let mut batch = Batch::with_capacity(block_events);
             let mut sent = 0u64;
-            // Per location: the batch and slot its current chunk has in `batch.chunks`.
-            let mut slot_of: Vec<(u64, u32, *const ChunkData)> =
-                vec![(u64::MAX, 0, std::ptr::null()); n_locs];
-            let r = replay_stream(input, scan, sync, pool, &mut |loc, chunk, idx, lamport, partner| {
-                let so = &mut slot_of[loc as usize];
-                if so.0 != sent || so.2 != Arc::as_ptr(chunk) {
-                    *so = (sent, batch.chunks.len() as u32, Arc::as_ptr(chunk));
-                    batch.chunks.push(chunk.clone());
+            let r = replay_stream(input, scan, records, pool, &mut |e: Emit| {
+                // The chunk's slot in this batch's `chunks`.
+                if e.tag.0 != sent {
+                    *e.tag = (sent, batch.chunks.len() as u32);
+                    batch.chunks.push(e.chunk.clone());
                 }
-                let (ploc, pidx) = partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
-                batch.out.push(Out { chunk: so.1, idx: idx as u32, loc, ploc, lamport, pidx });
+                let (ploc, pidx) = e.partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
+                batch.out.push(Out {
+                    chunk: e.tag.1,
+                    idx: e.idx as u32,
+                    loc: e.loc,
+                    ploc,
+                    lamport: e.lamport,
+                    pidx,
+                });
                 if batch.out.len() >= block_events {
                     let empty = back_rx.try_recv().unwrap_or_else(|_| Batch::with_capacity(block_events));
                     let full = std::mem::replace(&mut batch, empty);
@@ -226,7 +225,6 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
         return Err(Error::input(input.name(), s.message));
     }
     w.finish().map_err(Error::Write)?;
-    summary.released_spawns = released;
     Ok(summary)
 }
 
@@ -261,7 +259,11 @@ impl Batch {
 
     /// Encodes the events into `enc`.
     fn encode(&self, enc: &mut MultiBlock) {
-        for o in &self.out {
+        const AHEAD: usize = 8;
+        for (k, o) in self.out.iter().enumerate() {
+            if let Some(a) = self.out.get(k + AHEAD) {
+                prefetch(self.chunks[a.chunk as usize].evs.as_ptr().wrapping_add(a.idx as usize));
+            }
             let c = &self.chunks[o.chunk as usize];
             let i = o.idx as usize;
             let e = &c.evs[i];
@@ -450,12 +452,12 @@ fn split(events: Vec<Event>, slot: &mut [u32]) -> Piece {
 fn replay_stream<F>(
     input: &Input,
     scan: &Scan,
-    sync: &Sync,
+    records: Vec<Vec<Record>>,
     pool: &Pool,
     sink: &mut F,
-) -> Result<(usize, Option<Stuck>)>
+) -> Result<(OrderSummary, Option<Stuck>)>
 where
-    F: FnMut(LocId, &Arc<ChunkData>, usize, u64, Option<EventRef>) -> std::io::Result<()>,
+    F: FnMut(Emit) -> std::io::Result<()>,
 {
     let n = scan.counts.len();
     let mut reader = input.reader()?;
@@ -490,48 +492,44 @@ where
                 }
             }
         });
+        // Matching runs while the first blocks are read.
+        let defs = &scan.defs;
+        let matcher = s.spawn(move || {
+            let sync = matching::match_events_uncollected(defs, &records);
+            drop(records);
+            sync
+        });
         let mut next_rx = 0usize;
         let mut st = Stream {
             queues: (0..n).map(|_| Queue::default()).collect(),
+            rest: (0..n).map(|_| VecDeque::new()).collect(),
             remaining: scan.counts.clone(),
             starving: scan.counts.iter().filter(|&&c| c > 0).count(),
             pool,
         };
+        st.fill(&rxs, &mut next_rx, name)?;
+        let sync = matcher.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let sync = &sync;
+        let mut summary = OrderSummary::new(scan, sync);
         let mut engine = Engine::new(sync, n);
         let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::with_capacity(n);
-        let mut in_heap = vec![false; n];
         let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| scan.counts[l as usize] > 0).collect();
-        let mut partner_at = vec![0usize; n];
-        let mut lamport = vec![0i64; n];
         let mut woken = Vec::new();
         let mut left: u64 = scan.total_events();
         let mut released = 0;
         let mut rescanned = false;
         loop {
-            while st.starving > 0 {
-                let got = rxs[next_rx % DECODERS].recv();
-                next_rx += 1;
-                match got {
-                    Ok(Ok(p)) => st.push(p, name)?,
-                    Ok(Err(e)) => return Err(e),
-                    Err(_) => {
-                        return Err(Error::input(
-                            name,
-                            "the trace ended before the events the first reading counted: did it change?",
-                        ))
-                    }
-                }
-            }
+            st.fill(&rxs, &mut next_rx, name)?;
             for loc in pending.drain(..) {
                 let l = loc as usize;
-                if in_heap[l] {
+                if st.queues[l].in_heap {
                     continue;
                 }
                 let Some(wall) = st.queues[l].front() else { continue };
                 let heads = |p: LocId| st.head(p);
                 if engine.check(loc, wall, &heads) {
                     heap.push(Reverse((wall, loc)));
-                    in_heap[l] = true;
+                    st.queues[l].in_heap = true;
                 }
             }
             let Some(&Reverse((_, loc))) = heap.peek() else {
@@ -551,7 +549,8 @@ where
                 }
                 let start = (0..n).find(|&l| !st.queues[l].is_empty()).unwrap_or(0) as LocId;
                 let cycle = engine.cycle(start);
-                return Ok((released, Some(stuck(&scan.defs, &st, &engine, &cycle))));
+                summary.released_spawns = released;
+                return Ok((summary, Some(stuck(&scan.defs, &st, &engine, &cycle))));
             };
             rescanned = false;
             let l = loc as usize;
@@ -559,34 +558,39 @@ where
             // `loc` is the top of the heap: emit its events while it stays there.
             loop {
                 let q = &mut st.queues[l];
-                let Some(chunk) = q.cur.as_ref() else {
+                let Queue { cur: Some(chunk), pos, tag, lamport, .. } = q else {
                     return Err(Error::input(name, "internal: a scheduled location has no event"));
                 };
-                let at = q.pos;
+                let at = *pos as usize;
                 let wall = chunk.walls[at];
                 let idx = engine.next_index(loc);
                 let mut partner = None;
-                while partner_at[l] < fixed.len() && fixed[partner_at[l]].0 <= idx {
-                    if fixed[partner_at[l]].0 == idx {
-                        partner = Some(fixed[partner_at[l]].1);
+                if q.partner_index <= idx {
+                    while q.partner_at < fixed.len() && fixed[q.partner_at].0 <= idx {
+                        if fixed[q.partner_at].0 == idx {
+                            partner = Some(fixed[q.partner_at].1);
+                        }
+                        q.partner_at += 1;
                     }
-                    partner_at[l] += 1;
+                    q.partner_index = fixed.get(q.partner_at).map_or(u64::MAX, |f| f.0);
+                    prefetch(fixed.as_ptr().wrapping_add(q.partner_at + 1));
                 }
                 let clock = match engine.point_of(loc) {
-                    None => lamport[l] + 1,
+                    None => *lamport + 1,
                     Some(p) => {
                         let inc = engine.incoming(loc);
                         // Collective ends and spawned locations get what they waited for.
                         if partner.is_none() && matches!(p, Point::CollEnd { .. } | Point::Spawn { .. }) {
                             partner = inc.map(|i| i.from);
                         }
-                        lamport[l].max(inc.map_or(0, |i| i.value)) + 1
+                        (*lamport).max(inc.map_or(0, |i| i.value)) + 1
                     }
                 };
-                lamport[l] = clock;
+                *lamport = clock;
                 engine.emit(loc, wall, clock, &mut woken);
                 left -= 1;
-                sink(loc, chunk, at, clock as u64, partner).map_err(Error::Write)?;
+                sink(Emit { loc, chunk, idx: at, lamport: clock as u64, partner, tag })
+                    .map_err(Error::Write)?;
                 st.advance(loc);
                 // The next event of `loc`: still ready without a check, or back to the checks.
                 let next = match st.queues[l].front() {
@@ -598,7 +602,7 @@ where
                     Some(wall) => *top = Reverse((wall, loc)),
                     None => {
                         PeekMut::pop(top);
-                        in_heap[l] = false;
+                        st.queues[l].in_heap = false;
                         pending.push(loc);
                         break;
                     }
@@ -610,17 +614,52 @@ where
             }
             pending.append(&mut woken);
         }
-        Ok((released, None))
+        summary.released_spawns = released;
+        Ok((summary, None))
     })
 }
 
-/// The events of a location read but not yet replayed: the current chunk's from `pos`
-/// on, then the next chunks'.
-#[derive(Default)]
+/// One event as the replay hands it over.
+struct Emit<'a> {
+    loc: LocId,
+    /// Its chunk and index there.
+    chunk: &'a Arc<ChunkData>,
+    idx: usize,
+    lamport: u64,
+    partner: Option<EventRef>,
+    /// For the sink, kept with the chunk: (batch, slot) it gave the chunk, (u64::MAX,
+    /// _) when the chunk is new.
+    tag: &'a mut (u64, u32),
+}
+
+/// What the replay keeps of one location, in one cache line: its next events (the
+/// current chunk's from `pos` on; the next chunks are in [`Stream::rest`]), its
+/// Lamport clock and its next fixed partner.
+#[repr(align(64))]
 struct Queue {
     cur: Option<Arc<ChunkData>>,
-    pos: usize,
-    rest: VecDeque<Arc<ChunkData>>,
+    pos: u32,
+    tag: (u64, u32),
+    lamport: i64,
+    /// Its next entry in `Sync::partners` and that entry's event index (`u64::MAX`: none).
+    partner_at: usize,
+    partner_index: u64,
+    /// Ready and in the heap.
+    in_heap: bool,
+}
+
+impl Default for Queue {
+    fn default() -> Self {
+        Queue {
+            cur: None,
+            pos: 0,
+            tag: (u64::MAX, 0),
+            lamport: 0,
+            partner_at: 0,
+            partner_index: 0,
+            in_heap: false,
+        }
+    }
 }
 
 /// Hands a chunk nobody else holds back to the decoding threads.
@@ -650,13 +689,14 @@ impl Queue {
     /// The wall time of the next event.
     #[inline]
     fn front(&self) -> Option<i64> {
-        self.cur.as_ref().map(|c| c.walls[self.pos])
+        self.cur.as_ref().map(|c| c.walls[self.pos as usize])
     }
 
-    /// The `k`th queued event's kind and wall time (for describing a cycle).
-    fn get(&self, k: usize) -> Option<(&'static str, i64)> {
-        let mut k = k + self.pos;
-        for c in self.cur.iter().chain(&self.rest) {
+    /// The `k`th queued event's kind and wall time (for describing a cycle); `rest` are
+    /// the chunks after the current one.
+    fn get(&self, k: usize, rest: &VecDeque<Arc<ChunkData>>) -> Option<(&'static str, i64)> {
+        let mut k = k + self.pos as usize;
+        for c in self.cur.iter().chain(rest) {
             if k < c.walls.len() {
                 return Some((c.evs[k].kind.name(), c.walls[k]));
             }
@@ -668,6 +708,8 @@ impl Queue {
 
 struct Stream<'p> {
     queues: Vec<Queue>,
+    /// Per location, the chunks after its current one.
+    rest: Vec<VecDeque<Arc<ChunkData>>>,
     /// Events of each location not yet read.
     remaining: Vec<u64>,
     /// Locations with an empty queue and events still to read.
@@ -677,6 +719,31 @@ struct Stream<'p> {
 }
 
 impl Stream<'_> {
+    /// Takes decoded blocks (from `rxs`, in turn from `*next`) until every location
+    /// with events still to read has some queued.
+    fn fill(
+        &mut self,
+        rxs: &[std::sync::mpsc::Receiver<Result<Piece>>],
+        next: &mut usize,
+        name: &str,
+    ) -> Result<()> {
+        while self.starving > 0 {
+            let got = rxs[*next % rxs.len()].recv();
+            *next += 1;
+            match got {
+                Ok(Ok(p)) => self.push(p, name)?,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    return Err(Error::input(
+                        name,
+                        "the trace ended before the events the first reading counted: did it change?",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn push(&mut self, p: Piece, name: &str) -> Result<()> {
         if p.multi {
             // The first event (in the block) beyond its location's count, as the
@@ -719,8 +786,9 @@ impl Stream<'_> {
             self.starving -= 1;
             q.cur = Some(Arc::new(data));
             q.pos = 0;
+            q.tag = (u64::MAX, 0);
         } else {
-            q.rest.push_back(Arc::new(data));
+            self.rest[l].push_back(Arc::new(data));
         }
         Ok(())
     }
@@ -731,9 +799,15 @@ impl Stream<'_> {
         let l = loc as usize;
         let q = &mut self.queues[l];
         q.pos += 1;
-        if q.cur.as_ref().is_some_and(|c| q.pos >= c.walls.len()) {
+        if q.pos.is_multiple_of(8) {
+            if let Some(c) = &q.cur {
+                prefetch(c.walls.as_ptr().wrapping_add(q.pos as usize + 8));
+            }
+        }
+        if q.cur.as_ref().is_some_and(|c| q.pos as usize >= c.walls.len()) {
             q.pos = 0;
-            let old = std::mem::replace(&mut q.cur, q.rest.pop_front());
+            q.tag = (u64::MAX, 0);
+            let old = std::mem::replace(&mut q.cur, self.rest[l].pop_front());
             recycle(old, self.pool);
             if q.cur.is_none() && self.remaining[l] > 0 {
                 self.starving += 1;
@@ -763,7 +837,7 @@ fn stuck(defs: &Definitions, st: &Stream, engine: &Engine, cycle: &[(EventRef, E
     // The queue of a location holds its events from its next one on.
     let what = |r: EventRef| -> Option<(&'static str, i64)> {
         let q = st.queues.get(r.loc as usize)?;
-        q.get(usize::try_from(r.index.checked_sub(engine.next_index(r.loc))?).ok()?)
+        q.get(usize::try_from(r.index.checked_sub(engine.next_index(r.loc))?).ok()?, &st.rest[r.loc as usize])
     };
     let message = describe_cycle(defs, cycle, &what);
     let none = EventRef { loc: 0, index: 0 };

@@ -8,6 +8,7 @@
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
 use crate::matching::{Point, Shape, Sync};
+use crate::prefetch::prefetch;
 use spoor_model::{Definitions, EventRef, LocId};
 
 /// What a driver knows of a location's next event.
@@ -85,49 +86,69 @@ struct InstState {
     ends_left: usize,
 }
 
+/// What the engine keeps of one location, in one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct LocState {
+    /// The index of its next event.
+    next: u64,
+    /// Its next entry in `Sync::points`, and that entry's event index (`u64::MAX`: none).
+    pt: usize,
+    pt_index: u64,
+    /// (index, wall, value) of its last replayed event.
+    last: Option<(u64, i64, i64)>,
+    forced: bool,
+}
+
 /// The state of a causal replay.
 pub struct Engine<'s> {
     sync: &'s Sync,
-    next: Vec<u64>,
-    pt: Vec<usize>,
-    /// (index, wall, value) of the last replayed event of each location.
-    last: Vec<Option<(u64, i64, i64)>>,
+    locs: Vec<LocState>,
     /// (wall, value) of replayed sources not yet consumed.
     src: HashMap<EventRef, (i64, i64)>,
     inst: Vec<Option<InstState>>,
     wait_ev: HashMap<EventRef, Vec<LocId>>,
     wait_parent: HashMap<LocId, Vec<LocId>>,
-    forced: Vec<bool>,
 }
 
 impl<'s> Engine<'s> {
     pub fn new(sync: &'s Sync, locations: usize) -> Self {
         Engine {
             sync,
-            next: vec![0; locations],
-            pt: vec![0; locations],
-            last: vec![None; locations],
+            locs: (0..locations)
+                .map(|l| LocState {
+                    next: 0,
+                    pt: 0,
+                    pt_index: Self::index_of(sync, l, 0),
+                    last: None,
+                    forced: false,
+                })
+                .collect(),
             src: HashMap::default(),
             inst: (0..sync.instances.len()).map(|_| None).collect(),
             wait_ev: HashMap::default(),
             wait_parent: HashMap::default(),
-            forced: vec![false; locations],
         }
+    }
+
+    /// The event index of entry `pt` of location `l`'s points (`u64::MAX`: none).
+    fn index_of(sync: &Sync, l: usize, pt: usize) -> u64 {
+        sync.points.get(l).and_then(|v| v.get(pt)).map_or(u64::MAX, |&(i, _)| i)
     }
 
     /// The index of the next event of `loc` to replay.
     pub fn next_index(&self, loc: LocId) -> u64 {
-        self.next[loc as usize]
+        self.locs[loc as usize].next
     }
 
     #[inline]
     fn point(&self, loc: LocId) -> Option<Point> {
         let l = loc as usize;
-        let v = self.sync.points.get(l)?;
-        match v.get(self.pt[l]) {
-            Some(&(i, p)) if i == self.next[l] => Some(p),
-            _ => None,
+        let s = self.locs.get(l)?;
+        if s.pt_index != s.next {
+            return None;
         }
+        Some(self.sync.points[l][s.pt].1)
     }
 
     /// The part the next event of `loc` plays in synchronization, if any (then
@@ -141,7 +162,7 @@ impl<'s> Engine<'s> {
     /// yes without looking at anything else.
     #[inline]
     pub fn needs_nothing(&self, loc: LocId) -> bool {
-        self.forced[loc as usize]
+        self.locs[loc as usize].forced
             || matches!(self.point(loc), None | Some(Point::Source) | Some(Point::CollBegin { .. }))
     }
 
@@ -165,13 +186,13 @@ impl<'s> Engine<'s> {
     /// is remembered and handed back by [`Engine::emit`] when what it waits for happens
     /// (then check again). `head` tells the driver's view of other locations.
     pub fn check(&mut self, loc: LocId, wall: i64, head: &dyn Fn(LocId) -> Head) -> bool {
-        if self.forced[loc as usize] {
+        if self.locs[loc as usize].forced {
             return true;
         }
         match self.point(loc) {
             None | Some(Point::Source) | Some(Point::CollBegin { .. }) => true,
             Some(Point::Recv { from }) | Some(Point::Acquire { from }) => {
-                if self.next[from.loc as usize] > from.index {
+                if self.locs[from.loc as usize].next > from.index {
                     true
                 } else {
                     self.wait_ev.entry(from).or_default().push(loc);
@@ -259,7 +280,7 @@ impl<'s> Engine<'s> {
                 }
             }
             Point::Spawn { parent } => {
-                let (index, wall, value) = self.last[parent as usize]?;
+                let (index, wall, value) = self.locs[parent as usize].last?;
                 Some(Incoming {
                     value,
                     from: EventRef { loc: parent, index },
@@ -275,7 +296,7 @@ impl<'s> Engine<'s> {
     /// adds to `woken` the locations that may have become ready.
     pub fn emit(&mut self, loc: LocId, wall: i64, value: i64, woken: &mut Vec<LocId>) {
         let l = loc as usize;
-        let idx = self.next[l];
+        let idx = self.locs[l].next;
         let at = EventRef { loc, index: idx };
         if let Some(p) = self.point(loc) {
             match p {
@@ -302,11 +323,17 @@ impl<'s> Engine<'s> {
                 }
                 Point::Spawn { .. } => {}
             }
-            self.pt[l] += 1;
+            let pt = self.locs[l].pt + 1;
+            self.locs[l].pt = pt;
+            self.locs[l].pt_index = Self::index_of(self.sync, l, pt);
+            if let Some(v) = self.sync.points.get(l) {
+                prefetch(v.as_ptr().wrapping_add(pt + 1));
+            }
         }
-        self.last[l] = Some((idx, wall, value));
-        self.next[l] += 1;
-        self.forced[l] = false;
+        let s = &mut self.locs[l];
+        s.last = Some((idx, wall, value));
+        s.next += 1;
+        s.forced = false;
         if !self.wait_parent.is_empty() {
             if let Some(w) = self.wait_parent.remove(&loc) {
                 woken.extend(w);
@@ -347,7 +374,7 @@ impl<'s> Engine<'s> {
         v.sort_unstable();
         v.dedup();
         let child = v.remove(0);
-        self.forced[child as usize] = true;
+        self.locs[child as usize].forced = true;
         Some(child)
     }
 
@@ -361,7 +388,7 @@ impl<'s> Engine<'s> {
                     .find(|&j| instance.depends(member as usize, j) && !self.begun(inst, j))
                     .map(|j| instance.members[j].begin)
             }
-            Point::Spawn { parent } => Some(EventRef { loc: parent, index: self.next[parent as usize] }),
+            Point::Spawn { parent } => Some(EventRef { loc: parent, index: self.locs[parent as usize].next }),
             _ => None,
         }
     }
@@ -378,7 +405,7 @@ impl<'s> Engine<'s> {
             }
             let Some(awaited) = self.blocked_on(loc) else { return path };
             seen.insert(loc, path.len());
-            path.push((EventRef { loc, index: self.next[loc as usize] }, awaited));
+            path.push((EventRef { loc, index: self.locs[loc as usize].next }, awaited));
             loc = awaited.loc;
         }
     }
