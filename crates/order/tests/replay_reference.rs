@@ -456,7 +456,7 @@ fn reference(input: &Input, block_events: usize) -> Reference {
 }
 
 fn compare(seed: u64, locs: u32, per_loc: usize, form: u8, in_block: usize, out_block: usize) {
-    let (defs, events) = if seed % 3 == 0 {
+    let (defs, events) = if seed.is_multiple_of(3) {
         generate(seed, locs, per_loc)
     } else {
         generate_consistent(seed, locs, per_loc * locs as usize)
