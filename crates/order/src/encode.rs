@@ -8,10 +8,14 @@ use spoor_format::raw::EncodedBlock;
 use spoor_format::varint::{put_i64, put_u64};
 use spoor_model::{EventRef, Kind, LocId};
 
-/// A multi-location block being encoded.
+/// A multi-location block being encoded: the payload is written in place, starting
+/// with the event count it was told to expect.
 #[derive(Default)]
 pub(crate) struct MultiBlock {
     buf: Vec<u8>,
+    /// The count written at the start of `buf`, and its length.
+    declared: u64,
+    prefix: usize,
     count: u64,
     min_wall: i64,
     max_wall: i64,
@@ -106,8 +110,17 @@ fn put_kind(b: &mut Vec<u8>, k: &Kind) {
 }
 
 impl MultiBlock {
-    pub fn with_capacity(bytes: usize) -> Self {
-        MultiBlock { buf: Vec::with_capacity(bytes), ..MultiBlock::default() }
+    /// Starts a block of (most likely) `count` events in `buf` (cleared; its capacity
+    /// is reused).
+    pub fn start(&mut self, count: u64, mut buf: Vec<u8>) {
+        buf.clear();
+        put_u64(&mut buf, count);
+        self.prefix = buf.len();
+        self.buf = buf;
+        self.declared = count;
+        self.count = 0;
+        self.prev_wall = 0;
+        self.prev_cpu = 0;
     }
 
     /// Appends one event (annotated: it always has a Lamport clock).
@@ -163,11 +176,16 @@ impl MultiBlock {
         }
     }
 
-    /// The block, ready for `TraceWriter::write_block`; the encoder is empty again.
+    /// The block, ready for `TraceWriter::write_block`; `start` begins the next.
     pub fn finish(&mut self) -> EncodedBlock {
-        let mut payload = Vec::with_capacity(self.buf.len() + 10);
-        put_u64(&mut payload, self.count);
-        payload.extend_from_slice(&self.buf);
+        let mut payload = std::mem::take(&mut self.buf);
+        if self.count != self.declared {
+            // Not the count written at the start: write it again.
+            let mut p = Vec::with_capacity(payload.len() + 10);
+            put_u64(&mut p, self.count);
+            p.extend_from_slice(&payload[self.prefix..]);
+            payload = p;
+        }
         let b = EncodedBlock {
             loc: None,
             count: self.count,
@@ -175,10 +193,7 @@ impl MultiBlock {
             max_wall: if self.count > 0 { self.max_wall } else { 0 },
             payload,
         };
-        self.buf.clear();
-        self.count = 0;
-        self.prev_wall = 0;
-        self.prev_cpu = 0;
+        self.start(0, Vec::new());
         b
     }
 }
@@ -208,6 +223,10 @@ mod tests {
                 2 => self.next() % 200,
                 _ => self.next() >> (self.next() % 64),
             }
+        }
+
+        fn below_len(&mut self) -> u64 {
+            self.next() % 300
         }
 
         fn opt(&mut self) -> Option<u32> {
@@ -269,7 +288,10 @@ mod tests {
                     }
                 };
                 let ann = Annotations {
-                    partner: r.next().is_multiple_of(2).then(|| EventRef { loc: r.val() as u32, index: r.val() }),
+                    partner: r
+                        .next()
+                        .is_multiple_of(2)
+                        .then(|| EventRef { loc: r.val() as u32, index: r.val() }),
                     lamport: Some(r.val()),
                     raw_wall: r.next().is_multiple_of(3).then(|| r.val() as i64),
                 };
@@ -277,6 +299,9 @@ mod tests {
             }
             let want = spoor_format::raw::encode_block(&events, true);
             let mut enc = MultiBlock::default();
+            // The count expected, or not (then the payload is made again).
+            let expect = if r.next().is_multiple_of(4) { r.below_len() } else { n as u64 };
+            enc.start(expect, vec![1, 2, 3]);
             for e in &events {
                 enc.push(&OutEvent {
                     loc: e.loc,
@@ -288,10 +313,11 @@ mod tests {
                     raw_wall: e.ann.raw_wall,
                 });
             }
-            // Twice: the encoder starts afresh after `finish`.
+            // Twice: the encoder starts afresh after `start`.
             for _ in 0..2 {
                 let got = enc.finish();
                 assert_eq!(got, want, "round {round}");
+                enc.start(n as u64, got.payload);
                 for e in &events {
                     enc.push(&OutEvent {
                         loc: e.loc,

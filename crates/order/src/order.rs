@@ -127,6 +127,8 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
     // the encoded blocks in their order (a last, partial block event by event).
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
     let pool = &Pool::default();
+    // Encoded blocks' payloads, back from the writer for the next blocks.
+    let payloads = &std::sync::Mutex::new(Vec::<Vec<u8>>::new());
     let (summary, stuck) = std::thread::scope(|s| {
         let mut job_txs = Vec::new();
         let mut done_rxs = Vec::new();
@@ -139,9 +141,12 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
             job_txs.push(job_tx);
             done_rxs.push(done_rx);
             s.spawn(move || {
-                let mut enc = MultiBlock::with_capacity(block_events * 16);
+                let mut enc = MultiBlock::default();
                 for mut batch in job_rx.iter() {
                     let done = if batch.out.len() == block_events {
+                        // A payload the writer is done with, if there is one.
+                        let buf = payloads.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+                        enc.start(block_events as u64, buf);
                         batch.encode(&mut enc);
                         Encoded::Block(enc.finish())
                     } else {
@@ -200,7 +205,13 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
         'write: for k in 0.. {
             let Ok(done) = done_rxs[k % workers].recv() else { break };
             let (r, count) = match done {
-                Encoded::Block(b) => (w.write_block(&b), b.count),
+                Encoded::Block(b) => {
+                    let r = w.write_block(&b);
+                    if let Ok(mut p) = payloads.lock() {
+                        p.push(b.payload);
+                    }
+                    (r, b.count)
+                }
                 Encoded::Events(events) => {
                     (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64)
                 }
@@ -363,6 +374,14 @@ fn piece_of(
             let mut data = pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
             data.walls.clear();
             data.evs.clear();
+            // Room for the events the block declares (at most one per two bytes: a
+            // wrong count is the decoder's to report).
+            let mut c = spoor_format::varint::Cursor::new(&raw.payload);
+            if let (Ok(_), Ok(count)) = (c.u64(), c.u64()) {
+                let count = (count as usize).min(raw.payload.len() / 2);
+                data.walls.reserve(count);
+                data.evs.reserve(count);
+            }
             match spoor_format::binary::decode_block(&raw.payload, false, n, |e| data.push(e)) {
                 Ok(prefix) => Ok(match prefix.loc {
                     Some(loc) if prefix.count > 0 => Piece {

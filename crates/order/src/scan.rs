@@ -8,6 +8,7 @@ use crate::input::Input;
 use crate::{Error, Result};
 use spoor_model::{CollOp, CommId, Definitions, EventRef, Kind, LocId};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What matching, alignment and ordering need of a synchronization event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,7 +225,14 @@ struct Part {
 }
 
 impl Part {
-    fn push(&mut self, ev: spoor_model::Event, want_walls: bool) {
+    /// A part with room for `recs` records (the most a block had so far: blocks of a
+    /// trace are mostly alike, and growing the vector block after block costs copies
+    /// and fresh pages).
+    fn with_room(recs: usize) -> Part {
+        Part { recs: Vec::with_capacity(recs), ..Part::default() }
+    }
+
+    fn push(&mut self, ev: spoor_model::Event, want_walls: bool, room: &AtomicUsize) {
         let slot = match self.last {
             Some((l, s)) if l == ev.loc => s,
             _ => {
@@ -252,6 +260,9 @@ impl Part {
             self.walls[slot as usize].push(ev.wall);
         }
         if let Some(r) = Rec::of(&ev.kind) {
+            if self.recs.len() == self.recs.capacity() {
+                room.fetch_max(2 * self.recs.len().max(8), Ordering::Relaxed);
+            }
             self.recs.push((slot, pos, ev.wall, r));
         }
     }
@@ -260,8 +271,12 @@ impl Part {
 /// Reads `input` once. With `walls`, keeps every event's wall time (8 bytes an event).
 pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     let mut reader = input.reader()?;
+    let room = AtomicUsize::new(0);
     let parts = reader
-        .par_fold_blocks(|_| Part::default(), |p: &mut Part, ev| p.push(ev, walls))
+        .par_fold_blocks(
+            |_| Part::with_room(room.load(Ordering::Relaxed)),
+            |p: &mut Part, ev| p.push(ev, walls, &room),
+        )
         .map_err(|e| input.rename(e))?;
     let defs = reader.defs().clone();
     let flags = reader.header().map_or(0, |h| h.flags);
