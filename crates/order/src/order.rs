@@ -180,6 +180,7 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
                     chunk: e.tag.1,
                     idx: e.idx as u32,
                     loc: e.loc,
+                    wall: e.wall,
                     ploc,
                     lamport: e.lamport,
                     pidx,
@@ -253,6 +254,7 @@ struct Out {
     idx: u32,
     loc: LocId,
     ploc: LocId,
+    wall: i64,
     lamport: u64,
     pidx: u64,
 }
@@ -270,17 +272,19 @@ impl Batch {
 
     /// Encodes the events into `enc`.
     fn encode(&self, enc: &mut MultiBlock) {
-        const AHEAD: usize = 8;
+        // The chunk's header well ahead, then (once it is there) the event.
+        const AHEAD: usize = 16;
         for (k, o) in self.out.iter().enumerate() {
+            if let Some(a) = self.out.get(k + 2 * AHEAD) {
+                prefetch(Arc::as_ptr(&self.chunks[a.chunk as usize]));
+            }
             if let Some(a) = self.out.get(k + AHEAD) {
                 prefetch(self.chunks[a.chunk as usize].evs.as_ptr().wrapping_add(a.idx as usize));
             }
-            let c = &self.chunks[o.chunk as usize];
-            let i = o.idx as usize;
-            let e = &c.evs[i];
+            let e = &self.chunks[o.chunk as usize].evs[o.idx as usize];
             enc.push(&OutEvent {
                 loc: o.loc,
-                wall: c.walls[i],
+                wall: o.wall,
                 cpu: e.cpu,
                 kind: &e.kind,
                 partner: (o.ploc != u32::MAX).then_some(EventRef { loc: o.ploc, index: o.pidx }),
@@ -294,12 +298,10 @@ impl Batch {
     fn events(&self, events: &mut Vec<Event>) {
         events.clear();
         events.extend(self.out.iter().map(|o| {
-            let c = &self.chunks[o.chunk as usize];
-            let i = o.idx as usize;
-            let e = &c.evs[i];
+            let e = &self.chunks[o.chunk as usize].evs[o.idx as usize];
             Event {
                 loc: o.loc,
-                wall: c.walls[i],
+                wall: o.wall,
                 cpu: e.cpu,
                 kind: e.kind.clone(),
                 ann: Annotations {
@@ -608,7 +610,7 @@ where
                 *lamport = clock;
                 engine.emit(loc, wall, clock, &mut woken);
                 left -= 1;
-                sink(Emit { loc, chunk, idx: at, lamport: clock as u64, partner, tag })
+                sink(Emit { loc, chunk, idx: at, wall, lamport: clock as u64, partner, tag })
                     .map_err(Error::Write)?;
                 st.advance(loc);
                 // The next event of `loc`: still ready without a check, or back to the checks.
@@ -644,6 +646,7 @@ struct Emit<'a> {
     /// Its chunk and index there.
     chunk: &'a Arc<ChunkData>,
     idx: usize,
+    wall: i64,
     lamport: u64,
     partner: Option<EventRef>,
     /// For the sink, kept with the chunk: (batch, slot) it gave the chunk, (u64::MAX,
