@@ -6,6 +6,7 @@
 use crate::describe;
 use crate::input::Input;
 use crate::{Error, Result};
+use rayon::prelude::*;
 use spoor_model::{CollOp, CommId, Definitions, EventRef, Kind, LocId};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -292,49 +293,63 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
         ranges: vec![None; n],
         defs,
     };
-    // Exact sizes first, so that the merge neither doubles nor copies vectors.
-    let mut nrecs = vec![0usize; n];
-    let mut nevents = vec![0u64; n];
-    for part in &parts {
-        for &(slot, ..) in &part.recs {
-            if let Some(c) = nrecs.get_mut(part.locs[slot as usize].0 as usize) {
-                *c += 1;
+    // Each part's records grouped by slot (stable: in order within a slot), and where
+    // each slot's begin.
+    let mut parts = parts;
+    let starts: Vec<Vec<usize>> = parts
+        .par_iter_mut()
+        .map(|p| {
+            if p.locs.len() > 1 {
+                p.recs.sort_by_key(|r| r.0);
             }
-        }
-        for &(loc, count) in &part.locs {
-            if let Some(c) = nevents.get_mut(loc as usize) {
-                *c += count;
+            let mut st = vec![0usize; p.locs.len() + 1];
+            for r in &p.recs {
+                st[r.0 as usize + 1] += 1;
             }
-        }
-    }
-    for l in 0..n {
-        s.records[l].reserve_exact(nrecs[l]);
-        if walls {
-            s.walls[l].reserve_exact(nevents[l] as usize);
-        }
-    }
-    for part in parts {
-        let mut base = Vec::with_capacity(part.locs.len());
-        for (&(loc, count), &r) in part.locs.iter().zip(&part.ranges) {
+            for i in 1..st.len() {
+                st[i] += st[i - 1];
+            }
+            st
+        })
+        .collect();
+    // Per location, in input order, the (part, slot, index of its first event) its
+    // events come from.
+    let mut srcs: Vec<Vec<(u32, u32, u64)>> = vec![Vec::new(); n];
+    for (pi, part) in parts.iter().enumerate() {
+        for (slot, (&(loc, count), &r)) in part.locs.iter().zip(&part.ranges).enumerate() {
             let l = loc as usize;
             if l >= n {
                 return Err(Error::input(&s.name, format!("events of location {loc}, which is not defined")));
             }
-            base.push(s.counts[l]);
+            srcs[l].push((pi as u32, slot as u32, s.counts[l]));
             s.counts[l] += count;
             s.ranges[l] = Some(s.ranges[l].map_or(r, |x| x.then(r)));
         }
-        for (slot, pos, wall, rec) in part.recs {
-            let loc = part.locs[slot as usize].0;
-            let index = base[slot as usize] + pos;
-            s.records[loc as usize].push(Record { index, wall, rec });
-        }
-        if walls {
-            for (slot, w) in part.walls.into_iter().enumerate() {
-                s.walls[part.locs[slot].0 as usize].extend(w);
-            }
-        }
     }
+    // The locations' records (and wall times) gathered in parallel, each vector at its
+    // exact size.
+    s.records.par_iter_mut().zip(&srcs).for_each(|(out, src)| {
+        let range = |&(p, slot, _): &(u32, u32, u64)| {
+            let st = &starts[p as usize];
+            st[slot as usize]..st[slot as usize + 1]
+        };
+        out.reserve_exact(src.iter().map(|x| range(x).len()).sum());
+        for x in src {
+            let base = x.2;
+            let recs = &parts[x.0 as usize].recs[range(x)];
+            out.extend(recs.iter().map(|&(_, pos, wall, rec)| Record { index: base + pos, wall, rec }));
+        }
+    });
+    if walls {
+        s.walls.par_iter_mut().zip(&srcs).for_each(|(out, src)| {
+            let w = |&(p, slot, _): &(u32, u32, u64)| &parts[p as usize].walls[slot as usize];
+            out.reserve_exact(src.iter().map(|x| w(x).len()).sum());
+            for x in src {
+                out.extend_from_slice(w(x));
+            }
+        });
+    }
+    drop(parts);
     for r in &mut s.records {
         r.shrink_to_fit();
     }
@@ -342,11 +357,21 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     Ok(s)
 }
 
-/// Checks that every location and communicator a record names is defined.
+/// Checks that every location and communicator a record names is defined (locations
+/// in parallel; the first problem in location order is the one reported).
 fn validate(s: &Scan) -> Result<()> {
+    s.records
+        .par_iter()
+        .enumerate()
+        .map(|(loc, recs)| validate_location(s, loc, recs))
+        .find_first(|r| r.is_err())
+        .unwrap_or(Ok(()))
+}
+
+fn validate_location(s: &Scan, loc: usize, recs: &[Record]) -> Result<()> {
     let locs = s.defs.locations.len();
     let comms = s.defs.comms.len();
-    for (loc, recs) in s.records.iter().enumerate() {
+    {
         for r in recs {
             let (peers, comm) = r.rec.refs();
             let at = || {
