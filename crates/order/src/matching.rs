@@ -257,24 +257,6 @@ struct RecvItem {
 /// (sender, receiver, communicator, tag).
 type ChannelKey = (LocId, LocId, CommId, u32);
 
-/// The index of the channel `key` in `channels`, added if new.
-fn channel(
-    of: &mut HashMap<ChannelKey, usize>,
-    channels: &mut Vec<(ChannelKey, Channel)>,
-    key: ChannelKey,
-) -> usize {
-    *of.entry(key).or_insert_with(|| {
-        channels.push((key, Channel::default()));
-        channels.len() - 1
-    })
-}
-
-#[derive(Default)]
-struct Channel {
-    sends: Vec<SendItem>,
-    recvs: Vec<RecvItem>,
-}
-
 struct Posted {
     ev: Ev,
     kind: &'static str,
@@ -336,6 +318,296 @@ impl Builder<'_> {
     }
 }
 
+/// What one location's records give on their own: its requests, postings, critical
+/// sections and collective parts, its own partners and points, its problems, and its
+/// sends and receives by channel (sorted: sends by channel in order, receives by
+/// channel and posting).
+struct LocPass<'d> {
+    defs: &'d Definitions,
+    loc: LocId,
+    want_partners: bool,
+    want_points: bool,
+    partners: Vec<(u64, EventRef)>,
+    points: Vec<(u64, Point)>,
+    problems: Vec<Problem>,
+    sends: Vec<(ChannelKey, SendItem)>,
+    recvs: Vec<(ChannelKey, RecvItem)>,
+    /// Once sorted: the items without their keys, and each channel's (key, first, end).
+    send_items: Vec<SendItem>,
+    recv_items: Vec<RecvItem>,
+    send_runs: Vec<(ChannelKey, usize, usize)>,
+    recv_runs: Vec<(ChannelKey, usize, usize)>,
+    colls: Vec<((CommId, u64), CollPart)>,
+    sections: Vec<((AppId, u64), Section)>,
+    spawns: Vec<Spawn>,
+}
+
+impl LocPass<'_> {
+    fn problem(
+        &mut self,
+        kind: ProblemKind,
+        ev: Ev,
+        kind_name: &'static str,
+        other: Option<EventRef>,
+        detail: String,
+    ) {
+        self.problems.push(Problem { kind, at: ev.at, kind_name, wall: ev.wall, other, detail });
+    }
+
+    /// A partner of one of this location's events.
+    fn partner(&mut self, of: EventRef, is: EventRef) {
+        debug_assert_eq!(of.loc, self.loc);
+        if self.want_partners {
+            self.partners.push((of.index, is));
+        }
+    }
+
+    /// A point of one of this location's events.
+    fn point(&mut self, at: EventRef, p: Point) {
+        debug_assert_eq!(at.loc, self.loc);
+        if self.want_points {
+            self.points.push((at.index, p));
+        }
+    }
+
+    fn loc_name(&self, l: LocId) -> String {
+        describe::location(self.defs, l)
+    }
+}
+
+/// The first pass of matching over the records of location `loc`.
+fn location_pass<'d>(
+    defs: &'d Definitions,
+    loc: LocId,
+    recs: &[Record],
+    want_partners: bool,
+    want_points: bool,
+) -> LocPass<'d> {
+    let mut b = LocPass {
+        defs,
+        loc,
+        want_partners,
+        want_points,
+        partners: Vec::new(),
+        points: Vec::new(),
+        problems: Vec::new(),
+        sends: Vec::new(),
+        recvs: Vec::new(),
+        send_items: Vec::new(),
+        recv_items: Vec::new(),
+        send_runs: Vec::new(),
+        recv_runs: Vec::new(),
+        colls: Vec::new(),
+        sections: Vec::new(),
+        spawns: Vec::new(),
+    };
+    let mut open_isend: HashMap<u64, Ev> = HashMap::default();
+    let mut open_irecv: HashMap<u64, Posted> = HashMap::default();
+    let mut pending_recv: Option<Posted> = None;
+    let mut pending_coll: Option<(Ev, CollOp, CommId)> = None;
+    let mut coll_seq: HashMap<CommId, u64> = HashMap::default();
+    let mut held: Vec<(u64, Ev)> = Vec::new();
+    let mut requested: HashMap<u64, Ev> = HashMap::default();
+    for r in recs {
+        let ev = Ev { at: EventRef { loc, index: r.index }, wall: r.wall };
+        match r.rec {
+            Rec::Send { to, comm, tag, bytes, request } => {
+                b.sends.push(((loc, to, comm, tag), SendItem { ev, bytes, kind: r.rec.kind_name() }));
+                if let Some(q) = request {
+                    if let Some(old) = open_isend.insert(q, ev) {
+                        b.problem(
+                            ProblemKind::Request,
+                            old,
+                            "isend",
+                            Some(ev.at),
+                            format!("request {q} is posted again before it completed"),
+                        );
+                    }
+                }
+            }
+            Rec::SendDone { request } => match open_isend.remove(&request) {
+                Some(isend) => b.partner(ev.at, isend.at),
+                None => b.problem(
+                    ProblemKind::Request,
+                    ev,
+                    "isend_complete",
+                    None,
+                    format!("completes send request {request}, which this location did not post"),
+                ),
+            },
+            Rec::RecvPost { from, comm, tag, request } => {
+                let p = Posted { ev, kind: r.rec.kind_name(), from, comm, tag };
+                let old = match request {
+                    None => pending_recv.replace(p),
+                    Some(q) => open_irecv.insert(q, p),
+                };
+                if let Some(old) = old {
+                    b.problem(
+                        ProblemKind::UnmatchedRecv,
+                        old.ev,
+                        old.kind,
+                        None,
+                        "a receive posted but never completed".into(),
+                    );
+                }
+            }
+            Rec::RecvDone { from, comm, tag, bytes, request } => {
+                let posted = match request {
+                    None => pending_recv.take(),
+                    Some(q) => open_irecv.remove(&q),
+                };
+                let key = match &posted {
+                    Some(p) => {
+                        b.partner(p.ev.at, ev.at);
+                        let bad_from = p.from.is_some_and(|f| f != from);
+                        let bad_tag = p.tag.is_some_and(|t| t != tag);
+                        if bad_from || bad_tag || p.comm != comm {
+                            b.problem(
+                                ProblemKind::Inconsistent,
+                                ev,
+                                r.rec.kind_name(),
+                                Some(p.ev.at),
+                                format!(
+                                    "completes from {} tag {tag} on {}, but was posted for {} tag {} on {}",
+                                    b.loc_name(from),
+                                    describe::comm(defs, comm),
+                                    p.from.map_or("any source".into(), |f| b.loc_name(f)),
+                                    tag_text(p.tag),
+                                    describe::comm(defs, p.comm),
+                                ),
+                            );
+                        }
+                        p.ev.at.index
+                    }
+                    None => r.index,
+                };
+                b.recvs.push(((from, loc, comm, tag), RecvItem { key, ev, bytes, kind: r.rec.kind_name() }));
+            }
+            Rec::CollBegin { op, comm } => {
+                if let Some((old, oop, _)) = pending_coll.replace((ev, op, comm)) {
+                    b.problem(
+                        ProblemKind::Collective,
+                        old,
+                        "coll_begin",
+                        None,
+                        format!("{} begins but never ends", oop.name()),
+                    );
+                }
+            }
+            Rec::CollEnd { op, comm, root } => {
+                let begin = match pending_coll.take() {
+                    Some((bev, bop, bcomm)) if bcomm == comm && bop == op => bev,
+                    Some((bev, bop, bcomm)) => {
+                        b.problem(
+                            ProblemKind::Collective,
+                            ev,
+                            "coll_end",
+                            Some(bev.at),
+                            format!(
+                                "{} on {} ends, but {} on {} began",
+                                op.name(),
+                                describe::comm(defs, comm),
+                                bop.name(),
+                                describe::comm(defs, bcomm)
+                            ),
+                        );
+                        ev
+                    }
+                    None => ev,
+                };
+                let seq = coll_seq.entry(comm).or_insert(0);
+                b.colls.push(((comm, *seq), CollPart { loc, begin, end: ev, op, root }));
+                *seq += 1;
+            }
+            Rec::LockRequest { lock } => {
+                requested.insert(lock, ev);
+            }
+            Rec::LockAcquire { lock } => {
+                if let Some(req) = requested.remove(&lock) {
+                    b.partner(req.at, ev.at);
+                }
+                held.push((lock, ev));
+            }
+            Rec::LockRelease { lock } => match held.iter().rposition(|&(k, _)| k == lock) {
+                Some(i) => {
+                    let (_, acq) = held.remove(i);
+                    b.sections.push(((app_of(defs, loc), lock), Section { acquire: acq, release: Some(ev) }));
+                }
+                None => b.problem(
+                    ProblemKind::Lock,
+                    ev,
+                    "lock_release",
+                    None,
+                    format!("releases lock {lock}, which this location does not hold"),
+                ),
+            },
+            Rec::Spawn { parent } => {
+                if parent != loc {
+                    b.spawns.push(Spawn { child: ev.at, parent, wall: ev.wall });
+                    b.point(ev.at, Point::Spawn { parent });
+                }
+            }
+            Rec::Offset { .. } => {}
+        }
+    }
+    for (q, ev) in open_isend {
+        b.problem(ProblemKind::Request, ev, "isend", None, format!("send request {q} never completes"));
+    }
+    for p in open_irecv.into_values().chain(pending_recv) {
+        b.problem(
+            ProblemKind::UnmatchedRecv,
+            p.ev,
+            p.kind,
+            None,
+            format!(
+                "a receive from {} tag {} on {} is posted but never completes",
+                p.from.map_or("any source".into(), |f| b.loc_name(f)),
+                tag_text(p.tag),
+                describe::comm(defs, p.comm)
+            ),
+        );
+    }
+    if let Some((ev, op, _)) = pending_coll {
+        b.problem(
+            ProblemKind::Collective,
+            ev,
+            "coll_begin",
+            None,
+            format!("{} begins but never ends", op.name()),
+        );
+    }
+    for (lock, acq) in held {
+        b.sections.push(((app_of(defs, loc), lock), Section { acquire: acq, release: None }));
+    }
+    // Channels in key order; a channel's sends in order, its receives in posting order
+    // (keys are unique: unstable is exact).
+    b.sends.sort_by_key(|&(k, _)| k);
+    b.recvs.sort_unstable_by_key(|(k, r)| (*k, r.key, r.ev.at.index));
+    b.send_runs = runs(&b.sends, |x| x.0).into_iter().map(|(a, z)| (b.sends[a].0, a, z)).collect();
+    b.recv_runs = runs(&b.recvs, |x| x.0).into_iter().map(|(a, z)| (b.recvs[a].0, a, z)).collect();
+    // New vectors of the exact size (collecting in place would keep the old ones).
+    b.send_items = Vec::with_capacity(b.sends.len());
+    b.send_items.extend(std::mem::take(&mut b.sends).into_iter().map(|(_, x)| x));
+    b.recv_items = Vec::with_capacity(b.recvs.len());
+    b.recv_items.extend(std::mem::take(&mut b.recvs).into_iter().map(|(_, x)| x));
+    b
+}
+
+/// The runs of equal keys in `v`, as (first, end).
+fn runs<T, K: PartialEq>(v: &[T], key: impl Fn(&T) -> K) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=v.len() {
+        if i == v.len() || key(&v[i]) != key(&v[start]) {
+            if start < i {
+                out.push((start, i));
+            }
+            start = i;
+        }
+    }
+    out
+}
+
 fn app_of(defs: &Definitions, loc: LocId) -> AppId {
     defs.process_of(loc).map_or(u32::MAX, |p| p.app)
 }
@@ -380,23 +652,32 @@ pub fn match_events_with(defs: &Definitions, records: &[Vec<Record>], partners: 
 /// [`match_events_with`], leaving [`Sync::points`] empty too unless `points` (what a
 /// replay needs; spoor-align's proof that its clocks change nothing does not).
 pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: bool, points: bool) -> Sync {
-    match_all(defs, records, partners, points, true)
+    match_all(defs, Records::Borrowed(records), partners, points, true)
 }
 
-/// [`match_events`] without collecting [`Sync::messages`] (only their number): what
-/// spoor-order needs.
-pub fn match_events_uncollected(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
-    match_all(defs, records, true, true, false)
+/// [`match_events`] without collecting [`Sync::messages`] (only their number), taking
+/// the records and freeing them as soon as they are used: what spoor-order needs.
+pub fn match_events_uncollected(defs: &Definitions, records: Vec<Vec<Record>>) -> Sync {
+    match_all(defs, Records::Owned(records), true, true, false)
+}
+
+/// The records matching reads: borrowed, or owned and freed once read.
+enum Records<'a> {
+    Borrowed(&'a [Vec<Record>]),
+    Owned(Vec<Vec<Record>>),
 }
 
 fn match_all(
     defs: &Definitions,
-    records: &[Vec<Record>],
+    mut records: Records,
     partners: bool,
     points: bool,
     want_messages: bool,
 ) -> Sync {
-    let n = records.len();
+    let n = match &records {
+        Records::Borrowed(r) => r.len(),
+        Records::Owned(r) => r.len(),
+    };
     let mut b = Builder {
         defs,
         want_partners: partners,
@@ -405,211 +686,67 @@ fn match_all(
         points: vec![Vec::new(); n],
         problems: Vec::new(),
     };
-    // Channels in order of first use, found by key; sorted by key before matching.
-    let mut channel_of: HashMap<ChannelKey, usize> = HashMap::default();
-    let mut channels: Vec<(ChannelKey, Channel)> = Vec::new();
     let mut coll: BTreeMap<(CommId, u64), Vec<CollPart>> = BTreeMap::new();
     let mut locks: BTreeMap<(AppId, u64), Vec<Section>> = BTreeMap::new();
     let mut spawns = Vec::new();
-
-    for (l, recs) in records.iter().enumerate() {
-        let loc = l as LocId;
-        let mut open_isend: HashMap<u64, Ev> = HashMap::default();
-        let mut open_irecv: HashMap<u64, Posted> = HashMap::default();
-        let mut pending_recv: Option<Posted> = None;
-        let mut pending_coll: Option<(Ev, CollOp, CommId)> = None;
-        let mut coll_seq: HashMap<CommId, u64> = HashMap::default();
-        let mut held: Vec<(u64, Ev)> = Vec::new();
-        let mut requested: HashMap<u64, Ev> = HashMap::default();
-        for r in recs {
-            let ev = Ev { at: EventRef { loc, index: r.index }, wall: r.wall };
-            match r.rec {
-                Rec::Send { to, comm, tag, bytes, request } => {
-                    let c = channel(&mut channel_of, &mut channels, (loc, to, comm, tag));
-                    channels[c].1.sends.push(SendItem { ev, bytes, kind: r.rec.kind_name() });
-                    if let Some(q) = request {
-                        if let Some(old) = open_isend.insert(q, ev) {
-                            b.problem(
-                                ProblemKind::Request,
-                                old,
-                                "isend",
-                                Some(ev.at),
-                                format!("request {q} is posted again before it completed"),
-                            );
-                        }
-                    }
-                }
-                Rec::SendDone { request } => match open_isend.remove(&request) {
-                    Some(isend) => b.partner(ev.at, isend.at),
-                    None => b.problem(
-                        ProblemKind::Request,
-                        ev,
-                        "isend_complete",
-                        None,
-                        format!("completes send request {request}, which this location did not post"),
-                    ),
-                },
-                Rec::RecvPost { from, comm, tag, request } => {
-                    let p = Posted { ev, kind: r.rec.kind_name(), from, comm, tag };
-                    let old = match request {
-                        None => pending_recv.replace(p),
-                        Some(q) => open_irecv.insert(q, p),
-                    };
-                    if let Some(old) = old {
-                        b.problem(
-                            ProblemKind::UnmatchedRecv,
-                            old.ev,
-                            old.kind,
-                            None,
-                            "a receive posted but never completed".into(),
-                        );
-                    }
-                }
-                Rec::RecvDone { from, comm, tag, bytes, request } => {
-                    let posted = match request {
-                        None => pending_recv.take(),
-                        Some(q) => open_irecv.remove(&q),
-                    };
-                    let key = match &posted {
-                        Some(p) => {
-                            b.partner(p.ev.at, ev.at);
-                            let bad_from = p.from.is_some_and(|f| f != from);
-                            let bad_tag = p.tag.is_some_and(|t| t != tag);
-                            if bad_from || bad_tag || p.comm != comm {
-                                b.problem(
-                                    ProblemKind::Inconsistent,
-                                    ev,
-                                    r.rec.kind_name(),
-                                    Some(p.ev.at),
-                                    format!(
-                                        "completes from {} tag {tag} on {}, but was posted for {} tag {} on {}",
-                                        b.loc_name(from),
-                                        describe::comm(defs, comm),
-                                        p.from.map_or("any source".into(), |f| b.loc_name(f)),
-                                        tag_text(p.tag),
-                                        describe::comm(defs, p.comm),
-                                    ),
-                                );
-                            }
-                            p.ev.at.index
-                        }
-                        None => r.index,
-                    };
-                    let c = channel(&mut channel_of, &mut channels, (from, loc, comm, tag));
-                    channels[c].1.recvs.push(RecvItem { key, ev, bytes, kind: r.rec.kind_name() });
-                }
-                Rec::CollBegin { op, comm } => {
-                    if let Some((old, oop, _)) = pending_coll.replace((ev, op, comm)) {
-                        b.problem(
-                            ProblemKind::Collective,
-                            old,
-                            "coll_begin",
-                            None,
-                            format!("{} begins but never ends", oop.name()),
-                        );
-                    }
-                }
-                Rec::CollEnd { op, comm, root } => {
-                    let begin = match pending_coll.take() {
-                        Some((bev, bop, bcomm)) if bcomm == comm && bop == op => bev,
-                        Some((bev, bop, bcomm)) => {
-                            b.problem(
-                                ProblemKind::Collective,
-                                ev,
-                                "coll_end",
-                                Some(bev.at),
-                                format!(
-                                    "{} on {} ends, but {} on {} began",
-                                    op.name(),
-                                    describe::comm(defs, comm),
-                                    bop.name(),
-                                    describe::comm(defs, bcomm)
-                                ),
-                            );
-                            ev
-                        }
-                        None => ev,
-                    };
-                    let seq = coll_seq.entry(comm).or_insert(0);
-                    coll.entry((comm, *seq)).or_default().push(CollPart { loc, begin, end: ev, op, root });
-                    *seq += 1;
-                }
-                Rec::LockRequest { lock } => {
-                    requested.insert(lock, ev);
-                }
-                Rec::LockAcquire { lock } => {
-                    if let Some(req) = requested.remove(&lock) {
-                        b.partner(req.at, ev.at);
-                    }
-                    held.push((lock, ev));
-                }
-                Rec::LockRelease { lock } => match held.iter().rposition(|&(k, _)| k == lock) {
-                    Some(i) => {
-                        let (_, acq) = held.remove(i);
-                        locks
-                            .entry((app_of(defs, loc), lock))
-                            .or_default()
-                            .push(Section { acquire: acq, release: Some(ev) });
-                    }
-                    None => b.problem(
-                        ProblemKind::Lock,
-                        ev,
-                        "lock_release",
-                        None,
-                        format!("releases lock {lock}, which this location does not hold"),
-                    ),
-                },
-                Rec::Spawn { parent } => {
-                    if parent != loc {
-                        spawns.push(Spawn { child: ev.at, parent, wall: ev.wall });
-                        b.point(ev.at, Point::Spawn { parent });
-                    }
-                }
-                Rec::Offset { .. } => {}
+    // Each location's own records in parallel (a few at a time, to bound what waits
+    // to be merged), merged in location order.
+    let mut sends_of: Vec<Vec<SendItem>> = Vec::with_capacity(n);
+    let mut recvs_of: Vec<Vec<RecvItem>> = Vec::with_capacity(n);
+    type Span = Option<(usize, usize, usize)>;
+    let mut channels: HashMap<ChannelKey, (Span, Span)> = HashMap::default();
+    const AT_ONCE: usize = 16;
+    for first in (0..n).step_by(AT_ONCE) {
+        let end = n.min(first + AT_ONCE);
+        let taken: Vec<Vec<Record>>;
+        let recs: Vec<&[Record]> = match &mut records {
+            Records::Borrowed(r) => r[first..end].iter().map(|v| v.as_slice()).collect(),
+            Records::Owned(r) => {
+                taken = r[first..end].iter_mut().map(std::mem::take).collect();
+                taken.iter().map(|v| v.as_slice()).collect()
             }
-        }
-        for (q, ev) in open_isend {
-            b.problem(ProblemKind::Request, ev, "isend", None, format!("send request {q} never completes"));
-        }
-        for p in open_irecv.into_values().chain(pending_recv) {
-            b.problem(
-                ProblemKind::UnmatchedRecv,
-                p.ev,
-                p.kind,
-                None,
-                format!(
-                    "a receive from {} tag {} on {} is posted but never completes",
-                    p.from.map_or("any source".into(), |f| b.loc_name(f)),
-                    tag_text(p.tag),
-                    describe::comm(defs, p.comm)
-                ),
-            );
-        }
-        if let Some((ev, op, _)) = pending_coll {
-            b.problem(
-                ProblemKind::Collective,
-                ev,
-                "coll_begin",
-                None,
-                format!("{} begins but never ends", op.name()),
-            );
-        }
-        for (lock, acq) in held {
-            locks.entry((app_of(defs, loc), lock)).or_default().push(Section { acquire: acq, release: None });
+        };
+        let passes: Vec<LocPass> = (first..end)
+            .into_par_iter()
+            .map(|l| location_pass(defs, l as LocId, recs[l - first], partners, points))
+            .collect();
+        for (l, pass) in (first..).zip(passes) {
+            b.partners[l] = pass.partners;
+            b.points[l] = pass.points;
+            b.problems.extend(pass.problems);
+            for (key, part) in pass.colls {
+                coll.entry(key).or_default().push(part);
+            }
+            for (key, sec) in pass.sections {
+                locks.entry(key).or_default().push(sec);
+            }
+            spawns.extend(pass.spawns);
+            for (key, a, z) in pass.send_runs {
+                channels.entry(key).or_default().0 = Some((l, a, z));
+            }
+            for (key, a, z) in pass.recv_runs {
+                channels.entry(key).or_default().1 = Some((l, a, z));
+            }
+            sends_of.push(pass.send_items);
+            recvs_of.push(pass.recv_items);
         }
     }
+    // Each channel's sends (all of one location) and receives (all of another), as
+    // (location, first, end) in `sends_of` and `recvs_of`, in key order.
+    let mut channels: Vec<(ChannelKey, (Span, Span))> = channels.into_iter().collect();
 
     // Point to point: the k-th send of a channel goes to its k-th receive.
     let mut messages = Vec::new();
     let mut message_count = 0;
-    drop(channel_of);
     channels.sort_unstable_by_key(|&(k, _)| k);
-    for ((from, to, comm, tag), mut ch) in channels {
-        // Keys are unique (a location's events have distinct indices): unstable is exact.
-        ch.recvs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
-        let matched = ch.sends.len().min(ch.recvs.len());
+    let empty_sends: [SendItem; 0] = [];
+    let empty_recvs: [RecvItem; 0] = [];
+    for ((from, to, comm, tag), (ss, rs)) in channels {
+        let sends = ss.map_or(&empty_sends[..], |(l, a, z)| &sends_of[l][a..z]);
+        let recvs = rs.map_or(&empty_recvs[..], |(l, a, z)| &recvs_of[l][a..z]);
+        let matched = sends.len().min(recvs.len());
         message_count += matched;
-        for (s, r) in ch.sends.iter().zip(&ch.recvs) {
+        for (s, r) in sends.iter().zip(recvs) {
             if want_messages {
                 messages.push(Message {
                     send: s.ev.at,
@@ -646,11 +783,11 @@ fn match_all(
                 describe::comm(defs, comm)
             )
         };
-        for s in &ch.sends[matched..] {
+        for s in &sends[matched..] {
             let detail = format!("no receive matches this message {} ({} bytes)", chan(&b), s.bytes);
             b.problem(ProblemKind::UnmatchedSend, s.ev, s.kind, None, detail);
         }
-        for r in &ch.recvs[matched..] {
+        for r in &recvs[matched..] {
             let detail =
                 format!("no send matches this receive of a message {} ({} bytes)", chan(&b), r.bytes);
             b.problem(ProblemKind::UnmatchedRecv, r.ev, r.kind, None, detail);

@@ -516,9 +516,8 @@ where
         // Matching runs while the first blocks are read.
         let defs = &scan.defs;
         let matcher = s.spawn(move || {
-            let sync = matching::match_events_uncollected(defs, &records);
-            drop(records);
-            sync
+            // (frees the records as it goes)
+            matching::match_events_uncollected(defs, records)
         });
         let mut next_rx = 0usize;
         let mut st = Stream {
