@@ -8,6 +8,11 @@
 //! violations it is the time order (ties by location). Memory holds the queued events,
 //! about one block per location for traces whose blocks interleave in time (as spoor's
 //! writers produce them).
+//!
+//! Threads: one reads blocks and two decode them into per-location chunks (wall times
+//! apart); matching runs while the first chunks are read; the replay reads wall times
+//! only and hands each output block, as references into the chunks, to a few encoding
+//! threads; the calling thread writes the blocks in order.
 
 use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
