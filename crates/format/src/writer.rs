@@ -9,8 +9,9 @@ use std::io::{self, Write};
 pub struct WriterOptions {
     /// Events per block before it is written out.
     pub block_events: usize,
-    /// Write the events in the order given, in multi-location blocks (a stream in
-    /// global order); otherwise one block per location, each location's events in order.
+    /// Write the events in the order given, in multi-location blocks of the
+    /// per-location form (a stream in global order); otherwise one block per location,
+    /// each location's events in order.
     pub global_order: bool,
     /// Write the trailing index of blocks.
     pub index: bool,
@@ -42,7 +43,7 @@ impl<W: Write> TraceWriter<W> {
     pub fn new(mut out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
         let mut fl = opts.flags;
         if opts.global_order {
-            fl |= flags::GLOBAL_ORDER;
+            fl |= flags::GLOBAL_ORDER | flags::LOCAL_BLOCKS;
         }
         let header = Header::new(fl).encode();
         out.write_all(&header)?;
@@ -161,7 +162,7 @@ impl<W: Write> TraceWriter<W> {
                 min_wall: enc.min_wall,
                 max_wall: enc.max_wall,
             });
-            let kind = if self.opts.global_order { chunk::MULTI_BLOCK } else { chunk::BLOCK };
+            let kind = if self.opts.global_order { chunk::LOCAL_BLOCK } else { chunk::BLOCK };
             self.write_chunk(kind, &payload)?;
         }
         enc.clear();
@@ -199,7 +200,7 @@ impl<W: Write> TraceWriter<W> {
             min_wall: b.min_wall,
             max_wall: b.max_wall,
         });
-        let kind = if self.opts.global_order { chunk::MULTI_BLOCK } else { chunk::BLOCK };
+        let kind = if self.opts.global_order { chunk::LOCAL_BLOCK } else { chunk::BLOCK };
         self.write_chunk(kind, &b.payload)?;
         self.events += b.count;
         Ok(())

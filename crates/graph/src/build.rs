@@ -132,6 +132,8 @@ struct Builder<'a> {
     sources: Vec<(u32, i64)>,
     /// The forward diffusion of the whole graph, made as nodes arrive (see `Distances`).
     track: Option<Tracker>,
+    /// Nodes the node arrays have room for (`push_node`).
+    room: usize,
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
@@ -241,10 +243,10 @@ pub(crate) fn build_inner(
                 raw.check_crc()?;
                 let mut v = pool.lock().expect("the buffer pool is never poisoned").pop().unwrap_or_default();
                 let locs = defs.locations.len();
-                if !decode_block_brief(raw.payload, raw.multi(), locs, &mut v) {
+                if !decode_block_brief(raw.payload, raw.form(), locs, &mut v) {
                     // The full decoder names the problem.
                     v.clear();
-                    decode_block(raw.payload, raw.multi(), locs, |e| v.push(Brief::of(&e)))
+                    decode_block(raw.payload, raw.form(), locs, |e| v.push(Brief::of(&e)))
                         .map_err(|e| raw.error(e))?;
                 }
                 Ok(v)
@@ -295,6 +297,7 @@ impl<'a> Builder<'a> {
                 base: None,
                 provisional: Vec::new(),
             }),
+            room: 0,
         }
     }
 
@@ -333,6 +336,7 @@ impl<'a> Builder<'a> {
         if let Some(t) = &self.track {
             advise_huge(&t.dist);
         }
+        self.set_room();
     }
 
     fn err(&self, message: String) -> Error {
@@ -340,21 +344,66 @@ impl<'a> Builder<'a> {
     }
 
     /// Adds a node; its longest distance starts unreached, and `raise` lifts it.
+    #[inline(always)]
     fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) -> Result<u32> {
+        let n = self.pag.loc.len();
+        if n >= self.room {
+            self.grow_nodes()?;
+        }
+        let p = &mut self.pag;
+        // SAFETY: only this function lengthens the node arrays (and the distances), so
+        // all have length n, and `room` is at most the capacity of each.
+        unsafe {
+            p.loc.as_mut_ptr().add(n).write(loc);
+            p.loc.set_len(n + 1);
+            p.prev.as_mut_ptr().add(n).write(prev);
+            p.prev.set_len(n + 1);
+            p.wall.as_mut_ptr().add(n).write(wall);
+            p.wall.set_len(n + 1);
+            p.weight.as_mut_ptr().add(n).write(weight);
+            p.weight.set_len(n + 1);
+            p.ctx.as_mut_ptr().add(n).write(ctx);
+            p.ctx.set_len(n + 1);
+            p.kind.as_mut_ptr().add(n).write(kind);
+            p.kind.set_len(n + 1);
+            if let Some(t) = &mut self.track {
+                t.dist.as_mut_ptr().add(n).write(NEG);
+                t.dist.set_len(n + 1);
+            }
+        }
+        Ok(n as u32)
+    }
+
+    /// Makes room for more nodes in every node array, or refuses a graph that would
+    /// outgrow the node numbers.
+    #[cold]
+    fn grow_nodes(&mut self) -> Result<()> {
         let n = self.pag.loc.len();
         if n >= NONE as usize {
             return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
         }
-        self.pag.loc.push(loc);
-        self.pag.prev.push(prev);
-        self.pag.wall.push(wall);
-        self.pag.weight.push(weight);
-        self.pag.ctx.push(ctx);
-        self.pag.kind.push(kind);
+        let more = (n / 2).max(4096);
+        let p = &mut self.pag;
+        p.loc.reserve(more);
+        p.prev.reserve(more);
+        p.wall.reserve(more);
+        p.weight.reserve(more);
+        p.ctx.reserve(more);
+        p.kind.reserve(more);
         if let Some(t) = &mut self.track {
-            t.dist.push(NEG);
+            t.dist.reserve(more);
         }
-        Ok(n as u32)
+        self.set_room();
+        Ok(())
+    }
+
+    /// The number of nodes every node array has capacity for, and the node numbers allow.
+    fn set_room(&mut self) {
+        let p = &self.pag;
+        let caps = [p.loc.capacity(), p.prev.capacity(), p.wall.capacity(), p.weight.capacity()];
+        let caps = caps.into_iter().chain([p.ctx.capacity(), p.kind.capacity()]);
+        let dist = self.track.as_ref().map_or(usize::MAX, |t| t.dist.capacity());
+        self.room = caps.fold(dist, usize::min).min(NONE as usize);
     }
 
     fn push_arc(&mut self, to: u32, from: u32, weight: i64, kind: ArcKind, bytes: u64) {

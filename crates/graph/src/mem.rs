@@ -9,6 +9,9 @@ pub fn advise_huge<T>(v: &Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
+        if std::env::var_os("SPOOR_NOHUGE").is_some() {
+            return;
+        }
         let bytes = v.capacity() * std::mem::size_of::<T>();
         if bytes < 2 * HUGE {
             return;

@@ -14,7 +14,7 @@ use crate::matching::{self, Problem, ProblemKind, Sync};
 use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, Scan};
 use crate::{Error, Result};
-use spoor_format::binary::flags;
+use spoor_format::binary::{flags, Form};
 use spoor_format::raw::BlockCursor;
 use spoor_format::{NextBlock, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, EventRef, Kind, LocId};
@@ -430,7 +430,7 @@ impl Stream {
         let events = match b {
             NextBlock::Raw(raw) if !raw.multi() => {
                 let offset = raw.offset;
-                let cursor = BlockCursor::new(raw.payload, false, self.queues.len())
+                let cursor = BlockCursor::new(raw.payload, Form::Single, self.queues.len())
                     .map_err(|e| decode_error(name, offset, e))?;
                 let (Some(loc), n) = (cursor.loc(), cursor.remaining()) else { return Ok(()) };
                 if n == 0 {
@@ -440,8 +440,10 @@ impl Stream {
             }
             NextBlock::Raw(raw) => {
                 let mut events = Vec::new();
-                spoor_format::binary::decode_block(&raw.payload, true, self.queues.len(), |e| events.push(e))
-                    .map_err(|e| decode_error(name, raw.offset, e))?;
+                spoor_format::binary::decode_block(&raw.payload, raw.form(), self.queues.len(), |e| {
+                    events.push(e)
+                })
+                .map_err(|e| decode_error(name, raw.offset, e))?;
                 events
             }
             NextBlock::Decoded(b) => b.events,
