@@ -3,6 +3,7 @@
 use crate::cost::Mode;
 use crate::cp::{Distances, NEG};
 use crate::error::{Error, Result};
+use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::{decode_block, flags};
@@ -215,28 +216,37 @@ pub(crate) fn build_inner(
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
+    // Set when the builder stops, so that faulting in its arrays stops too.
+    let built_all = std::sync::atomic::AtomicBool::new(false);
     let (read, built) = std::thread::scope(|scope| {
-        let (file, pool) = (&file, &pool);
+        let (file, pool, built_all) = (&file, &pool, &built_all);
         let worker = scope.spawn(move || -> Result<Builder> {
             let mut b = Builder::new(file, mode, defs, distances);
             if let Some(n) = expected {
                 b.reserve(n);
+                let regions = b.node_regions();
+                scope.spawn(move || populate(&regions, built_all));
             }
             let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
-            for mut block in rx {
-                for s in &block {
-                    b.event(s)?;
+            let add_all = || -> Result<()> {
+                for mut block in rx {
+                    for s in &block {
+                        b.event(s)?;
+                    }
+                    if let Some(bar) = &bar {
+                        bar.add(block.len() as u64);
+                    }
+                    block.clear();
+                    pool.lock().expect("the buffer pool is never poisoned").push(block);
                 }
-                if let Some(bar) = &bar {
-                    bar.add(block.len() as u64);
-                }
-                block.clear();
-                pool.lock().expect("the buffer pool is never poisoned").push(block);
-            }
+                Ok(())
+            };
+            let added = add_all();
+            built_all.store(true, std::sync::atomic::Ordering::Relaxed);
             if let Some(bar) = &bar {
                 bar.finish();
             }
-            Ok(b)
+            added.map(|()| b)
         });
         let read = reader.par_raw_blocks_each(
             |defs, raw| {
@@ -301,6 +311,17 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The node arrays (and distances), to fault in ahead of the builder.
+    fn node_regions(&self) -> Vec<Region> {
+        let p = &self.pag;
+        let mut r = vec![Region::of(&p.loc), Region::of(&p.prev), Region::of(&p.wall), Region::of(&p.weight)];
+        r.extend([Region::of(&p.ctx), Region::of(&p.kind)]);
+        if let Some(t) = &self.track {
+            r.push(Region::of(&t.dist));
+        }
+        r
+    }
+
     /// Room for `events` nodes and a guess of the arcs, so the arrays grow once.
     fn reserve(&mut self, events: usize) {
         let p = &mut self.pag;
@@ -321,21 +342,6 @@ impl<'a> Builder<'a> {
         p.arc_weight.reserve_exact(arcs);
         p.arc_kind.reserve_exact(arcs);
         p.arc_bytes.reserve_exact(arcs);
-        use crate::mem::advise_huge;
-        advise_huge(&p.loc);
-        advise_huge(&p.prev);
-        advise_huge(&p.wall);
-        advise_huge(&p.weight);
-        advise_huge(&p.ctx);
-        advise_huge(&p.kind);
-        advise_huge(&p.arc_to);
-        advise_huge(&p.arc_from);
-        advise_huge(&p.arc_weight);
-        advise_huge(&p.arc_kind);
-        advise_huge(&p.arc_bytes);
-        if let Some(t) = &self.track {
-            advise_huge(&t.dist);
-        }
         self.set_room();
     }
 
