@@ -283,7 +283,7 @@ mod tests {
 
     fn kind_of(code: u8, x: u32, y: u64) -> Kind {
         let op = CollOp::from_code((x % 15) as u8).unwrap();
-        let opt = (x % 3 != 0).then_some(x);
+        let opt = (!x.is_multiple_of(3)).then_some(x);
         match code {
             0 => Kind::ProcessBegin { parent: opt },
             1 => Kind::ProcessEnd,

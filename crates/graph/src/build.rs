@@ -442,9 +442,28 @@ impl<'a> Builder<'a> {
         (wall - prev_wall.map_or(from_wall, |p| p.max(from_wall))).max(0)
     }
 
+    #[cold]
+    fn index_too_large(&self, loc: u32, index: u64) -> Error {
+        self.err(format!("event index {index} of location {loc} is too large"))
+    }
+
+    #[cold]
+    fn out_of_order(&self, s: &Brief, own_index: u64) -> Error {
+        self.err(format!(
+            "not in causal order: event {}:{} ({}) comes before its partner {}:{}, \
+             or the partner does not point back at it; run it through spoor-order",
+            s.loc,
+            own_index,
+            spoor_model::KIND_NAMES[s.code as usize],
+            s.partner_loc,
+            s.partner_idx
+        ))
+    }
+
+    #[inline(always)]
     fn key(&self, loc: u32, index: u64) -> Result<u64> {
         if index >= 1 << 40 {
-            return Err(self.err(format!("event index {index} of location {loc} is too large")));
+            return Err(self.index_too_large(loc, index));
         }
         Ok((loc as u64) << 40 | index)
     }
@@ -541,17 +560,7 @@ impl<'a> Builder<'a> {
                             let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
                             self.push_arc(node, from, w, kind, bytes);
                         }
-                        _ => {
-                            return Err(self.err(format!(
-                                "not in causal order: event {}:{} ({}) comes before its partner {}:{}, \
-                                 or the partner does not point back at it; run it through spoor-order",
-                                s.loc,
-                                own_index,
-                                spoor_model::KIND_NAMES[s.code as usize],
-                                s.partner_loc,
-                                s.partner_idx
-                            )))
-                        }
+                        _ => return Err(self.out_of_order(s, own_index)),
                     }
                 } else if s.code != LOCK_ACQUIRE {
                     self.unmatched_receives += 1;
@@ -592,6 +601,7 @@ impl<'a> Builder<'a> {
 
     /// Handles the bookkeeping of a collective end and returns the node it waits for,
     /// making the virtual node(s) it needs.
+    #[inline(never)]
     fn collective_end(&mut self, s: &Brief) -> Result<Option<u32>> {
         let comm = s.a;
         let k = {

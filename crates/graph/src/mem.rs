@@ -40,7 +40,8 @@ pub fn populate(regions: &[Region], stop: &std::sync::atomic::AtomicBool) {
                 // SAFETY: the range lies within a live allocation of the builder (or, if
                 // the builder has grown and freed it since, fails harmlessly);
                 // MADV_POPULATE_WRITE maps pages without changing their contents.
-                let rc = unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_POPULATE_WRITE) };
+                let rc =
+                    unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_POPULATE_WRITE) };
                 if rc != 0 {
                     return;
                 }
