@@ -2,7 +2,7 @@
 //! Readers and writers of whole files are in `reader` and `writer`; this module
 //! encodes and decodes the pieces, with offsets relative to the piece.
 
-use crate::varint::{put_i64, put_u64, Cursor, VarintError};
+use crate::varint::{put_i64, put_u64, vlen, zigzag, Cursor, VarintError};
 use spoor_model::*;
 
 /// `\x89SPOOR\r\n`: a non-ASCII first byte so no text file starts this way, and a
@@ -497,6 +497,22 @@ impl BlockEncoder {
     /// Appends one event. `with_loc` is set in multi-location blocks, which are
     /// written in the per-location form (chunk type 0x06).
     pub fn push(&mut self, ev: &Event, with_loc: bool) {
+        self.push_parts(ev.loc, ev.wall, ev.cpu, &ev.kind, &ev.ann, with_loc)
+    }
+
+    /// `push` of an event given by its parts (for programs that keep events in a form
+    /// of their own).
+    #[inline]
+    pub fn push_parts(
+        &mut self,
+        loc: LocId,
+        wall: i64,
+        cpu: Option<i64>,
+        kind: &Kind,
+        ann: &Annotations,
+        with_loc: bool,
+    ) {
+        let ev = Parts { loc, wall, kind, ann };
         let b = &mut self.buf;
         let dw = ev.wall.wrapping_sub(self.prev_wall);
         // What the Lamport annotation must say: the clock, "none", or nothing (implied).
@@ -516,7 +532,7 @@ impl BlockEncoder {
         } else {
             &mut self.prev_cpu
         };
-        let (mode, dc) = match ev.cpu {
+        let (mode, dc) = match cpu {
             None => (head::CPU_NONE, 0),
             Some(cpu) => {
                 let dc = cpu.wrapping_sub(*prev_cpu);
@@ -548,11 +564,19 @@ impl BlockEncoder {
         }
         self.prev_wall = ev.wall;
         self.count += 1;
-        encode_kind(b, &ev.kind);
+        encode_kind(b, ev.kind);
         if annotated {
-            encode_annotations(b, ev, lamport);
+            encode_annotations(b, &ev, lamport);
         }
     }
+}
+
+/// What the encoder reads of an event.
+struct Parts<'a> {
+    loc: LocId,
+    wall: i64,
+    kind: &'a Kind,
+    ann: &'a Annotations,
 }
 
 /// The Lamport annotation an event gets.
@@ -626,33 +650,31 @@ fn encode_kind(b: &mut Vec<u8>, k: &Kind) {
     }
 }
 
-fn encode_annotations(b: &mut Vec<u8>, ev: &Event, lamport: Option<Lamport>) {
-    let a = &ev.ann;
+fn encode_annotations(b: &mut Vec<u8>, ev: &Parts, lamport: Option<Lamport>) {
+    let a = ev.ann;
     let n = a.partner.is_some() as u64 + lamport.is_some() as u64 + a.raw_wall.is_some() as u64;
     put_u64(b, n);
-    let mut item = |tag: u64, body: &[u8]| {
-        put_u64(b, tag);
-        put_u64(b, body.len() as u64);
-        b.extend_from_slice(body);
-    };
-    let mut body = Vec::with_capacity(20);
+    // Each: tag, body length, body.
     if let Some(p) = a.partner {
-        put_u64(&mut body, p.loc as u64);
-        put_u64(&mut body, p.index);
-        item(ann::PARTNER, &body);
+        put_u64(b, ann::PARTNER);
+        put_u64(b, (vlen(p.loc as u64) + vlen(p.index)) as u64);
+        put_u64(b, p.loc as u64);
+        put_u64(b, p.index);
     }
     if let Some(Lamport::Clock(l)) = lamport {
-        body.clear();
-        put_u64(&mut body, l);
-        item(ann::LAMPORT, &body);
+        put_u64(b, ann::LAMPORT);
+        put_u64(b, vlen(l) as u64);
+        put_u64(b, l);
     }
     if let Some(r) = a.raw_wall {
-        body.clear();
-        put_i64(&mut body, r.wrapping_sub(ev.wall));
-        item(ann::RAW_WALL, &body);
+        let d = r.wrapping_sub(ev.wall);
+        put_u64(b, ann::RAW_WALL);
+        put_u64(b, vlen(zigzag(d)) as u64);
+        put_i64(b, d);
     }
     if let Some(Lamport::Nothing) = lamport {
-        item(ann::NO_LAMPORT, &[]);
+        put_u64(b, ann::NO_LAMPORT);
+        put_u64(b, 0);
     }
 }
 

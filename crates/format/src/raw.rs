@@ -11,7 +11,7 @@ use crate::binary::{
     ann, decode_block, decode_kind, event_cpu, head, implied_lamport, BlockEncoder, BlockPrefix, DecodeError,
     Expect, Form, PerLocation,
 };
-use crate::varint::{put_u64, zigzag, Cursor};
+use crate::varint::{put_u64, vlen, zigzag, Cursor};
 use spoor_model::*;
 
 /// A block payload ready to be written as one chunk, with what the index says of it.
@@ -35,26 +35,29 @@ pub fn encode_block(events: &[Event], multi: bool) -> EncodedBlock {
     for ev in events {
         enc.push(ev, multi);
     }
-    let loc = if multi { None } else { events.first().map(|e| e.loc) };
-    let mut payload = Vec::with_capacity(enc.buf.len() + 12);
-    if let Some(l) = loc {
-        put_u64(&mut payload, l as u64);
-    }
-    put_u64(&mut payload, enc.count);
-    payload.extend_from_slice(&enc.buf);
-    EncodedBlock {
-        loc,
-        count: enc.count,
-        min_wall: if enc.count > 0 { enc.min_wall } else { 0 },
-        max_wall: if enc.count > 0 { enc.max_wall } else { 0 },
-        payload,
-    }
+    enc.take_block(if multi { None } else { events.first().map(|e| e.loc) })
 }
 
-/// The bytes of `v` as a varint.
-#[inline(always)]
-fn vlen(v: u64) -> usize {
-    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+impl BlockEncoder {
+    /// The block encoded so far, as a block of location `loc` (`None`: a
+    /// multi-location block, events pushed `with_loc`); the encoder starts afresh.
+    pub fn take_block(&mut self, loc: Option<LocId>) -> EncodedBlock {
+        let mut payload = Vec::with_capacity(self.buf.len() + 12);
+        if let Some(l) = loc {
+            put_u64(&mut payload, l as u64);
+        }
+        put_u64(&mut payload, self.count);
+        payload.extend_from_slice(&self.buf);
+        let b = EncodedBlock {
+            loc,
+            count: self.count,
+            min_wall: if self.count > 0 { self.min_wall } else { 0 },
+            max_wall: if self.count > 0 { self.max_wall } else { 0 },
+            payload,
+        };
+        self.clear();
+        b
+    }
 }
 
 #[inline(always)]
