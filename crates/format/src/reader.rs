@@ -67,6 +67,8 @@ enum Bytes {
 
 /// Bytes of a memory-mapped file decoded between releases of their pages.
 const MAP_WINDOW: u64 = if cfg!(test) { 4096 } else { 16 << 20 };
+/// The first window's size (see `par_blocks`).
+const FIRST_WINDOW: u64 = if cfg!(test) { 1024 } else { 256 << 10 };
 
 impl Bytes {
     /// The chunk header at `at` (the caller checked it lies within the bytes).
@@ -744,16 +746,21 @@ impl TraceReader {
                 let (salvage, report) = (self.opts.salvage, &mut self.report);
                 // Decode a window of the file at a time and let the kernel drop its pages
                 // afterwards, so memory stays bounded whatever the file's length.
+                // The first windows are small and each doubles the last, so that a
+                // consumer starts on the first blocks at once instead of waiting for a
+                // whole window to decode.
                 let mut windows = Vec::new();
                 let mut start = 0;
+                let mut size = FIRST_WINDOW;
                 while start < todo.len() {
                     let first = todo[start].offset;
                     let mut end = start + 1;
-                    while end < todo.len() && todo[end].offset - first < MAP_WINDOW {
+                    while end < todo.len() && todo[end].offset - first < size {
                         end += 1;
                     }
                     windows.push(&todo[start..end]);
                     start = end;
+                    size = (size * 2).min(MAP_WINDOW);
                 }
                 let mut emit = |window: &[ChunkLoc], results: Decoded<T>| -> Result<(), Error> {
                     for (r, c) in results.into_iter().zip(window) {
