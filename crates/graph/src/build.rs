@@ -356,25 +356,27 @@ impl<'a> Builder<'a> {
         if n >= self.room {
             self.grow_nodes()?;
         }
+        /// Appends `x` to a node array with room for it.
+        ///
+        /// SAFETY: the caller makes sure `v.len() < v.capacity()`.
+        #[inline(always)]
+        unsafe fn put<T>(v: &mut Vec<T>, x: T) {
+            let n = v.len();
+            v.as_mut_ptr().add(n).write(x);
+            v.set_len(n + 1);
+        }
         let p = &mut self.pag;
         // SAFETY: only this function lengthens the node arrays (and the distances), so
         // all have length n, and `room` is at most the capacity of each.
         unsafe {
-            p.loc.as_mut_ptr().add(n).write(loc);
-            p.loc.set_len(n + 1);
-            p.prev.as_mut_ptr().add(n).write(prev);
-            p.prev.set_len(n + 1);
-            p.wall.as_mut_ptr().add(n).write(wall);
-            p.wall.set_len(n + 1);
-            p.weight.as_mut_ptr().add(n).write(weight);
-            p.weight.set_len(n + 1);
-            p.ctx.as_mut_ptr().add(n).write(ctx);
-            p.ctx.set_len(n + 1);
-            p.kind.as_mut_ptr().add(n).write(kind);
-            p.kind.set_len(n + 1);
+            put(&mut p.loc, loc);
+            put(&mut p.prev, prev);
+            put(&mut p.wall, wall);
+            put(&mut p.weight, weight);
+            put(&mut p.ctx, ctx);
+            put(&mut p.kind, kind);
             if let Some(t) = &mut self.track {
-                t.dist.as_mut_ptr().add(n).write(NEG);
-                t.dist.set_len(n + 1);
+                put(&mut t.dist, NEG);
             }
         }
         Ok(n as u32)
