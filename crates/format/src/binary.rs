@@ -104,11 +104,13 @@ impl Form {
 
 /// The running state of each location within a per-location block: its last CPU
 /// time and Lamport clock. Slots of an earlier block are told apart by generation, so
-/// starting a block costs nothing whatever the number of locations.
+/// starting a block costs nothing whatever the number of locations. Locations past
+/// `DENSE` (only an encoder given any id can see them) live in a map instead.
 #[derive(Clone, Default)]
 pub(crate) struct PerLocation {
     generation: u32,
     slots: Vec<Slot>,
+    sparse: std::collections::HashMap<LocId, Slot>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -119,18 +121,25 @@ pub(crate) struct Slot {
 }
 
 impl PerLocation {
+    /// Locations with a slot in the vector.
+    const DENSE: usize = 1 << 20;
+
     /// Forgets every location (a new block starts).
     pub fn start(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.slots.clear();
         }
+        self.sparse.clear();
     }
 
     /// The state of `loc`: CPU time 0 and no Lamport clock before its first event.
     #[inline(always)]
     pub fn slot(&mut self, loc: LocId) -> &mut Slot {
         let i = loc as usize;
+        if i >= Self::DENSE {
+            return self.sparse.entry(loc).or_default();
+        }
         if i >= self.slots.len() {
             self.slots.resize(i + 1, Slot::default());
         }
