@@ -2,14 +2,14 @@
 //! Readers and writers of whole files are in `reader` and `writer`; this module
 //! encodes and decodes the pieces, with offsets relative to the piece.
 
-use crate::varint::{put_i64, put_u64, Cursor, VarintError};
+use crate::varint::{put_i64, put_u64, vlen, zigzag, Cursor, VarintError};
 use spoor_model::*;
 
 /// `\x89SPOOR\r\n`: a non-ASCII first byte so no text file starts this way, and a
 /// CR LF pair that a text-mode transfer would damage visibly.
 pub const MAGIC: [u8; 8] = *b"\x89SPOOR\r\n";
 pub const MAJOR: u16 = 1;
-pub const MINOR: u16 = 0;
+pub const MINOR: u16 = 1;
 /// Bytes of the v1.0 header: magic, major, minor, header length, feature flags.
 pub const HEADER_LEN: u32 = 24;
 
@@ -24,8 +24,10 @@ pub mod flags {
     pub const MATCHED: u64 = 1 << 2;
     /// Bits a reader must understand to read the trace.
     pub const REQUIRED_MASK: u64 = 0xffff_ffff_0000_0000;
-    /// The required bits this version understands (none yet).
-    pub const KNOWN_REQUIRED: u64 = 0;
+    /// The trace may hold per-location blocks (chunk type 0x06, format 1.1).
+    pub const LOCAL_BLOCKS: u64 = 1 << 32;
+    /// The required bits this version understands.
+    pub const KNOWN_REQUIRED: u64 = LOCAL_BLOCKS;
 }
 
 /// Chunk types. Types from [`chunk::FIRST_OPTIONAL`] up may be skipped by a reader that
@@ -36,6 +38,8 @@ pub mod chunk {
     pub const MULTI_BLOCK: u8 = 0x03;
     pub const INDEX: u8 = 0x04;
     pub const END: u8 = 0x05;
+    /// Multi-location block whose CPU times and Lamport clocks run per location (1.1).
+    pub const LOCAL_BLOCK: u8 = 0x06;
     pub const FIRST_OPTIONAL: u8 = 0x40;
     /// Type byte, payload length (u32), CRC-32 of the payload (u32).
     pub const HEADER_LEN: usize = 9;
@@ -64,6 +68,109 @@ pub mod ann {
     pub const PARTNER: u64 = 1;
     pub const LAMPORT: u64 = 2;
     pub const RAW_WALL: u64 = 3;
+    /// In a per-location block: the event has no Lamport clock (none is implied).
+    pub const NO_LAMPORT: u64 = 4;
+}
+
+/// How a block chunk lays out its events (formats/trace.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// 0x02: the events of one location.
+    Single,
+    /// 0x03: events of several locations, each naming its location; CPU deltas run
+    /// from event to event of the block.
+    Multi,
+    /// 0x06: like `Multi`, but CPU deltas run from event to event of the same
+    /// location, and Lamport clocks one more than the location's previous are implied.
+    Local,
+}
+
+impl Form {
+    /// The form of a block chunk type; `None` for other chunks.
+    pub fn of_chunk(kind: u8) -> Option<Form> {
+        match kind {
+            chunk::BLOCK => Some(Form::Single),
+            chunk::MULTI_BLOCK => Some(Form::Multi),
+            chunk::LOCAL_BLOCK => Some(Form::Local),
+            _ => None,
+        }
+    }
+
+    /// Whether each event names its location.
+    pub fn multi(self) -> bool {
+        self != Form::Single
+    }
+}
+
+/// The running state of each location within a per-location block: its last CPU
+/// time and Lamport clock. Slots of an earlier block are told apart by generation, so
+/// starting a block costs nothing whatever the number of locations. Locations past
+/// `DENSE` (only an encoder given any id can see them) live in a map instead.
+#[derive(Clone, Default)]
+pub(crate) struct PerLocation {
+    generation: u32,
+    slots: Vec<Slot>,
+    sparse: std::collections::HashMap<LocId, Slot>,
+}
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Slot {
+    generation: u32,
+    pub cpu: i64,
+    pub lamport: Option<u64>,
+}
+
+impl PerLocation {
+    /// Locations with a slot in the vector.
+    const DENSE: usize = 1 << 20;
+
+    /// Forgets every location (a new block starts).
+    pub fn start(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.clear();
+        }
+        self.sparse.clear();
+    }
+
+    /// The state of `loc`: CPU time 0 and no Lamport clock before its first event.
+    #[inline(always)]
+    pub fn slot(&mut self, loc: LocId) -> &mut Slot {
+        let i = loc as usize;
+        if i >= Self::DENSE {
+            return self.sparse.entry(loc).or_default();
+        }
+        if i >= self.slots.len() {
+            self.slots.resize(i + 1, Slot::default());
+        }
+        let s = &mut self.slots[i];
+        if s.generation != self.generation {
+            *s = Slot { generation: self.generation, cpu: 0, lamport: None };
+        }
+        s
+    }
+}
+
+/// The Lamport clock a per-location block implies for an event after one with `prev`.
+#[inline(always)]
+pub(crate) fn implied_lamport(prev: Option<u64>) -> Option<u64> {
+    prev.and_then(|p| p.checked_add(1))
+}
+
+thread_local! {
+    /// Per-location state for decoding, kept between blocks so that a thread decoding
+    /// many blocks allocates it once (taken out while in use, so nesting is harmless).
+    static DECODE_STATE: std::cell::Cell<PerLocation> = std::cell::Cell::new(PerLocation::default());
+}
+
+/// Runs `f` with this thread's per-location decoding state, started afresh.
+#[inline]
+pub(crate) fn with_per_location<R>(f: impl FnOnce(&mut PerLocation) -> R) -> R {
+    let mut st = DECODE_STATE.take();
+    st.start();
+    let r = f(&mut st);
+    DECODE_STATE.set(st);
+    r
 }
 
 /// The fixed header of a trace.
@@ -172,10 +279,9 @@ impl ChunkHeader {
 
     /// Why this header cannot start a chunk, if it cannot.
     pub fn problem(&self) -> Option<String> {
-        let known =
-            matches!(self.kind, chunk::DEFS | chunk::BLOCK | chunk::MULTI_BLOCK | chunk::INDEX | chunk::END);
+        let known = (chunk::DEFS..=chunk::LOCAL_BLOCK).contains(&self.kind);
         if !known && self.kind < chunk::FIRST_OPTIONAL {
-            return Some(format!("expected a chunk type (1 to 5, or 64 and up), found {}", self.kind));
+            return Some(format!("expected a chunk type (1 to 6, or 64 and up), found {}", self.kind));
         }
         if self.len > chunk::MAX_PAYLOAD {
             return Some(format!(
@@ -384,6 +490,8 @@ pub struct BlockEncoder {
     pub max_wall: i64,
     prev_wall: i64,
     prev_cpu: i64,
+    /// Per-location blocks: each location's CPU time and Lamport clock.
+    local: PerLocation,
 }
 
 impl BlockEncoder {
@@ -392,17 +500,52 @@ impl BlockEncoder {
         self.count = 0;
         self.prev_wall = 0;
         self.prev_cpu = 0;
+        self.local.start();
     }
 
-    /// Appends one event. `with_loc` is set in multi-location blocks.
+    /// Appends one event. `with_loc` is set in multi-location blocks, which are
+    /// written in the per-location form (chunk type 0x06).
     pub fn push(&mut self, ev: &Event, with_loc: bool) {
+        self.push_parts(ev.loc, ev.wall, ev.cpu, &ev.kind, &ev.ann, with_loc)
+    }
+
+    /// `push` of an event given by its parts (for programs that keep events in a form
+    /// of their own).
+    #[inline]
+    pub fn push_parts(
+        &mut self,
+        loc: LocId,
+        wall: i64,
+        cpu: Option<i64>,
+        kind: &Kind,
+        ann: &Annotations,
+        with_loc: bool,
+    ) {
+        let ev = Parts { loc, wall, kind, ann };
         let b = &mut self.buf;
         let dw = ev.wall.wrapping_sub(self.prev_wall);
-        let (mode, dc) = match ev.cpu {
+        // What the Lamport annotation must say: the clock, "none", or nothing (implied).
+        let mut lamport = ev.ann.lamport.map(Lamport::Clock);
+        let prev_cpu = if with_loc {
+            let slot = self.local.slot(ev.loc);
+            let implied = implied_lamport(slot.lamport);
+            if implied.is_some() {
+                lamport = if ev.ann.lamport == implied {
+                    None
+                } else {
+                    Some(ev.ann.lamport.map_or(Lamport::Nothing, Lamport::Clock))
+                };
+            }
+            slot.lamport = ev.ann.lamport;
+            &mut slot.cpu
+        } else {
+            &mut self.prev_cpu
+        };
+        let (mode, dc) = match cpu {
             None => (head::CPU_NONE, 0),
             Some(cpu) => {
-                let dc = cpu.wrapping_sub(self.prev_cpu);
-                self.prev_cpu = cpu;
+                let dc = cpu.wrapping_sub(*prev_cpu);
+                *prev_cpu = cpu;
                 if dc == 0 {
                     (head::CPU_UNCHANGED, 0)
                 } else if dc == dw {
@@ -412,7 +555,7 @@ impl BlockEncoder {
                 }
             }
         };
-        let annotated = !ev.ann.is_empty();
+        let annotated = ev.ann.partner.is_some() || lamport.is_some() || ev.ann.raw_wall.is_some();
         b.push(ev.kind.code() | (mode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 });
         if with_loc {
             put_u64(b, ev.loc as u64);
@@ -430,11 +573,27 @@ impl BlockEncoder {
         }
         self.prev_wall = ev.wall;
         self.count += 1;
-        encode_kind(b, &ev.kind);
+        encode_kind(b, ev.kind);
         if annotated {
-            encode_annotations(b, ev);
+            encode_annotations(b, &ev, lamport);
         }
     }
+}
+
+/// What the encoder reads of an event.
+struct Parts<'a> {
+    loc: LocId,
+    wall: i64,
+    kind: &'a Kind,
+    ann: &'a Annotations,
+}
+
+/// The Lamport annotation an event gets.
+#[derive(Clone, Copy)]
+enum Lamport {
+    Clock(u64),
+    /// "No clock", where one would be implied.
+    Nothing,
 }
 
 fn encode_kind(b: &mut Vec<u8>, k: &Kind) {
@@ -500,30 +659,31 @@ fn encode_kind(b: &mut Vec<u8>, k: &Kind) {
     }
 }
 
-fn encode_annotations(b: &mut Vec<u8>, ev: &Event) {
-    let a = &ev.ann;
-    let n = a.partner.is_some() as u64 + a.lamport.is_some() as u64 + a.raw_wall.is_some() as u64;
+fn encode_annotations(b: &mut Vec<u8>, ev: &Parts, lamport: Option<Lamport>) {
+    let a = ev.ann;
+    let n = a.partner.is_some() as u64 + lamport.is_some() as u64 + a.raw_wall.is_some() as u64;
     put_u64(b, n);
-    let mut item = |tag: u64, body: &[u8]| {
-        put_u64(b, tag);
-        put_u64(b, body.len() as u64);
-        b.extend_from_slice(body);
-    };
-    let mut body = Vec::with_capacity(20);
+    // Each: tag, body length, body.
     if let Some(p) = a.partner {
-        put_u64(&mut body, p.loc as u64);
-        put_u64(&mut body, p.index);
-        item(ann::PARTNER, &body);
+        put_u64(b, ann::PARTNER);
+        put_u64(b, (vlen(p.loc as u64) + vlen(p.index)) as u64);
+        put_u64(b, p.loc as u64);
+        put_u64(b, p.index);
     }
-    if let Some(l) = a.lamport {
-        body.clear();
-        put_u64(&mut body, l);
-        item(ann::LAMPORT, &body);
+    if let Some(Lamport::Clock(l)) = lamport {
+        put_u64(b, ann::LAMPORT);
+        put_u64(b, vlen(l) as u64);
+        put_u64(b, l);
     }
     if let Some(r) = a.raw_wall {
-        body.clear();
-        put_i64(&mut body, r.wrapping_sub(ev.wall));
-        item(ann::RAW_WALL, &body);
+        let d = r.wrapping_sub(ev.wall);
+        put_u64(b, ann::RAW_WALL);
+        put_u64(b, vlen(zigzag(d)) as u64);
+        put_i64(b, d);
+    }
+    if let Some(Lamport::Nothing) = lamport {
+        put_u64(b, ann::NO_LAMPORT);
+        put_u64(b, 0);
     }
 }
 
@@ -533,18 +693,33 @@ pub struct BlockPrefix {
     pub count: u64,
 }
 
-/// Decodes the events of a block payload, calling `f` for each. `multi` is set for
-/// multi-location blocks. `loc_count` is the number of defined locations: every
-/// location the block names must be below it.
+/// Decodes the events of a block payload of the given form, calling `f` for each.
+/// `loc_count` is the number of defined locations: every location the block names
+/// must be below it.
 pub fn decode_block(
     payload: &[u8],
-    multi: bool,
+    form: Form,
+    loc_count: usize,
+    f: impl FnMut(Event),
+) -> Result<BlockPrefix, DecodeError> {
+    if form == Form::Local {
+        with_per_location(|st| decode_block_with(payload, form, loc_count, f, st))
+    } else {
+        decode_block_with(payload, form, loc_count, f, &mut PerLocation::default())
+    }
+}
+
+fn decode_block_with(
+    payload: &[u8],
+    form: Form,
     loc_count: usize,
     mut f: impl FnMut(Event),
+    st: &mut PerLocation,
 ) -> Result<BlockPrefix, DecodeError> {
+    let local = form == Form::Local;
     let mut cur = Cursor::new(payload);
     let c = &mut cur;
-    let block_loc = if multi {
+    let block_loc = if form.multi() {
         None
     } else {
         let at = c.pos;
@@ -585,11 +760,16 @@ pub fn decode_block(
         };
         let dw = c.i64().want(c, "a wall-time delta")?;
         wall = wall.wrapping_add(dw);
-        let ev_cpu = event_cpu(c, h, dw, &mut cpu)?;
+        let mut slot = local.then(|| st.slot(loc));
+        let ev_cpu = event_cpu(c, h, dw, slot.as_mut().map_or(&mut cpu, |s| &mut s.cpu))?;
         let kind = decode_kind(c, code, start)?;
         let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
-        if h & head::ANNOTATED != 0 {
-            decode_annotations(c, &mut ev)?;
+        let no_lamport = h & head::ANNOTATED != 0 && decode_annotations(c, &mut ev)?;
+        if let Some(s) = slot {
+            if ev.ann.lamport.is_none() && !no_lamport {
+                ev.ann.lamport = implied_lamport(s.lamport);
+            }
+            s.lamport = ev.ann.lamport;
         }
         f(ev);
     }
@@ -706,8 +886,8 @@ pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind
     })
 }
 
-/// The annotations spoor-order writes on every event: a Lamport clock, after a partner
-/// on message events. Decoded without the general loop's checks when the bytes are
+/// The annotations spoor-order writes: a Lamport clock, a partner, or both (the
+/// clock is implied on most events of per-location blocks). Decoded without the general loop's checks when the bytes are
 /// exactly that shape (a body's length must match what its varints take); anything
 /// else, including any damage, goes the general way.
 #[inline(always)]
@@ -724,7 +904,16 @@ fn decode_ordered_annotations(c: &mut Cursor, ev: &mut Event) -> bool {
         (c.pos - at == len).then_some((a, b))
     };
     let ok = match c.u64() {
-        Ok(1) => body(c, ann::LAMPORT).map(|(l, _)| ev.ann.lamport = Some(l)).is_some(),
+        Ok(1) => match c.buf.get(c.pos) {
+            Some(&b) if b as u64 == ann::PARTNER => match body(c, ann::PARTNER) {
+                Some((loc, Some(index))) if loc <= u32::MAX as u64 => {
+                    ev.ann.partner = Some(EventRef { loc: loc as u32, index });
+                    true
+                }
+                _ => false,
+            },
+            _ => body(c, ann::LAMPORT).map(|(l, _)| ev.ann.lamport = Some(l)).is_some(),
+        },
         Ok(2) => match body(c, ann::PARTNER) {
             Some((loc, Some(index))) if loc <= u32::MAX as u64 => {
                 ev.ann.partner = Some(EventRef { loc: loc as u32, index });
@@ -741,10 +930,13 @@ fn decode_ordered_annotations(c: &mut Cursor, ev: &mut Event) -> bool {
     ok
 }
 
-fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<(), DecodeError> {
+/// Decodes an event's annotations into `ev`; returns whether they say it has no
+/// Lamport clock (`ann::NO_LAMPORT`, which only per-location blocks heed).
+fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<bool, DecodeError> {
     if decode_ordered_annotations(c, ev) {
-        return Ok(());
+        return Ok(false);
     }
+    let mut no_lamport = false;
     let n = count_of(c, "the number of annotations")?;
     for _ in 0..n {
         let tag = c.u64().want(c, "an annotation tag")?;
@@ -768,10 +960,11 @@ fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<(), DecodeError>
                 ev.ann.raw_wall =
                     Some(ev.wall.wrapping_add(b.i64().map_err(|_| bad("a raw wall-time delta"))?))
             }
+            ann::NO_LAMPORT => no_lamport = true,
             _ => {} // a later minor version's annotation
         }
     }
-    Ok(())
+    Ok(no_lamport)
 }
 
 // ---- index and end ----

@@ -7,7 +7,7 @@
 //! `decode_block` to name the problem. When it answers `true`, its briefs are exactly
 //! `Brief::of` of the events `decode_block` gives (both property-tested below).
 
-use crate::binary::{ann, head};
+use crate::binary::{ann, head, with_per_location, Form, PerLocation};
 use crate::varint::Cursor;
 use spoor_model::{Event, Kind, KIND_COUNT};
 
@@ -99,15 +99,26 @@ fn opt_u32v(c: &mut Cursor) -> Option<bool> {
 }
 
 /// Appends the briefs of a block payload's events to `out`; `false` (with `out` in any
-/// state) when `decode_block` has to look at the block. `multi` and `loc_count` as for
+/// state) when `decode_block` has to look at the block. `form` and `loc_count` as for
 /// `decode_block`.
-pub fn decode_block_brief(payload: &[u8], multi: bool, loc_count: usize, out: &mut Vec<Brief>) -> bool {
-    decode(payload, multi, loc_count, out).is_some()
+pub fn decode_block_brief(payload: &[u8], form: Form, loc_count: usize, out: &mut Vec<Brief>) -> bool {
+    if form == Form::Local {
+        with_per_location(|st| decode(payload, form, loc_count, out, st).is_some())
+    } else {
+        decode(payload, form, loc_count, out, &mut PerLocation::default()).is_some()
+    }
 }
 
-fn decode(payload: &[u8], multi: bool, loc_count: usize, out: &mut Vec<Brief>) -> Option<()> {
+fn decode(
+    payload: &[u8],
+    form: Form,
+    loc_count: usize,
+    out: &mut Vec<Brief>,
+    st: &mut PerLocation,
+) -> Option<()> {
+    let local = form == Form::Local;
     let c = &mut Cursor::new(payload);
-    let block_loc = if multi {
+    let block_loc = if form.multi() {
         None
     } else {
         let l = u32v(c)?;
@@ -140,17 +151,18 @@ fn decode(payload: &[u8], multi: bool, loc_count: usize, out: &mut Vec<Brief>) -
         };
         let dw = c.i64().ok()?;
         wall = wall.wrapping_add(dw);
+        let cpu = if local { &mut st.slot(loc).cpu } else { &mut cpu };
         let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
             head::CPU_NONE => NO_CPU,
             head::CPU_SAME_AS_WALL => {
-                cpu = cpu.wrapping_add(dw);
-                cpu
+                *cpu = cpu.wrapping_add(dw);
+                *cpu
             }
             head::CPU_DELTA => {
-                cpu = cpu.wrapping_add(c.i64().ok()?);
-                cpu
+                *cpu = cpu.wrapping_add(c.i64().ok()?);
+                *cpu
             }
-            _ => cpu,
+            _ => *cpu,
         };
         let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
         match code {
@@ -230,18 +242,25 @@ fn decode(payload: &[u8], multi: bool, loc_count: usize, out: &mut Vec<Brief>) -
                 if len > c.remaining() as u64 {
                     return None;
                 }
-                let body = &mut Cursor::new(c.bytes(len as usize).ok()?);
+                // The body is read in place (a cursor of its own would be too short for
+                // the word-at-a-time varint path); a varint running past its end is
+                // damage, as it is for decode_block.
+                let end = c.pos + len as usize;
                 match tag {
                     ann::PARTNER => {
-                        partner_loc = u32v(body)?;
-                        partner_idx = u64v(body)?;
+                        partner_loc = u32v(c)?;
+                        partner_idx = u64v(c)?;
                     }
-                    // Skipped, but a later decode_block must find them whole.
+                    // Not needed, but decode_block would refuse them damaged.
                     ann::LAMPORT | ann::RAW_WALL => {
-                        u64v(body)?;
+                        u64v(c)?;
                     }
-                    _ => {}
+                    _ => c.pos = end,
                 }
+                if c.pos > end {
+                    return None;
+                }
+                c.pos = end;
             }
         }
         out.push(Brief { loc, code, sub, a, wall, cpu: ev_cpu, bytes, partner_loc, partner_idx });
@@ -257,14 +276,14 @@ mod tests {
     use spoor_model::{Annotations, CollOp, EventRef};
 
     /// What `decode_block` makes of a payload, as briefs, or `None` if it refuses it.
-    fn reference(payload: &[u8], multi: bool, locs: usize) -> Option<Vec<Brief>> {
+    fn reference(payload: &[u8], form: Form, locs: usize) -> Option<Vec<Brief>> {
         let mut v = Vec::new();
-        decode_block(payload, multi, locs, |e| v.push(Brief::of(&e))).ok().map(|_| v)
+        decode_block(payload, form, locs, |e| v.push(Brief::of(&e))).ok().map(|_| v)
     }
 
     fn kind_of(code: u8, x: u32, y: u64) -> Kind {
         let op = CollOp::from_code((x % 15) as u8).unwrap();
-        let opt = (x % 3 != 0).then_some(x);
+        let opt = (!x.is_multiple_of(3)).then_some(x);
         match code {
             0 => Kind::ProcessBegin { parent: opt },
             1 => Kind::ProcessEnd,
@@ -335,16 +354,17 @@ mod tests {
         #[test]
         fn briefs_of_whole_blocks_are_those_of_decode_block(
             mut events in prop::collection::vec(event(), 0..60),
-            multi in any::<bool>(),
+            form in prop::sample::select(vec![Form::Single, Form::Multi, Form::Local]),
         ) {
+            let multi = form.multi();
             if !multi {
                 let l = events.first().map_or(0, |e| e.loc);
                 events.iter_mut().for_each(|e| e.loc = l);
             }
             let payload = encode(&events, multi);
             let mut got = Vec::new();
-            prop_assert!(decode_block_brief(&payload, multi, 40, &mut got));
-            prop_assert_eq!(Some(got), reference(&payload, multi, 40));
+            prop_assert!(decode_block_brief(&payload, form, 40, &mut got));
+            prop_assert_eq!(Some(got), reference(&payload, form, 40));
         }
 
         /// Damaged blocks (bytes changed, cut, or naming locations that are not
@@ -353,12 +373,12 @@ mod tests {
         #[test]
         fn briefs_of_damaged_blocks_never_differ_from_decode_block(
             events in prop::collection::vec(event(), 1..30),
-            multi in any::<bool>(),
+            form in prop::sample::select(vec![Form::Single, Form::Multi, Form::Local]),
             edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
             cut in any::<prop::sample::Index>(),
             locs in 1usize..45,
         ) {
-            let mut payload = encode(&events, multi);
+            let mut payload = encode(&events, form.multi());
             for (at, b) in edits {
                 let i = at.index(payload.len());
                 payload[i] = b;
@@ -366,8 +386,8 @@ mod tests {
             let keep = if cut.index(4) == 0 { cut.index(payload.len() + 1) } else { payload.len() };
             payload.truncate(keep);
             let mut got = Vec::new();
-            let ok = decode_block_brief(&payload, multi, locs, &mut got);
-            let want = reference(&payload, multi, locs);
+            let ok = decode_block_brief(&payload, form, locs, &mut got);
+            let want = reference(&payload, form, locs);
             prop_assert_eq!(ok, want.is_some());
             if ok {
                 prop_assert_eq!(Some(got), want);
@@ -379,13 +399,37 @@ mod tests {
     fn hostile_counts_and_unknown_kinds_are_left_to_decode_block() {
         let mut out = Vec::new();
         // 2^40 events declared in four bytes.
-        assert!(!decode_block_brief(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x20], true, 4, &mut out));
+        assert!(!decode_block_brief(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x20], Form::Multi, 4, &mut out));
         // Kind code 22 is not defined in 1.0.
-        assert!(!decode_block_brief(&[1, 22, 0, 0], true, 4, &mut out));
-        assert!(reference(&[1, 22, 0, 0], true, 4).is_none());
+        assert!(!decode_block_brief(&[1, 22, 0, 0], Form::Multi, 4, &mut out));
+        assert!(reference(&[1, 22, 0, 0], Form::Multi, 4).is_none());
         // Location 5 of 4.
-        assert!(!decode_block_brief(&[1, 1, 5, 0], true, 4, &mut out));
+        assert!(!decode_block_brief(&[1, 1, 5, 0], Form::Multi, 4, &mut out));
         // Trailing bytes after the last event.
-        assert!(!decode_block_brief(&[1, 1, 0, 0, 7], true, 4, &mut out));
+        assert!(!decode_block_brief(&[1, 1, 0, 0, 7], Form::Multi, 4, &mut out));
+    }
+
+    #[test]
+    fn annotation_bodies_are_read_to_their_length() {
+        // One process_end at location 0 with a partner annotation: count 1, tag 1,
+        // length, then the partner's location 2 and index 300 (two bytes).
+        let block = |len: u8, extra: &[u8]| {
+            let mut b = vec![1, 1 | head::ANNOTATED, 0, 0, 1, 1, len, 2, 0xac, 0x02];
+            b.extend_from_slice(extra);
+            b
+        };
+        let mut out = Vec::new();
+        let exact = block(3, &[]);
+        assert!(decode_block_brief(&exact, Form::Multi, 4, &mut out));
+        assert_eq!((out[0].partner_loc, out[0].partner_idx), (2, 300));
+        // A body longer than its varints: the rest is skipped by both decoders.
+        let longer = block(4, &[9]);
+        out.clear();
+        assert!(decode_block_brief(&longer, Form::Multi, 4, &mut out));
+        assert_eq!(Some(out), reference(&longer, Form::Multi, 4));
+        // The index runs past a body one byte too short: damage for both.
+        let short = block(2, &[]);
+        assert!(!decode_block_brief(&short, Form::Multi, 4, &mut Vec::new()));
+        assert!(reference(&short, Form::Multi, 4).is_none());
     }
 }

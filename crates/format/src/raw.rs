@@ -7,8 +7,11 @@
 //! [`crate::TraceWriter::takes_block`] the output is byte for byte what writing the
 //! events one by one would have given.
 
-use crate::binary::{ann, decode_kind, event_cpu, head, BlockEncoder, BlockPrefix, DecodeError, Expect};
-use crate::varint::{put_u64, zigzag, Cursor};
+use crate::binary::{
+    ann, decode_block, decode_kind, event_cpu, head, implied_lamport, BlockEncoder, BlockPrefix, DecodeError,
+    Expect, Form, PerLocation,
+};
+use crate::varint::{put_u64, vlen, zigzag, Cursor};
 use spoor_model::*;
 
 /// A block payload ready to be written as one chunk, with what the index says of it.
@@ -24,33 +27,37 @@ pub struct EncodedBlock {
 }
 
 /// Encodes `events` as one block, exactly as [`crate::TraceWriter`] encodes a block
-/// holding them: a multi-location block when `multi`, else a block of the location of
-/// the first event (every event must be of that location).
+/// holding them: a multi-location block (in the per-location form, 0x06) when `multi`,
+/// else a block of the location of the first event (every event must be of that
+/// location).
 pub fn encode_block(events: &[Event], multi: bool) -> EncodedBlock {
     let mut enc = BlockEncoder::default();
     for ev in events {
         enc.push(ev, multi);
     }
-    let loc = if multi { None } else { events.first().map(|e| e.loc) };
-    let mut payload = Vec::with_capacity(enc.buf.len() + 12);
-    if let Some(l) = loc {
-        put_u64(&mut payload, l as u64);
-    }
-    put_u64(&mut payload, enc.count);
-    payload.extend_from_slice(&enc.buf);
-    EncodedBlock {
-        loc,
-        count: enc.count,
-        min_wall: if enc.count > 0 { enc.min_wall } else { 0 },
-        max_wall: if enc.count > 0 { enc.max_wall } else { 0 },
-        payload,
-    }
+    enc.take_block(if multi { None } else { events.first().map(|e| e.loc) })
 }
 
-/// The bytes of `v` as a varint.
-#[inline(always)]
-fn vlen(v: u64) -> usize {
-    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+impl BlockEncoder {
+    /// The block encoded so far, as a block of location `loc` (`None`: a
+    /// multi-location block, events pushed `with_loc`); the encoder starts afresh.
+    pub fn take_block(&mut self, loc: Option<LocId>) -> EncodedBlock {
+        let mut payload = Vec::with_capacity(self.buf.len() + 12);
+        if let Some(l) = loc {
+            put_u64(&mut payload, l as u64);
+        }
+        put_u64(&mut payload, self.count);
+        payload.extend_from_slice(&self.buf);
+        let b = EncodedBlock {
+            loc,
+            count: self.count,
+            min_wall: if self.count > 0 { self.min_wall } else { 0 },
+            max_wall: if self.count > 0 { self.max_wall } else { 0 },
+            payload,
+        };
+        self.clear();
+        b
+    }
 }
 
 #[inline(always)]
@@ -122,8 +129,13 @@ fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
 }
 
 /// Decodes annotations as `binary::decode_annotations` does; returns whether their
-/// tags come in the order the encoder writes them, each once and each known.
-fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, DecodeError> {
+/// tags come in the order the encoder writes them, each once and each known, and sets
+/// `no_lamport` when they say the event has no Lamport clock.
+fn decode_annotations_ordered(
+    c: &mut Cursor,
+    ev: &mut Event,
+    no_lamport: &mut bool,
+) -> Result<bool, DecodeError> {
     let at = c.pos;
     let n = c.u64().want(c, "the number of annotations")?;
     if n > c.remaining() as u64 {
@@ -166,6 +178,7 @@ fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, De
                 ev.ann.raw_wall =
                     Some(ev.wall.wrapping_add(b.i64().map_err(|_| bad("a raw wall-time delta"))?))
             }
+            ann::NO_LAMPORT => *no_lamport = true,
             _ => {}
         }
         // Bytes after the known body are dropped by an encoder.
@@ -177,14 +190,15 @@ fn decode_annotations_ordered(c: &mut Cursor, ev: &mut Event) -> Result<bool, De
 /// What [`decode_block_canonical`] found out about a block besides its events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockFacts {
+    pub form: Form,
     pub loc: Option<LocId>,
     pub count: u64,
     /// The smallest and largest wall time (0 and 0 for an empty block).
     pub min_wall: i64,
     pub max_wall: i64,
-    /// Encoding the decoded events again as one block of the same kind gives back
-    /// exactly the payload (every varint minimal, CPU modes and annotations as the
-    /// encoder writes them).
+    /// Encoding the decoded events again gives back exactly this block: a block of
+    /// the form the writer writes (never 0x03, which 1.1 writers no longer write),
+    /// every varint minimal, CPU modes and annotations as the encoder writes them.
     pub canonical: bool,
 }
 
@@ -192,13 +206,31 @@ pub struct BlockFacts {
 /// events, the same errors), and also says whether the payload is canonical.
 pub fn decode_block_canonical(
     payload: &[u8],
-    multi: bool,
+    form: Form,
     loc_count: usize,
     mut f: impl FnMut(Event),
 ) -> Result<BlockFacts, DecodeError> {
+    if form == Form::Local {
+        // Rarer (ordered traces passing through spoor-align): checked by encoding the
+        // events again.
+        let mut events = Vec::new();
+        let prefix = decode_block(payload, form, loc_count, |e| events.push(e))?;
+        let canonical = encode_block(&events, true).payload == payload;
+        let lo = events.iter().map(|e| e.wall).min().unwrap_or(0);
+        let hi = events.iter().map(|e| e.wall).max().unwrap_or(0);
+        events.into_iter().for_each(f);
+        return Ok(BlockFacts {
+            form,
+            loc: None,
+            count: prefix.count,
+            min_wall: lo,
+            max_wall: hi,
+            canonical,
+        });
+    }
     let mut cur = Cursor::new(payload);
     let c = &mut cur;
-    let block_loc = if multi {
+    let block_loc = if form.multi() {
         None
     } else {
         let at = c.pos;
@@ -219,7 +251,8 @@ pub fn decode_block_canonical(
             message: format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
         });
     }
-    let mut canonical = c.pos == block_loc.map_or(0, |l| vlen(l as u64)) + vlen(count);
+    let mut canonical =
+        form == Form::Single && c.pos == block_loc.map_or(0, |l| vlen(l as u64)) + vlen(count);
     let mut wall: i64 = 0;
     let mut cpu: i64 = 0;
     let (mut lo, mut hi) = (0i64, 0i64);
@@ -248,7 +281,7 @@ pub fn decode_block_canonical(
         let kind = decode_kind(c, code, start)?;
         let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
         if h & head::ANNOTATED != 0 {
-            canonical &= decode_annotations_ordered(c, &mut ev)?;
+            canonical &= decode_annotations_ordered(c, &mut ev, &mut false)?;
         }
         if canonical {
             // The head and length the encoder would write.
@@ -297,7 +330,7 @@ pub fn decode_block_canonical(
         });
     }
     let _ = BlockPrefix { loc: block_loc, count };
-    Ok(BlockFacts { loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
+    Ok(BlockFacts { form, loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
 }
 
 /// A block decoded one event at a time: the payload is kept as it is and each event is
@@ -314,13 +347,15 @@ pub struct BlockCursor {
     cpu: i64,
     loc: Option<LocId>,
     loc_count: usize,
+    /// Each location's state in a per-location block.
+    local: Option<Box<PerLocation>>,
 }
 
 impl BlockCursor {
     /// Reads the block's prefix (location, event count).
-    pub fn new(payload: Vec<u8>, multi: bool, loc_count: usize) -> Result<BlockCursor, DecodeError> {
+    pub fn new(payload: Vec<u8>, form: Form, loc_count: usize) -> Result<BlockCursor, DecodeError> {
         let mut c = Cursor::new(&payload);
-        let loc = if multi {
+        let loc = if form.multi() {
             None
         } else {
             let at = c.pos;
@@ -345,7 +380,8 @@ impl BlockCursor {
             });
         }
         let pos = c.pos;
-        let cur = BlockCursor { payload, pos, count, left: count, wall: 0, cpu: 0, loc, loc_count };
+        let local = (form == Form::Local).then(Box::default);
+        let cur = BlockCursor { payload, pos, count, left: count, wall: 0, cpu: 0, loc, loc_count, local };
         if count == 0 {
             cur.check_end()?;
         }
@@ -405,16 +441,28 @@ impl BlockCursor {
         };
         let dw = c.i64().want(c, "a wall-time delta")?;
         let wall = self.wall.wrapping_add(dw);
-        let mut cpu = self.cpu;
+        let mut slot = self.local.as_mut().map(|st| *st.slot(loc));
+        let mut cpu = slot.map_or(self.cpu, |s| s.cpu);
         let ev_cpu = event_cpu(c, h, dw, &mut cpu)?;
         let kind = decode_kind(c, code, start)?;
         let mut ev = Event { loc, wall, cpu: ev_cpu, kind, ann: Annotations::default() };
+        let mut no_lamport = false;
         if h & head::ANNOTATED != 0 {
-            decode_annotations_ordered(c, &mut ev)?;
+            decode_annotations_ordered(c, &mut ev, &mut no_lamport)?;
+        }
+        if let Some(s) = &mut slot {
+            if ev.ann.lamport.is_none() && !no_lamport {
+                ev.ann.lamport = implied_lamport(s.lamport);
+            }
+            s.lamport = ev.ann.lamport;
+            s.cpu = cpu;
         }
         self.pos = c.pos;
         self.wall = wall;
-        self.cpu = cpu;
+        match (slot, &mut self.local) {
+            (Some(s), Some(st)) => *st.slot(loc) = s,
+            _ => self.cpu = cpu,
+        }
         self.left -= 1;
         if self.left == 0 {
             self.check_end()?;
@@ -426,7 +474,6 @@ impl BlockCursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binary::decode_block;
 
     fn events() -> Vec<Event> {
         let mut v = vec![
@@ -453,52 +500,71 @@ mod tests {
         for multi in [false, true] {
             let evs = events();
             let b = encode_block(&evs, multi);
+            let form = if multi { Form::Local } else { Form::Single };
             let mut got = Vec::new();
-            let facts = decode_block_canonical(&b.payload, multi, 4, |e| got.push(e)).unwrap();
+            let facts = decode_block_canonical(&b.payload, form, 4, |e| got.push(e)).unwrap();
             assert!(facts.canonical);
             assert_eq!((facts.count, facts.min_wall, facts.max_wall), (6, 90, 1 << 40));
             assert_eq!((b.count, b.min_wall, b.max_wall), (6, 90, 1 << 40));
             let mut plain = Vec::new();
-            decode_block(&b.payload, multi, 4, |e| plain.push(e)).unwrap();
+            decode_block(&b.payload, form, 4, |e| plain.push(e)).unwrap();
             assert_eq!(format!("{got:?}"), format!("{plain:?}"));
+            assert_eq!(format!("{plain:?}"), format!("{evs:?}"));
         }
+    }
+
+    #[test]
+    fn blocks_of_the_older_multi_location_form_decode_but_are_not_copied() {
+        // 0x03: two events of locations 1 and 0; CPU deltas run across locations.
+        // Enter 1 at wall 10, CPU 5 (mode 2, delta 5); enter 2 at wall 12, CPU 5 (mode 3).
+        let payload = [2u8, 4 | (2 << 5), 1, 20, 10, 1, 4 | (3 << 5), 0, 4, 2];
+        let mut got = Vec::new();
+        let facts = decode_block_canonical(&payload, Form::Multi, 2, |e| got.push(e)).unwrap();
+        assert!(!facts.canonical);
+        assert_eq!((got[0].loc, got[0].wall, got[0].cpu), (1, 10, Some(5)));
+        assert_eq!((got[1].loc, got[1].wall, got[1].cpu), (0, 12, Some(5)));
+        // The same bytes as a per-location block: location 0 starts from CPU 0.
+        let mut local = Vec::new();
+        decode_block(&payload, Form::Local, 2, |e| local.push(e)).unwrap();
+        assert_eq!(local[1].cpu, Some(0));
     }
 
     #[test]
     fn overlong_varints_and_odd_annotations_are_not_canonical() {
         // Location 0, one event: enter (head 4, CPU unknown), wall delta 2, procedure 1.
         let good = [0u8, 1, 4, 4, 1];
-        assert!(decode_block_canonical(&good, false, 1, |_| {}).unwrap().canonical);
+        assert!(decode_block_canonical(&good, Form::Single, 1, |_| {}).unwrap().canonical);
         // The same procedure id as a two-byte varint.
         let long = [0u8, 1, 4, 4, 0x81, 0];
-        let f = decode_block_canonical(&long, false, 1, |_| {}).unwrap();
+        let f = decode_block_canonical(&long, Form::Single, 1, |_| {}).unwrap();
         assert!(!f.canonical);
         // CPU mode 2 with a zero delta (the encoder writes mode 3).
         let mode = [0u8, 1, 4 | (2 << 5), 4, 0, 1];
-        assert!(!decode_block_canonical(&mode, false, 1, |_| {}).unwrap().canonical);
+        assert!(!decode_block_canonical(&mode, Form::Single, 1, |_| {}).unwrap().canonical);
         // Annotations: Lamport before partner.
         let mut ev = Event::new(0, 2, None, Kind::Enter { proc: 1 });
         ev.ann.partner = Some(EventRef { loc: 0, index: 1 });
         ev.ann.lamport = Some(5);
         let b = encode_block(&[ev], false);
-        assert!(decode_block_canonical(&b.payload, false, 1, |_| {}).unwrap().canonical);
+        assert!(decode_block_canonical(&b.payload, Form::Single, 1, |_| {}).unwrap().canonical);
         let mut swapped = vec![0u8, 1, 4 | 0x80, 4, 1, 2];
         swapped.extend([ann::LAMPORT as u8, 1, 5, ann::PARTNER as u8, 2, 0, 1]);
-        let f = decode_block_canonical(&swapped, false, 1, |_| {}).unwrap();
+        let f = decode_block_canonical(&swapped, Form::Single, 1, |_| {}).unwrap();
         assert!(!f.canonical);
         // An unknown annotation tag.
         let mut unknown = vec![0u8, 1, 4 | 0x80, 4, 1, 1];
         unknown.extend([9u8, 1, 0]);
-        assert!(!decode_block_canonical(&unknown, false, 1, |_| {}).unwrap().canonical);
+        assert!(!decode_block_canonical(&unknown, Form::Single, 1, |_| {}).unwrap().canonical);
     }
 
     #[test]
     fn a_cursor_gives_the_events_of_decode_block() {
         for multi in [false, true] {
             let b = encode_block(&events(), multi);
+            let form = if multi { Form::Local } else { Form::Single };
             let mut plain = Vec::new();
-            decode_block(&b.payload, multi, 4, |e| plain.push(e)).unwrap();
-            let mut cur = BlockCursor::new(b.payload.clone(), multi, 4).unwrap();
+            decode_block(&b.payload, form, 4, |e| plain.push(e)).unwrap();
+            let mut cur = BlockCursor::new(b.payload.clone(), form, 4).unwrap();
             assert_eq!(cur.remaining(), 6);
             let mut got = Vec::new();
             while let Some(e) = cur.next_event().unwrap() {
@@ -507,7 +573,7 @@ mod tests {
             assert_eq!(format!("{got:?}"), format!("{plain:?}"));
         }
         // Trailing bytes are an error once the last event is read.
-        let mut cur = BlockCursor::new(vec![0u8, 1, 4, 4, 1, 0], false, 1).unwrap();
+        let mut cur = BlockCursor::new(vec![0u8, 1, 4, 4, 1, 0], Form::Single, 1).unwrap();
         assert!(cur.next_event().is_err());
     }
 
@@ -515,8 +581,8 @@ mod tests {
     fn errors_are_those_of_decode_block() {
         for bad in [&[0u8, 5, 4][..], &[9u8, 1, 4, 4, 1][..], &[0u8, 1, 31, 4][..], &[0u8, 1, 4, 4, 1, 0][..]]
         {
-            let a = decode_block(bad, false, 1, |_| {}).err();
-            let b = decode_block_canonical(bad, false, 1, |_| {}).err();
+            let a = decode_block(bad, Form::Single, 1, |_| {}).err();
+            let b = decode_block_canonical(bad, Form::Single, 1, |_| {}).err();
             assert_eq!(a, b);
             assert!(a.is_some());
         }

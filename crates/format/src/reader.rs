@@ -1,7 +1,7 @@
 //! Reads a trace in any of its forms: the binary format from a file (memory-mapped,
 //! blocks decoded in parallel), from a pipe or through gzip (streamed), or the text form.
 
-use crate::binary::{self, chunk, ChunkHeader, DecodeError, End, Header, IndexEntry};
+use crate::binary::{self, chunk, ChunkHeader, DecodeError, End, Form, Header, IndexEntry};
 use crate::text::{self, TextParser};
 use crate::Error;
 use rayon::prelude::*;
@@ -67,6 +67,8 @@ enum Bytes {
 
 /// Bytes of a memory-mapped file decoded between releases of their pages.
 const MAP_WINDOW: u64 = if cfg!(test) { 4096 } else { 16 << 20 };
+/// The first window's size (see `par_blocks`).
+const FIRST_WINDOW: u64 = if cfg!(test) { 1024 } else { 256 << 10 };
 
 impl Bytes {
     /// The chunk header at `at` (the caller checked it lies within the bytes).
@@ -304,7 +306,7 @@ impl TraceReader {
             pos = body + h.len as u64;
             match h.kind {
                 chunk::DEFS => defs_chunk = Some(c),
-                chunk::BLOCK | chunk::MULTI_BLOCK => blocks.push(c),
+                chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => blocks.push(c),
                 chunk::INDEX => index_chunk = Some(c),
                 chunk::END => {
                     let payload = payload_of(&bytes, c);
@@ -465,7 +467,7 @@ impl TraceReader {
             return Ok(None);
         }
         match h.kind {
-            chunk::BLOCK | chunk::MULTI_BLOCK => *blocks += 1,
+            chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => *blocks += 1,
             chunk::INDEX => *index_at = at,
             _ => {}
         }
@@ -507,7 +509,7 @@ impl TraceReader {
             let Some(c) = self.read_raw()? else { break };
             match c.header.kind {
                 chunk::DEFS => self.apply_defs(&c)?,
-                chunk::BLOCK | chunk::MULTI_BLOCK => out.push(c),
+                chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => out.push(c),
                 chunk::INDEX => {
                     check_crc(&self.name, c.offset, c.header, &c.payload)?;
                     self.index = Some(
@@ -695,10 +697,8 @@ impl TraceReader {
             |defs, name, offset, h, payload| {
                 check_crc(name, offset, h, payload)?;
                 let mut t = init(defs);
-                binary::decode_block(payload, h.kind == chunk::MULTI_BLOCK, defs.locations.len(), |e| {
-                    step(&mut t, e)
-                })
-                .map_err(|e| at_payload(name, offset, e))?;
+                binary::decode_block(payload, block_form(h), defs.locations.len(), |e| step(&mut t, e))
+                    .map_err(|e| at_payload(name, offset, e))?;
                 Ok(t)
             },
             &fold_text,
@@ -746,16 +746,21 @@ impl TraceReader {
                 let (salvage, report) = (self.opts.salvage, &mut self.report);
                 // Decode a window of the file at a time and let the kernel drop its pages
                 // afterwards, so memory stays bounded whatever the file's length.
+                // The first windows are small and each doubles the last, so that a
+                // consumer starts on the first blocks at once instead of waiting for a
+                // whole window to decode.
                 let mut windows = Vec::new();
                 let mut start = 0;
+                let mut size = FIRST_WINDOW;
                 while start < todo.len() {
                     let first = todo[start].offset;
                     let mut end = start + 1;
-                    while end < todo.len() && todo[end].offset - first < MAP_WINDOW {
+                    while end < todo.len() && todo[end].offset - first < size {
                         end += 1;
                     }
                     windows.push(&todo[start..end]);
                     start = end;
+                    size = (size * 2).min(MAP_WINDOW);
                 }
                 let mut emit = |window: &[ChunkLoc], results: Decoded<T>| -> Result<(), Error> {
                     for (r, c) in results.into_iter().zip(window) {
@@ -855,9 +860,14 @@ pub struct OwnedRawBlock {
 }
 
 impl OwnedRawBlock {
-    /// Whether it is a multi-location block.
+    /// How the block lays out its events.
+    pub fn form(&self) -> Form {
+        block_form(self.header)
+    }
+
+    /// Whether it is a multi-location block (of either form).
     pub fn multi(&self) -> bool {
-        self.header.kind == chunk::MULTI_BLOCK
+        self.form().multi()
     }
 
     /// A decoding problem of the payload as an error at its place in input `name`.
@@ -878,9 +888,14 @@ pub struct RawBlock<'a> {
 }
 
 impl RawBlock<'_> {
-    /// Whether it is a multi-location block.
+    /// How the block lays out its events.
+    pub fn form(&self) -> Form {
+        block_form(self.header)
+    }
+
+    /// Whether it is a multi-location block (of either form).
     pub fn multi(&self) -> bool {
-        self.header.kind == chunk::MULTI_BLOCK
+        self.form().multi()
     }
 
     /// Checks the payload against the chunk's CRC-32.
@@ -937,6 +952,11 @@ fn payload_of(bytes: &[u8], c: ChunkLoc) -> &[u8] {
     &bytes[s..s + c.header.len as usize]
 }
 
+/// The form of a block chunk (only block chunks reach the decoders).
+fn block_form(h: ChunkHeader) -> Form {
+    Form::of_chunk(h.kind).unwrap_or(Form::Single)
+}
+
 fn check_crc(name: &str, offset: u64, h: ChunkHeader, payload: &[u8]) -> Result<(), Error> {
     let crc = crc32fast::hash(payload);
     if crc != h.crc {
@@ -976,8 +996,7 @@ fn decode_payload(
 ) -> Result<Block, Error> {
     check_crc(name, offset, h, payload)?;
     let mut events = Vec::new();
-    let multi = h.kind == chunk::MULTI_BLOCK;
-    let prefix = binary::decode_block(payload, multi, locs, |e| events.push(e))
+    let prefix = binary::decode_block(payload, block_form(h), locs, |e| events.push(e))
         .map_err(|e| at_payload(name, offset, e))?;
     Ok(Block { loc: prefix.loc, events })
 }

@@ -10,6 +10,12 @@ pub fn put_u64(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// The bytes of `v` as a varint.
+#[inline(always)]
+pub fn vlen(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 #[inline]
 pub fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -52,11 +58,18 @@ impl<'a> Cursor<'a> {
 
     #[inline(always)]
     pub fn u64(&mut self) -> Result<u64, VarintError> {
-        // Fast path: a one-byte varint (ids, kinds, small deltas).
+        // Fast paths: one-byte varints (ids, kinds, small deltas) and two-byte ones
+        // (locations and time deltas of a few microseconds).
         if let Some(&b) = self.buf.get(self.pos) {
             if b < 0x80 {
                 self.pos += 1;
                 return Ok(b as u64);
+            }
+            if let Some(&b1) = self.buf.get(self.pos + 1) {
+                if b1 < 0x80 {
+                    self.pos += 2;
+                    return Ok((b & 0x7f) as u64 | (b1 as u64) << 7);
+                }
             }
         }
         // Up to eight bytes without a branch on their values, where eight can be read:

@@ -9,8 +9,9 @@ use std::io::{self, Write};
 pub struct WriterOptions {
     /// Events per block before it is written out.
     pub block_events: usize,
-    /// Write the events in the order given, in multi-location blocks (a stream in
-    /// global order); otherwise one block per location, each location's events in order.
+    /// Write the events in the order given, in multi-location blocks of the
+    /// per-location form (a stream in global order); otherwise one block per location,
+    /// each location's events in order.
     pub global_order: bool,
     /// Write the trailing index of blocks.
     pub index: bool,
@@ -42,7 +43,7 @@ impl<W: Write> TraceWriter<W> {
     pub fn new(mut out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
         let mut fl = opts.flags;
         if opts.global_order {
-            fl |= flags::GLOBAL_ORDER;
+            fl |= flags::GLOBAL_ORDER | flags::LOCAL_BLOCKS;
         }
         let header = Header::new(fl).encode();
         out.write_all(&header)?;
@@ -143,30 +144,25 @@ impl<W: Write> TraceWriter<W> {
     }
 
     fn flush_block(&mut self, slot: usize) -> io::Result<()> {
-        let mut enc = std::mem::take(&mut self.blocks[slot]);
-        if enc.count > 0 {
-            let mut payload = Vec::with_capacity(enc.buf.len() + 12);
-            let loc = if self.opts.global_order {
-                None
-            } else {
-                crate::varint::put_u64(&mut payload, slot as u64);
-                Some(slot as u32)
-            };
-            crate::varint::put_u64(&mut payload, enc.count);
-            payload.extend_from_slice(&enc.buf);
-            self.index.push(IndexEntry {
-                offset: self.offset,
-                loc,
-                count: enc.count,
-                min_wall: enc.min_wall,
-                max_wall: enc.max_wall,
-            });
-            let kind = if self.opts.global_order { chunk::MULTI_BLOCK } else { chunk::BLOCK };
-            self.write_chunk(kind, &payload)?;
+        if self.blocks[slot].count > 0 {
+            let loc = (!self.opts.global_order).then_some(slot as LocId);
+            let b = self.blocks[slot].take_block(loc);
+            self.put_block(&b)?;
         }
-        enc.clear();
-        self.blocks[slot] = enc;
         Ok(())
+    }
+
+    /// Writes a block chunk of the kind this writer writes, and its index entry.
+    fn put_block(&mut self, b: &EncodedBlock) -> io::Result<()> {
+        self.index.push(IndexEntry {
+            offset: self.offset,
+            loc: b.loc,
+            count: b.count,
+            min_wall: b.min_wall,
+            max_wall: b.max_wall,
+        });
+        let kind = if self.opts.global_order { chunk::LOCAL_BLOCK } else { chunk::BLOCK };
+        self.write_chunk(kind, &b.payload)
     }
 
     /// Whether [`TraceWriter::write_block`] would take a block of `count` events of
@@ -192,15 +188,7 @@ impl<W: Write> TraceWriter<W> {
                 format!("a block of {} events of {:?} does not fit the writer's blocks now", b.count, b.loc),
             ));
         }
-        self.index.push(IndexEntry {
-            offset: self.offset,
-            loc: b.loc,
-            count: b.count,
-            min_wall: b.min_wall,
-            max_wall: b.max_wall,
-        });
-        let kind = if self.opts.global_order { chunk::MULTI_BLOCK } else { chunk::BLOCK };
-        self.write_chunk(kind, &b.payload)?;
+        self.put_block(b)?;
         self.events += b.count;
         Ok(())
     }

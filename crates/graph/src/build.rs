@@ -3,6 +3,7 @@
 use crate::cost::Mode;
 use crate::cp::{Distances, NEG};
 use crate::error::{Error, Result};
+use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::{decode_block, flags};
@@ -132,6 +133,8 @@ struct Builder<'a> {
     sources: Vec<(u32, i64)>,
     /// The forward diffusion of the whole graph, made as nodes arrive (see `Distances`).
     track: Option<Tracker>,
+    /// Nodes the node arrays have room for (`push_node`).
+    room: usize,
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
@@ -213,38 +216,47 @@ pub(crate) fn build_inner(
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
+    // Set when the builder stops, so that faulting in its arrays stops too.
+    let built_all = std::sync::atomic::AtomicBool::new(false);
     let (read, built) = std::thread::scope(|scope| {
-        let (file, pool) = (&file, &pool);
+        let (file, pool, built_all) = (&file, &pool, &built_all);
         let worker = scope.spawn(move || -> Result<Builder> {
             let mut b = Builder::new(file, mode, defs, distances);
             if let Some(n) = expected {
                 b.reserve(n);
+                let regions = b.node_regions();
+                scope.spawn(move || populate(&regions, built_all));
             }
             let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
-            for mut block in rx {
-                for s in &block {
-                    b.event(s)?;
+            let add_all = || -> Result<()> {
+                for mut block in rx {
+                    for s in &block {
+                        b.event(s)?;
+                    }
+                    if let Some(bar) = &bar {
+                        bar.add(block.len() as u64);
+                    }
+                    block.clear();
+                    pool.lock().expect("the buffer pool is never poisoned").push(block);
                 }
-                if let Some(bar) = &bar {
-                    bar.add(block.len() as u64);
-                }
-                block.clear();
-                pool.lock().expect("the buffer pool is never poisoned").push(block);
-            }
+                Ok(())
+            };
+            let added = add_all();
+            built_all.store(true, std::sync::atomic::Ordering::Relaxed);
             if let Some(bar) = &bar {
                 bar.finish();
             }
-            Ok(b)
+            added.map(|()| b)
         });
         let read = reader.par_raw_blocks_each(
             |defs, raw| {
                 raw.check_crc()?;
                 let mut v = pool.lock().expect("the buffer pool is never poisoned").pop().unwrap_or_default();
                 let locs = defs.locations.len();
-                if !decode_block_brief(raw.payload, raw.multi(), locs, &mut v) {
+                if !decode_block_brief(raw.payload, raw.form(), locs, &mut v) {
                     // The full decoder names the problem.
                     v.clear();
-                    decode_block(raw.payload, raw.multi(), locs, |e| v.push(Brief::of(&e)))
+                    decode_block(raw.payload, raw.form(), locs, |e| v.push(Brief::of(&e)))
                         .map_err(|e| raw.error(e))?;
                 }
                 Ok(v)
@@ -295,7 +307,19 @@ impl<'a> Builder<'a> {
                 base: None,
                 provisional: Vec::new(),
             }),
+            room: 0,
         }
+    }
+
+    /// The node arrays (and distances), to fault in ahead of the builder.
+    fn node_regions(&self) -> Vec<Region> {
+        let p = &self.pag;
+        let mut r = vec![Region::of(&p.loc), Region::of(&p.prev), Region::of(&p.wall), Region::of(&p.weight)];
+        r.extend([Region::of(&p.ctx), Region::of(&p.kind)]);
+        if let Some(t) = &self.track {
+            r.push(Region::of(&t.dist));
+        }
+        r
     }
 
     /// Room for `events` nodes and a guess of the arcs, so the arrays grow once.
@@ -318,21 +342,7 @@ impl<'a> Builder<'a> {
         p.arc_weight.reserve_exact(arcs);
         p.arc_kind.reserve_exact(arcs);
         p.arc_bytes.reserve_exact(arcs);
-        use crate::mem::advise_huge;
-        advise_huge(&p.loc);
-        advise_huge(&p.prev);
-        advise_huge(&p.wall);
-        advise_huge(&p.weight);
-        advise_huge(&p.ctx);
-        advise_huge(&p.kind);
-        advise_huge(&p.arc_to);
-        advise_huge(&p.arc_from);
-        advise_huge(&p.arc_weight);
-        advise_huge(&p.arc_kind);
-        advise_huge(&p.arc_bytes);
-        if let Some(t) = &self.track {
-            advise_huge(&t.dist);
-        }
+        self.set_room();
     }
 
     fn err(&self, message: String) -> Error {
@@ -340,21 +350,68 @@ impl<'a> Builder<'a> {
     }
 
     /// Adds a node; its longest distance starts unreached, and `raise` lifts it.
+    #[inline(always)]
     fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) -> Result<u32> {
+        let n = self.pag.loc.len();
+        if n >= self.room {
+            self.grow_nodes()?;
+        }
+        /// Appends `x` to a node array with room for it.
+        ///
+        /// SAFETY: the caller makes sure `v.len() < v.capacity()`.
+        #[inline(always)]
+        unsafe fn put<T>(v: &mut Vec<T>, x: T) {
+            let n = v.len();
+            v.as_mut_ptr().add(n).write(x);
+            v.set_len(n + 1);
+        }
+        let p = &mut self.pag;
+        // SAFETY: only this function lengthens the node arrays (and the distances), so
+        // all have length n, and `room` is at most the capacity of each.
+        unsafe {
+            put(&mut p.loc, loc);
+            put(&mut p.prev, prev);
+            put(&mut p.wall, wall);
+            put(&mut p.weight, weight);
+            put(&mut p.ctx, ctx);
+            put(&mut p.kind, kind);
+            if let Some(t) = &mut self.track {
+                put(&mut t.dist, NEG);
+            }
+        }
+        Ok(n as u32)
+    }
+
+    /// Makes room for more nodes in every node array, or refuses a graph that would
+    /// outgrow the node numbers.
+    #[cold]
+    fn grow_nodes(&mut self) -> Result<()> {
         let n = self.pag.loc.len();
         if n >= NONE as usize {
             return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
         }
-        self.pag.loc.push(loc);
-        self.pag.prev.push(prev);
-        self.pag.wall.push(wall);
-        self.pag.weight.push(weight);
-        self.pag.ctx.push(ctx);
-        self.pag.kind.push(kind);
+        let more = (n / 2).max(4096);
+        let p = &mut self.pag;
+        p.loc.reserve(more);
+        p.prev.reserve(more);
+        p.wall.reserve(more);
+        p.weight.reserve(more);
+        p.ctx.reserve(more);
+        p.kind.reserve(more);
         if let Some(t) = &mut self.track {
-            t.dist.push(NEG);
+            t.dist.reserve(more);
         }
-        Ok(n as u32)
+        self.set_room();
+        Ok(())
+    }
+
+    /// The number of nodes every node array has capacity for, and the node numbers allow.
+    fn set_room(&mut self) {
+        let p = &self.pag;
+        let caps = [p.loc.capacity(), p.prev.capacity(), p.wall.capacity(), p.weight.capacity()];
+        let caps = caps.into_iter().chain([p.ctx.capacity(), p.kind.capacity()]);
+        let dist = self.track.as_ref().map_or(usize::MAX, |t| t.dist.capacity());
+        self.room = caps.fold(dist, usize::min).min(NONE as usize);
     }
 
     fn push_arc(&mut self, to: u32, from: u32, weight: i64, kind: ArcKind, bytes: u64) {
@@ -387,9 +444,28 @@ impl<'a> Builder<'a> {
         (wall - prev_wall.map_or(from_wall, |p| p.max(from_wall))).max(0)
     }
 
+    #[cold]
+    fn index_too_large(&self, loc: u32, index: u64) -> Error {
+        self.err(format!("event index {index} of location {loc} is too large"))
+    }
+
+    #[cold]
+    fn out_of_order(&self, s: &Brief, own_index: u64) -> Error {
+        self.err(format!(
+            "not in causal order: event {}:{} ({}) comes before its partner {}:{}, \
+             or the partner does not point back at it; run it through spoor-order",
+            s.loc,
+            own_index,
+            spoor_model::KIND_NAMES[s.code as usize],
+            s.partner_loc,
+            s.partner_idx
+        ))
+    }
+
+    #[inline(always)]
     fn key(&self, loc: u32, index: u64) -> Result<u64> {
         if index >= 1 << 40 {
-            return Err(self.err(format!("event index {index} of location {loc} is too large")));
+            return Err(self.index_too_large(loc, index));
         }
         Ok((loc as u64) << 40 | index)
     }
@@ -486,17 +562,7 @@ impl<'a> Builder<'a> {
                             let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
                             self.push_arc(node, from, w, kind, bytes);
                         }
-                        _ => {
-                            return Err(self.err(format!(
-                                "not in causal order: event {}:{} ({}) comes before its partner {}:{}, \
-                                 or the partner does not point back at it; run it through spoor-order",
-                                s.loc,
-                                own_index,
-                                spoor_model::KIND_NAMES[s.code as usize],
-                                s.partner_loc,
-                                s.partner_idx
-                            )))
-                        }
+                        _ => return Err(self.out_of_order(s, own_index)),
                     }
                 } else if s.code != LOCK_ACQUIRE {
                     self.unmatched_receives += 1;
@@ -537,6 +603,7 @@ impl<'a> Builder<'a> {
 
     /// Handles the bookkeeping of a collective end and returns the node it waits for,
     /// making the virtual node(s) it needs.
+    #[inline(never)]
     fn collective_end(&mut self, s: &Brief) -> Result<Option<u32>> {
         let comm = s.a;
         let k = {

@@ -1,27 +1,59 @@
-//! Memory advice for the graph's big arrays.
+//! Faulting in the graph's big arrays ahead of the builder.
+//!
+//! A PAG of 10^8 nodes fills about 4 GB of fresh memory, and the kernel's work to map
+//! it page by page, on first write, costs about a third as much CPU time as building
+//! the graph. Done by the building thread, it delays the whole pipeline; asked for in
+//! advance from another thread (`MADV_POPULATE_WRITE`, Linux 5.14), it runs on a core
+//! the decoding leaves idle.
 
-/// Asks the kernel to back the capacity of `v` with transparent huge pages where the
-/// system allows it (Linux's `madvise` mode): a PAG of 10^8 nodes fills about 4 GB, and
-/// faulting it in 4 KiB pages costs more CPU than building the graph. Only the
-/// 2 MiB-aligned middle of the allocation is advised; elsewhere, or when the kernel
-/// says no, nothing changes but speed.
-pub fn advise_huge<T>(v: &Vec<T>) {
+/// The address range of a vector's whole capacity.
+#[derive(Clone, Copy, Debug)]
+pub struct Region {
+    start: usize,
+    len: usize,
+}
+
+impl Region {
+    pub fn of<T>(v: &Vec<T>) -> Region {
+        Region { start: v.as_ptr() as usize, len: v.capacity() * std::mem::size_of::<T>() }
+    }
+}
+
+/// Faults in `regions`, a slice of each in turn so that all advance together as the
+/// builder fills them, until `stop` is set. Best effort: a kernel without
+/// `MADV_POPULATE_WRITE`, or memory already freed, only stops it.
+pub fn populate(regions: &[Region], stop: &std::sync::atomic::AtomicBool) {
     #[cfg(target_os = "linux")]
     {
-        const HUGE: usize = 2 << 20;
-        let bytes = v.capacity() * std::mem::size_of::<T>();
-        if bytes < 2 * HUGE {
-            return;
+        // Background work: the builder, which it serves, comes first on a busy core.
+        // SAFETY: setpriority on this thread (PRIO_PROCESS with a thread id) only
+        // lowers its own priority.
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
         }
-        let start = v.as_ptr() as usize;
-        let lo = start.next_multiple_of(HUGE);
-        let hi = (start + bytes) / HUGE * HUGE;
-        if hi > lo {
-            // SAFETY: [lo, hi) lies inside the vector's own allocation; MADV_HUGEPAGE
-            // changes how pages are backed, never their contents.
-            unsafe {
-                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+        const PAGE: usize = 4096;
+        const STEPS: usize = 512;
+        for step in 0..STEPS {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            for r in regions {
+                let lo = (r.start + r.len * step / STEPS).next_multiple_of(PAGE);
+                let hi = ((r.start + r.len * (step + 1) / STEPS) / PAGE * PAGE).max(lo);
+                if hi == lo {
+                    continue;
+                }
+                // SAFETY: the range lies within a live allocation of the builder (or, if
+                // the builder has grown and freed it since, fails harmlessly);
+                // MADV_POPULATE_WRITE maps pages without changing their contents.
+                let rc =
+                    unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_POPULATE_WRITE) };
+                if rc != 0 {
+                    return;
+                }
             }
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (regions, stop);
 }

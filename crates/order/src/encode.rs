@@ -1,26 +1,24 @@
 //! spoor-order's output blocks encoded straight from the replay's compact events,
-//! without making an [`Event`](spoor_model::Event) of each: byte for byte what
-//! `spoor_format::raw::encode_block` writes for the same events in a multi-location
-//! block (formats/trace.md; the tests compare the two on random events).
+//! without making an [`Event`](spoor_model::Event) of each: the format's own block
+//! encoder (`BlockEncoder::push_parts`), writing into a payload that starts with the
+//! event count it expects, so that the bytes are those of
+//! `spoor_format::raw::encode_block` for the same events in a multi-location block
+//! without copying the payload (formats/trace.md; the tests compare the two on random
+//! events).
 
-use spoor_format::binary::{ann, head};
+use spoor_format::binary::BlockEncoder;
 use spoor_format::raw::EncodedBlock;
-use spoor_format::varint::{put_i64, put_u64};
-use spoor_model::{EventRef, Kind, LocId};
+use spoor_format::varint::put_u64;
+use spoor_model::{Annotations, EventRef, Kind, LocId};
 
 /// A multi-location block being encoded: the payload is written in place, starting
 /// with the event count it was told to expect.
 #[derive(Default)]
 pub(crate) struct MultiBlock {
-    buf: Vec<u8>,
-    /// The count written at the start of `buf`, and its length.
+    enc: BlockEncoder,
+    /// The count written at the start of the payload, and its length.
     declared: u64,
     prefix: usize,
-    count: u64,
-    min_wall: i64,
-    max_wall: i64,
-    prev_wall: i64,
-    prev_cpu: i64,
 }
 
 /// One output event: the input's fields the output keeps, and what spoor-order adds.
@@ -34,163 +32,40 @@ pub(crate) struct OutEvent<'a> {
     pub raw_wall: Option<i64>,
 }
 
-#[inline(always)]
-fn put_opt(b: &mut Vec<u8>, v: Option<u32>) {
-    put_u64(b, v.map_or(0, |v| v as u64 + 1));
-}
-
-/// The bytes of `v` as a varint.
-#[inline(always)]
-fn vlen(v: u64) -> u64 {
-    (64 - (v | 1).leading_zeros() as u64).div_ceil(7)
-}
-
-fn put_kind(b: &mut Vec<u8>, k: &Kind) {
-    match *k {
-        Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => put_opt(b, parent),
-        Kind::ProcessEnd | Kind::ThreadEnd => {}
-        Kind::Enter { proc: id } | Kind::Leave { proc: id } => put_u64(b, id as u64),
-        Kind::PhaseBegin { name: id } | Kind::PhaseEnd { name: id } => put_u64(b, id as u64),
-        Kind::Send { to, comm, tag, bytes } => {
-            for v in [to as u64, comm as u64, tag as u64, bytes] {
-                put_u64(b, v);
-            }
-        }
-        Kind::RecvBegin { from, comm, tag } => {
-            put_opt(b, from);
-            put_u64(b, comm as u64);
-            put_opt(b, tag);
-        }
-        Kind::RecvEnd { from, comm, tag, bytes } => {
-            for v in [from as u64, comm as u64, tag as u64, bytes] {
-                put_u64(b, v);
-            }
-        }
-        Kind::Isend { to, comm, tag, bytes, request } => {
-            for v in [to as u64, comm as u64, tag as u64, bytes, request] {
-                put_u64(b, v);
-            }
-        }
-        Kind::IsendComplete { request } => put_u64(b, request),
-        Kind::IrecvRequest { from, comm, tag, request } => {
-            put_opt(b, from);
-            put_u64(b, comm as u64);
-            put_opt(b, tag);
-            put_u64(b, request);
-        }
-        Kind::IrecvComplete { request, from, comm, tag, bytes } => {
-            for v in [request, from as u64, comm as u64, tag as u64, bytes] {
-                put_u64(b, v);
-            }
-        }
-        Kind::CollBegin { op, comm } => {
-            b.push(op.code());
-            put_u64(b, comm as u64);
-        }
-        Kind::CollEnd { op, comm, root, sent, received } => {
-            b.push(op.code());
-            put_u64(b, comm as u64);
-            put_opt(b, root);
-            put_u64(b, sent);
-            put_u64(b, received);
-        }
-        Kind::LockRequest { lock } | Kind::LockAcquire { lock } | Kind::LockRelease { lock } => {
-            put_u64(b, lock)
-        }
-        Kind::Metric { metric, value } => {
-            put_u64(b, metric as u64);
-            b.extend_from_slice(&value.to_le_bytes());
-        }
-        Kind::ClockOffset { reference, offset, error } => {
-            put_u64(b, reference as u64);
-            put_i64(b, offset);
-            put_u64(b, error);
-        }
-    }
-}
-
 impl MultiBlock {
     /// Starts a block of (most likely) `count` events in `buf` (cleared; its capacity
     /// is reused).
     pub fn start(&mut self, count: u64, mut buf: Vec<u8>) {
+        self.enc.clear();
         buf.clear();
         put_u64(&mut buf, count);
         self.prefix = buf.len();
-        self.buf = buf;
+        self.enc.buf = buf;
         self.declared = count;
-        self.count = 0;
-        self.prev_wall = 0;
-        self.prev_cpu = 0;
     }
 
-    /// Appends one event (annotated: it always has a Lamport clock).
+    /// Appends one event (it always has a Lamport clock).
     pub fn push(&mut self, e: &OutEvent) {
-        let b = &mut self.buf;
-        let dw = e.wall.wrapping_sub(self.prev_wall);
-        let (mode, dc) = match e.cpu {
-            None => (head::CPU_NONE, 0),
-            Some(cpu) => {
-                let dc = cpu.wrapping_sub(self.prev_cpu);
-                self.prev_cpu = cpu;
-                if dc == 0 {
-                    (head::CPU_UNCHANGED, 0)
-                } else if dc == dw {
-                    (head::CPU_SAME_AS_WALL, 0)
-                } else {
-                    (head::CPU_DELTA, dc)
-                }
-            }
-        };
-        b.push(e.kind.code() | (mode << head::CPU_SHIFT) | head::ANNOTATED);
-        put_u64(b, e.loc as u64);
-        put_i64(b, dw);
-        if mode == head::CPU_DELTA {
-            put_i64(b, dc);
-        }
-        if self.count == 0 {
-            self.min_wall = e.wall;
-            self.max_wall = e.wall;
-        } else {
-            self.min_wall = self.min_wall.min(e.wall);
-            self.max_wall = self.max_wall.max(e.wall);
-        }
-        self.prev_wall = e.wall;
-        self.count += 1;
-        put_kind(b, e.kind);
-        // Annotations: their number, then (tag, length, body) for each, in tag order.
-        put_u64(b, 1 + e.partner.is_some() as u64 + e.raw_wall.is_some() as u64);
-        if let Some(p) = e.partner {
-            put_u64(b, ann::PARTNER);
-            put_u64(b, vlen(p.loc as u64) + vlen(p.index));
-            put_u64(b, p.loc as u64);
-            put_u64(b, p.index);
-        }
-        put_u64(b, ann::LAMPORT);
-        put_u64(b, vlen(e.lamport));
-        put_u64(b, e.lamport);
-        if let Some(r) = e.raw_wall {
-            let d = r.wrapping_sub(e.wall);
-            put_u64(b, ann::RAW_WALL);
-            put_u64(b, vlen(spoor_format::varint::zigzag(d)));
-            put_i64(b, d);
-        }
+        let ann = Annotations { partner: e.partner, lamport: Some(e.lamport), raw_wall: e.raw_wall };
+        self.enc.push_parts(e.loc, e.wall, e.cpu, e.kind, &ann, true);
     }
 
     /// The block, ready for `TraceWriter::write_block`; `start` begins the next.
     pub fn finish(&mut self) -> EncodedBlock {
-        let mut payload = std::mem::take(&mut self.buf);
-        if self.count != self.declared {
+        let mut payload = std::mem::take(&mut self.enc.buf);
+        let count = self.enc.count;
+        if count != self.declared {
             // Not the count written at the start: write it again.
             let mut p = Vec::with_capacity(payload.len() + 10);
-            put_u64(&mut p, self.count);
+            put_u64(&mut p, count);
             p.extend_from_slice(&payload[self.prefix..]);
             payload = p;
         }
         let b = EncodedBlock {
             loc: None,
-            count: self.count,
-            min_wall: if self.count > 0 { self.min_wall } else { 0 },
-            max_wall: if self.count > 0 { self.max_wall } else { 0 },
+            count,
+            min_wall: if count > 0 { self.enc.min_wall } else { 0 },
+            max_wall: if count > 0 { self.enc.max_wall } else { 0 },
             payload,
         };
         self.start(0, Vec::new());

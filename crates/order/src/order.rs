@@ -21,7 +21,7 @@ use crate::prefetch::prefetch;
 use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, Record, Scan};
 use crate::{Error, Result};
-use spoor_format::binary::flags;
+use spoor_format::binary::{flags, Form};
 use spoor_format::raw::{self, BlockCursor};
 use spoor_format::{NextBlock, TraceWriter, WriterOptions};
 use spoor_model::{Annotations, Definitions, Event, EventRef, Kind, LocId};
@@ -389,7 +389,7 @@ fn piece_of(
                 data.walls.reserve(count);
                 data.evs.reserve(count);
             }
-            match spoor_format::binary::decode_block(&raw.payload, false, n, |e| data.push(e)) {
+            match spoor_format::binary::decode_block(&raw.payload, Form::Single, n, |e| data.push(e)) {
                 Ok(prefix) => Ok(match prefix.loc {
                     Some(loc) if prefix.count > 0 => Piece {
                         chunks: vec![Chunk { loc, declared: prefix.count, data, at: Vec::new() }],
@@ -401,7 +401,7 @@ fn piece_of(
                     // The events before the error are queued (and the count checked)
                     // before the error is reported, as when decoding one at a time.
                     let err = decode_error(name, raw.offset, e);
-                    match BlockCursor::new(raw.payload, false, n) {
+                    match BlockCursor::new(raw.payload, Form::Single, n) {
                         Err(_) => Err(err),
                         Ok(cursor) => Ok(Piece {
                             chunks: match cursor.loc() {
@@ -419,7 +419,7 @@ fn piece_of(
         }
         Ok(Some(NextBlock::Raw(raw))) => {
             let mut decoded = Vec::new();
-            match spoor_format::binary::decode_block(&raw.payload, true, n, |e| decoded.push(e)) {
+            match spoor_format::binary::decode_block(&raw.payload, raw.form(), n, |e| decoded.push(e)) {
                 Ok(_) => Ok(split(decoded, slot)),
                 Err(e) => Err(decode_error(name, raw.offset, e)),
             }

@@ -44,13 +44,13 @@ pub fn copy_through<W: Write>(
             raw.check_crc()?;
             let locs = d.locations.len();
             let mut ok = true;
-            let facts = decode_block_canonical(raw.payload, raw.multi(), locs, |ev| ok &= keep(&ev))
+            let facts = decode_block_canonical(raw.payload, raw.form(), locs, |ev| ok &= keep(&ev))
                 .map_err(|e| raw.error(e))?;
             if ok && facts.canonical && facts.count == full {
                 return Ok(Piece::Copy(facts, raw.payload.to_vec()));
             }
             let mut evs = Vec::with_capacity(facts.count as usize);
-            spoor_format::binary::decode_block(raw.payload, raw.multi(), locs, |e| evs.push(e))
+            spoor_format::binary::decode_block(raw.payload, raw.form(), locs, |e| evs.push(e))
                 .map_err(|e| raw.error(e))?;
             Ok(Piece::Events(evs))
         },
@@ -71,9 +71,9 @@ pub fn copy_through<W: Write>(
                         w.write_block(&b).map_err(Error::Write)
                     } else {
                         let mut evs = Vec::with_capacity(f.count as usize);
-                        let multi = f.loc.is_none();
-                        match spoor_format::binary::decode_block(&payload, multi, usize::MAX, |e| evs.push(e))
-                        {
+                        match spoor_format::binary::decode_block(&payload, f.form, usize::MAX, |e| {
+                            evs.push(e)
+                        }) {
                             Ok(_) => write(w, evs),
                             Err(e) => Err(Error::input(&name, e.message)),
                         }
