@@ -349,9 +349,20 @@ impl<'a> Builder<'a> {
         Error::input(self.file, message)
     }
 
-    /// Adds a node; its longest distance starts unreached, and `raise` lifts it.
+    /// Adds a node; its longest distance starts at `dist` (`NEG`: unreached), and
+    /// `raise` lifts it.
     #[inline(always)]
-    fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) -> Result<u32> {
+    #[allow(clippy::too_many_arguments)] // one per node array
+    fn push_node(
+        &mut self,
+        loc: u32,
+        prev: u32,
+        wall: i64,
+        weight: i64,
+        ctx: u32,
+        kind: u8,
+        dist: i64,
+    ) -> Result<u32> {
         let n = self.pag.loc.len();
         if n >= self.room {
             self.grow_nodes()?;
@@ -376,7 +387,7 @@ impl<'a> Builder<'a> {
             put(&mut p.ctx, ctx);
             put(&mut p.kind, kind);
             if let Some(t) = &mut self.track {
-                put(&mut t.dist, NEG);
+                put(&mut t.dist, dist);
             }
         }
         Ok(n as u32)
@@ -513,8 +524,7 @@ impl<'a> Builder<'a> {
         if st.last == NONE {
             self.sources.push((self.pag.loc.len() as u32, weight));
         }
-        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code)?;
-        self.raise(node, dist);
+        let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code, dist)?;
         let mut ctx = st.ctx;
         let mut waiting = st.waiting;
         match s.code {
@@ -679,7 +689,7 @@ impl<'a> Builder<'a> {
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
     fn virtual_node(&mut self, feeding: &[u32]) -> Result<u32> {
         let wall = feeding.iter().map(|&b| self.pag.wall[b as usize]).max().unwrap_or(0);
-        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL)?;
+        let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
         for &b in feeding {
             self.push_arc(v, b, 0, ArcKind::CollIn, 0);
         }
