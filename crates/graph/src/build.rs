@@ -324,17 +324,8 @@ impl<'a> Builder<'a> {
 
     /// Room for `events` nodes and a guess of the arcs, so the arrays grow once.
     fn reserve(&mut self, events: usize) {
+        self.reserve_nodes(events + events / 64);
         let p = &mut self.pag;
-        let n = events + events / 64;
-        p.loc.reserve_exact(n);
-        p.prev.reserve_exact(n);
-        p.wall.reserve_exact(n);
-        p.weight.reserve_exact(n);
-        p.ctx.reserve_exact(n);
-        p.kind.reserve_exact(n);
-        if let Some(t) = &mut self.track {
-            t.dist.reserve_exact(n);
-        }
         // Address space only: pages no arc reaches are never touched.
         let arcs = events / 2;
         p.arc_to.reserve_exact(arcs);
@@ -342,7 +333,6 @@ impl<'a> Builder<'a> {
         p.arc_weight.reserve_exact(arcs);
         p.arc_kind.reserve_exact(arcs);
         p.arc_bytes.reserve_exact(arcs);
-        self.set_room();
     }
 
     fn err(&self, message: String) -> Error {
@@ -401,19 +391,23 @@ impl<'a> Builder<'a> {
         if n >= NONE as usize {
             return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
         }
-        let more = (n / 2).max(4096);
+        self.reserve_nodes((n / 2).max(4096));
+        Ok(())
+    }
+
+    /// Room for `more` nodes in every node array (and the distances).
+    fn reserve_nodes(&mut self, more: usize) {
         let p = &mut self.pag;
-        p.loc.reserve(more);
-        p.prev.reserve(more);
-        p.wall.reserve(more);
-        p.weight.reserve(more);
-        p.ctx.reserve(more);
-        p.kind.reserve(more);
+        p.loc.reserve_exact(more);
+        p.prev.reserve_exact(more);
+        p.wall.reserve_exact(more);
+        p.weight.reserve_exact(more);
+        p.ctx.reserve_exact(more);
+        p.kind.reserve_exact(more);
         if let Some(t) = &mut self.track {
-            t.dist.reserve(more);
+            t.dist.reserve_exact(more);
         }
         self.set_room();
-        Ok(())
     }
 
     /// The number of nodes every node array has capacity for, and the node numbers allow.

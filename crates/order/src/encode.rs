@@ -177,22 +177,7 @@ mod tests {
             // The count expected, or not (then the payload is made again).
             let expect = if r.next().is_multiple_of(4) { r.below_len() } else { n as u64 };
             enc.start(expect, vec![1, 2, 3]);
-            for e in &events {
-                enc.push(&OutEvent {
-                    loc: e.loc,
-                    wall: e.wall,
-                    cpu: e.cpu,
-                    kind: &e.kind,
-                    partner: e.ann.partner,
-                    lamport: e.ann.lamport.unwrap_or(0),
-                    raw_wall: e.ann.raw_wall,
-                });
-            }
-            // Twice: the encoder starts afresh after `start`.
-            for _ in 0..2 {
-                let got = enc.finish();
-                assert_eq!(got, want, "round {round}");
-                enc.start(n as u64, got.payload);
+            let push_all = |enc: &mut MultiBlock| {
                 for e in &events {
                     enc.push(&OutEvent {
                         loc: e.loc,
@@ -204,6 +189,14 @@ mod tests {
                         raw_wall: e.ann.raw_wall,
                     });
                 }
+            };
+            push_all(&mut enc);
+            // Twice: the encoder starts afresh after `start`.
+            for _ in 0..2 {
+                let got = enc.finish();
+                assert_eq!(got, want, "round {round}");
+                enc.start(n as u64, got.payload);
+                push_all(&mut enc);
             }
         }
     }
