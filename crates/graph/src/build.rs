@@ -60,15 +60,22 @@ impl LocState {
     };
 }
 
+/// A node and its longest distance (when distances are tracked).
+#[derive(Clone, Copy)]
+struct Reached {
+    node: u32,
+    dist: i64,
+}
+
 /// One collective instance while its events are being read.
 #[derive(Default)]
 struct Instance {
     /// (location, node) of each begin seen.
-    begins: Vec<(u32, u32)>,
+    begins: Vec<(u32, Reached)>,
     /// The virtual node every waiting end hangs from (all-to-all and rooted shapes).
-    v: Option<u32>,
+    v: Option<Reached>,
     /// Scan: prefix nodes made so far; `scan[j]` holds the latest of ranks < j + 1.
-    scan: Vec<u32>,
+    scan: Vec<Reached>,
     ends: usize,
 }
 
@@ -117,8 +124,9 @@ struct Builder<'a> {
     pag: Pag,
     locs: Vec<LocState>,
     contexts: FxHashMap<(u32, u32), u32>,
-    /// Forward partners: (target location, target index) -> (source node, bytes, kind).
-    pending: FxHashMap<u64, (u32, u64, ArcKind)>,
+    /// Forward partners: (target location, target index) -> (source node, bytes, kind,
+    /// longest distance to the source).
+    pending: FxHashMap<u64, (u32, u64, ArcKind, i64)>,
     /// Collective ends seen per location and communicator (few communicators a
     /// location: searched in place), and the live instances of each communicator.
     coll_count: Vec<Vec<(u32, u64)>>,
@@ -133,16 +141,23 @@ struct Builder<'a> {
     sources: Vec<(u32, i64)>,
     /// The forward diffusion of the whole graph, made as nodes arrive (see `Distances`).
     track: Option<Tracker>,
+    /// Longest distance to the newest node (when distances are tracked): arcs only
+    /// ever come into the newest node, so earlier nodes' distances live where they are
+    /// needed next (the location's state, a pending send, a collective instance).
+    newest_dist: i64,
     /// Nodes the node arrays have room for (`push_node`).
     room: usize,
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
 /// every arc into a node is known when the node is made, so the forward diffusion needs
-/// no pass of its own.
+/// no pass of its own. Only what the backward walk needs is kept: which remote arc
+/// each node's longest way in is, for the nodes where it is one.
 struct Tracker {
-    dist: Vec<i64>,
+    /// (node, arc), by node.
+    remote: Vec<(u32, u32)>,
     end: Option<usize>,
+    end_dist: i64,
     /// The wall time wall-mode source arcs are measured from until t0 is known.
     base: Option<i64>,
     /// CPU-mode source weights as they stood when the node was made.
@@ -302,24 +317,22 @@ impl<'a> Builder<'a> {
             min_wall: i64::MAX,
             sources: Vec::new(),
             track: distances.then(|| Tracker {
-                dist: Vec::new(),
+                remote: Vec::new(),
                 end: None,
+                end_dist: NEG,
                 base: None,
                 provisional: Vec::new(),
             }),
             room: 0,
+            newest_dist: NEG,
         }
     }
 
-    /// The node arrays (and distances), to fault in ahead of the builder.
+    /// The node arrays, to fault in ahead of the builder.
     fn node_regions(&self) -> Vec<Region> {
         let p = &self.pag;
-        let mut r = vec![Region::of(&p.loc), Region::of(&p.prev), Region::of(&p.wall), Region::of(&p.weight)];
-        r.extend([Region::of(&p.ctx), Region::of(&p.kind)]);
-        if let Some(t) = &self.track {
-            r.push(Region::of(&t.dist));
-        }
-        r
+        let r = [Region::of(&p.loc), Region::of(&p.prev), Region::of(&p.wall), Region::of(&p.weight)];
+        r.into_iter().chain([Region::of(&p.ctx), Region::of(&p.kind)]).collect()
     }
 
     /// Room for `events` nodes and a guess of the arcs, so the arrays grow once.
@@ -340,7 +353,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Adds a node; its longest distance starts at `dist` (`NEG`: unreached), and
-    /// `raise` lifts it.
+    /// `push_arc` lifts it.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)] // one per node array
     fn push_node(
@@ -367,8 +380,8 @@ impl<'a> Builder<'a> {
             v.set_len(n + 1);
         }
         let p = &mut self.pag;
-        // SAFETY: only this function lengthens the node arrays (and the distances), so
-        // all have length n, and `room` is at most the capacity of each.
+        // SAFETY: only this function lengthens the node arrays, so all have length n,
+        // and `room` is at most the capacity of each.
         unsafe {
             put(&mut p.loc, loc);
             put(&mut p.prev, prev);
@@ -376,10 +389,8 @@ impl<'a> Builder<'a> {
             put(&mut p.weight, weight);
             put(&mut p.ctx, ctx);
             put(&mut p.kind, kind);
-            if let Some(t) = &mut self.track {
-                put(&mut t.dist, dist);
-            }
         }
+        self.newest_dist = dist;
         Ok(n as u32)
     }
 
@@ -395,7 +406,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// Room for `more` nodes in every node array (and the distances).
+    /// Room for `more` nodes in every node array.
     fn reserve_nodes(&mut self, more: usize) {
         let p = &mut self.pag;
         p.loc.reserve_exact(more);
@@ -404,9 +415,6 @@ impl<'a> Builder<'a> {
         p.weight.reserve_exact(more);
         p.ctx.reserve_exact(more);
         p.kind.reserve_exact(more);
-        if let Some(t) = &mut self.track {
-            t.dist.reserve_exact(more);
-        }
         self.set_room();
     }
 
@@ -415,30 +423,33 @@ impl<'a> Builder<'a> {
         let p = &self.pag;
         let caps = [p.loc.capacity(), p.prev.capacity(), p.wall.capacity(), p.weight.capacity()];
         let caps = caps.into_iter().chain([p.ctx.capacity(), p.kind.capacity()]);
-        let dist = self.track.as_ref().map_or(usize::MAX, |t| t.dist.capacity());
-        self.room = caps.fold(dist, usize::min).min(NONE as usize);
+        self.room = caps.fold(NONE as usize, usize::min);
     }
 
-    fn push_arc(&mut self, to: u32, from: u32, weight: i64, kind: ArcKind, bytes: u64) {
+    /// An arc into the newest node, `to`, from a node whose longest distance is
+    /// `from_dist`.
+    fn push_arc(&mut self, to: u32, from: u32, from_dist: i64, weight: i64, kind: ArcKind, bytes: u64) {
+        debug_assert_eq!(to as usize + 1, self.pag.nodes());
+        let arc = self.pag.arc_to.len() as u32;
         self.pag.arc_to.push(to);
         self.pag.arc_from.push(from);
         self.pag.arc_weight.push(weight);
         self.pag.arc_kind.push(kind);
         self.pag.arc_bytes.push(bytes);
-        if let Some(t) = &self.track {
-            let f = t.dist[from as usize];
-            if f > NEG {
-                self.raise(to, f + weight);
-            }
-        }
-    }
-
-    /// A way into `node` as long as `dist`.
-    #[inline]
-    fn raise(&mut self, node: u32, dist: i64) {
         if let Some(t) = &mut self.track {
-            let d = &mut t.dist[node as usize];
-            *d = (*d).max(dist);
+            if from_dist > NEG {
+                // The rule of `cp::Pass::relax`: ties go to the first remote arc over
+                // the local one.
+                let d = from_dist + weight;
+                let remote_won = t.remote.last().is_some_and(|r| r.0 == to);
+                if d > self.newest_dist || (d == self.newest_dist && !remote_won) {
+                    self.newest_dist = d;
+                    match t.remote.last_mut() {
+                        Some(r) if r.0 == to => r.1 = arc,
+                        _ => t.remote.push((to, arc)),
+                    }
+                }
+            }
         }
     }
 
@@ -547,14 +558,15 @@ impl<'a> Builder<'a> {
             SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => {
                 let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
                 let k = self.key(s.partner_loc, s.partner_idx)?;
-                self.pending.insert(k, (node, s.bytes, kind));
+                self.pending.insert(k, (node, s.bytes, kind, self.newest_dist));
             }
             RECV_BEGIN | LOCK_REQUEST => waiting = true,
             COLL_BEGIN => {
                 waiting = true;
                 let k = *self.ends_seen(s.loc, s.a);
+                let dist = self.newest_dist;
                 if let Some(inst) = self.live(s.a).get_mut(k) {
-                    inst.begins.push((s.loc, node));
+                    inst.begins.push((s.loc, Reached { node, dist }));
                 }
             }
             RECV_END | IRECV_COMPLETE | LOCK_ACQUIRE => {
@@ -562,9 +574,11 @@ impl<'a> Builder<'a> {
                 if s.partner_loc != NO_PARTNER {
                     let k = self.key(s.loc, own_index)?;
                     match self.pending.remove(&k) {
-                        Some((from, bytes, kind)) if self.pag.loc[from as usize] == s.partner_loc => {
+                        Some((from, bytes, kind, from_dist))
+                            if self.pag.loc[from as usize] == s.partner_loc =>
+                        {
                             let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                            self.push_arc(node, from, w, kind, bytes);
+                            self.push_arc(node, from, from_dist, w, kind, bytes);
                         }
                         _ => return Err(self.out_of_order(s, own_index)),
                     }
@@ -574,9 +588,9 @@ impl<'a> Builder<'a> {
             }
             COLL_END => {
                 waiting = false;
-                if let Some(from) = coll_from {
+                if let Some(Reached { node: from, dist: from_dist }) = coll_from {
                     let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                    self.push_arc(node, from, w, ArcKind::CollOut, 0);
+                    self.push_arc(node, from, from_dist, w, ArcKind::CollOut, 0);
                 }
             }
             PHASE_BEGIN | PHASE_END => self.pag.phases.push((s.a, node, s.code == PHASE_BEGIN)),
@@ -595,11 +609,12 @@ impl<'a> Builder<'a> {
             st.cpu = s.cpu;
         }
         if let Some(t) = &mut self.track {
-            let d = t.dist[node as usize];
+            let d = self.newest_dist;
             st.dist = d;
             // The last node of the longest distance, as the forward pass picks it.
-            if t.end.is_none_or(|e| d >= t.dist[e]) {
+            if t.end.is_none() || d >= t.end_dist {
                 t.end = Some(node as usize);
+                t.end_dist = d;
             }
         }
         Ok(())
@@ -608,7 +623,7 @@ impl<'a> Builder<'a> {
     /// Handles the bookkeeping of a collective end and returns the node it waits for,
     /// making the virtual node(s) it needs.
     #[inline(never)]
-    fn collective_end(&mut self, s: &Brief) -> Result<Option<u32>> {
+    fn collective_end(&mut self, s: &Brief) -> Result<Option<Reached>> {
         let comm = s.a;
         let k = {
             let c = self.ends_seen(s.loc, comm);
@@ -633,7 +648,7 @@ impl<'a> Builder<'a> {
                 from = self.scan_prefix(comm, &mut inst, s.loc)?;
             } else {
                 if inst.v.is_none() {
-                    let feeding: Vec<u32> = match op {
+                    let feeding: Vec<Reached> = match op {
                         CollOp::Bcast | CollOp::Scatter | CollOp::Scatterv => {
                             inst.begins.iter().filter(|b| Some(b.0) == root).map(|b| b.1).collect()
                         }
@@ -681,18 +696,18 @@ impl<'a> Builder<'a> {
     }
 
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
-    fn virtual_node(&mut self, feeding: &[u32]) -> Result<u32> {
-        let wall = feeding.iter().map(|&b| self.pag.wall[b as usize]).max().unwrap_or(0);
+    fn virtual_node(&mut self, feeding: &[Reached]) -> Result<Reached> {
+        let wall = feeding.iter().map(|b| self.pag.wall[b.node as usize]).max().unwrap_or(0);
         let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
-        for &b in feeding {
-            self.push_arc(v, b, 0, ArcKind::CollIn, 0);
+        for b in feeding {
+            self.push_arc(v, b.node, b.dist, 0, ArcKind::CollIn, 0);
         }
-        Ok(v)
+        Ok(Reached { node: v, dist: self.newest_dist })
     }
 
     /// Scan: the end of rank r waits for the begins of ranks below r, through a chain
     /// of prefix nodes (node j: the latest of ranks 0..=j), made as far as needed.
-    fn scan_prefix(&mut self, comm: u32, inst: &mut Instance, loc: u32) -> Result<Option<u32>> {
+    fn scan_prefix(&mut self, comm: u32, inst: &mut Instance, loc: u32) -> Result<Option<Reached>> {
         let ranks = self.ranks.entry(comm).or_insert_with(|| {
             let members =
                 self.pag.defs.comms.get(comm as usize).map(|c| c.members.clone()).unwrap_or_default();
@@ -702,7 +717,7 @@ impl<'a> Builder<'a> {
         if r == 0 {
             return Ok(None);
         }
-        let by_rank: FxHashMap<u32, u32> =
+        let by_rank: FxHashMap<u32, Reached> =
             inst.begins.iter().filter_map(|&(l, n)| ranks.get(&l).map(|&rk| (rk, n))).collect();
         while (inst.scan.len() as u32) < r {
             let j = inst.scan.len() as u32;
@@ -741,10 +756,12 @@ impl<'a> Builder<'a> {
             }
         }
         if let Some(t) = &mut track {
-            // Every path starts with one source arc: wall-mode distances move as one.
+            // Every path starts with one source arc: wall-mode distances move as one
+            // (and which way into a node is longest stays).
             if let Some(base) = t.base {
-                let shift = t0 - base;
-                t.dist.iter_mut().filter(|d| **d > NEG).for_each(|d| *d -= shift);
+                if t.end_dist > NEG {
+                    t.end_dist -= t0 - base;
+                }
             }
         }
         if !self.spawns.is_empty() {
@@ -765,7 +782,8 @@ impl<'a> Builder<'a> {
                 .notes
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
-        let distances = track.map(|t| Distances { dist: t.dist, end: t.end });
+        let nodes = self.pag.nodes();
+        let distances = track.map(|t| Distances { length: t.end_dist, end: t.end, remote: t.remote, nodes });
         Ok((self.pag, distances))
     }
 

@@ -247,10 +247,42 @@ impl<'a> Pass<'a> {
 }
 
 /// The forward diffusion of the global scope without window or zeroing, as
-/// `build::build_with_distances` makes it while reading the trace.
+/// `build::build_with_distances` makes it while reading the trace: what the backward
+/// walk needs of it, without a distance for every node.
 pub struct Distances {
-    pub(crate) dist: Vec<i64>,
+    /// The critical path's length and last node.
+    pub(crate) length: i64,
     pub(crate) end: Option<usize>,
+    /// (node, remote arc) of every node whose longest way in is that remote arc, by
+    /// node; every other node's is its local arc, or the source.
+    pub(crate) remote: Vec<(u32, u32)>,
+    /// The nodes of the graph this was made for.
+    pub(crate) nodes: usize,
+}
+
+impl Distances {
+    /// The path to `end`, walked back along the recorded longest ways in: the path
+    /// `Pass::backward` finds with the same distances.
+    fn walk(&self, pag: &Pag, end: usize) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let mut i = end;
+        loop {
+            let won = self.remote.binary_search_by_key(&(i as u32), |r| r.0).ok().map(|k| self.remote[k].1);
+            let (pred, weight) = match (won, pag.prev[i]) {
+                (Some(a), _) => (Pred::Arc(a), pag.arc_weight[a as usize]),
+                (None, NONE) => (Pred::Source, pag.weight[i]),
+                (None, p) => (Pred::Local(p), pag.weight[i]),
+            };
+            steps.push(Step { node: i as u32, pred, weight });
+            match pred {
+                Pred::Source => break,
+                Pred::Local(p) => i = p as usize,
+                Pred::Arc(a) => i = pag.arc_from[a as usize] as usize,
+            }
+        }
+        steps.reverse();
+        steps
+    }
 }
 
 /// The critical path of a PAG under the given options.
@@ -261,18 +293,17 @@ pub fn critical_path(pag: &Pag, opts: &CpOptions) -> CriticalPath {
 /// `critical_path`, reusing the distances the build made when the options ask for
 /// exactly those (global scope, no window, no zeroing).
 pub fn critical_path_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> CriticalPath {
+    if let Some(d) = made.filter(|d| is_plain(opts) && d.nodes == pag.nodes()) {
+        return match d.end {
+            None => CriticalPath::default(),
+            Some(e) => CriticalPath { length: d.length, steps: d.walk(pag, e) },
+        };
+    }
     let pass = Pass::new(pag, opts);
-    let forward;
-    let (dist, end) = match made {
-        Some(d) if is_plain(opts) && d.dist.len() == pag.nodes() => (&d.dist, d.end),
-        _ => {
-            forward = pass.forward();
-            (&forward.0, forward.1)
-        }
-    };
+    let (dist, end) = pass.forward();
     match end {
         None => CriticalPath::default(),
-        Some(e) => CriticalPath { length: dist[e], steps: pass.backward(dist, e) },
+        Some(e) => CriticalPath { length: dist[e], steps: pass.backward(&dist, e) },
     }
 }
 
@@ -284,7 +315,7 @@ pub fn length(pag: &Pag, opts: &CpOptions) -> i64 {
 /// `length`, reusing the build's distances as `critical_path_with` does.
 pub fn length_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> i64 {
     match made {
-        Some(d) if is_plain(opts) && d.dist.len() == pag.nodes() => d.end.map_or(0, |e| d.dist[e]),
+        Some(d) if is_plain(opts) && d.nodes == pag.nodes() => d.end.map_or(0, |_| d.length),
         _ => {
             let (dist, end) = Pass::new(pag, opts).forward();
             end.map_or(0, |e| dist[e])
