@@ -102,23 +102,28 @@ fn opt_u32v(c: &mut Cursor) -> Option<bool> {
 /// state) when `decode_block` has to look at the block. `form` and `loc_count` as for
 /// `decode_block`.
 pub fn decode_block_brief(payload: &[u8], form: Form, loc_count: usize, out: &mut Vec<Brief>) -> bool {
-    if form == Form::Local {
-        with_per_location(|st| decode(payload, form, loc_count, out, st).is_some())
-    } else {
-        decode(payload, form, loc_count, out, &mut PerLocation::default()).is_some()
+    // One loop for each form, so that the form is not asked again at every event.
+    match form {
+        Form::Local => with_per_location(|st| decode::<LOCAL>(payload, loc_count, out, st).is_some()),
+        Form::Multi => decode::<MULTI>(payload, loc_count, out, &mut PerLocation::default()).is_some(),
+        Form::Single => decode::<SINGLE>(payload, loc_count, out, &mut PerLocation::default()).is_some(),
     }
 }
 
-fn decode(
+// The `FORM` of `decode`.
+const SINGLE: u8 = 0;
+const MULTI: u8 = 1;
+const LOCAL: u8 = 2;
+
+fn decode<const FORM: u8>(
     payload: &[u8],
-    form: Form,
     loc_count: usize,
     out: &mut Vec<Brief>,
     st: &mut PerLocation,
 ) -> Option<()> {
-    let local = form == Form::Local;
+    let local = FORM == LOCAL;
     let c = &mut Cursor::new(payload);
-    let block_loc = if form.multi() {
+    let block_loc = if FORM != SINGLE {
         None
     } else {
         let l = u32v(c)?;
@@ -133,6 +138,8 @@ fn decode(
     }
     out.reserve(count as usize);
     let (mut wall, mut cpu) = (0i64, 0i64);
+    // Room for every brief is reserved above: they are written without asking again.
+    let mut at = out.len();
     for _ in 0..count {
         let h = c.u8().ok()?;
         let code = h & head::KIND_MASK;
@@ -263,7 +270,23 @@ fn decode(
                 c.pos = end;
             }
         }
-        out.push(Brief { loc, code, sub, a, wall, cpu: ev_cpu, bytes, partner_loc, partner_idx });
+        // SAFETY: `at` < out.len() + count <= the capacity reserved above; the length is
+        // set to cover the written briefs before anyone can read them.
+        unsafe {
+            out.as_mut_ptr().add(at).write(Brief {
+                loc,
+                code,
+                sub,
+                a,
+                wall,
+                cpu: ev_cpu,
+                bytes,
+                partner_loc,
+                partner_idx,
+            });
+            at += 1;
+            out.set_len(at);
+        }
     }
     (c.remaining() == 0).then_some(())
 }

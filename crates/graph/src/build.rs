@@ -245,7 +245,17 @@ pub(crate) fn build_inner(
             let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
             let add_all = || -> Result<()> {
                 for mut block in rx {
-                    for s in &block {
+                    for (k, s) in block.iter().enumerate() {
+                        // The briefs were written on another core: ask for them early.
+                        #[cfg(target_arch = "x86_64")]
+                        if let Some(ahead) = block.get(k + 8) {
+                            // SAFETY: a prefetch only hints the cache; any address is allowed.
+                            unsafe {
+                                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                                    (ahead as *const Brief).cast(),
+                                )
+                            };
+                        }
                         b.event(s)?;
                     }
                     if let Some(bar) = &bar {
@@ -486,6 +496,7 @@ impl<'a> Builder<'a> {
         Ok((loc as u64) << 40 | index)
     }
 
+    #[inline(always)]
     fn event(&mut self, s: &Brief) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
