@@ -7,6 +7,7 @@
 pub mod binary;
 pub mod brief;
 mod error;
+mod ordered;
 pub mod raw;
 pub mod reader;
 pub mod text;

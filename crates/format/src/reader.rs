@@ -2,6 +2,7 @@
 //! blocks decoded in parallel), from a pipe or through gzip (streamed), or the text form.
 
 use crate::binary::{self, chunk, ChunkHeader, DecodeError, End, Form, Header, IndexEntry};
+use crate::ordered;
 use crate::text::{self, TextParser};
 use crate::Error;
 use rayon::prelude::*;
@@ -67,8 +68,6 @@ enum Bytes {
 
 /// Bytes of a memory-mapped file decoded between releases of their pages.
 const MAP_WINDOW: u64 = if cfg!(test) { 4096 } else { 16 << 20 };
-/// The first window's size (see `par_blocks`).
-const FIRST_WINDOW: u64 = if cfg!(test) { 1024 } else { 256 << 10 };
 
 impl Bytes {
     /// The chunk header at `at` (the caller checked it lies within the bytes).
@@ -271,7 +270,7 @@ impl TraceReader {
         let mut stopped = None;
         // Scan chunk headers only; payloads are checked when decoded. A mapped file's
         // headers are read with pread, so the scan maps no pages: the decoding then maps
-        // each page once, and releases it after its window.
+        // each page once, and releases it once the blocks on it are handed on.
         loop {
             if pos == file_len {
                 stopped = Some((pos, "the file ends without its end chunk: truncated".to_string()));
@@ -676,9 +675,9 @@ impl TraceReader {
     }
 
     /// Like [`TraceReader::par_fold_blocks`], but hands each block's value to `each`
-    /// in input order as soon as its batch is decoded, so a consumer can process the
-    /// trace in order while holding only one batch of folded blocks. An error from
-    /// `each` stops the read and is returned.
+    /// in input order as soon as it is decoded, so a consumer can process the trace in
+    /// order while only a few folded blocks wait for it. An error from `each` stops the
+    /// read and is returned.
     pub fn par_fold_blocks_each<T, I, S, C>(&mut self, init: I, step: S, mut each: C) -> Result<(), Error>
     where
         T: Send,
@@ -744,60 +743,34 @@ impl TraceReader {
                 *next = blocks.len();
                 let (name, defs) = (&self.name, &self.defs);
                 let (salvage, report) = (self.opts.salvage, &mut self.report);
-                // Decode a window of the file at a time and let the kernel drop its pages
-                // afterwards, so memory stays bounded whatever the file's length.
-                // The first windows are small and each doubles the last, so that a
-                // consumer starts on the first blocks at once instead of waiting for a
-                // whole window to decode.
-                let mut windows = Vec::new();
-                let mut start = 0;
-                let mut size = FIRST_WINDOW;
-                while start < todo.len() {
-                    let first = todo[start].offset;
-                    let mut end = start + 1;
-                    while end < todo.len() && todo[end].offset - first < size {
-                        end += 1;
-                    }
-                    windows.push(&todo[start..end]);
-                    start = end;
-                    size = (size * 2).min(MAP_WINDOW);
-                }
-                let mut emit = |window: &[ChunkLoc], results: Decoded<T>| -> Result<(), Error> {
-                    for (r, c) in results.into_iter().zip(window) {
+                let threads = rayon::current_num_threads();
+                // Decoded blocks waiting for the consumer: enough to keep every thread
+                // busy through uneven blocks, few enough to stay in the caches.
+                let ahead = 4 * threads + 8;
+                // The pages of a mapped file are let go as the blocks are handed on, so
+                // memory stays bounded whatever the file's length.
+                let mut released = todo.first().map_or(0, |c| c.offset);
+                let bytes = &*bytes;
+                ordered::for_each_in_order(
+                    todo,
+                    threads,
+                    ahead,
+                    |_, &c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)),
+                    |i, r| {
+                        let c = todo[i];
                         match r {
                             Ok(t) => out(t)?,
                             Err(e) if salvage => report.bad_blocks.push((c.offset, e.message)),
                             Err(e) => return Err(e),
                         }
-                    }
-                    Ok(())
-                };
-                // The next window decodes while this thread hands on the last one's
-                // results: a consumer slower than one window would otherwise leave the
-                // decoding threads idle, and the decoding would leave it idle in turn.
-                let mut previous: Option<(&[ChunkLoc], Decoded<T>)> = None;
-                for window in windows {
-                    let (results, emitted) = std::thread::scope(|scope| {
-                        let decoding = scope.spawn(|| -> Decoded<T> {
-                            window
-                                .par_iter()
-                                .map(|&c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)))
-                                .collect()
-                        });
-                        let emitted = previous.take().map_or(Ok(()), |(w, r)| emit(w, r));
-                        (decoding.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), emitted)
-                    });
-                    emitted?;
-                    let (first, last) = (window[0], window[window.len() - 1]);
-                    bytes.release(
-                        first.offset,
-                        last.offset + (chunk::HEADER_LEN as u64) + last.header.len as u64,
-                    );
-                    previous = Some((window, results));
-                }
-                if let Some((w, r)) = previous {
-                    emit(w, r)?;
-                }
+                        let end = c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64;
+                        if end - released >= MAP_WINDOW || i + 1 == todo.len() {
+                            bytes.release(released, end);
+                            released = end;
+                        }
+                        Ok(())
+                    },
+                )?;
             }
             Source::Stream { .. } => loop {
                 let batch = self.read_stream_batch(STREAM_BATCH)?;
@@ -944,9 +917,6 @@ impl Iterator for Events {
     }
 }
 
-/// What decoding a window of blocks gave, block by block.
-type Decoded<T> = Vec<Result<T, Error>>;
-
 fn payload_of(bytes: &[u8], c: ChunkLoc) -> &[u8] {
     let s = c.offset as usize + chunk::HEADER_LEN;
     &bytes[s..s + c.header.len as usize]
@@ -1051,7 +1021,8 @@ mod tests {
     use super::*;
     use crate::{TraceWriter, WriterOptions};
 
-    /// A trace of many small blocks: with the unit tests' 4 KiB window, dozens of windows.
+    /// A trace of many small blocks: with the unit tests' 4 KiB window, dozens of
+    /// releases of the mapped pages.
     fn many_blocks() -> (Vec<u8>, Vec<Event>) {
         let spec = spoor_synth::Spec {
             procs: 8,
