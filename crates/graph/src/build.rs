@@ -227,7 +227,7 @@ pub(crate) fn build_inner(
     // order; the channel's bound keeps the decoded blocks in flight few.
     let defs = reader.defs().clone();
     let expected = reader.end().map(|e| e.events as usize);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Brief>>(64);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Brief>>(16);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
