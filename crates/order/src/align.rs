@@ -30,6 +30,7 @@ use crate::matching::{self, Shape, Sync};
 use crate::replay::{describe_cycle, Engine, Head, Via};
 use crate::scan::{self, Rec, Scan};
 use crate::{Error, Result};
+use rayon::prelude::*;
 use serde::Serialize;
 use spoor_format::binary::flags;
 use spoor_format::{TraceWriter, WriterOptions};
@@ -316,9 +317,47 @@ struct Resolved {
     against: Option<ProcId>,
 }
 
+/// Per process, its clock-offset samples (local time, offset) by the process they are
+/// against (none unless the method uses samples).
+type Samples = Vec<BTreeMap<ProcId, Vec<(i64, i64)>>>;
+
+/// The clock-offset samples of the records of `scan`, what [`clock_maps`] needs of them
+/// (so that matching can take the records and free them).
+fn offset_samples(scan: &Scan, opts: &AlignOptions) -> Samples {
+    let defs = &scan.defs;
+    let mut samples: Samples = vec![BTreeMap::new(); defs.processes.len()];
+    if !matches!(opts.method, Method::Auto | Method::Samples) {
+        return samples;
+    }
+    // Each location's in parallel, added in location order.
+    let found: Vec<Vec<(ProcId, ProcId, i64, i64)>> = scan
+        .records
+        .par_iter()
+        .enumerate()
+        .map(|(loc, recs)| {
+            let Some(p) = proc_of(defs, loc as LocId) else { return Vec::new() };
+            let mut v = Vec::new();
+            for r in recs {
+                if let Rec::Offset { reference, offset, .. } = r.rec {
+                    match proc_of(defs, reference) {
+                        Some(q) if q != p => v.push((p, q, r.wall, offset)),
+                        _ => {}
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    for (p, q, wall, offset) in found.into_iter().flatten() {
+        samples[p as usize].entry(q).or_default().push((wall, offset));
+    }
+    samples
+}
+
 /// Corrections per process.
 fn clock_maps(
     scan: &Scan,
+    samples: &Samples,
     sync: &Sync,
     opts: &AlignOptions,
 ) -> Result<(Vec<Option<Resolved>>, Option<LocId>)> {
@@ -329,20 +368,6 @@ fn clock_maps(
         return Ok((res, None));
     }
     // Samples per process, against the process most of them name.
-    let mut samples: Vec<BTreeMap<ProcId, Vec<(i64, i64)>>> = vec![BTreeMap::new(); np];
-    if matches!(opts.method, Method::Auto | Method::Samples) {
-        for (loc, recs) in scan.records.iter().enumerate() {
-            let Some(p) = proc_of(defs, loc as LocId) else { continue };
-            for r in recs {
-                if let Rec::Offset { reference, offset, .. } = r.rec {
-                    match proc_of(defs, reference) {
-                        Some(q) if q != p => samples[p as usize].entry(q).or_default().push((r.wall, offset)),
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
     let sample_ref: Vec<Option<ProcId>> = samples
         .iter()
         .map(|m| m.iter().max_by_key(|(q, v)| (v.len(), Reverse(**q))).map(|(q, _)| *q))
@@ -967,8 +992,12 @@ pub fn align(input: &Input, opts: &AlignOptions, mut out: impl Write) -> Result<
 /// canonical. `None` (nothing written) when it does not apply.
 fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) -> Result<Option<AlignReport>> {
     let mut scan = scan::scan(input, false)?;
-    let sync = matching::match_events_for(&scan.defs, &scan.records, false, false);
-    let (maps, reference) = clock_maps(&scan, &sync, opts)?;
+    // Matching takes the records and frees them as it reads them: nothing else here
+    // needs them but the clock-offset samples.
+    let samples = offset_samples(&scan, opts);
+    let records = std::mem::take(&mut scan.records);
+    let sync = matching::match_events_owned(&scan.defs, records, false, false);
+    let (maps, reference) = clock_maps(&scan, &samples, &sync, opts)?;
     let defs = &scan.defs;
     for (l, r) in scan.ranges.iter().enumerate() {
         let Some(r) = r else { continue };
@@ -980,7 +1009,6 @@ fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) ->
     if opts.clc && !clc_is_identity(&scan, &sync, opts.min_latency) {
         return Ok(None);
     }
-    scan.records = Vec::new();
     let v = violations_recorded(&sync, opts.min_latency);
     let ends: Vec<(i64, i64)> = scan.ranges.iter().map(|r| r.map_or((0, 0), |r| (r.first, r.last))).collect();
     let counts = Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0 };
@@ -1045,7 +1073,7 @@ fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<A
     let raw = std::mem::take(&mut scan.walls);
     let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
     let before = violations_fast(&sync0, &raw, opts.min_latency);
-    let (maps, reference) = clock_maps(&scan, &sync0, opts)?;
+    let (maps, reference) = clock_maps(&scan, &offset_samples(&scan, opts), &sync0, opts)?;
     let defs = &scan.defs;
     // Offsets and drifts, in place (the recorded times are needed only at the ends).
     let ends: Vec<(i64, i64)> =

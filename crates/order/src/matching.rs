@@ -655,6 +655,17 @@ pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: b
     match_all(defs, Records::Borrowed(records), partners, points, true)
 }
 
+/// [`match_events_for`], taking the records and freeing them as soon as they are read
+/// (spoor-align's proof that its clocks change nothing needs nothing else of them).
+pub fn match_events_owned(
+    defs: &Definitions,
+    records: Vec<Vec<Record>>,
+    partners: bool,
+    points: bool,
+) -> Sync {
+    match_all(defs, Records::Owned(records), partners, points, true)
+}
+
 /// [`match_events`] without collecting [`Sync::messages`] (only their number), taking
 /// the records and freeing them as soon as they are used: what spoor-order needs.
 pub fn match_events_uncollected(defs: &Definitions, records: Vec<Vec<Record>>) -> Sync {

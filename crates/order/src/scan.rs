@@ -273,10 +273,19 @@ impl Part {
 pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     let mut reader = input.reader()?;
     let room = AtomicUsize::new(0);
-    let parts = reader
-        .par_fold_blocks(
+    // Blocks are folded in parallel into parts; each part is taken apart on this thread
+    // as soon as its window is decoded, in input order, while the next window decodes,
+    // and then freed: only the parts of two windows exist at once, never all of them
+    // beside the records gathered from them (twice the records' memory).
+    let mut g = Gathered::default();
+    reader
+        .par_fold_blocks_each(
             |_| Part::with_room(room.load(Ordering::Relaxed)),
             |p: &mut Part, ev| p.push(ev, walls, &room),
+            |p| {
+                g.add(p, walls);
+                Ok(())
+            },
         )
         .map_err(|e| input.rename(e))?;
     let defs = reader.defs().clone();
@@ -284,77 +293,84 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     drop(reader);
     defs.check().map_err(|e| Error::input(input.name(), format!("bad definitions: {e}")))?;
     let n = defs.locations.len();
-    let mut s = Scan {
-        name: input.name().to_owned(),
+    let name = input.name().to_owned();
+    if let Some(loc) = g.seen.iter().find(|&&l| l as usize >= n) {
+        return Err(Error::input(&name, format!("events of location {loc}, which is not defined")));
+    }
+    g.counts.resize(n, 0);
+    g.records.resize_with(n, Vec::new);
+    g.ranges.resize(n, None);
+    if walls {
+        g.walls.resize_with(n, Vec::new);
+    }
+    // Exact sizes (the slack of growing was never touched, so it took no memory).
+    g.records.par_iter_mut().for_each(|r| r.shrink_to_fit());
+    g.walls.par_iter_mut().for_each(|w| w.shrink_to_fit());
+    let s = Scan {
+        name,
         flags,
-        counts: vec![0; n],
-        records: vec![Vec::new(); n],
-        walls: if walls { vec![Vec::new(); n] } else { Vec::new() },
-        ranges: vec![None; n],
+        counts: g.counts,
+        records: g.records,
+        walls: if walls { g.walls } else { Vec::new() },
+        ranges: g.ranges,
         defs,
     };
-    // Each part's records grouped by slot (stable: in order within a slot), and where
-    // each slot's begin.
-    let mut parts = parts;
-    let starts: Vec<Vec<usize>> = parts
-        .par_iter_mut()
-        .map(|p| {
-            if p.locs.len() > 1 {
-                p.recs.sort_by_key(|r| r.0);
-            }
-            let mut st = vec![0usize; p.locs.len() + 1];
-            for r in &p.recs {
-                st[r.0 as usize + 1] += 1;
-            }
-            for i in 1..st.len() {
-                st[i] += st[i - 1];
-            }
-            st
-        })
-        .collect();
-    // Per location, in input order, the (part, slot, index of its first event) its
-    // events come from.
-    let mut srcs: Vec<Vec<(u32, u32, u64)>> = vec![Vec::new(); n];
-    for (pi, part) in parts.iter().enumerate() {
-        for (slot, (&(loc, count), &r)) in part.locs.iter().zip(&part.ranges).enumerate() {
-            let l = loc as usize;
-            if l >= n {
-                return Err(Error::input(&s.name, format!("events of location {loc}, which is not defined")));
-            }
-            srcs[l].push((pi as u32, slot as u32, s.counts[l]));
-            s.counts[l] += count;
-            s.ranges[l] = Some(s.ranges[l].map_or(r, |x| x.then(r)));
-        }
-    }
-    // The locations' records (and wall times) gathered in parallel, each vector at its
-    // exact size.
-    s.records.par_iter_mut().zip(&srcs).for_each(|(out, src)| {
-        let range = |&(p, slot, _): &(u32, u32, u64)| {
-            let st = &starts[p as usize];
-            st[slot as usize]..st[slot as usize + 1]
-        };
-        out.reserve_exact(src.iter().map(|x| range(x).len()).sum());
-        for x in src {
-            let base = x.2;
-            let recs = &parts[x.0 as usize].recs[range(x)];
-            out.extend(recs.iter().map(|&(_, pos, wall, rec)| Record { index: base + pos, wall, rec }));
-        }
-    });
-    if walls {
-        s.walls.par_iter_mut().zip(&srcs).for_each(|(out, src)| {
-            let w = |&(p, slot, _): &(u32, u32, u64)| &parts[p as usize].walls[slot as usize];
-            out.reserve_exact(src.iter().map(|x| w(x).len()).sum());
-            for x in src {
-                out.extend_from_slice(w(x));
-            }
-        });
-    }
-    drop(parts);
-    for r in &mut s.records {
-        r.shrink_to_fit();
-    }
     validate(&s)?;
     Ok(s)
+}
+
+/// The per-location results of the scan, gathered from the parts in input order.
+#[derive(Default)]
+struct Gathered {
+    counts: Vec<u64>,
+    records: Vec<Vec<Record>>,
+    walls: Vec<Vec<i64>>,
+    ranges: Vec<Option<WallRange>>,
+    /// Per slot of the part at hand, its location and the index of its first event.
+    base: Vec<(usize, u64)>,
+    /// The locations in the order their first events came.
+    seen: Vec<LocId>,
+}
+
+impl Gathered {
+    /// Adds the next part in input order. Locations grow as they appear (the decoder
+    /// checks every location against the definitions; the text form defines them as
+    /// they are used).
+    fn add(&mut self, part: Part, walls: bool) {
+        self.base.clear();
+        for (&(loc, count), &r) in part.locs.iter().zip(&part.ranges) {
+            let l = loc as usize;
+            if l >= self.counts.len() {
+                self.counts.resize(l + 1, 0);
+                self.records.resize_with(l + 1, Vec::new);
+                self.ranges.resize(l + 1, None);
+                if walls {
+                    self.walls.resize_with(l + 1, Vec::new);
+                }
+            }
+            if self.counts[l] == 0 {
+                self.seen.push(loc);
+            }
+            self.base.push((l, self.counts[l]));
+            self.counts[l] += count;
+            self.ranges[l] = Some(self.ranges[l].map_or(r, |x| x.then(r)));
+        }
+        if let [(l, base)] = self.base[..] {
+            // One location (every block of a 1.1 trace): its records in order.
+            let out = &mut self.records[l];
+            out.extend(part.recs.iter().map(|&(_, pos, wall, rec)| Record { index: base + pos, wall, rec }));
+        } else {
+            for &(slot, pos, wall, rec) in &part.recs {
+                let (l, base) = self.base[slot as usize];
+                self.records[l].push(Record { index: base + pos, wall, rec });
+            }
+        }
+        if walls {
+            for (w, &(l, _)) in part.walls.iter().zip(&self.base) {
+                self.walls[l].extend_from_slice(w);
+            }
+        }
+    }
 }
 
 /// Checks that every location and communicator a record names is defined (locations
@@ -401,4 +417,79 @@ fn validate_location(s: &Scan, loc: usize, recs: &[Record]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spoor_format::{text, TraceWriter, WriterOptions};
+    use spoor_model::Event;
+    use spoor_synth::{Spec, Workload};
+
+    fn binary(events: &[Event], defs: &Definitions, opts: WriterOptions) -> Input {
+        let mut w = TraceWriter::new(Vec::new(), defs, opts).unwrap();
+        for e in events {
+            w.write(e).unwrap();
+        }
+        Input::from_bytes("t", w.finish().unwrap())
+    }
+
+    fn text_form(events: &[Event], defs: &Definitions) -> Input {
+        let mut out = Vec::new();
+        text::write_header(&mut out).unwrap();
+        text::write_definitions(&mut out, defs).unwrap();
+        for e in events {
+            text::write_event(&mut out, defs, e).unwrap();
+        }
+        Input::from_bytes("t", out)
+    }
+
+    /// Per-location blocks, multi-location blocks in global order (small blocks, so a
+    /// block holds several locations and a location many blocks) and the text form
+    /// give the scan worked out directly from the events in order.
+    #[test]
+    fn every_input_form_gives_the_events_records() {
+        for workload in Workload::ALL {
+            let spec = Spec { procs: 5, steps: 40, ..Spec::new(workload) };
+            let mut events = Vec::new();
+            spoor_synth::generate(&spec, &mut events).unwrap();
+            let defs = spoor_synth::definitions(&spec);
+            let n = defs.locations.len();
+            let mut counts = vec![0u64; n];
+            let mut records = vec![Vec::new(); n];
+            let mut walls = vec![Vec::new(); n];
+            let mut ranges: Vec<Option<WallRange>> = vec![None; n];
+            for e in &events {
+                let l = e.loc as usize;
+                if let Some(rec) = Rec::of(&e.kind) {
+                    records[l].push(Record { index: counts[l], wall: e.wall, rec });
+                }
+                counts[l] += 1;
+                walls[l].push(e.wall);
+                ranges[l] = Some(ranges[l].map_or(WallRange::new(e.wall), |mut r| {
+                    r.push(e.wall);
+                    r
+                }));
+            }
+            assert!(records.iter().all(|r| !r.is_empty()), "{workload:?}: every location synchronizes");
+            let small =
+                |global_order| WriterOptions { block_events: 7, global_order, ..WriterOptions::default() };
+            let inputs = [
+                binary(&events, &defs, WriterOptions::default()),
+                binary(&events, &defs, small(false)),
+                binary(&events, &defs, small(true)),
+                text_form(&events, &defs),
+            ];
+            for (i, input) in inputs.iter().enumerate() {
+                for with_walls in [false, true] {
+                    let s = scan(input, with_walls).unwrap();
+                    let what = format!("{workload:?}, input {i}, walls {with_walls}");
+                    assert_eq!(s.counts, counts, "{what}");
+                    assert_eq!(s.records, records, "{what}");
+                    assert_eq!(s.ranges, ranges, "{what}");
+                    assert_eq!(s.walls, if with_walls { walls.clone() } else { Vec::new() }, "{what}");
+                }
+            }
+        }
+    }
 }
