@@ -60,6 +60,19 @@ impl LocState {
     };
 }
 
+/// A forward partner waiting for the event it names.
+#[derive(Clone, Copy)]
+struct Pending {
+    /// The partner's index on its location.
+    index: u64,
+    from: Reached,
+    bytes: u64,
+    kind: ArcKind,
+}
+
+/// Pending partners a location keeps in its list before the rest go to a map.
+const PENDING_IN_PLACE: usize = 64;
+
 /// A node and its longest distance (when distances are tracked).
 #[derive(Clone, Copy)]
 struct Reached {
@@ -124,9 +137,12 @@ struct Builder<'a> {
     pag: Pag,
     locs: Vec<LocState>,
     contexts: FxHashMap<(u32, u32), u32>,
-    /// Forward partners: (target location, target index) -> (source node, bytes, kind,
-    /// longest distance to the source).
-    pending: FxHashMap<u64, (u32, u64, ArcKind, i64)>,
+    /// Sends (and lock releases) waiting for their partner, by the partner's location:
+    /// few at a time, so searched in place.
+    pending: Vec<Vec<Pending>>,
+    /// Those of locations with `PENDING_IN_PLACE` waiting already, or not defined, by
+    /// (location, index) key.
+    pending_more: FxHashMap<u64, Pending>,
     /// Collective ends seen per location and communicator (few communicators a
     /// location: searched in place), and the live instances of each communicator.
     coll_count: Vec<Vec<(u32, u64)>>,
@@ -317,7 +333,8 @@ impl<'a> Builder<'a> {
             pag,
             locs,
             contexts: FxHashMap::default(),
-            pending: FxHashMap::default(),
+            pending: Vec::new(),
+            pending_more: FxHashMap::default(),
             coll_count: Vec::new(),
             instances: Vec::new(),
             ranks: FxHashMap::default(),
@@ -569,7 +586,19 @@ impl<'a> Builder<'a> {
             SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => {
                 let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
                 let k = self.key(s.partner_loc, s.partner_idx)?;
-                self.pending.insert(k, (node, s.bytes, kind, self.newest_dist));
+                let from = Reached { node, dist: self.newest_dist };
+                let p = Pending { index: s.partner_idx, from, bytes: s.bytes, kind };
+                let target = s.partner_loc as usize;
+                match self.pending.get_mut(target) {
+                    Some(v) if v.len() < PENDING_IN_PLACE => v.push(p),
+                    None if target < self.locs.len() => {
+                        self.pending.resize_with(self.locs.len(), Vec::new);
+                        self.pending[target].push(p);
+                    }
+                    _ => {
+                        self.pending_more.insert(k, p);
+                    }
+                }
             }
             RECV_BEGIN | LOCK_REQUEST => waiting = true,
             COLL_BEGIN => {
@@ -584,12 +613,21 @@ impl<'a> Builder<'a> {
                 waiting = false;
                 if s.partner_loc != NO_PARTNER {
                     let k = self.key(s.loc, own_index)?;
-                    match self.pending.remove(&k) {
-                        Some((from, bytes, kind, from_dist))
-                            if self.pag.loc[from as usize] == s.partner_loc =>
-                        {
+                    // The newest of the partners that name this event, as a map would keep.
+                    let in_place = self
+                        .pending
+                        .get_mut(l)
+                        .and_then(|v| v.iter().rposition(|p| p.index == own_index).map(|at| v.remove(at)));
+                    let found = match in_place {
+                        Some(p) => Some(p),
+                        None if self.pending_more.is_empty() => None,
+                        None => self.pending_more.remove(&k),
+                    };
+                    match found {
+                        Some(p) if self.pag.loc[p.from.node as usize] == s.partner_loc => {
+                            let from = p.from.node;
                             let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                            self.push_arc(node, from, from_dist, w, kind, bytes);
+                            self.push_arc(node, from, p.from.dist, w, p.kind, p.bytes);
                         }
                         _ => return Err(self.out_of_order(s, own_index)),
                     }
@@ -779,11 +817,10 @@ impl<'a> Builder<'a> {
             self.link_spawns()?;
             track = None;
         }
-        if !self.pending.is_empty() {
-            let n = self.pending.values().filter(|p| p.2 == ArcKind::Message).count();
-            if n > 0 {
-                self.pag.notes.push(format!("{n} send(s) whose receive is not in the trace"));
-            }
+        let waiting = self.pending.iter().flatten().chain(self.pending_more.values());
+        let n = waiting.filter(|p| p.kind == ArcKind::Message).count();
+        if n > 0 {
+            self.pag.notes.push(format!("{n} send(s) whose receive is not in the trace"));
         }
         if self.unmatched_receives > 0 {
             self.pag.notes.push(format!("{} receive(s) without a matched send", self.unmatched_receives));

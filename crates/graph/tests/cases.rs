@@ -157,3 +157,36 @@ fn scan_ends_wait_for_the_lower_ranks_begins() {
         assert_eq!(row(&pag, &path, Level::Process, "r2"), ms(0.1), "{mode:?}");
     }
 }
+
+#[test]
+fn many_messages_in_flight_to_one_location_each_find_their_send() {
+    // Rank 0 sends 150 messages (tag k, 1000 + k bytes, at k us) before rank 1 receives
+    // any (at 1000 + k us): more than a location keeps in place, so the later ones wait
+    // in the builder's map; each receive still gets the arc from its own send.
+    let mut text = String::from(
+        "spoor-text 1\napp 0 x\nmachine 0 m\nprocess 0 a app=0 machine=0 rank=0\n\
+         process 1 b app=0 machine=0 rank=1\nlocation 0 a process=0 thread=0\n\
+         location 1 b process=1 thread=0\ncomm 0 w members=0,1\n",
+    );
+    let n = 150;
+    for k in 0..n {
+        text += &format!("0 {}us {}us send to=1 tag={k} bytes={}\n", k + 1, k + 1, 1000 + k);
+    }
+    for k in 0..n {
+        text += &format!("1 {}us {}us recv_end from=0 tag={k} bytes={}\n", 1000 + k, 1000 + k, 1000 + k);
+    }
+    let pag = pag_of_bytes("in-flight", text.into_bytes(), Mode::Wall);
+    let messages: Vec<usize> = (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message).collect();
+    assert_eq!(messages.len(), n);
+    for a in messages {
+        let (from, to) = (pag.arc_from[a] as usize, pag.arc_to[a] as usize);
+        let k = pag.arc_bytes[a] as i64 - 1000;
+        assert_eq!((pag.loc[from], pag.loc[to]), (0, 1));
+        assert_eq!(pag.wall[from], (k + 1) * 1000, "arc {a}: the send of tag {k}");
+        assert_eq!(pag.wall[to], (1000 + k) * 1000, "arc {a}: the receive of tag {k}");
+    }
+    assert!(pag.notes.is_empty(), "{:?}", pag.notes);
+    // Wall mode: the path is the elapsed time, from the first send (1 us) to the last
+    // receive.
+    assert_eq!(critical_path(&pag, &CpOptions::default()).length, (1000 + n as i64 - 1 - 1) * 1000);
+}
