@@ -239,56 +239,24 @@ pub(crate) fn build_inner(
         }
         return b.finish();
     }
-    // Blocks decode in parallel while one thread adds their events to the graph in
-    // order; the channel's bound keeps the decoded blocks in flight few.
-    let defs = reader.defs().clone();
+    // Blocks decode in parallel while this thread adds their events to the graph in
+    // order, as the reader hands them on.
     let expected = reader.end().map(|e| e.events as usize);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Brief>>(16);
+    let mut b = Builder::new(&file, mode, reader.defs().clone(), distances);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
     // Set when the builder stops, so that faulting in its arrays stops too.
     let built_all = std::sync::atomic::AtomicBool::new(false);
-    let (read, built) = std::thread::scope(|scope| {
-        let (file, pool, built_all) = (&file, &pool, &built_all);
-        let worker = scope.spawn(move || -> Result<Builder> {
-            let mut b = Builder::new(file, mode, defs, distances);
-            if let Some(n) = expected {
-                b.reserve(n);
-                let regions = b.node_regions();
-                scope.spawn(move || populate(&regions, built_all));
-            }
-            let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
-            let add_all = || -> Result<()> {
-                for mut block in rx {
-                    for (k, s) in block.iter().enumerate() {
-                        // The briefs were written on another core: ask for them early.
-                        #[cfg(target_arch = "x86_64")]
-                        if let Some(ahead) = block.get(k + 8) {
-                            // SAFETY: a prefetch only hints the cache; any address is allowed.
-                            unsafe {
-                                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                                    (ahead as *const Brief).cast(),
-                                )
-                            };
-                        }
-                        b.event(s)?;
-                    }
-                    if let Some(bar) = &bar {
-                        bar.add(block.len() as u64);
-                    }
-                    block.clear();
-                    pool.lock().expect("the buffer pool is never poisoned").push(block);
-                }
-                Ok(())
-            };
-            let added = add_all();
-            built_all.store(true, std::sync::atomic::Ordering::Relaxed);
-            if let Some(bar) = &bar {
-                bar.finish();
-            }
-            added.map(|()| b)
-        });
+    let mut failed = None;
+    let read = std::thread::scope(|scope| {
+        if let Some(n) = expected {
+            b.reserve(n);
+            let regions = b.node_regions();
+            let built_all = &built_all;
+            scope.spawn(move || populate(&regions, built_all));
+        }
+        let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
         let read = reader.par_raw_blocks_each(
             |defs, raw| {
                 raw.check_crc()?;
@@ -303,12 +271,40 @@ pub(crate) fn build_inner(
                 Ok(v)
             },
             |_, block| block.events.iter().map(Brief::of).collect(),
-            |block| tx.send(block).map_err(|_| spoor_format::Error::corrupt(file, 0, "stopped")),
+            |mut block| {
+                for (k, s) in block.iter().enumerate() {
+                    // The briefs were written on another core: ask for them early.
+                    #[cfg(target_arch = "x86_64")]
+                    if let Some(ahead) = block.get(k + 8) {
+                        // SAFETY: a prefetch only hints the cache; any address is allowed.
+                        unsafe {
+                            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                                (ahead as *const Brief).cast(),
+                            )
+                        };
+                    }
+                    if let Err(e) = b.event(s) {
+                        failed = Some(e);
+                        return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
+                    }
+                }
+                if let Some(bar) = &bar {
+                    bar.add(block.len() as u64);
+                }
+                block.clear();
+                pool.lock().expect("the buffer pool is never poisoned").push(block);
+                Ok(())
+            },
         );
-        drop(tx);
-        (read, worker.join().expect("the graph builder thread does not panic"))
+        built_all.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(bar) = &bar {
+            bar.finish();
+        }
+        read
     });
-    let mut b = built?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     read?;
     b.pag.defs = reader.defs().clone();
     b.finish()
