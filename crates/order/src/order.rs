@@ -537,14 +537,16 @@ where
         let sync = &sync;
         let mut summary = OrderSummary::new(scan, sync);
         let mut engine = Engine::new(sync, n);
-        let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::with_capacity(n);
+        let mut heap: BinaryHeap<Reverse<HeapKey>> = BinaryHeap::with_capacity(n);
         let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| scan.counts[l as usize] > 0).collect();
         let mut woken = Vec::new();
         let mut left: u64 = scan.total_events();
         let mut released = 0;
         let mut rescanned = false;
         loop {
-            st.fill(&rxs, &mut next_rx, name)?;
+            if st.starving > 0 {
+                st.fill(&rxs, &mut next_rx, name)?;
+            }
             for loc in pending.drain(..) {
                 let l = loc as usize;
                 if st.queues[l].in_heap {
@@ -553,11 +555,11 @@ where
                 let Some(wall) = st.queues[l].front() else { continue };
                 let heads = |p: LocId| st.head(p);
                 if engine.check(loc, wall, &heads) {
-                    heap.push(Reverse((wall, loc)));
+                    heap.push(Reverse(heap_key(wall, loc)));
                     st.queues[l].in_heap = true;
                 }
             }
-            let Some(&Reverse((_, loc))) = heap.peek() else {
+            let Some(&Reverse(key)) = heap.peek() else {
                 if left == 0 {
                     break;
                 }
@@ -578,6 +580,7 @@ where
                 return Ok((summary, Some(stuck(&scan.defs, &st, &engine, &cycle))));
             };
             rescanned = false;
+            let loc = key_loc(key);
             let l = loc as usize;
             let fixed = &sync.partners[l];
             // `loc` is the top of the heap: emit its events while it stays there.
@@ -624,7 +627,7 @@ where
                 };
                 let mut top = heap.peek_mut().expect("the emitting location is in the heap");
                 match next {
-                    Some(wall) => *top = Reverse((wall, loc)),
+                    Some(wall) => *top = Reverse(heap_key(wall, loc)),
                     None => {
                         PeekMut::pop(top);
                         st.queues[l].in_heap = false;
@@ -633,7 +636,7 @@ where
                     }
                 }
                 drop(top);
-                if !woken.is_empty() || heap.peek().is_some_and(|Reverse((_, t))| *t != loc) {
+                if !woken.is_empty() || heap.peek().is_some_and(|&Reverse(k)| key_loc(k) != loc) {
                     break;
                 }
             }
@@ -642,6 +645,21 @@ where
         summary.released_spawns = released;
         Ok((summary, None))
     })
+}
+
+/// A location's place in the replay's heap: its next event's wall time, then the
+/// location, in one integer that compares as the pair (wall, location) does.
+type HeapKey = u128;
+
+#[inline]
+fn heap_key(wall: i64, loc: LocId) -> HeapKey {
+    // Flipping the sign bit maps i64's order onto u64's.
+    ((((wall as u64) ^ (1 << 63)) as u128) << 32) | loc as u128
+}
+
+#[inline]
+fn key_loc(key: HeapKey) -> LocId {
+    key as LocId
 }
 
 /// One event as the replay hands it over.
@@ -879,5 +897,38 @@ fn stuck(defs: &Definitions, st: &Stream, engine: &Engine, cycle: &[(EventRef, E
             detail: message.clone(),
         },
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const EDGES: [i64; 7] = [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX];
+
+    /// The heap's key orders as (wall, location) does and gives the location back.
+    #[test]
+    fn heap_keys_order_as_pairs_at_the_edges() {
+        let locs = [0, 1, u32::MAX - 1, u32::MAX];
+        for &wa in &EDGES {
+            for &wb in &EDGES {
+                for &la in &locs {
+                    for &lb in &locs {
+                        assert_eq!(heap_key(wa, la).cmp(&heap_key(wb, lb)), (wa, la).cmp(&(wb, lb)));
+                        assert_eq!(key_loc(heap_key(wa, la)), la);
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn heap_keys_order_as_pairs(wa in any::<i64>(), wb in any::<i64>(), la in any::<u32>(), lb in any::<u32>()) {
+            prop_assert_eq!(heap_key(wa, la).cmp(&heap_key(wb, lb)), (wa, la).cmp(&(wb, lb)));
+            prop_assert_eq!(heap_key(wa, la).cmp(&heap_key(wa, lb)), la.cmp(&lb));
+            prop_assert_eq!(key_loc(heap_key(wa, la)), la);
+        }
     }
 }

@@ -294,41 +294,13 @@ impl<'s> Engine<'s> {
 
     /// Records that the next event of `loc` was replayed at `wall` with `value`, and
     /// adds to `woken` the locations that may have become ready.
+    #[inline]
     pub fn emit(&mut self, loc: LocId, wall: i64, value: i64, woken: &mut Vec<LocId>) {
         let l = loc as usize;
         let idx = self.locs[l].next;
-        let at = EventRef { loc, index: idx };
-        if let Some(p) = self.point(loc) {
-            match p {
-                Point::Source => {
-                    self.src.insert(at, (wall, value));
-                    if let Some(w) = self.wait_ev.remove(&at) {
-                        woken.extend(w);
-                    }
-                }
-                Point::CollBegin { inst, member } => self.begin(inst, member, wall, value, woken),
-                Point::CollEnd { inst, member, also_begin } => {
-                    if also_begin {
-                        self.begin(inst, member, wall, value, woken);
-                    }
-                    let members = self.sync.instances[inst as usize].members.len();
-                    let st = self.state(inst, members);
-                    st.ends_left -= 1;
-                    if st.ends_left == 0 {
-                        self.inst[inst as usize] = None;
-                    }
-                }
-                Point::Recv { from } | Point::Acquire { from } => {
-                    self.src.remove(&from);
-                }
-                Point::Spawn { .. } => {}
-            }
-            let pt = self.locs[l].pt + 1;
-            self.locs[l].pt = pt;
-            self.locs[l].pt_index = Self::index_of(self.sync, l, pt);
-            if let Some(v) = self.sync.points.get(l) {
-                prefetch(v.as_ptr().wrapping_add(pt + 1));
-            }
+        // Most events play no part in synchronization: their way is short and inline.
+        if self.locs[l].pt_index == idx {
+            self.emit_point(loc, idx, wall, value, woken);
         }
         let s = &mut self.locs[l];
         s.last = Some((idx, wall, value));
@@ -338,6 +310,45 @@ impl<'s> Engine<'s> {
             if let Some(w) = self.wait_parent.remove(&loc) {
                 woken.extend(w);
             }
+        }
+    }
+
+    /// [`Engine::emit`] of an event with a point (event `idx` of `loc`).
+    #[inline(never)]
+    fn emit_point(&mut self, loc: LocId, idx: u64, wall: i64, value: i64, woken: &mut Vec<LocId>) {
+        let l = loc as usize;
+        let at = EventRef { loc, index: idx };
+        match self.sync.points[l][self.locs[l].pt].1 {
+            Point::Source => {
+                self.src.insert(at, (wall, value));
+                if !self.wait_ev.is_empty() {
+                    if let Some(w) = self.wait_ev.remove(&at) {
+                        woken.extend(w);
+                    }
+                }
+            }
+            Point::CollBegin { inst, member } => self.begin(inst, member, wall, value, woken),
+            Point::CollEnd { inst, member, also_begin } => {
+                if also_begin {
+                    self.begin(inst, member, wall, value, woken);
+                }
+                let members = self.sync.instances[inst as usize].members.len();
+                let st = self.state(inst, members);
+                st.ends_left -= 1;
+                if st.ends_left == 0 {
+                    self.inst[inst as usize] = None;
+                }
+            }
+            Point::Recv { from } | Point::Acquire { from } => {
+                self.src.remove(&from);
+            }
+            Point::Spawn { .. } => {}
+        }
+        let pt = self.locs[l].pt + 1;
+        self.locs[l].pt = pt;
+        self.locs[l].pt_index = Self::index_of(self.sync, l, pt);
+        if let Some(v) = self.sync.points.get(l) {
+            prefetch(v.as_ptr().wrapping_add(pt + 1));
         }
     }
 
