@@ -338,7 +338,7 @@ fn offset_samples(scan: &Scan, opts: &AlignOptions) -> Samples {
             let Some(p) = proc_of(defs, loc as LocId) else { return Vec::new() };
             let mut v = Vec::new();
             for r in recs {
-                if let Rec::Offset { reference, offset, .. } = r.rec {
+                if let Rec::Offset { reference, offset, .. } = r.rec() {
                     match proc_of(defs, reference) {
                         Some(q) if q != p => v.push((p, q, r.wall, offset)),
                         _ => {}
@@ -693,7 +693,7 @@ struct Clc {
 fn kind_at(scan: &Scan, r: EventRef) -> &'static str {
     let recs = &scan.records[r.loc as usize];
     match recs.binary_search_by_key(&r.index, |x| x.index) {
-        Ok(i) => recs[i].rec.kind_name(),
+        Ok(i) => recs[i].rec().kind_name(),
         Err(_) => "event",
     }
 }

@@ -410,9 +410,10 @@ fn location_pass<'d>(
     let mut requested: HashMap<u64, Ev> = HashMap::default();
     for r in recs {
         let ev = Ev { at: EventRef { loc, index: r.index }, wall: r.wall };
-        match r.rec {
+        let rec = r.rec();
+        match rec {
             Rec::Send { to, comm, tag, bytes, request } => {
-                b.sends.push(((loc, to, comm, tag), SendItem { ev, bytes, kind: r.rec.kind_name() }));
+                b.sends.push(((loc, to, comm, tag), SendItem { ev, bytes, kind: rec.kind_name() }));
                 if let Some(q) = request {
                     if let Some(old) = open_isend.insert(q, ev) {
                         b.problem(
@@ -436,7 +437,7 @@ fn location_pass<'d>(
                 ),
             },
             Rec::RecvPost { from, comm, tag, request } => {
-                let p = Posted { ev, kind: r.rec.kind_name(), from, comm, tag };
+                let p = Posted { ev, kind: rec.kind_name(), from, comm, tag };
                 let old = match request {
                     None => pending_recv.replace(p),
                     Some(q) => open_irecv.insert(q, p),
@@ -465,7 +466,7 @@ fn location_pass<'d>(
                             b.problem(
                                 ProblemKind::Inconsistent,
                                 ev,
-                                r.rec.kind_name(),
+                                rec.kind_name(),
                                 Some(p.ev.at),
                                 format!(
                                     "completes from {} tag {tag} on {}, but was posted for {} tag {} on {}",
@@ -481,7 +482,7 @@ fn location_pass<'d>(
                     }
                     None => r.index,
                 };
-                b.recvs.push(((from, loc, comm, tag), RecvItem { key, ev, bytes, kind: r.rec.kind_name() }));
+                b.recvs.push(((from, loc, comm, tag), RecvItem { key, ev, bytes, kind: rec.kind_name() }));
             }
             Rec::CollBegin { op, comm } => {
                 if let Some((old, oop, _)) = pending_coll.replace((ev, op, comm)) {

@@ -273,7 +273,7 @@ fn records(run: &Run) -> Vec<Vec<Record>> {
     for e in &run.events {
         let l = e.loc as usize;
         if let Some(rec) = Rec::of(&e.kind) {
-            recs[l].push(Record { index: count[l], wall: e.wall, rec });
+            recs[l].push(Record::new(count[l], e.wall, rec));
         }
         count[l] += 1;
     }
