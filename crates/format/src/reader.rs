@@ -151,6 +151,8 @@ pub struct TraceReader {
     index: Option<Vec<IndexEntry>>,
     end: Option<End>,
     report: SalvageReport,
+    /// Threads that decode a mapped file's blocks (`None`: as many as rayon has).
+    decoders: Option<usize>,
 }
 
 fn is_gzip(b: &[u8]) -> bool {
@@ -234,6 +236,7 @@ impl TraceReader {
             index: None,
             end: None,
             report: SalvageReport::default(),
+            decoders: None,
         };
         r.prime_text()?;
         Ok(r)
@@ -249,6 +252,7 @@ impl TraceReader {
             index: None,
             end: None,
             report: SalvageReport::default(),
+            decoders: None,
         }
     }
 
@@ -525,6 +529,13 @@ impl TraceReader {
         &self.name
     }
 
+    /// Decodes a mapped file's blocks on `n` threads (at least one) instead of one a
+    /// core: for a consumer that keeps a core busy itself, where one thread more would
+    /// only take turns with it.
+    pub fn set_decode_threads(&mut self, n: usize) {
+        self.decoders = Some(n.max(1));
+    }
+
     /// The header of a binary trace; `None` for the text form.
     pub fn header(&self) -> Option<&Header> {
         self.header.as_ref()
@@ -743,7 +754,7 @@ impl TraceReader {
                 *next = blocks.len();
                 let (name, defs) = (&self.name, &self.defs);
                 let (salvage, report) = (self.opts.salvage, &mut self.report);
-                let threads = rayon::current_num_threads();
+                let threads = self.decoders.unwrap_or_else(rayon::current_num_threads);
                 // Decoded blocks waiting for the consumer: enough to keep every thread
                 // busy through uneven blocks, few enough to stay in the caches.
                 let ahead = 4 * threads + 8;
