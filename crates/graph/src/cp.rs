@@ -223,27 +223,35 @@ impl<'a> Pass<'a> {
     /// The path to `end`, walked backwards by the same rule that chose each distance.
     pub(crate) fn backward(&self, dist: &[i64], end: usize) -> Vec<Step> {
         let g = self.pag;
-        let mut steps = Vec::new();
-        let mut i = end;
-        loop {
+        walk_back(g, end, |i| {
             let (d, pred) = self.relax(i, dist, g.arcs_into(i as u32));
             debug_assert_eq!(d, dist[i]);
-            let Some(pred) = pred else { break };
+            let pred = pred?;
             let before = match pred {
                 Pred::Source => 0,
                 Pred::Local(p) => dist[p as usize],
                 Pred::Arc(a) => dist[g.arc_from[a as usize] as usize],
             };
-            steps.push(Step { node: i as u32, pred, weight: d - before });
-            match pred {
-                Pred::Source => break,
-                Pred::Local(p) => i = p as usize,
-                Pred::Arc(a) => i = g.arc_from[a as usize] as usize,
-            }
-        }
-        steps.reverse();
-        steps
+            Some((pred, d - before))
+        })
     }
+}
+
+/// The steps of a path, from the source to `end`: `way_in(i)` says how node `i` was
+/// reached and what the arc weighs (`None`: it was not).
+fn walk_back(pag: &Pag, end: usize, mut way_in: impl FnMut(usize) -> Option<(Pred, i64)>) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut i = end;
+    while let Some((pred, weight)) = way_in(i) {
+        steps.push(Step { node: i as u32, pred, weight });
+        match pred {
+            Pred::Source => break,
+            Pred::Local(p) => i = p as usize,
+            Pred::Arc(a) => i = pag.arc_from[a as usize] as usize,
+        }
+    }
+    steps.reverse();
+    steps
 }
 
 /// The forward diffusion of the global scope without window or zeroing, as
@@ -264,24 +272,14 @@ impl Distances {
     /// The path to `end`, walked back along the recorded longest ways in: the path
     /// `Pass::backward` finds with the same distances.
     fn walk(&self, pag: &Pag, end: usize) -> Vec<Step> {
-        let mut steps = Vec::new();
-        let mut i = end;
-        loop {
+        walk_back(pag, end, |i| {
             let won = self.remote.binary_search_by_key(&(i as u32), |r| r.0).ok().map(|k| self.remote[k].1);
-            let (pred, weight) = match (won, pag.prev[i]) {
+            Some(match (won, pag.prev[i]) {
                 (Some(a), _) => (Pred::Arc(a), pag.arc_weight[a as usize]),
                 (None, NONE) => (Pred::Source, pag.weight[i]),
                 (None, p) => (Pred::Local(p), pag.weight[i]),
-            };
-            steps.push(Step { node: i as u32, pred, weight });
-            match pred {
-                Pred::Source => break,
-                Pred::Local(p) => i = p as usize,
-                Pred::Arc(a) => i = pag.arc_from[a as usize] as usize,
-            }
-        }
-        steps.reverse();
-        steps
+            })
+        })
     }
 }
 
