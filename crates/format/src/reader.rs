@@ -1071,17 +1071,17 @@ mod tests {
     }
 
     #[test]
-    fn windows_decoded_ahead_arrive_in_order() {
+    fn blocks_decoded_ahead_arrive_in_order_across_page_releases() {
         let (bytes, events) = many_blocks();
-        assert!(bytes.len() as u64 > 20 * MAP_WINDOW, "{} bytes: too few windows", bytes.len());
+        assert!(bytes.len() as u64 > 20 * MAP_WINDOW, "{} bytes: too few releases", bytes.len());
         let (got, bad) = folded(bytes, false).unwrap();
         assert_eq!(bad, 0);
         assert_eq!(got.len(), events.len());
-        assert!(got == events, "the windows' events are not the file's, in its order");
+        assert!(got == events, "the events read are not the file's, in its order");
     }
 
     #[test]
-    fn a_bad_block_in_a_later_window_stops_the_read_or_is_skipped() {
+    fn a_bad_block_in_the_middle_stops_the_read_or_is_skipped() {
         let (mut bytes, events) = many_blocks();
         // A byte in the middle of the file: inside some block's payload (its CRC fails).
         let at = bytes.len() / 2;

@@ -368,9 +368,10 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     let mut reader = input.reader()?;
     let room = AtomicUsize::new(0);
     // Blocks are folded in parallel into parts; each part is taken apart on this thread
-    // as soon as its window is decoded, in input order, while the next window decodes,
-    // and then freed: only the parts of two windows exist at once, never all of them
-    // beside the records gathered from them (twice the records' memory).
+    // as soon as the reader hands it on, in input order, while later blocks decode, and
+    // then freed: only the parts of the few blocks in the reader's ring exist at once,
+    // never all of them beside the records gathered from them (twice the records'
+    // memory).
     let mut g = Gathered::default();
     reader
         .par_fold_blocks_each(
