@@ -59,10 +59,15 @@ impl<T> Drop for StopOnDrop<'_, T> {
 /// Runs `work` on every item of `items` on `threads` threads (at least one) and gives
 /// `out` each result with its index, in order. An error from `out` stops the work and
 /// is returned; a panic in `work` reaches the caller.
+///
+/// With `helps`, the calling thread, instead of waiting for the next result, claims
+/// the next item and works on it itself: for a consumer that has a core of its own
+/// and would otherwise leave it idle whenever the workers fall behind.
 pub(crate) fn for_each_in_order<I, T, E, W, O>(
     items: &[I],
     threads: usize,
     ahead: usize,
+    helps: bool,
     work: W,
     mut out: O,
 ) -> Result<(), E>
@@ -125,6 +130,18 @@ where
                         g.base += 1;
                         break t;
                     }
+                    if helps && g.claimed < items.len() && g.claimed < g.base + ahead {
+                        // A panic here unwinds past `_stop`, which stops the workers.
+                        let j = g.claimed;
+                        g.claimed += 1;
+                        g.slots.push_back(None);
+                        drop(g);
+                        let t = work(j, &items[j]);
+                        g = shared.lock();
+                        let at = j - g.base;
+                        g.slots[at] = Some(t);
+                        continue;
+                    }
                     g = shared.wait(g);
                 }
             };
@@ -144,13 +161,14 @@ mod tests {
     #[test]
     fn results_arrive_in_order_whatever_the_threads_and_room() {
         let items: Vec<u64> = (0..500).collect();
-        for threads in [1, 2, 3, 8] {
+        for (threads, helps) in [(1, false), (2, false), (3, false), (8, false), (1, true), (2, true)] {
             for ahead in [1, 2, 7, 64] {
                 let mut got = Vec::new();
                 let r: Result<(), ()> = for_each_in_order(
                     &items,
                     threads,
                     ahead,
+                    helps,
                     |i, &x| {
                         // Uneven work, so that later items often finish first.
                         if i % 7 == 0 {
@@ -165,19 +183,26 @@ mod tests {
                 );
                 assert!(r.is_ok());
                 let want: Vec<(usize, u64)> = items.iter().map(|&x| (x as usize, x * x)).collect();
-                assert_eq!(got, want, "{threads} threads, {ahead} ahead");
+                assert_eq!(got, want, "{threads} threads, {ahead} ahead, consumer helps: {helps}");
             }
         }
     }
 
     #[test]
     fn no_worker_runs_further_ahead_than_allowed() {
+        for helps in [false, true] {
+            no_worker_runs_further_ahead(helps);
+        }
+    }
+
+    fn no_worker_runs_further_ahead(helps: bool) {
         let items = vec![(); 200];
         let handed = AtomicUsize::new(0);
         let r: Result<(), ()> = for_each_in_order(
             &items,
             4,
             5,
+            helps,
             |i, _| {
                 // One result may be out of the ring but not yet handed on.
                 let h = handed.load(Ordering::SeqCst);
@@ -200,6 +225,7 @@ mod tests {
             &items,
             3,
             8,
+            false,
             |_, _| {
                 worked.fetch_add(1, Ordering::SeqCst);
             },
@@ -218,6 +244,7 @@ mod tests {
                 &items,
                 2,
                 4,
+                false,
                 |_, &x| {
                     if x == 300 {
                         panic!("item 300");
@@ -231,6 +258,73 @@ mod tests {
     }
 
     #[test]
+    fn a_helping_consumer_works_on_while_the_worker_is_stalled() {
+        // The worker holds its first item until the consumer has done ten items of its
+        // own (or ten seconds pass, so that a consumer that does not help fails rather
+        // than hangs).
+        let items: Vec<usize> = (0..100).collect();
+        let consumer = std::thread::current().id();
+        let consumer_did = AtomicUsize::new(0);
+        let stalled = AtomicUsize::new(0);
+        let released_by_consumer = AtomicUsize::new(0);
+        let mut got = Vec::new();
+        let r: Result<(), ()> = for_each_in_order(
+            &items,
+            1,
+            100,
+            true,
+            |_, &x| {
+                if std::thread::current().id() == consumer {
+                    consumer_did.fetch_add(1, Ordering::SeqCst);
+                } else if stalled.fetch_add(1, Ordering::SeqCst) == 0 {
+                    let start = std::time::Instant::now();
+                    while consumer_did.load(Ordering::SeqCst) < 10 && start.elapsed().as_secs() < 10 {
+                        std::thread::yield_now();
+                    }
+                    released_by_consumer.store(consumer_did.load(Ordering::SeqCst), Ordering::SeqCst);
+                }
+                x + 1
+            },
+            |i, t| {
+                got.push((i, t));
+                Ok(())
+            },
+        );
+        assert!(r.is_ok());
+        assert_eq!(got, items.iter().map(|&x| (x, x + 1)).collect::<Vec<_>>());
+        // The consumer may have taken every item before the worker started.
+        assert!(consumer_did.load(Ordering::SeqCst) >= 10, "the consumer did not help");
+        if stalled.load(Ordering::SeqCst) > 0 {
+            assert!(released_by_consumer.load(Ordering::SeqCst) >= 10, "the consumer waited");
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_consumers_own_work_reaches_the_caller_without_a_hang() {
+        // The worker is slow, so the consumer takes items itself, and the first one
+        // it takes panics.
+        let items: Vec<usize> = (0..1000).collect();
+        let consumer = std::thread::current().id();
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            let _: Result<(), ()> = for_each_in_order(
+                &items,
+                1,
+                4,
+                true,
+                |_, _| {
+                    if std::thread::current().id() == consumer {
+                        panic!("the consumer's item");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                },
+                |_, ()| Ok(()),
+            );
+        }));
+        let p = r.expect_err("the consumer's panic is carried");
+        assert_eq!(p.downcast_ref::<&str>(), Some(&"the consumer's item"));
+    }
+
+    #[test]
     fn a_panic_in_the_consumer_does_not_leave_workers_waiting() {
         let items = vec![(); 1000];
         let r = catch_unwind(AssertUnwindSafe(|| {
@@ -238,6 +332,7 @@ mod tests {
                 &items,
                 2,
                 3,
+                false,
                 |_, _| {},
                 |i, ()| {
                     assert!(i != 5, "consumer gives up");
@@ -252,7 +347,7 @@ mod tests {
     fn no_items_no_work() {
         let items: Vec<u8> = Vec::new();
         let r: Result<(), ()> =
-            for_each_in_order(&items, 2, 4, |_, _| unreachable!(), |_, ()| unreachable!());
+            for_each_in_order(&items, 2, 4, true, |_, _| unreachable!(), |_, ()| unreachable!());
         assert!(r.is_ok());
     }
 }

@@ -531,7 +531,8 @@ impl TraceReader {
 
     /// Decodes a mapped file's blocks on `n` threads (at least one) instead of one a
     /// core: for a consumer that keeps a core busy itself, where one thread more would
-    /// only take turns with it.
+    /// only take turns with it. Where the next block is not decoded yet, the consumer
+    /// decodes one itself instead of waiting.
     pub fn set_decode_threads(&mut self, n: usize) {
         self.decoders = Some(n.max(1));
     }
@@ -755,6 +756,9 @@ impl TraceReader {
                 let (name, defs) = (&self.name, &self.defs);
                 let (salvage, report) = (self.opts.salvage, &mut self.report);
                 let threads = self.decoders.unwrap_or_else(rayon::current_num_threads);
+                // A consumer that set the decoding threads keeps a core of its own,
+                // and decodes itself rather than wait.
+                let helps = self.decoders.is_some();
                 // Decoded blocks waiting for the consumer: enough to keep every thread
                 // busy through uneven blocks, few enough to stay in the caches.
                 let ahead = 4 * threads + 8;
@@ -766,6 +770,7 @@ impl TraceReader {
                     todo,
                     threads,
                     ahead,
+                    helps,
                     |_, &c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)),
                     |i, r| {
                         let c = todo[i];
