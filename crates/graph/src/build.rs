@@ -33,9 +33,6 @@ const PHASE_END: u8 = 19;
 struct LocState {
     last: u32,
     ctx: u32,
-    /// The last procedure entered here and the context it made: loops call the same
-    /// procedure from the same place over and over, so this spares most lookups.
-    entered: (u32, u32, u32),
     /// Inside a blocking wait (receive, collective, lock request).
     waiting: bool,
     count: u64,
@@ -48,16 +45,8 @@ struct LocState {
 
 impl LocState {
     /// A location before its first event.
-    const FRESH: LocState = LocState {
-        last: NONE,
-        ctx: 0,
-        entered: (NONE, NONE, 0),
-        waiting: false,
-        count: 0,
-        cpu: NO_CPU,
-        wall: 0,
-        dist: 0,
-    };
+    const FRESH: LocState =
+        LocState { last: NONE, ctx: 0, waiting: false, count: 0, cpu: NO_CPU, wall: 0, dist: 0 };
 }
 
 /// A forward partner waiting for the event it names.
@@ -136,6 +125,10 @@ struct Builder<'a> {
     mode: Mode,
     pag: Pag,
     locs: Vec<LocState>,
+    /// Per location, the last procedure entered and the context it made: loops call
+    /// the same procedure from the same place over and over, so this spares most
+    /// lookups. Apart from `locs`, which every event reads and writes whole.
+    entered: Vec<(u32, u32, u32)>,
     contexts: FxHashMap<(u32, u32), u32>,
     /// Sends (and lock releases) waiting for their partner, by the partner's location:
     /// few at a time, so searched in place.
@@ -172,8 +165,6 @@ struct Builder<'a> {
 struct Tracker {
     /// (node, arc), by node.
     remote: Vec<(u32, u32)>,
-    end: Option<usize>,
-    end_dist: i64,
     /// The wall time wall-mode source arcs are measured from until t0 is known.
     base: Option<i64>,
     /// CPU-mode source weights as they stood when the node was made.
@@ -325,11 +316,13 @@ impl<'a> Builder<'a> {
     fn new(file: &'a str, mode: Mode, defs: Definitions, distances: bool) -> Self {
         let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
         let locs = vec![LocState::FRESH; pag.defs.locations.len()];
+        let entered = vec![(NONE, NONE, 0); locs.len()];
         Builder {
             file,
             mode,
             pag,
             locs,
+            entered,
             contexts: FxHashMap::default(),
             pending: Vec::new(),
             pending_more: FxHashMap::default(),
@@ -341,13 +334,7 @@ impl<'a> Builder<'a> {
             late_begins: 0,
             min_wall: i64::MAX,
             sources: Vec::new(),
-            track: distances.then(|| Tracker {
-                remote: Vec::new(),
-                end: None,
-                end_dist: NEG,
-                base: None,
-                provisional: Vec::new(),
-            }),
+            track: distances.then(|| Tracker { remote: Vec::new(), base: None, provisional: Vec::new() }),
             room: 0,
             newest_dist: NEG,
         }
@@ -373,6 +360,13 @@ impl<'a> Builder<'a> {
         p.arc_bytes.reserve_exact(arcs);
     }
 
+    /// Room for location `l`'s state (the text form may name locations late).
+    #[cold]
+    fn more_locations(&mut self, l: usize) {
+        self.locs.resize(l + 1, LocState::FRESH);
+        self.entered.resize(l + 1, (NONE, NONE, 0));
+    }
+
     fn err(&self, message: String) -> Error {
         Error::input(self.file, message)
     }
@@ -395,12 +389,11 @@ impl<'a> Builder<'a> {
         if n >= self.room {
             self.grow_nodes()?;
         }
-        /// Appends `x` to a node array with room for it.
+        /// Appends `x` to a node array of length `n` with room for it.
         ///
-        /// SAFETY: the caller makes sure `v.len() < v.capacity()`.
+        /// SAFETY: the caller makes sure `v.len() == n < v.capacity()`.
         #[inline(always)]
-        unsafe fn put<T>(v: &mut Vec<T>, x: T) {
-            let n = v.len();
+        unsafe fn put<T>(v: &mut Vec<T>, n: usize, x: T) {
             v.as_mut_ptr().add(n).write(x);
             v.set_len(n + 1);
         }
@@ -408,12 +401,12 @@ impl<'a> Builder<'a> {
         // SAFETY: only this function lengthens the node arrays, so all have length n,
         // and `room` is at most the capacity of each.
         unsafe {
-            put(&mut p.loc, loc);
-            put(&mut p.prev, prev);
-            put(&mut p.wall, wall);
-            put(&mut p.weight, weight);
-            put(&mut p.ctx, ctx);
-            put(&mut p.kind, kind);
+            put(&mut p.loc, n, loc);
+            put(&mut p.prev, n, prev);
+            put(&mut p.wall, n, wall);
+            put(&mut p.weight, n, weight);
+            put(&mut p.ctx, n, ctx);
+            put(&mut p.kind, n, kind);
         }
         self.newest_dist = dist;
         Ok(n as u32)
@@ -515,7 +508,7 @@ impl<'a> Builder<'a> {
     fn event(&mut self, s: &Brief) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
-            self.locs.resize(l + 1, LocState::FRESH);
+            self.more_locations(l);
         }
         let st = self.locs[l];
         self.min_wall = self.min_wall.min(s.wall);
@@ -560,15 +553,16 @@ impl<'a> Builder<'a> {
         let mut waiting = st.waiting;
         match s.code {
             ENTER => {
-                if st.entered.0 == ctx && st.entered.1 == s.a {
-                    ctx = st.entered.2;
+                let entered = self.entered[l];
+                if entered.0 == ctx && entered.1 == s.a {
+                    ctx = entered.2;
                 } else {
                     let next = self.contexts.len() as u32 + 1;
                     ctx = *self.contexts.entry((st.ctx, s.a)).or_insert(next);
                     if ctx == next {
                         self.pag.contexts.push(Context { parent: st.ctx, proc: s.a });
                     }
-                    self.locs[l].entered = (st.ctx, s.a, ctx);
+                    self.entered[l] = (st.ctx, s.a, ctx);
                 }
             }
             LEAVE => {
@@ -655,14 +649,8 @@ impl<'a> Builder<'a> {
         if s.cpu != NO_CPU {
             st.cpu = s.cpu;
         }
-        if let Some(t) = &mut self.track {
-            let d = self.newest_dist;
-            st.dist = d;
-            // The last node of the longest distance, as the forward pass picks it.
-            if t.end.is_none() || d >= t.end_dist {
-                t.end = Some(node as usize);
-                t.end_dist = d;
-            }
+        if self.track.is_some() {
+            st.dist = self.newest_dist;
         }
         Ok(())
     }
@@ -785,9 +773,14 @@ impl<'a> Builder<'a> {
     fn finish(mut self) -> Result<(Pag, Option<Distances>)> {
         let t0 = if self.min_wall == i64::MAX { 0 } else { self.min_wall };
         self.pag.t0 = t0;
+        let mut track = self.track.take();
+        // The last event node of the longest distance, as the forward pass picks it:
+        // distances only grow along a location, so it is the latest of the locations'
+        // last nodes that reach the longest.
+        let longest = self.locs.iter().filter(|st| st.last != NONE).map(|st| (st.dist, st.last)).max();
+        let (mut length, end) = longest.map_or((NEG, None), |(d, node)| (d, Some(node as usize)));
         // Source arcs: elapsed time since the source (wall), CPU time used before the
         // first event (cpu; the builder stored it, 0 when unknown).
-        let mut track = self.track.take();
         for (k, &(i, cpu)) in self.sources.iter().enumerate() {
             let i = i as usize;
             let since = self.pag.wall[i] - t0;
@@ -806,8 +799,8 @@ impl<'a> Builder<'a> {
             // Every path starts with one source arc: wall-mode distances move as one
             // (and which way into a node is longest stays).
             if let Some(base) = t.base {
-                if t.end_dist > NEG {
-                    t.end_dist -= t0 - base;
+                if length > NEG {
+                    length -= t0 - base;
                 }
             }
         }
@@ -829,7 +822,7 @@ impl<'a> Builder<'a> {
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
         let nodes = self.pag.nodes();
-        let distances = track.map(|t| Distances { length: t.end_dist, end: t.end, remote: t.remote, nodes });
+        let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes });
         Ok((self.pag, distances))
     }
 
