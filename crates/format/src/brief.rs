@@ -8,7 +8,7 @@
 //! `Brief::of` of the events `decode_block` gives (both property-tested below).
 
 use crate::binary::{ann, head, with_per_location, Form, PerLocation};
-use crate::varint::Cursor;
+use crate::varint::{unzigzag, Cursor};
 use spoor_model::{Event, Kind, KIND_COUNT};
 
 /// `Brief::cpu` of an event without CPU time.
@@ -78,26 +78,6 @@ impl Brief {
     }
 }
 
-#[inline(always)]
-fn u64v(c: &mut Cursor) -> Option<u64> {
-    c.u64().ok()
-}
-
-#[inline(always)]
-fn u32v(c: &mut Cursor) -> Option<u32> {
-    u32::try_from(c.u64().ok()?).ok()
-}
-
-/// An `opt` location or tag: whether it is present.
-#[inline(always)]
-fn opt_u32v(c: &mut Cursor) -> Option<bool> {
-    match c.u64().ok()? {
-        0 => Some(false),
-        v if v - 1 <= u32::MAX as u64 => Some(true),
-        _ => None,
-    }
-}
-
 /// Appends the briefs of a block payload's events to `out`; `false` (with `out` in any
 /// state) when `decode_block` has to look at the block. `form` and `loc_count` as for
 /// `decode_block`.
@@ -115,180 +95,302 @@ const SINGLE: u8 = 0;
 const MULTI: u8 = 1;
 const LOCAL: u8 = 2;
 
+/// Where this many bytes remain from the start of an event's fixed part (head,
+/// location, times and payload: at most 81 bytes, then the annotation count) or of an
+/// annotation (tag, length and a partner's body: at most 40), that part is read
+/// without a bounds check on every varint: with its eight-byte words it reads fewer.
+const SLACK: usize = 128;
+
+/// A position in a payload, read with (`FAST == false`) or, within `SLACK` bytes of a
+/// position checked by `has_slack`, without bounds checks.
+struct Rd<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl Rd<'_> {
+    #[inline(always)]
+    fn has_slack(&self) -> bool {
+        self.buf.len() - self.pos >= SLACK
+    }
+
+    #[inline(always)]
+    fn u64<const FAST: bool>(&mut self) -> Option<u64> {
+        if !FAST {
+            return self.u64_checked();
+        }
+        // SAFETY: `has_slack` held where the event (or the annotation) began, and what
+        // was read since leaves these eight bytes inside the payload (see `SLACK`).
+        let word = u64::from_le(unsafe { self.buf.as_ptr().add(self.pos).cast::<u64>().read_unaligned() });
+        if word & 0x80 == 0 {
+            self.pos += 1;
+            return Some(word & 0x7f);
+        }
+        if word & 0x8000 == 0 {
+            self.pos += 2;
+            return Some(word & 0x7f | (word >> 1) & 0x3f80);
+        }
+        let ends = !word & 0x8080_8080_8080_8080;
+        if ends == 0 {
+            return self.u64_checked();
+        }
+        // Up to eight bytes without a branch on their values.
+        let len = (ends.trailing_zeros() + 1) / 8;
+        let mut x = word & (u64::MAX >> (64 - len * 8)) & 0x7f7f_7f7f_7f7f_7f7f;
+        x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
+        x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
+        x = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
+        self.pos += len as usize;
+        Some(x)
+    }
+
+    /// The cursor's reading, bounds checked: near a block's end, and nine- or ten-byte
+    /// varints.
+    #[inline(always)]
+    fn u64_checked(&mut self) -> Option<u64> {
+        let (v, pos) = checked_u64(self.buf, self.pos)?;
+        self.pos = pos;
+        Some(v)
+    }
+
+    #[inline(always)]
+    fn i64<const FAST: bool>(&mut self) -> Option<i64> {
+        self.u64::<FAST>().map(unzigzag)
+    }
+
+    #[inline(always)]
+    fn u32<const FAST: bool>(&mut self) -> Option<u32> {
+        u32::try_from(self.u64::<FAST>()?).ok()
+    }
+
+    /// An `opt` location or tag: whether it is present.
+    #[inline(always)]
+    fn opt_u32<const FAST: bool>(&mut self) -> Option<bool> {
+        match self.u64::<FAST>()? {
+            0 => Some(false),
+            v if v - 1 <= u32::MAX as u64 => Some(true),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn u8<const FAST: bool>(&mut self) -> Option<u8> {
+        let b = if FAST {
+            // SAFETY: as for `u64`.
+            unsafe { *self.buf.get_unchecked(self.pos) }
+        } else {
+            *self.buf.get(self.pos)?
+        };
+        self.pos += 1;
+        Some(b)
+    }
+}
+
+/// The varint at `pos` and the position after it. Out of line, and given the position
+/// by value, so that the decoding loop keeps its own in a register.
+#[inline(never)]
+fn checked_u64(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let mut c = Cursor { buf, pos };
+    let v = c.u64().ok()?;
+    Some((v, c.pos))
+}
+
+/// The times that run from one event to the next within a block.
+struct Running {
+    wall: i64,
+    cpu: i64,
+}
+
 fn decode<const FORM: u8>(
     payload: &[u8],
     loc_count: usize,
     out: &mut Vec<Brief>,
     st: &mut PerLocation,
 ) -> Option<()> {
-    let local = FORM == LOCAL;
-    let c = &mut Cursor::new(payload);
+    let r = &mut Rd { buf: payload, pos: 0 };
     let block_loc = if FORM != SINGLE {
         None
     } else {
-        let l = u32v(c)?;
+        let l = r.u32::<false>()?;
         if l as usize >= loc_count {
             return None;
         }
         Some(l)
     };
-    let count = u64v(c)?;
-    if count > (c.remaining() / 2) as u64 {
+    let count = r.u64::<false>()?;
+    if count > ((payload.len() - r.pos) / 2) as u64 {
         return None;
     }
     out.reserve(count as usize);
-    let (mut wall, mut cpu) = (0i64, 0i64);
+    let run = &mut Running { wall: 0, cpu: 0 };
     // Room for every brief is reserved above: they are written without asking again.
     let mut at = out.len();
     for _ in 0..count {
-        let h = c.u8().ok()?;
-        let code = h & head::KIND_MASK;
-        if code >= KIND_COUNT {
-            return None;
-        }
-        let loc = match block_loc {
-            Some(l) => l,
-            None => {
-                let l = u32v(c)?;
-                if l as usize >= loc_count {
-                    return None;
-                }
-                l
-            }
+        let brief = if r.has_slack() {
+            event::<FORM, true>(r, block_loc, loc_count, run, st)?
+        } else {
+            event::<FORM, false>(r, block_loc, loc_count, run, st)?
         };
-        let dw = c.i64().ok()?;
-        wall = wall.wrapping_add(dw);
-        let cpu = if local { &mut st.slot(loc).cpu } else { &mut cpu };
-        let ev_cpu = match (h >> head::CPU_SHIFT) & 3 {
-            head::CPU_NONE => NO_CPU,
-            head::CPU_SAME_AS_WALL => {
-                *cpu = cpu.wrapping_add(dw);
-                *cpu
-            }
-            head::CPU_DELTA => {
-                *cpu = cpu.wrapping_add(c.i64().ok()?);
-                *cpu
-            }
-            _ => *cpu,
-        };
-        let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
-        match code {
-            0 | 2 => sub = opt_u32v(c)? as u8,
-            1 | 3 => {}
-            4 | 5 | 18 | 19 => a = u32v(c)?,
-            6 | 8 => {
-                u32v(c)?;
-                u32v(c)?;
-                u32v(c)?;
-                bytes = u64v(c)?;
-            }
-            7 => {
-                opt_u32v(c)?;
-                u32v(c)?;
-                opt_u32v(c)?;
-            }
-            9 => {
-                u32v(c)?;
-                u32v(c)?;
-                u32v(c)?;
-                bytes = u64v(c)?;
-                u64v(c)?;
-            }
-            10 | 15 | 16 | 17 => {
-                u64v(c)?;
-            }
-            11 => {
-                opt_u32v(c)?;
-                u32v(c)?;
-                opt_u32v(c)?;
-                u64v(c)?;
-            }
-            12 => {
-                u64v(c)?;
-                u32v(c)?;
-                u32v(c)?;
-                u32v(c)?;
-                bytes = u64v(c)?;
-            }
-            13 | 14 => {
-                sub = c.u8().ok()?;
-                if sub > LAST_COLL_OP {
-                    return None;
-                }
-                a = u32v(c)?;
-                if code == 14 {
-                    let root = c.u64().ok()?;
-                    if root > u32::MAX as u64 + 1 {
-                        return None;
-                    }
-                    bytes = root;
-                    u64v(c)?;
-                    u64v(c)?;
-                }
-            }
-            20 => {
-                u32v(c)?;
-                c.bytes(8).ok()?;
-            }
-            _ => {
-                // 21, clock_offset
-                u32v(c)?;
-                u64v(c)?;
-                u64v(c)?;
-            }
-        }
-        let (mut partner_loc, mut partner_idx) = (NO_PARTNER, 0);
-        if h & head::ANNOTATED != 0 {
-            let n = u64v(c)?;
-            if n > c.remaining() as u64 {
-                return None;
-            }
-            for _ in 0..n {
-                let tag = u64v(c)?;
-                let len = u64v(c)?;
-                if len > c.remaining() as u64 {
-                    return None;
-                }
-                // The body is read in place (a cursor of its own would be too short for
-                // the word-at-a-time varint path); a varint running past its end is
-                // damage, as it is for decode_block.
-                let end = c.pos + len as usize;
-                match tag {
-                    ann::PARTNER => {
-                        partner_loc = u32v(c)?;
-                        partner_idx = u64v(c)?;
-                    }
-                    // Not needed, but decode_block would refuse them damaged.
-                    ann::LAMPORT | ann::RAW_WALL => {
-                        u64v(c)?;
-                    }
-                    _ => c.pos = end,
-                }
-                if c.pos > end {
-                    return None;
-                }
-                c.pos = end;
-            }
-        }
         // SAFETY: `at` < out.len() + count <= the capacity reserved above; the length is
         // set to cover the written briefs before anyone can read them.
         unsafe {
-            out.as_mut_ptr().add(at).write(Brief {
-                loc,
-                code,
-                sub,
-                a,
-                wall,
-                cpu: ev_cpu,
-                bytes,
-                partner_loc,
-                partner_idx,
-            });
+            out.as_mut_ptr().add(at).write(brief);
             at += 1;
             out.set_len(at);
         }
     }
-    (c.remaining() == 0).then_some(())
+    (r.pos == payload.len()).then_some(())
+}
+
+/// One event's brief; `FAST` when `has_slack` held at its start.
+#[inline(always)]
+fn event<const FORM: u8, const FAST: bool>(
+    r: &mut Rd,
+    block_loc: Option<u32>,
+    loc_count: usize,
+    run: &mut Running,
+    st: &mut PerLocation,
+) -> Option<Brief> {
+    let h = r.u8::<FAST>()?;
+    let code = h & head::KIND_MASK;
+    if code >= KIND_COUNT {
+        return None;
+    }
+    let loc = match block_loc {
+        Some(l) => l,
+        None => {
+            let l = r.u32::<FAST>()?;
+            if l as usize >= loc_count {
+                return None;
+            }
+            l
+        }
+    };
+    let dw = r.i64::<FAST>()?;
+    run.wall = run.wall.wrapping_add(dw);
+    let mode = (h >> head::CPU_SHIFT) & 3;
+    let ev_cpu = if mode == head::CPU_NONE {
+        NO_CPU
+    } else {
+        let cpu = if FORM == LOCAL { &mut st.slot(loc).cpu } else { &mut run.cpu };
+        match mode {
+            head::CPU_SAME_AS_WALL => *cpu = cpu.wrapping_add(dw),
+            head::CPU_DELTA => *cpu = cpu.wrapping_add(r.i64::<FAST>()?),
+            _ => {}
+        }
+        *cpu
+    };
+    let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
+    match code {
+        0 | 2 => sub = r.opt_u32::<FAST>()? as u8,
+        1 | 3 => {}
+        4 | 5 | 18 | 19 => a = r.u32::<FAST>()?,
+        6 | 8 => {
+            r.u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            bytes = r.u64::<FAST>()?;
+        }
+        7 => {
+            r.opt_u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            r.opt_u32::<FAST>()?;
+        }
+        9 => {
+            r.u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            bytes = r.u64::<FAST>()?;
+            r.u64::<FAST>()?;
+        }
+        10 | 15 | 16 | 17 => {
+            r.u64::<FAST>()?;
+        }
+        11 => {
+            r.opt_u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            r.opt_u32::<FAST>()?;
+            r.u64::<FAST>()?;
+        }
+        12 => {
+            r.u64::<FAST>()?;
+            r.u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            r.u32::<FAST>()?;
+            bytes = r.u64::<FAST>()?;
+        }
+        13 | 14 => {
+            sub = r.u8::<FAST>()?;
+            if sub > LAST_COLL_OP {
+                return None;
+            }
+            a = r.u32::<FAST>()?;
+            if code == 14 {
+                let root = r.u64::<FAST>()?;
+                if root > u32::MAX as u64 + 1 {
+                    return None;
+                }
+                bytes = root;
+                r.u64::<FAST>()?;
+                r.u64::<FAST>()?;
+            }
+        }
+        20 => {
+            r.u32::<FAST>()?;
+            if r.buf.len() - r.pos < 8 {
+                return None;
+            }
+            r.pos += 8;
+        }
+        _ => {
+            // 21, clock_offset
+            r.u32::<FAST>()?;
+            r.u64::<FAST>()?;
+            r.u64::<FAST>()?;
+        }
+    }
+    let (mut partner_loc, mut partner_idx) = (NO_PARTNER, 0);
+    if h & head::ANNOTATED != 0 {
+        let n = r.u64::<FAST>()?;
+        if n > (r.buf.len() - r.pos) as u64 {
+            return None;
+        }
+        for _ in 0..n {
+            let partner = if r.has_slack() { annotation::<true>(r)? } else { annotation::<false>(r)? };
+            if let Some(p) = partner {
+                (partner_loc, partner_idx) = p;
+            }
+        }
+    }
+    Some(Brief { loc, code, sub, a, wall: run.wall, cpu: ev_cpu, bytes, partner_loc, partner_idx })
+}
+
+/// Reads one annotation: the partner it names, if it is one. `FAST` when `has_slack`
+/// held at its start.
+#[inline(always)]
+fn annotation<const FAST: bool>(r: &mut Rd) -> Option<Option<(u32, u64)>> {
+    let tag = r.u64::<FAST>()?;
+    let len = r.u64::<FAST>()?;
+    if len > (r.buf.len() - r.pos) as u64 {
+        return None;
+    }
+    // The body is read in place; a varint running past its end is damage, as it is
+    // for decode_block.
+    let end = r.pos + len as usize;
+    let mut partner = None;
+    match tag {
+        ann::PARTNER => partner = Some((r.u32::<FAST>()?, r.u64::<FAST>()?)),
+        // Not needed, but decode_block would refuse them damaged.
+        ann::LAMPORT | ann::RAW_WALL => {
+            r.u64::<FAST>()?;
+        }
+        _ => r.pos = end,
+    }
+    if r.pos > end {
+        return None;
+    }
+    r.pos = end;
+    Some(partner)
 }
 
 #[cfg(test)]
