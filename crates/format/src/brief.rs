@@ -521,6 +521,43 @@ mod tests {
     }
 
     #[test]
+    fn long_varints_and_damage_far_from_the_end_agree_with_decode_block() {
+        // Events far from the block's end are read without bounds checks: ten-byte
+        // varints (sizes of u64::MAX), then every single-byte change to the first
+        // events, must still read as decode_block reads them.
+        let events: Vec<Event> = (0..64u32)
+            .map(|i| Event {
+                loc: i % 7,
+                wall: i as i64 * 1_000_003,
+                cpu: Some(i as i64 * 999),
+                kind: kind_of((i % 22) as u8, i * 977, u64::MAX - i as u64),
+                ann: Annotations {
+                    partner: Some(EventRef { loc: i % 5, index: u64::MAX >> (i % 60) }),
+                    lamport: Some(i as u64 + 1),
+                    raw_wall: None,
+                },
+            })
+            .collect();
+        let payload = encode(&events, true);
+        let mut got = Vec::new();
+        assert!(decode_block_brief(&payload, Form::Local, 8, &mut got));
+        assert_eq!(Some(got), reference(&payload, Form::Local, 8));
+        for at in 0..96.min(payload.len()) {
+            for b in [0x00, 0x7f, 0x80, 0xff] {
+                let mut damaged = payload.clone();
+                damaged[at] = b;
+                let mut got = Vec::new();
+                let ok = decode_block_brief(&damaged, Form::Local, 8, &mut got);
+                let want = reference(&damaged, Form::Local, 8);
+                assert_eq!(ok, want.is_some(), "byte {at} set to {b:#x}");
+                if ok {
+                    assert_eq!(Some(got), want, "byte {at} set to {b:#x}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn hostile_counts_and_unknown_kinds_are_left_to_decode_block() {
         let mut out = Vec::new();
         // 2^40 events declared in four bytes.
