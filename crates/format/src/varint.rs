@@ -91,28 +91,14 @@ impl<'a> Cursor<'a> {
         self.u64_slow()
     }
 
-    /// Varints near the end of the buffer, and nine- or ten-byte ones.
-    #[inline(never)]
+    /// Varints near the end of the buffer, and nine- or ten-byte ones: out of line,
+    /// with the position by value, so that a decoding loop keeps its cursor in
+    /// registers (a `&mut self` call would pin it to memory).
+    #[inline(always)]
     fn u64_slow(&mut self) -> Result<u64, VarintError> {
-        let mut v: u64 = 0;
-        let mut shift = 0u32;
-        loop {
-            let Some(&b) = self.buf.get(self.pos) else {
-                return Err(VarintError::Truncated);
-            };
-            self.pos += 1;
-            if shift == 63 && b > 1 {
-                return Err(VarintError::Overflow);
-            }
-            v |= ((b & 0x7f) as u64) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-            shift += 7;
-            if shift > 63 {
-                return Err(VarintError::Overflow);
-            }
-        }
+        let (v, pos) = u64_slow(self.buf, self.pos)?;
+        self.pos = pos;
+        Ok(v)
     }
 
     #[inline(always)]
@@ -141,6 +127,30 @@ impl<'a> Cursor<'a> {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(f64::from_le_bytes(a))
+    }
+}
+
+/// The varint at `pos` of `buf` and the position after it, a byte at a time.
+#[inline(never)]
+fn u64_slow(buf: &[u8], mut pos: usize) -> Result<(u64, usize), VarintError> {
+    let mut v: u64 = 0;
+    let mut shift = 0u32;
+    loop {
+        let Some(&b) = buf.get(pos) else {
+            return Err(VarintError::Truncated);
+        };
+        pos += 1;
+        if shift == 63 && b > 1 {
+            return Err(VarintError::Overflow);
+        }
+        v |= ((b & 0x7f) as u64) << shift;
+        if b < 0x80 {
+            return Ok((v, pos));
+        }
+        shift += 7;
+        if shift > 63 {
+            return Err(VarintError::Overflow);
+        }
     }
 }
 
