@@ -225,9 +225,7 @@ pub(crate) fn build_inner(
             }
         }
         let mut b = Builder::new(&file, mode, defs, distances);
-        for e in &events {
-            b.event(&Brief::of(e))?;
-        }
+        b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
         return b.finish();
     }
     // Blocks decode in parallel while this thread adds their events to the graph in
@@ -265,21 +263,9 @@ pub(crate) fn build_inner(
             },
             |_, block| block.events.iter().map(Brief::of).collect(),
             |mut block| {
-                for (k, s) in block.iter().enumerate() {
-                    // The briefs were written on another core: ask for them early.
-                    #[cfg(target_arch = "x86_64")]
-                    if let Some(ahead) = block.get(k + 8) {
-                        // SAFETY: a prefetch only hints the cache; any address is allowed.
-                        unsafe {
-                            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                                (ahead as *const Brief).cast(),
-                            )
-                        };
-                    }
-                    if let Err(e) = b.event(s) {
-                        failed = Some(e);
-                        return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
-                    }
+                if let Err(e) = b.add(&block) {
+                    failed = Some(e);
+                    return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
                 }
                 if let Some(bar) = &bar {
                     bar.add(block.len() as u64);
@@ -306,9 +292,7 @@ pub(crate) fn build_inner(
 /// Builds the PAG of events already in memory (tests, small traces).
 pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
     let mut b = Builder::new(file, mode, defs.clone(), false);
-    for e in events {
-        b.event(&Brief::of(e))?;
-    }
+    b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
     b.finish().map(|(pag, _)| pag)
 }
 
@@ -504,8 +488,38 @@ impl<'a> Builder<'a> {
         Ok((loc as u64) << 40 | index)
     }
 
+    /// Adds the events of `briefs`, in order, with the weight mode and the tracking of
+    /// distances fixed for the whole block rather than asked at every event.
+    fn add(&mut self, briefs: &[Brief]) -> Result<()> {
+        match (self.mode, self.track.is_some()) {
+            (Mode::Cpu, true) => self.add_as::<true, true>(briefs),
+            (Mode::Cpu, false) => self.add_as::<true, false>(briefs),
+            (Mode::Wall, true) => self.add_as::<false, true>(briefs),
+            (Mode::Wall, false) => self.add_as::<false, false>(briefs),
+        }
+    }
+
+    fn add_as<const CPU: bool, const TRACK: bool>(&mut self, briefs: &[Brief]) -> Result<()> {
+        for (k, s) in briefs.iter().enumerate() {
+            // The briefs were written on another core: ask for them early.
+            #[cfg(target_arch = "x86_64")]
+            if let Some(ahead) = briefs.get(k + 8) {
+                // SAFETY: a prefetch only hints the cache; any address is allowed.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        (ahead as *const Brief).cast(),
+                    )
+                };
+            }
+            self.event::<CPU, TRACK>(s)?;
+        }
+        Ok(())
+    }
+
+    /// Adds one event; `CPU` for CPU-mode weights, `TRACK` when distances are tracked
+    /// (`self.mode` and `self.track`, as `add` found them).
     #[inline(always)]
-    fn event(&mut self, s: &Brief) -> Result<()> {
+    fn event<const CPU: bool, const TRACK: bool>(&mut self, s: &Brief) -> Result<()> {
         let l = s.loc as usize;
         if l >= self.locs.len() {
             self.more_locations(l);
@@ -522,28 +536,30 @@ impl<'a> Builder<'a> {
             }
         } else {
             let d = (s.wall - st.wall).max(0);
-            match self.mode {
-                Mode::Wall => d,
-                Mode::Cpu if st.waiting => 0,
-                Mode::Cpu if s.cpu != NO_CPU && st.cpu != NO_CPU => (s.cpu - st.cpu).clamp(0, d),
-                Mode::Cpu => d,
+            if !CPU {
+                d
+            } else if st.waiting {
+                0
+            } else if s.cpu != NO_CPU && st.cpu != NO_CPU {
+                (s.cpu - st.cpu).clamp(0, d)
+            } else {
+                d
             }
         };
         let own_index = st.count;
         // A collective end that waits hangs from a virtual node made just before it.
         let coll_from = if s.code == COLL_END { self.collective_end(s)? } else { None };
         let dist = match &mut self.track {
+            _ if !TRACK => 0,
+            _ if st.last != NONE => st.dist + weight,
             None => 0,
-            Some(_) if st.last != NONE => st.dist + weight,
-            Some(t) => match self.mode {
-                // Measured from the first wall time seen; finish() moves it to t0.
-                Mode::Wall => s.wall - *t.base.get_or_insert(s.wall),
-                Mode::Cpu => {
-                    let w = weight.clamp(0, (s.wall - self.min_wall).max(0));
-                    t.provisional.push(w);
-                    w
-                }
-            },
+            // Measured from the first wall time seen; finish() moves it to t0.
+            Some(t) if !CPU => s.wall - *t.base.get_or_insert(s.wall),
+            Some(t) => {
+                let w = weight.clamp(0, (s.wall - self.min_wall).max(0));
+                t.provisional.push(w);
+                w
+            }
         };
         if st.last == NONE {
             self.sources.push((self.pag.loc.len() as u32, weight));
@@ -649,7 +665,7 @@ impl<'a> Builder<'a> {
         if s.cpu != NO_CPU {
             st.cpu = s.cpu;
         }
-        if self.track.is_some() {
+        if TRACK {
             st.dist = self.newest_dist;
         }
         Ok(())
