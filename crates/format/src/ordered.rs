@@ -3,7 +3,8 @@
 //! parallel for a consumer that needs them in order.
 //!
 //! Each worker claims the next item and files its result in a ring; the calling thread
-//! takes results from the ring's front. No worker runs more than `ahead` items past
+//! takes results from the ring's front, and works on the next item itself while the
+//! front one is not ready. No worker runs more than `ahead` items past
 //! the consumer, which bounds the memory of results in waiting, and no batch boundary
 //! ever makes the workers wait for each other or the consumer wait for a whole batch.
 
@@ -60,14 +61,13 @@ impl<T> Drop for StopOnDrop<'_, T> {
 /// `out` each result with its index, in order. An error from `out` stops the work and
 /// is returned; a panic in `work` reaches the caller.
 ///
-/// With `helps`, the calling thread, instead of waiting for the next result, claims
-/// the next item and works on it itself: for a consumer that has a core of its own
-/// and would otherwise leave it idle whenever the workers fall behind.
+/// The calling thread, instead of waiting for the next result, claims the next item
+/// and works on it itself, so its core is never idle while the workers fall behind: it
+/// counts as one more worker whenever `out` leaves it time.
 pub(crate) fn for_each_in_order<I, T, E, W, O>(
     items: &[I],
     threads: usize,
     ahead: usize,
-    helps: bool,
     work: W,
     mut out: O,
 ) -> Result<(), E>
@@ -130,7 +130,7 @@ where
                         g.base += 1;
                         break t;
                     }
-                    if helps && g.claimed < items.len() && g.claimed < g.base + ahead {
+                    if g.claimed < items.len() && g.claimed < g.base + ahead {
                         // A panic here unwinds past `_stop`, which stops the workers.
                         let j = g.claimed;
                         g.claimed += 1;
@@ -161,14 +161,13 @@ mod tests {
     #[test]
     fn results_arrive_in_order_whatever_the_threads_and_room() {
         let items: Vec<u64> = (0..500).collect();
-        for (threads, helps) in [(1, false), (2, false), (3, false), (8, false), (1, true), (2, true)] {
+        for threads in [1, 2, 3, 8] {
             for ahead in [1, 2, 7, 64] {
                 let mut got = Vec::new();
                 let r: Result<(), ()> = for_each_in_order(
                     &items,
                     threads,
                     ahead,
-                    helps,
                     |i, &x| {
                         // Uneven work, so that later items often finish first.
                         if i % 7 == 0 {
@@ -183,26 +182,19 @@ mod tests {
                 );
                 assert!(r.is_ok());
                 let want: Vec<(usize, u64)> = items.iter().map(|&x| (x as usize, x * x)).collect();
-                assert_eq!(got, want, "{threads} threads, {ahead} ahead, consumer helps: {helps}");
+                assert_eq!(got, want, "{threads} threads, {ahead} ahead");
             }
         }
     }
 
     #[test]
     fn no_worker_runs_further_ahead_than_allowed() {
-        for helps in [false, true] {
-            no_worker_runs_further_ahead(helps);
-        }
-    }
-
-    fn no_worker_runs_further_ahead(helps: bool) {
         let items = vec![(); 200];
         let handed = AtomicUsize::new(0);
         let r: Result<(), ()> = for_each_in_order(
             &items,
             4,
             5,
-            helps,
             |i, _| {
                 // One result may be out of the ring but not yet handed on.
                 let h = handed.load(Ordering::SeqCst);
@@ -225,7 +217,6 @@ mod tests {
             &items,
             3,
             8,
-            false,
             |_, _| {
                 worked.fetch_add(1, Ordering::SeqCst);
             },
@@ -244,7 +235,6 @@ mod tests {
                 &items,
                 2,
                 4,
-                false,
                 |_, &x| {
                     if x == 300 {
                         panic!("item 300");
@@ -272,7 +262,6 @@ mod tests {
             &items,
             1,
             100,
-            true,
             |_, &x| {
                 if std::thread::current().id() == consumer {
                     consumer_did.fetch_add(1, Ordering::SeqCst);
@@ -310,7 +299,6 @@ mod tests {
                 &items,
                 1,
                 4,
-                true,
                 |_, _| {
                     if std::thread::current().id() == consumer {
                         panic!("the consumer's item");
@@ -332,7 +320,6 @@ mod tests {
                 &items,
                 2,
                 3,
-                false,
                 |_, _| {},
                 |i, ()| {
                     assert!(i != 5, "consumer gives up");
@@ -347,7 +334,7 @@ mod tests {
     fn no_items_no_work() {
         let items: Vec<u8> = Vec::new();
         let r: Result<(), ()> =
-            for_each_in_order(&items, 2, 4, true, |_, _| unreachable!(), |_, ()| unreachable!());
+            for_each_in_order(&items, 2, 4, |_, _| unreachable!(), |_, ()| unreachable!());
         assert!(r.is_ok());
     }
 }

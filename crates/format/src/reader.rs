@@ -151,8 +151,6 @@ pub struct TraceReader {
     index: Option<Vec<IndexEntry>>,
     end: Option<End>,
     report: SalvageReport,
-    /// Threads that decode a mapped file's blocks (`None`: as many as rayon has).
-    decoders: Option<usize>,
 }
 
 fn is_gzip(b: &[u8]) -> bool {
@@ -236,7 +234,6 @@ impl TraceReader {
             index: None,
             end: None,
             report: SalvageReport::default(),
-            decoders: None,
         };
         r.prime_text()?;
         Ok(r)
@@ -252,7 +249,6 @@ impl TraceReader {
             index: None,
             end: None,
             report: SalvageReport::default(),
-            decoders: None,
         }
     }
 
@@ -529,14 +525,6 @@ impl TraceReader {
         &self.name
     }
 
-    /// Decodes a mapped file's blocks on `n` threads (at least one) instead of one a
-    /// core: for a consumer that keeps a core busy itself, where one thread more would
-    /// only take turns with it. Where the next block is not decoded yet, the consumer
-    /// decodes one itself instead of waiting.
-    pub fn set_decode_threads(&mut self, n: usize) {
-        self.decoders = Some(n.max(1));
-    }
-
     /// The header of a binary trace; `None` for the text form.
     pub fn header(&self) -> Option<&Header> {
         self.header.as_ref()
@@ -755,10 +743,9 @@ impl TraceReader {
                 *next = blocks.len();
                 let (name, defs) = (&self.name, &self.defs);
                 let (salvage, report) = (self.opts.salvage, &mut self.report);
-                let threads = self.decoders.unwrap_or_else(rayon::current_num_threads);
-                // A consumer that set the decoding threads keeps a core of its own,
-                // and decodes itself rather than wait.
-                let helps = self.decoders.is_some();
+                // The consumer decodes too whenever the next block is not ready, so it
+                // counts as one of the decoding threads.
+                let threads = rayon::current_num_threads().saturating_sub(1).max(1);
                 // Decoded blocks waiting for the consumer: enough to keep every thread
                 // busy through uneven blocks, few enough to stay in the caches.
                 let ahead = 4 * threads + 8;
@@ -770,7 +757,6 @@ impl TraceReader {
                     todo,
                     threads,
                     ahead,
-                    helps,
                     |_, &c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)),
                     |i, r| {
                         let c = todo[i];

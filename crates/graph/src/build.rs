@@ -229,9 +229,8 @@ pub(crate) fn build_inner(
         return b.finish();
     }
     // Blocks decode in parallel while this thread adds their events to the graph in
-    // order, as the reader hands them on. The builder keeps a core busy: decoding on
-    // every core would make it take turns with a decoding thread (measured slower).
-    reader.set_decode_threads(rayon::current_num_threads().saturating_sub(1));
+    // order, as the reader hands them on (and decodes blocks itself while the next one
+    // is not ready).
     let expected = reader.end().map(|e| e.events as usize);
     let mut b = Builder::new(&file, mode, reader.defs().clone(), distances);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
