@@ -8,7 +8,7 @@
 //! `Brief::of` of the events `decode_block` gives (both property-tested below).
 
 use crate::binary::{ann, head, with_per_location, Form, PerLocation};
-use crate::varint::{unzigzag, Cursor};
+use crate::varint::{from_word, unzigzag, Cursor};
 use spoor_model::{Event, Kind, KIND_COUNT};
 
 /// `Brief::cpu` of an event without CPU time.
@@ -130,26 +130,22 @@ impl Rd<'_> {
             self.pos += 2;
             return Some(word & 0x7f | (word >> 1) & 0x3f80);
         }
-        let ends = !word & 0x8080_8080_8080_8080;
-        if ends == 0 {
-            return self.u64_checked();
+        match from_word(word) {
+            Some((x, len)) => {
+                self.pos += len;
+                Some(x)
+            }
+            None => self.u64_checked(),
         }
-        // Up to eight bytes without a branch on their values.
-        let len = (ends.trailing_zeros() + 1) / 8;
-        let mut x = word & (u64::MAX >> (64 - len * 8)) & 0x7f7f_7f7f_7f7f_7f7f;
-        x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
-        x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
-        x = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
-        self.pos += len as usize;
-        Some(x)
     }
 
     /// The cursor's reading, bounds checked: near a block's end, and nine- or ten-byte
     /// varints.
     #[inline(always)]
     fn u64_checked(&mut self) -> Option<u64> {
-        let (v, pos) = checked_u64(self.buf, self.pos)?;
-        self.pos = pos;
+        let mut c = Cursor { buf: self.buf, pos: self.pos };
+        let v = c.u64().ok()?;
+        self.pos = c.pos;
         Some(v)
     }
 
@@ -184,15 +180,6 @@ impl Rd<'_> {
         self.pos += 1;
         Some(b)
     }
-}
-
-/// The varint at `pos` and the position after it. Out of line, and given the position
-/// by value, so that the decoding loop keeps its own in a register.
-#[inline(never)]
-fn checked_u64(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
-    let mut c = Cursor { buf, pos };
-    let v = c.u64().ok()?;
-    Some((v, c.pos))
 }
 
 /// The times that run from one event to the next within a block.

@@ -75,16 +75,8 @@ impl<'a> Cursor<'a> {
         // Up to eight bytes without a branch on their values, where eight can be read:
         // mixed lengths (time deltas, Lamport clocks) would mispredict a byte loop.
         if let Some(w) = self.buf.get(self.pos..self.pos + 8) {
-            let word = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-            let ends = !word & 0x8080_8080_8080_8080;
-            if ends != 0 {
-                let len = (ends.trailing_zeros() + 1) / 8;
-                let keep = if len == 8 { u64::MAX } else { (1u64 << (len * 8)) - 1 };
-                let mut x = word & keep & 0x7f7f_7f7f_7f7f_7f7f;
-                x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
-                x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
-                x = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
-                self.pos += len as usize;
+            if let Some((x, len)) = from_word(u64::from_le_bytes(w.try_into().expect("eight bytes"))) {
+                self.pos += len;
                 return Ok(x);
             }
         }
@@ -128,6 +120,22 @@ impl<'a> Cursor<'a> {
         a.copy_from_slice(b);
         Ok(f64::from_le_bytes(a))
     }
+}
+
+/// The varint at the start of `word` (eight bytes, little-endian) and its length, without
+/// a branch on its bytes; `None` when it is longer than eight bytes.
+#[inline(always)]
+pub(crate) fn from_word(word: u64) -> Option<(u64, usize)> {
+    let ends = !word & 0x8080_8080_8080_8080;
+    if ends == 0 {
+        return None;
+    }
+    let len = (ends.trailing_zeros() + 1) / 8;
+    let mut x = word & (u64::MAX >> (64 - len * 8)) & 0x7f7f_7f7f_7f7f_7f7f;
+    x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
+    x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
+    x = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
+    Some((x, len as usize))
 }
 
 /// The varint at `pos` of `buf` and the position after it, a byte at a time.
