@@ -212,7 +212,9 @@ impl Problem {
 /// Everything matching found: the synchronization of the trace.
 #[derive(Clone, Debug, Default)]
 pub struct Sync {
-    /// Sorted by send (empty from [`match_events_uncollected`]).
+    /// By channel (sender, receiver, communicator, tag), each channel's in order; not
+    /// sorted by send, which would cost a sort of every message and which no user
+    /// needs (empty from [`match_events_uncollected`]).
     pub messages: Vec<Message>,
     /// The number of matched messages.
     pub message_count: usize,
@@ -580,33 +582,51 @@ fn location_pass<'d>(
     for (lock, acq) in held {
         b.sections.push(((app_of(defs, loc), lock), Section { acquire: acq, release: None }));
     }
-    // Channels in key order; a channel's sends in order, its receives in posting order
-    // (keys are unique: unstable is exact).
-    b.sends.sort_by_key(|&(k, _)| k);
-    b.recvs.sort_unstable_by_key(|(k, r)| (*k, r.key, r.ev.at.index));
-    b.send_runs = runs(&b.sends, |x| x.0).into_iter().map(|(a, z)| (b.sends[a].0, a, z)).collect();
-    b.recv_runs = runs(&b.recvs, |x| x.0).into_iter().map(|(a, z)| (b.recvs[a].0, a, z)).collect();
-    // New vectors of the exact size (collecting in place would keep the old ones).
-    b.send_items = Vec::with_capacity(b.sends.len());
-    b.send_items.extend(std::mem::take(&mut b.sends).into_iter().map(|(_, x)| x));
-    b.recv_items = Vec::with_capacity(b.recvs.len());
-    b.recv_items.extend(std::mem::take(&mut b.recvs).into_iter().map(|(_, x)| x));
+    // Channels in key order; a channel's sends in order (as pushed), its receives in
+    // posting order (usually already theirs: keys are unique, so unstable is exact).
+    (b.send_items, b.send_runs) = by_channel(std::mem::take(&mut b.sends), |_| {});
+    (b.recv_items, b.recv_runs) = by_channel(std::mem::take(&mut b.recvs), |rs| {
+        if !rs.is_sorted_by_key(|r| (r.key, r.ev.at.index)) {
+            rs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
+        }
+    });
     b
 }
 
-/// The runs of equal keys in `v`, as (first, end).
-fn runs<T, K: PartialEq>(v: &[T], key: impl Fn(&T) -> K) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for i in 1..=v.len() {
-        if i == v.len() || key(&v[i]) != key(&v[start]) {
-            if start < i {
-                out.push((start, i));
+/// `items` grouped by channel, channels in key order, each channel's items in the order
+/// given and then put in order by `order`; with each channel's (key, first, end). A
+/// location talks on a few channels, so this counts instead of sorting every item.
+fn by_channel<T>(
+    items: Vec<(ChannelKey, T)>,
+    order: impl Fn(&mut [T]),
+) -> (Vec<T>, Vec<(ChannelKey, usize, usize)>) {
+    let mut slot_of: HashMap<ChannelKey, usize> = HashMap::default();
+    let mut groups: Vec<(ChannelKey, Vec<T>)> = Vec::new();
+    let mut last: Option<(ChannelKey, usize)> = None;
+    for (key, item) in items {
+        let slot = match last {
+            Some((k, s)) if k == key => s,
+            _ => {
+                let s = *slot_of.entry(key).or_insert_with(|| {
+                    groups.push((key, Vec::new()));
+                    groups.len() - 1
+                });
+                last = Some((key, s));
+                s
             }
-            start = i;
-        }
+        };
+        groups[slot].1.push(item);
     }
-    out
+    groups.sort_unstable_by_key(|g| g.0);
+    let total = groups.iter().map(|g| g.1.len()).sum();
+    let mut out = Vec::with_capacity(total);
+    let mut spans = Vec::with_capacity(groups.len());
+    for (key, mut group) in groups {
+        order(&mut group);
+        spans.push((key, out.len(), out.len() + group.len()));
+        out.append(&mut group);
+    }
+    (out, spans)
 }
 
 fn app_of(defs: &Definitions, loc: LocId) -> AppId {
@@ -805,8 +825,6 @@ fn match_all(
             b.problem(ProblemKind::UnmatchedRecv, r.ev, r.kind, None, detail);
         }
     }
-    // Every send is in one message: unstable is exact.
-    messages.sort_unstable_by_key(|m| m.send);
 
     // Collectives.
     let mut instances = Vec::new();
@@ -998,5 +1016,38 @@ fn match_all(
         partners: b.partners,
         points: b.points,
         problems: b.problems,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Grouping by channel gives what a stable sort by key does, each group then
+        /// put in order, with the groups' spans.
+        #[test]
+        fn by_channel_is_a_stable_sort_by_key(
+            items in prop::collection::vec(((0u32..3, 0u32..3, 0u32..2, 0u32..2), 0u32..6), 0..80),
+        ) {
+            let tagged: Vec<(ChannelKey, (u32, usize))> =
+                items.iter().enumerate().map(|(i, &(k, v))| (k, (v, i))).collect();
+            let (got, spans) = by_channel(tagged.clone(), |g| g.sort_by_key(|x| x.0));
+            let mut want = tagged;
+            want.sort_by_key(|x| x.0);
+            let mut want_spans = Vec::new();
+            let mut start = 0;
+            for i in 1..=want.len() {
+                if i == want.len() || want[i].0 != want[start].0 {
+                    want[start..i].sort_by_key(|x| x.1 .0);
+                    want_spans.push((want[start].0, start, i));
+                    start = i;
+                }
+            }
+            let want_items: Vec<(u32, usize)> = want.into_iter().map(|x| x.1).collect();
+            prop_assert_eq!(got, want_items);
+            prop_assert_eq!(spans, want_spans);
+        }
     }
 }
