@@ -24,6 +24,7 @@
 //! release it follows) are counted before, after steps 1-2, and at the end.
 
 use crate::describe;
+use crate::fasthash::FxHashMap as HashMap;
 use crate::hull::{self, Line};
 use crate::input::Input;
 use crate::matching::{self, Shape, Sync};
@@ -36,7 +37,7 @@ use spoor_format::binary::flags;
 use spoor_format::{TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, EventRef, LocId, ProcId};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::io::Write;
 
 /// How offsets and drifts are found before the controlled logical clock.
@@ -398,7 +399,7 @@ fn clock_maps(
     }
 
     // Messages per ordered pair of processes: (send wall, receive wall).
-    let mut pairs: HashMap<(ProcId, ProcId), Vec<(i64, i64)>> = HashMap::new();
+    let mut pairs: HashMap<(ProcId, ProcId), Vec<(i64, i64)>> = HashMap::default();
     if matches!(opts.method, Method::Auto | Method::Messages) {
         let mut add = |from: LocId, to: LocId, s: i64, r: i64| {
             if let (Some(a), Some(b)) = (proc_of(defs, from), proc_of(defs, to)) {
@@ -796,7 +797,7 @@ fn controlled_logical_clock(
     }
 
     // Backward amortization. How far each source may move: its dependents' times.
-    let mut cap: HashMap<EventRef, i64> = HashMap::new();
+    let mut cap: HashMap<EventRef, i64> = HashMap::default();
     let mut limit = |src: EventRef, dep: EventRef, lat: i64| {
         let room = wall_of(&c, dep).saturating_sub(lat).saturating_sub(wall_of(&c, src)).max(0);
         let e = cap.entry(src).or_insert(room);
