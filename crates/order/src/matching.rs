@@ -743,8 +743,19 @@ fn match_all(
             .map(|l| location_pass(defs, l as LocId, recs[l - first], partners, points))
             .collect();
         for (l, pass) in (first..).zip(passes) {
-            b.partners[l] = pass.partners;
-            b.points[l] = pass.points;
+            // Room for a partner and a point per record: the messages' come below, and
+            // growing there copies and faults in every location's vectors twice over.
+            // Room not written to costs no memory.
+            let room = recs[l - first].len();
+            let (mut own_partners, mut own_points) = (pass.partners, pass.points);
+            if partners {
+                own_partners.reserve(room.saturating_sub(own_partners.len()));
+            }
+            if points {
+                own_points.reserve(room.saturating_sub(own_points.len()));
+            }
+            b.partners[l] = own_partners;
+            b.points[l] = own_points;
             b.problems.extend(pass.problems);
             for (key, part) in pass.colls {
                 coll.entry(key).or_default().push(part);
