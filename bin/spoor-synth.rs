@@ -88,6 +88,11 @@ struct Args {
     /// Time of each MPI call outside its waiting, ns (CPU and wall).
     #[arg(long, value_name = "NS", default_value_t = 200)]
     call_cost: u64,
+    /// Split the main compute procedure into K procedures called in turn, NAME_1 to
+    /// NAME_K, the i-th taking a share of each compute time proportional to K + 1 - i
+    /// (more procedures for profiles and zeroing; times are the same for any K).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    kernels: u32,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -117,6 +122,7 @@ impl Args {
             latency_ns: self.latency,
             bandwidth: self.bandwidth,
             call_ns: self.call_cost,
+            kernels: self.kernels,
         };
         if let Some(n) = self.events {
             spec.steps = spec.steps_for_events(n);

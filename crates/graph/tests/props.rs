@@ -86,9 +86,50 @@ fn intra_path_of_an_application_alone_is_its_global_path_and_apps_do_not_mix() {
     }
 }
 
+/// Splitting the compute procedure into kernels moves no event in time: the critical
+/// paths keep their lengths, and the kernels are the procedures zeroing ranks first.
+#[test]
+fn kernels_keep_the_paths_and_are_zeroed_one_by_one() {
+    for w in [Workload::Stencil, Workload::Barrier, Workload::Spa] {
+        let one = spec(w, 6, 8, 3, 1);
+        let split = Spec { kernels: 16, ..one.clone() };
+        for mode in [Mode::Cpu, Mode::Wall] {
+            let a = pag_of_bytes("one", synth_bytes(&one), mode);
+            let b = pag_of_bytes("split", synth_bytes(&split), mode);
+            let pa = critical_path(&a, &CpOptions::default());
+            let pb = critical_path(&b, &CpOptions::default());
+            assert_eq!(pa.length, pb.length, "{w:?} {mode:?}");
+            if mode == Mode::Wall {
+                continue;
+            }
+            let z = whatif::zeroing(&b, &CpOptions::default(), &pb, 16);
+            assert_eq!(z.len(), 16, "{w:?}");
+            // The kernels in order of their shares (spa's two server procedures take more).
+            let kernels: Vec<u32> = z
+                .iter()
+                .filter_map(|z| z.procedure.rsplit_once('_').and_then(|(_, i)| i.parse().ok()))
+                .collect();
+            assert!(
+                kernels.len() >= 14 && kernels.iter().copied().eq(1..=kernels.len() as u32),
+                "{w:?}: {z:?}"
+            );
+            for z in &z {
+                assert!(z.length_ns <= pb.length && z.length_ns >= pb.length - z.on_path_ns, "{w:?}: {z:?}");
+            }
+            assert!(z.windows(2).all(|p| p[0].on_path_ns >= p[1].on_path_ns), "{w:?}");
+        }
+    }
+}
+
 #[test]
 fn results_are_identical_on_one_and_many_threads() {
-    let bytes = synth_bytes(&Spec { procs: 16, steps: 40, ..Spec::new(Workload::Stencil) });
+    for kernels in [1, 16] {
+        results_are_identical_on_one_and_many_threads_with(kernels);
+    }
+}
+
+fn results_are_identical_on_one_and_many_threads_with(kernels: u32) {
+    let bytes = synth_bytes(&Spec { procs: 16, steps: 40, kernels, ..Spec::new(Workload::Stencil) });
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {

@@ -166,6 +166,11 @@ pub struct Spec {
     pub bandwidth: f64,
     /// CPU and wall time of every MPI-like call outside its waiting, ns.
     pub call_ns: u64,
+    /// The workload's main compute procedure split into this many, called in turn
+    /// (`NAME_1` .. `NAME_K`), the i-th taking a share of each compute time proportional
+    /// to K + 1 - i; 1 keeps the one procedure. Times and every other event are the same
+    /// for any K: only the procedures inside the compute change.
+    pub kernels: u32,
 }
 
 /// A spec that cannot be simulated.
@@ -179,6 +184,9 @@ impl fmt::Display for SpecError {
 }
 
 impl std::error::Error for SpecError {}
+
+/// The most procedures the main compute procedure may be split into.
+pub const MAX_KERNELS: u32 = 4096;
 
 /// The most locations a synthetic trace may have.
 pub const MAX_LOCATIONS: u64 = 1 << 24;
@@ -201,6 +209,7 @@ impl Spec {
             latency_ns: 2_000,
             bandwidth: 1.0,
             call_ns: 200,
+            kernels: 1,
         }
     }
 
@@ -223,6 +232,9 @@ impl Spec {
                 return err(format!("{m} machines is more than the limit of {MAX_LOCATIONS}"))
             }
             _ => {}
+        }
+        if !(1..=MAX_KERNELS).contains(&self.kernels) {
+            return err(format!("kernels must be between 1 and {MAX_KERNELS}, not {}", self.kernels));
         }
         if !(0.0..=1.0).contains(&self.imbalance) {
             return err(format!("imbalance must be between 0 and 1, not {}", self.imbalance));
@@ -303,7 +315,13 @@ impl Spec {
     pub fn event_count(&self) -> u64 {
         let p = self.procs as u64;
         let s = self.steps;
+        // Calls of the main compute procedure: each kernel after the first adds two events.
+        let computes = match self.workload {
+            Workload::Ring | Workload::Barrier | Workload::Pipeline | Workload::Stencil => p * s,
+            Workload::Spa | Workload::MasterWorker => (p - 1) * s,
+        };
         let per_app = 4 * p
+            + 2 * (self.kernels.max(1) as u64 - 1) * computes
             + match self.workload {
                 Workload::Ring => 9 * p * s,
                 Workload::Barrier => 6 * p * s,
@@ -354,6 +372,9 @@ impl Spec {
             " --latency {} --bandwidth {} --call-cost {}",
             self.latency_ns, self.bandwidth, self.call_ns
         );
+        if self.kernels != 1 {
+            s += &format!(" --kernels {}", self.kernels);
+        }
         s
     }
 }

@@ -83,6 +83,8 @@ fn procedures(w: Workload) -> Vec<(P, &'static str)> {
 #[derive(Clone, Debug)]
 pub(crate) struct Names {
     ids: [StrId; N_NAMES],
+    /// The main compute procedure's parts, when it is split (`Spec::kernels` > 1).
+    kernels: Vec<StrId>,
 }
 
 impl Names {
@@ -108,9 +110,18 @@ fn process_name(w: Workload, rank: u32) -> String {
 pub(crate) fn build(spec: &Spec) -> (Definitions, Names) {
     let mut defs = Definitions::new();
     let mut ids = [StrId::MAX; N_NAMES];
+    let mut work = "";
     for (p, name) in procedures(spec.workload) {
         ids[p as usize] = defs.strings.intern(name);
+        if p == P::Work {
+            work = name;
+        }
     }
+    // Interned after the others, so that the ids of one kernel's trace stay as they were.
+    let kernels = match spec.kernels {
+        0 | 1 => Vec::new(),
+        k => (1..=k).map(|i| defs.strings.intern(&format!("{work}_{i}"))).collect(),
+    };
     defs.set_property("creator", "spoor-synth");
     defs.set_property("workload", spec.workload.name());
     defs.set_property("synth.spec", &spec.describe());
@@ -131,7 +142,7 @@ pub(crate) fn build(spec: &Spec) -> (Definitions, Names) {
         let c = defs.add_comm("MPI_COMM_WORLD", members);
         debug_assert_eq!(c, spec.world(app));
     }
-    (defs, Names { ids })
+    (defs, Names { ids, kernels })
 }
 
 /// The clocks of one process.
@@ -260,9 +271,24 @@ impl<'a> Ctx<'a> {
 
     /// Rank `r` computes for `d` ns inside procedure `p`.
     pub(crate) fn compute(&mut self, r: u32, p: P, d: i64) -> io::Result<()> {
-        self.enter(r, p)?;
-        self.busy(r, d);
-        self.leave(r, p)
+        let k = self.names.kernels.len() as i64;
+        if p != P::Work || k < 2 {
+            self.enter(r, p)?;
+            self.busy(r, d);
+            return self.leave(r, p);
+        }
+        // Kernel i (from 0) gets (k - i) parts of k (k + 1) / 2; the last the rest.
+        let parts = k * (k + 1) / 2;
+        let mut left = d;
+        for i in 0..k {
+            let proc = self.names.kernels[i as usize];
+            let share = if i + 1 == k { left } else { (d as i128 * (k - i) as i128 / parts as i128) as i64 };
+            left -= share;
+            self.emit(r, Kind::Enter { proc })?;
+            self.busy(r, share);
+            self.emit(r, Kind::Leave { proc })?;
+        }
+        Ok(())
     }
 
     /// The arrival time of a message of `bytes` sent at `t`.

@@ -417,10 +417,102 @@ fn event_count_is_exact_everywhere() {
                     run(&s);
                     let s = Spec { call_ns: 0, latency_ns: 0, bytes: 0, imbalance: 1.0, ..s };
                     run(&s);
+                    run(&Spec { kernels: 3, ..s });
                 }
             }
         }
     }
+}
+
+/// Splitting the compute procedure into kernels changes only the procedures inside
+/// each compute: every other event is the same, each compute's kernels follow one
+/// another and add up to its time, and their shares fall from the first to the last.
+#[test]
+fn kernels_split_only_the_compute() {
+    let names = ["clientWork", "ringWork", "stencilUpdate", "workerTask", "stageWork", "simulateCycle"];
+    for w in Workload::ALL {
+        for k in [2, 5] {
+            let one = spec(w, 5, 4);
+            let split = Spec { kernels: k, ..one.clone() };
+            let (d1, e1, st1) = run(&one);
+            let (dk, ek, stk) = run(&split);
+            let name1 = |e: &Event| match e.kind {
+                Kind::Enter { proc } | Kind::Leave { proc } => Some(d1.strings.get(proc).unwrap().to_owned()),
+                _ => None,
+            };
+            let namek = |e: &Event| match e.kind {
+                Kind::Enter { proc } | Kind::Leave { proc } => Some(dk.strings.get(proc).unwrap().to_owned()),
+                _ => None,
+            };
+            let work = names.iter().copied().find(|n| st1.enters(n) > 0).expect("a compute procedure");
+            let kernel = |i: u32| format!("{work}_{i}");
+            assert_eq!(st1.enters(work), stk.enters(&kernel(1)), "{w}");
+            assert_eq!(stk.enters(work), 0, "{w}");
+            let is_work = |n: &Option<String>| n.as_deref() == Some(work);
+            let is_kernel =
+                |n: &Option<String>| n.as_deref().is_some_and(|n| n.starts_with(&format!("{work}_")));
+            // Everything else: the same events, procedures named the same.
+            let rest1: Vec<_> = e1.iter().filter(|e| !is_work(&name1(e))).map(|e| (e, name1(e))).collect();
+            let restk: Vec<_> = ek.iter().filter(|e| !is_kernel(&namek(e))).map(|e| (e, namek(e))).collect();
+            assert_eq!(rest1.len(), restk.len(), "{w}");
+            for ((a, na), (b, nb)) in rest1.iter().zip(&restk) {
+                assert_eq!((a.loc, a.wall, a.cpu, na), (b.loc, b.wall, b.cpu, nb), "{w}");
+                if na.is_none() {
+                    assert_eq!(a.kind, b.kind, "{w}");
+                }
+            }
+            // Each compute: its enter and leave times, against the kernels' in a row.
+            let computes1: Vec<(LocId, i64, i64)> = e1
+                .iter()
+                .zip(e1.iter().skip(1))
+                .filter(|(a, _)| is_work(&name1(a)) && matches!(a.kind, Kind::Enter { .. }))
+                .map(|(a, b)| (a.loc, a.wall, b.wall))
+                .collect();
+            let mut computesk = Vec::new();
+            let mut i = 0;
+            while i < ek.len() {
+                if namek(&ek[i]).as_deref() == Some(kernel(1).as_str())
+                    && matches!(ek[i].kind, Kind::Enter { .. })
+                {
+                    let group = &ek[i..i + 2 * k as usize];
+                    let mut prev = i64::MAX;
+                    for (j, pair) in group.chunks(2).enumerate() {
+                        assert_eq!(namek(&pair[0]), Some(kernel(j as u32 + 1)), "{w}");
+                        assert!(matches!(
+                            (&pair[0].kind, &pair[1].kind),
+                            (Kind::Enter { .. }, Kind::Leave { .. })
+                        ));
+                        assert!(
+                            j == 0 || pair[0].wall == group[2 * j - 1].wall,
+                            "{w}: kernels follow one another"
+                        );
+                        let took = pair[1].wall - pair[0].wall;
+                        // Shares fall (the last takes the rounding).
+                        assert!(
+                            j + 1 == k as usize || took <= prev,
+                            "{w}: kernel {} took {took} after {prev}",
+                            j + 1
+                        );
+                        prev = took;
+                    }
+                    computesk.push((ek[i].loc, ek[i].wall, group[2 * k as usize - 1].wall));
+                    i += 2 * k as usize;
+                } else {
+                    i += 1;
+                }
+            }
+            assert_eq!(computes1, computesk, "{w}");
+        }
+    }
+}
+
+#[test]
+fn kernels_are_bounded_and_described() {
+    assert!(Spec { kernels: 0, ..spec(Workload::Ring, 2, 1) }.validate().is_err());
+    assert!(Spec { kernels: MAX_KERNELS + 1, ..spec(Workload::Ring, 2, 1) }.validate().is_err());
+    assert!(Spec { kernels: MAX_KERNELS, ..spec(Workload::Ring, 2, 1) }.validate().is_ok());
+    assert!(!spec(Workload::Ring, 2, 1).describe().contains("--kernels"));
+    assert!(Spec { kernels: 16, ..spec(Workload::Ring, 2, 1) }.describe().ends_with(" --kernels 16"));
 }
 
 #[test]
