@@ -436,14 +436,13 @@ fn kernels_split_only_the_compute() {
             let split = Spec { kernels: k, ..one.clone() };
             let (d1, e1, st1) = run(&one);
             let (dk, ek, stk) = run(&split);
-            let name1 = |e: &Event| match e.kind {
-                Kind::Enter { proc } | Kind::Leave { proc } => Some(d1.strings.get(proc).unwrap().to_owned()),
+            // The procedure an event enters or leaves.
+            let proc_of = |d: &Definitions, e: &Event| match e.kind {
+                Kind::Enter { proc } | Kind::Leave { proc } => Some(d.strings.get(proc).unwrap().to_owned()),
                 _ => None,
             };
-            let namek = |e: &Event| match e.kind {
-                Kind::Enter { proc } | Kind::Leave { proc } => Some(dk.strings.get(proc).unwrap().to_owned()),
-                _ => None,
-            };
+            let name1 = |e: &Event| proc_of(&d1, e);
+            let namek = |e: &Event| proc_of(&dk, e);
             let work = names.iter().copied().find(|n| st1.enters(n) > 0).expect("a compute procedure");
             let kernel = |i: u32| format!("{work}_{i}");
             assert_eq!(st1.enters(work), stk.enters(&kernel(1)), "{w}");
