@@ -5,7 +5,9 @@
 use anyhow::anyhow;
 use clap::{Parser, ValueEnum};
 use spoor_cli::Output;
-use spoor_report::{Format, Level, Metric, Options, Overlay, PathArc, Segment, Selection, TableKind};
+use spoor_report::{
+    Format, Level, Metric, Options, Overlay, OverlayProfile, PathArc, Segment, Selection, TableKind,
+};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
@@ -112,7 +114,19 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
     let (pag, made) = spoor_graph::file::load_with_distances(input, mode, None, true)?;
     let path = spoor_graph::cp::critical_path_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
     let (segments, hops) = spoor_graph::cp::drawing(&pag, &path);
+    let profiles = [spoor_graph::profile::Level::Procedure, spoor_graph::profile::Level::Process]
+        .into_iter()
+        .map(|level| OverlayProfile {
+            level: level.name().into(),
+            rows: spoor_graph::profile::profile(&pag, &path, level)
+                .into_iter()
+                .map(|r| (r.name, r.time_ns))
+                .collect(),
+        })
+        .collect();
     Ok(Overlay {
+        length: path.length,
+        profiles,
         name: format!("critical path ({} mode)", mode.name()),
         segments: segments.into_iter().map(|(loc, start, end)| Segment { loc, start, end }).collect(),
         arcs: hops
@@ -155,12 +169,19 @@ fn main() {
             arrows: args.arrows,
             top: args.top,
         };
-        let sel = Selection { tables, level, metric: args.metric.clone() };
+        let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
         let lib = |e: spoor_report::Error| match e {
             spoor_report::Error::Format(f) => anyhow::Error::new(f),
             e => anyhow!(e),
         };
-        let overlay = args.critical_path.map(|m| critical_path_overlay(&args.input, m)).transpose()?;
+        let mut overlay = args.critical_path.map(|m| critical_path_overlay(&args.input, m)).transpose()?;
+        // The HTML summary opens with the wall-mode path when the input allows one.
+        if overlay.is_none() && matches!(args.format, Form::Html) && args.compare.is_empty() {
+            match critical_path_overlay(&args.input, CpMode::Wall) {
+                Ok(o) => overlay = Some(o),
+                Err(e) => sel.no_path = Some(format!("{e:#}")),
+            }
+        }
         let mut out = Output::create(args.output.as_deref())?;
         let format = match args.format {
             Form::Chrome => {

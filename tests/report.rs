@@ -255,6 +255,7 @@ fn chrome_export_draws_an_overlay_track() {
             to_loc: 1,
             to_time: 10_080_000,
         }],
+        ..Default::default()
     };
     let buf = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     struct W(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
@@ -352,6 +353,34 @@ fn chromium() -> String {
     panic!(
         "headless Chromium is needed to check the HTML report: install Debian's chromium (scripts/test does)"
     );
+}
+
+/// The HTML report opens with a summary, worked out by hand from late-sender.txt: the run
+/// lasts 10.22 ms; the wall path is as long and holds rank 0's 10 ms of `compute`; rank 2
+/// waits longest (9.15 ms in its receive, 0.03 ms in the barrier), then rank 1 (8.08 ms
+/// and 0.08 ms). Section headings are not repeated as table captions.
+#[test]
+fn html_report_opens_with_a_summary() {
+    let d = Dir::new();
+    let t = d.ordered(&testdata("late-sender.txt"), "ls.spoor");
+    let page = text("report", &[&t, "-f", "html"]);
+    let first = page.find("<section").unwrap();
+    let summary = &page[first..page[first..].find("</section>").unwrap() + first];
+    assert!(summary.contains("<h2>Summary</h2>"), "{summary}");
+    assert!(summary.contains("Elapsed time <b>10.220 ms</b> over 3 processes"), "{summary}");
+    assert!(summary.contains("The critical path (wall mode) is <b>10.220 ms</b> (100.0 % of the elapsed time)"));
+    let top_proc = r#"<tr><td>compute</td><td class="num">10.000</td><td class="num">97.8</td></tr>"#;
+    assert!(summary.contains(top_proc), "{summary}");
+    assert!(summary.contains(r#"<tr><td>rank0</td><td class="num">10.030</td>"#), "{summary}");
+    let waits = &summary[summary.find("summary-waits").unwrap()..];
+    let rank2 = waits.find("<td>rank2</td><td class=\"num\">9.180</td>").expect(waits);
+    let rank1 = waits.find("<td>rank1</td><td class=\"num\">8.160</td>").expect(waits);
+    assert!(rank2 < rank1, "the largest wait first");
+    assert!(waits.contains(r#"<td class="num">9.150</td><td class="num">0.030</td><td class="num">0.000</td>"#));
+    assert!(!page.contains("<caption>"), "headings are not repeated as captions");
+    // An unordered trace has no path, and the summary says why.
+    let page = text("report", &[&testdata("late-sender.txt"), "-f", "html"]);
+    assert!(page.contains("No critical path:"), "{}", &page[..2000.min(page.len())]);
 }
 
 /// The HTML report opened in headless Chromium: the DOM it builds holds every table and

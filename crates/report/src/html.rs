@@ -13,15 +13,11 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}\
 p.note{color:#666;font-size:12px;margin:.2em 0}\
 svg{display:block;margin:.5em 0;max-width:100%;height:auto}";
 
-/// A table as an HTML `<table>` whose id is the table's name; times in ms.
+/// A table as an HTML `<table>` whose id is the table's name; times in ms. The title is
+/// the heading of the section that holds the table, so it is not repeated as a caption.
 pub fn table(t: &Table) -> String {
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<table id="{}" class="report-table"><caption>{}</caption><thead><tr>"#,
-        esc(&t.name),
-        esc(&t.title)
-    );
+    let _ = write!(o, r#"<table id="{}" class="report-table"><thead><tr>"#, esc(&t.name));
     for c in &t.columns {
         let head = match c.unit {
             Unit::Ns => format!("{} (ms)", c.name),

@@ -15,13 +15,14 @@ pub mod html;
 pub mod metric;
 pub mod overlay;
 pub mod render;
+mod summary;
 pub mod svg;
 pub mod table;
 mod tables;
 
 pub use analyze::{LocStats, Message, Messages, MinAvgMax, ProcStats};
 pub use metric::{Level, Metric};
-pub use overlay::{Overlay, PathArc, Segment};
+pub use overlay::{Overlay, OverlayProfile, PathArc, Segment};
 pub use render::{render, render_compare, Format, Selection};
 pub use table::{Cell, Column, Table, Unit};
 pub use tables::TableKind;
@@ -304,6 +305,11 @@ impl Analysis {
     /// Per-location totals, indexed by location id.
     pub fn locations(&self) -> &[LocStats] {
         &self.pass.locs
+    }
+
+    /// Per-procedure totals of every location (one entry per procedure and location).
+    pub fn procedure_stats(&self) -> &[ProcStats] {
+        &self.pass.procs
     }
 
     pub fn messages(&self) -> &Messages {

@@ -28,6 +28,20 @@ pub struct Overlay {
     pub name: String,
     pub segments: Vec<Segment>,
     pub arcs: Vec<PathArc>,
+    /// The path's length (ns).
+    pub length: i64,
+    /// The path's time by entity at some levels (e.g. procedure, process), largest
+    /// first: the HTML report's summary shows the first few.
+    pub profiles: Vec<OverlayProfile>,
+}
+
+/// The time a path spends on each entity of one level, largest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OverlayProfile {
+    /// The level's name in the singular ("procedure", "process").
+    pub level: String,
+    /// (entity, time on the path in ns).
+    pub rows: Vec<(String, i64)>,
 }
 
 impl Overlay {

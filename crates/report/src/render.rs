@@ -26,6 +26,8 @@ pub struct Selection {
     pub tables: Vec<TableKind>,
     pub level: Option<Level>,
     pub metric: Option<String>,
+    /// Why no critical path is drawn (the HTML summary says so instead of its figures).
+    pub no_path: Option<String>,
 }
 
 enum Item {
@@ -285,7 +287,10 @@ pub fn render(
             writeln!(out, "{doc}")?;
         }
         Format::Html => {
-            let mut sections = Vec::new();
+            let mut sections = vec![Section {
+                title: "Summary".into(),
+                body: crate::summary::html(a, overlay, sel.no_path.as_deref()),
+            }];
             for it in &items {
                 match it {
                     Item::Table(t) => sections.push(Section { title: t.title.clone(), body: html::table(t) }),

@@ -17,6 +17,29 @@ fn ms(ns: f64) -> String {
     format!("{:.3} ms", ns / 1e6)
 }
 
+/// Where an axis tick's label hangs from its tick: the last one ends at its tick, so that
+/// it is not cut off at the picture's right edge.
+fn tick_anchor(i: usize, last: usize) -> &'static str {
+    if i == last {
+        "end"
+    } else {
+        "middle"
+    }
+}
+
+/// `label` shortened from the left (keeping its most specific end, e.g. the rank) to fit
+/// `width` pixels at `font` size, with an ellipsis where it was cut.
+fn fit_label(label: &str, width: f64, font: f64) -> String {
+    // Sans-serif glyphs average a little over half the font size in width.
+    let max = (width / (font * 0.6)).floor().max(4.0) as usize;
+    let n = label.chars().count();
+    if n <= max {
+        return label.to_owned();
+    }
+    let tail: String = label.chars().skip(n - (max - 1)).collect();
+    format!("…{tail}")
+}
+
 /// One curve of a time histogram.
 #[derive(Clone, Debug)]
 pub struct Series {
@@ -48,7 +71,7 @@ fn y_label(m: Metric) -> String {
 
 /// A time histogram of `metric`, the series overlaid (x: time since each series' origin).
 pub fn histogram(metric: Metric, series: &[Series], id: &str) -> String {
-    let (w, h, left, top, bottom) = (900.0, 260.0, 70.0, 30.0, 40.0);
+    let (w, h, left, top, bottom) = (900.0, 260.0, 84.0, 30.0, 40.0);
     let pw = w - left - 20.0;
     let ph = h - top - bottom;
     let mut xmax: f64 = 1.0;
@@ -79,8 +102,13 @@ pub fn histogram(metric: Metric, series: &[Series], id: &str) -> String {
         let f = i as f64 / 4.0;
         let x = left + f * pw;
         let y = top + ph - f * ph;
-        let _ =
-            write!(o, r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, h - 22.0, ms(f * xmax));
+        let _ = write!(
+            o,
+            r#"<text x="{x:.1}" y="{:.1}" text-anchor="{}">{}</text>"#,
+            h - 22.0,
+            tick_anchor(i, 4),
+            ms(f * xmax)
+        );
         let _ = write!(
             o,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{:.3}</text>"#,
@@ -206,7 +234,7 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
             left - 4.0,
             y + rh * 0.75,
             (rh * 0.8).clamp(3.0, 10.0),
-            esc(label),
+            esc(&fit_label(label, left - 8.0, (rh * 0.8).clamp(3.0, 10.0))),
             cy(r),
             left + pw,
             cy(r)
@@ -303,12 +331,13 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
         let f = i as f64 / 5.0;
         let _ = write!(
             o,
-            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#999"/><text x="{0:.1}" y="{3:.1}" text-anchor="middle">{4}</text>"##,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#999"/><text x="{0:.1}" y="{3:.1}" text-anchor="{5}">{4}</text>"##,
             left + f * pw,
             base,
             base + 5.0,
             base + 17.0,
-            ms(f * span)
+            ms(f * span),
+            tick_anchor(i, 5)
         );
     }
     let _ = write!(

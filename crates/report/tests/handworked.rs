@@ -247,6 +247,7 @@ fn hand_path() -> Overlay {
             PathArc { from_loc: 0, from_time: 10_030_000, to_loc: 1, to_time: 10_080_000 },
             PathArc { from_loc: 1, from_time: 10_100_000, to_loc: 2, to_time: 10_150_000 },
         ],
+        ..Default::default()
     }
 }
 
