@@ -1,0 +1,482 @@
+//! The fold that finds wait states: events go in one at a time (each location's in its
+//! own order, every receive completion after its send), instances come out.
+
+use crate::pattern::Pattern;
+use crate::{CallPaths, Instance, OUTSIDE};
+use rustc_hash::FxHashMap;
+use spoor_model::{CollOp, CommId, Definitions, Event, EventRef, Kind, LocId, StrId};
+use std::collections::VecDeque;
+
+/// Late-sender instances per location that a later receive can still show to have
+/// waited in the wrong order (Scalasca keeps such a bounded history too).
+const WRONG_ORDER_WINDOW: usize = 64;
+
+/// How the detector treats a procedure by its name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Call {
+    /// MPI_Wait*, MPI_Test*: a call that completes non-blocking requests.
+    Completion,
+    Init,
+    Finalize,
+    Other,
+}
+
+fn classify(name: &str) -> Call {
+    let n = name.to_ascii_lowercase();
+    let n = n.trim_end_matches('_');
+    match n {
+        "mpi_wait" | "mpi_waitall" | "mpi_waitany" | "mpi_waitsome" | "mpi_test" | "mpi_testall"
+        | "mpi_testany" | "mpi_testsome" => Call::Completion,
+        "mpi_init" | "mpi_init_thread" => Call::Init,
+        "mpi_finalize" => Call::Finalize,
+        _ => Call::Other,
+    }
+}
+
+/// What a collective operation synchronizes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    Barrier,
+    NxN,
+    OneToN,
+    NToOne,
+    None,
+}
+
+fn sync_of(op: CollOp) -> Sync {
+    match op {
+        CollOp::Barrier => Sync::Barrier,
+        CollOp::Allreduce
+        | CollOp::Allgather
+        | CollOp::Allgatherv
+        | CollOp::Alltoall
+        | CollOp::Alltoallv
+        | CollOp::ReduceScatter => Sync::NxN,
+        CollOp::Bcast | CollOp::Scatter | CollOp::Scatterv => Sync::OneToN,
+        CollOp::Reduce | CollOp::Gather | CollOp::Gatherv => Sync::NToOne,
+        CollOp::Scan | CollOp::Other => Sync::None,
+    }
+}
+
+/// Where a wait is charged: the innermost procedure and the call path at that moment.
+#[derive(Clone, Copy)]
+struct Site {
+    proc: StrId,
+    callpath: u32,
+}
+
+/// One location's state during the fold.
+#[derive(Default)]
+struct LocState {
+    index: u64,
+    stack: Vec<(StrId, i64)>,
+    recv_begin: Option<i64>,
+    /// The current run of completion calls: when it started, and how far its waits
+    /// have been charged (a waitall's completions share one wait, charged once).
+    run: Option<(i64, i64)>,
+    /// Open non-blocking requests: posting time.
+    requests: FxHashMap<u64, i64>,
+    /// A blocking send whose end is this location's next event.
+    open_send: Option<EventRef>,
+    /// Collective instances ended so far, per communicator.
+    coll_count: FxHashMap<CommId, u64>,
+    coll_begin: Option<(i64, u64)>,
+    lock_request: Option<i64>,
+    /// Recent late-sender instances: (send time, instance index).
+    late_senders: VecDeque<(i64, usize)>,
+    /// MPI_Init and MPI_Finalize on this location.
+    init: Option<Span>,
+    finalize: Option<Span>,
+}
+
+/// A call of MPI_Init or MPI_Finalize: its enter and leave (time, event index) and where
+/// it was called.
+#[derive(Clone, Copy)]
+struct Span {
+    enter: (i64, u64),
+    leave: (i64, u64),
+    site: Site,
+}
+
+/// A send not yet fully judged: its time, and for a blocking send its end and the
+/// posting time of the receive that got it (late receiver needs both).
+struct SendState {
+    time: i64,
+    blocking: bool,
+    site: Site,
+    end: Option<i64>,
+    recv_post: Option<(i64, EventRef)>,
+}
+
+/// One member's part in a collective instance.
+struct Member {
+    loc: LocId,
+    begin: (i64, u64),
+    end: (i64, u64),
+    op: CollOp,
+    root: Option<LocId>,
+    site: Site,
+}
+
+/// What the fold found so far.
+pub(crate) struct Detector {
+    locs: Vec<LocState>,
+    sends: FxHashMap<EventRef, SendState>,
+    colls: FxHashMap<(CommId, u64), Vec<Member>>,
+    calls: FxHashMap<StrId, Call>,
+    pub(crate) instances: Vec<Instance>,
+    pub(crate) callpaths: CallPaths,
+    /// Receive completions without a partner, or whose partner came later.
+    pub(crate) unmatched: u64,
+    pub(crate) out_of_order: Option<(EventRef, EventRef)>,
+}
+
+impl Detector {
+    pub(crate) fn new(defs: &Definitions) -> Detector {
+        let mut locs = Vec::new();
+        locs.resize_with(defs.locations.len(), LocState::default);
+        Detector {
+            locs,
+            sends: FxHashMap::default(),
+            colls: FxHashMap::default(),
+            calls: FxHashMap::default(),
+            instances: Vec::new(),
+            callpaths: CallPaths::default(),
+            unmatched: 0,
+            out_of_order: None,
+        }
+    }
+
+    fn call(&mut self, defs: &Definitions, proc: StrId) -> Call {
+        *self.calls.entry(proc).or_insert_with(|| classify(&defs.strings.name(proc)))
+    }
+
+    fn site(&mut self, loc: LocId) -> Site {
+        let stack = &self.locs[loc as usize].stack;
+        let proc = stack.last().map_or(OUTSIDE, |f| f.0);
+        let path: Vec<StrId> = stack.iter().map(|f| f.0).collect();
+        Site { proc, callpath: self.callpaths.intern(path) }
+    }
+
+    fn push(
+        &mut self,
+        pattern: Pattern,
+        loc: LocId,
+        site: Site,
+        start: i64,
+        end: i64,
+        cause: Option<EventRef>,
+    ) {
+        if end > start {
+            self.instances.push(Instance {
+                pattern,
+                loc,
+                proc: site.proc,
+                callpath: site.callpath,
+                start,
+                duration: end - start,
+                cause,
+            });
+        }
+    }
+
+    /// Takes one event.
+    pub(crate) fn event(&mut self, defs: &Definitions, e: &Event) {
+        let li = e.loc as usize;
+        if li >= self.locs.len() {
+            self.locs.resize_with(li + 1, LocState::default);
+        }
+        let me = EventRef { loc: e.loc, index: self.locs[li].index };
+        self.locs[li].index += 1;
+        if let Some(send) = self.locs[li].open_send.take() {
+            self.send_ended(send, e.wall);
+        }
+        self.track_completion_run(defs, e);
+        match &e.kind {
+            Kind::Enter { proc } => {
+                let call = self.call(defs, *proc);
+                self.locs[li].stack.push((*proc, e.wall));
+                if matches!(call, Call::Init | Call::Finalize) {
+                    let at = (e.wall, me.index);
+                    let span = Some(Span { enter: at, leave: at, site: self.site(e.loc) });
+                    let st = &mut self.locs[li];
+                    *(if call == Call::Init { &mut st.init } else { &mut st.finalize }) = span;
+                }
+            }
+            Kind::Leave { proc } => {
+                let call = self.call(defs, *proc);
+                let st = &mut self.locs[li];
+                // Close up to the matching frame (a missing leave closes inner frames).
+                if let Some(pos) = st.stack.iter().rposition(|f| f.0 == *proc) {
+                    st.stack.truncate(pos);
+                }
+                let slot = match call {
+                    Call::Init => &mut st.init,
+                    Call::Finalize => &mut st.finalize,
+                    _ => &mut None,
+                };
+                if let Some(span) = slot {
+                    span.leave = (e.wall, me.index);
+                }
+            }
+            Kind::Send { .. } | Kind::Isend { .. } => {
+                let blocking = matches!(e.kind, Kind::Send { .. });
+                if let Kind::Isend { request, .. } = e.kind {
+                    self.locs[li].requests.insert(request, e.wall);
+                }
+                let site = self.site(e.loc);
+                self.sends.insert(me, SendState { time: e.wall, blocking, site, end: None, recv_post: None });
+                if blocking {
+                    self.locs[li].open_send = Some(me);
+                }
+            }
+            Kind::RecvBegin { .. } => self.locs[li].recv_begin = Some(e.wall),
+            Kind::IrecvRequest { request, .. } => {
+                self.locs[li].requests.insert(*request, e.wall);
+            }
+            Kind::RecvEnd { .. } => {
+                let begin = self.locs[li].recv_begin.take();
+                let wait = begin.map(|b| (b, b));
+                self.receive_completed(e, me, begin.unwrap_or(e.wall), wait);
+            }
+            Kind::IrecvComplete { request, .. } => {
+                let post = self.locs[li].requests.remove(request).unwrap_or(e.wall);
+                let run = self.locs[li].run;
+                self.receive_completed(e, me, post, run);
+            }
+            Kind::IsendComplete { request } => {
+                self.locs[li].requests.remove(request);
+            }
+            Kind::CollBegin { .. } => self.locs[li].coll_begin = Some((e.wall, me.index)),
+            Kind::CollEnd { op, comm, root, .. } => self.collective_ended(defs, e, me, *op, *comm, *root),
+            Kind::LockRequest { .. } => self.locs[li].lock_request = Some(e.wall),
+            Kind::LockAcquire { .. } => {
+                if let Some(t) = self.locs[li].lock_request.take() {
+                    let site = self.site(e.loc);
+                    self.push(Pattern::LockContention, e.loc, site, t, e.wall, e.ann.partner);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A run of completion calls (MPI_Wait*, MPI_Test* back to back, with only the
+    /// completions they return in between) is one wait; anything else ends it.
+    fn track_completion_run(&mut self, defs: &Definitions, e: &Event) {
+        let keeps = match &e.kind {
+            Kind::Enter { proc } | Kind::Leave { proc } => self.call(defs, *proc) == Call::Completion,
+            Kind::IrecvComplete { .. } | Kind::IsendComplete { .. } => true,
+            _ => false,
+        };
+        let st = &mut self.locs[e.loc as usize];
+        if !keeps {
+            st.run = None;
+        } else if st.run.is_none() && matches!(e.kind, Kind::Enter { .. }) {
+            st.run = Some((e.wall, e.wall));
+        }
+    }
+
+    /// A receive completed at `e`: posted at `post`; `wait` is where its waiting began
+    /// and how far it was already charged (None: it completed outside any wait).
+    fn receive_completed(&mut self, e: &Event, me: EventRef, post: i64, wait: Option<(i64, i64)>) {
+        let Some(send_ref) = e.ann.partner else {
+            self.unmatched += 1;
+            return;
+        };
+        let Some(send) = self.sends.get_mut(&send_ref) else {
+            // Its send is not before it: the input is not in causal order.
+            self.out_of_order.get_or_insert((me, send_ref));
+            return;
+        };
+        let send_time = send.time;
+        if send.blocking {
+            send.recv_post = Some((post, me));
+            self.judge_late_receiver(send_ref);
+        } else {
+            self.sends.remove(&send_ref);
+        }
+        let li = e.loc as usize;
+        // Earlier late senders that waited while this message, sent before theirs, was
+        // on its way: they waited in the wrong order.
+        for &(t, k) in &self.locs[li].late_senders {
+            if t > send_time && self.instances[k].pattern == Pattern::LateSender {
+                self.instances[k].pattern = Pattern::LateSenderWrongOrder;
+            }
+        }
+        let Some((start, charged)) = wait else { return };
+        let from = start.max(charged);
+        let until = send_time.min(e.wall);
+        if until > from {
+            let site = self.site(e.loc);
+            self.push(Pattern::LateSender, e.loc, site, from, until, Some(send_ref));
+            let st = &mut self.locs[li];
+            if st.late_senders.len() == WRONG_ORDER_WINDOW {
+                st.late_senders.pop_front();
+            }
+            st.late_senders.push_back((send_time, self.instances.len() - 1));
+            if let Some(run) = &mut st.run {
+                run.1 = run.1.max(until);
+            }
+        }
+    }
+
+    fn send_ended(&mut self, send: EventRef, end: i64) {
+        if let Some(s) = self.sends.get_mut(&send) {
+            s.end = Some(end);
+            self.judge_late_receiver(send);
+        }
+    }
+
+    /// A blocking send waited for its receive when the receive was posted after the
+    /// send began and before it returned.
+    fn judge_late_receiver(&mut self, send_ref: EventRef) {
+        let Some(s) = self.sends.get(&send_ref) else { return };
+        let (Some(end), Some((post, recv))) = (s.end, s.recv_post) else { return };
+        let (time, site) = (s.time, s.site);
+        self.sends.remove(&send_ref);
+        // A send that returned before the receive was posted did not wait for it (eager).
+        if post < end {
+            self.push(Pattern::LateReceiver, send_ref.loc, site, time, post, Some(recv));
+        }
+    }
+
+    fn collective_ended(
+        &mut self,
+        defs: &Definitions,
+        e: &Event,
+        me: EventRef,
+        op: CollOp,
+        comm: CommId,
+        root: Option<LocId>,
+    ) {
+        let site = self.site(e.loc);
+        let st = &mut self.locs[e.loc as usize];
+        let begin = st.coll_begin.take().unwrap_or((e.wall, me.index));
+        let k = st.coll_count.entry(comm).or_insert(0);
+        let key = (comm, *k);
+        *k += 1;
+        let size = defs.comms.get(comm as usize).map_or(0, |c| c.members.len());
+        let members = self.colls.entry(key).or_default();
+        members.push(Member { loc: e.loc, begin, end: (e.wall, me.index), op, root, site });
+        if members.len() >= size {
+            let members = self.colls.remove(&key).unwrap_or_default();
+            self.judge_collective(&members);
+        }
+    }
+
+    /// The waits of one complete collective instance.
+    fn judge_collective(&mut self, members: &[Member]) {
+        let Some(first) = members.first() else { return };
+        let sync = sync_of(first.op);
+        let at = |m: &Member, i: (i64, u64)| Some(EventRef { loc: m.loc, index: i.1 });
+        let last_in = members.iter().max_by_key(|m| (m.begin.0, m.loc)).expect("non-empty");
+        let first_out = members.iter().min_by_key(|m| (m.end.0, m.loc)).expect("non-empty");
+        for m in members {
+            let (b, e) = (m.begin.0, m.end.0);
+            match sync {
+                Sync::Barrier | Sync::NxN => {
+                    let (wait, done) = if sync == Sync::Barrier {
+                        (Pattern::WaitAtBarrier, Pattern::BarrierCompletion)
+                    } else {
+                        (Pattern::WaitAtNxN, Pattern::NxNCompletion)
+                    };
+                    let until = last_in.begin.0.min(e);
+                    self.push(wait, m.loc, m.site, b, until, at(last_in, last_in.begin));
+                    self.push(
+                        done,
+                        m.loc,
+                        m.site,
+                        first_out.end.0.max(until).max(b),
+                        e,
+                        at(first_out, first_out.end),
+                    );
+                }
+                Sync::OneToN => {
+                    let Some(root) = members.iter().find(|r| Some(r.loc) == m.root) else { continue };
+                    if root.loc != m.loc {
+                        self.push(
+                            Pattern::LateBroadcast,
+                            m.loc,
+                            m.site,
+                            b,
+                            root.begin.0.min(e),
+                            at(root, root.begin),
+                        );
+                    }
+                }
+                Sync::NToOne => {
+                    if Some(m.loc) != m.root {
+                        continue;
+                    }
+                    let Some(other) =
+                        members.iter().filter(|o| o.loc != m.loc).min_by_key(|o| (o.begin.0, o.loc))
+                    else {
+                        continue;
+                    };
+                    self.push(
+                        Pattern::EarlyReduce,
+                        m.loc,
+                        m.site,
+                        b,
+                        other.begin.0.min(e),
+                        at(other, other.begin),
+                    );
+                }
+                Sync::None => {}
+            }
+        }
+    }
+
+    /// What only the end of the trace tells: MPI_Init's completion and the wait at
+    /// MPI_Finalize, over the processes of each application.
+    pub(crate) fn finish(&mut self, defs: &Definitions) {
+        let mut apps: FxHashMap<u32, Vec<LocId>> = FxHashMap::default();
+        for l in 0..self.locs.len() as LocId {
+            if let Some(p) = defs.process_of(l) {
+                apps.entry(p.app).or_default().push(l);
+            }
+        }
+        let mut apps: Vec<(u32, Vec<LocId>)> = apps.into_iter().collect();
+        apps.sort_unstable();
+        for (_, locs) in apps {
+            let spans = |f: fn(&LocState) -> Option<Span>| -> Vec<(LocId, Span)> {
+                locs.iter().filter_map(|&l| f(&self.locs[l as usize]).map(|s| (l, s))).collect()
+            };
+            let init = spans(|st| st.init);
+            let fin = spans(|st| st.finalize);
+            // Time in MPI_Init after the first process left it.
+            if let Some(&(l0, s0)) = init.iter().min_by_key(|(l, s)| (s.leave.0, *l)) {
+                for &(l, s) in init.iter().filter(|_| init.len() > 1) {
+                    let cause = Some(EventRef { loc: l0, index: s0.leave.1 });
+                    self.push(
+                        Pattern::InitCompletion,
+                        l,
+                        s.site,
+                        s0.leave.0.max(s.enter.0),
+                        s.leave.0,
+                        cause,
+                    );
+                }
+            }
+            // Time in MPI_Finalize before the last process entered it.
+            if let Some(&(l1, s1)) = fin.iter().max_by_key(|(l, s)| (s.enter.0, *l)) {
+                for &(l, s) in fin.iter().filter(|_| fin.len() > 1) {
+                    let cause = Some(EventRef { loc: l1, index: s1.enter.1 });
+                    self.push(
+                        Pattern::WaitAtFinalize,
+                        l,
+                        s.site,
+                        s.enter.0,
+                        s1.enter.0.min(s.leave.0),
+                        cause,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Sends and collective instances still open at the end (their partners are missing).
+    pub(crate) fn open(&self) -> (usize, usize) {
+        (self.sends.values().filter(|s| s.blocking).count(), self.colls.len())
+    }
+}

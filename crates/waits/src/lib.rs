@@ -1,0 +1,259 @@
+//! Wait states: where the processes of a run waited, for what and how long, after
+//! Scalasca's patterns (formats/waits.md defines each one).
+//!
+//! [`analyze`] folds an ordered trace (spoor-order's output) into [`WaitStates`]: every
+//! instance with its location, procedure, call path, start and duration, and the event
+//! that ended the wait (its cause), and totals by pattern × procedure × process. The
+//! fold ([`Detector`](detect)) takes one event at a time and keeps only what is in
+//! flight (sends not yet received, collective instances not yet complete), so it can be
+//! one observer of any pass over a trace.
+
+mod detect;
+mod pattern;
+
+pub use pattern::Pattern;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use spoor_format::{binary::flags, TraceReader};
+use spoor_model::{Definitions, Event, EventRef, LocId, ProcId, StrId};
+use std::collections::BTreeMap;
+
+/// The procedure of time spent outside every procedure.
+pub const OUTSIDE: StrId = StrId::MAX;
+
+/// One wait.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Instance {
+    pub pattern: Pattern,
+    /// The location that waited.
+    pub loc: LocId,
+    /// The innermost procedure it waited in ([`OUTSIDE`] if none).
+    pub proc: StrId,
+    /// Its call path: an index into [`WaitStates::callpaths`].
+    pub callpath: u32,
+    /// When the wait began (ns, the trace's clock) and how long it lasted.
+    pub start: i64,
+    pub duration: i64,
+    /// The event the location waited for: the late send, the late receive's posting, the
+    /// last member's entry, the root's entry, the lock's release, the first exit.
+    pub cause: Option<EventRef>,
+}
+
+/// Call paths, each stored once: outermost procedure first.
+#[derive(Clone, Debug, Default)]
+pub struct CallPaths {
+    paths: Vec<Vec<StrId>>,
+    index: FxHashMap<Vec<StrId>, u32>,
+}
+
+impl CallPaths {
+    fn intern(&mut self, path: Vec<StrId>) -> u32 {
+        if let Some(&i) = self.index.get(&path) {
+            return i;
+        }
+        let i = self.paths.len() as u32;
+        self.paths.push(path.clone());
+        self.index.insert(path, i);
+        i
+    }
+
+    /// The procedures of call path `id`, outermost first.
+    pub fn get(&self, id: u32) -> &[StrId] {
+        self.paths.get(id as usize).map_or(&[], |p| p.as_slice())
+    }
+
+    /// Call path `id` as `main > solve > MPI_Recv`.
+    pub fn render(&self, defs: &Definitions, id: u32) -> String {
+        let names: Vec<String> = self.get(id).iter().map(|&p| proc_name(defs, p)).collect();
+        if names.is_empty() {
+            proc_name(defs, OUTSIDE)
+        } else {
+            names.join(" > ")
+        }
+    }
+}
+
+/// A procedure's name, `(outside any procedure)` for [`OUTSIDE`].
+pub fn proc_name(defs: &Definitions, p: StrId) -> String {
+    if p == OUTSIDE {
+        "(outside any procedure)".into()
+    } else {
+        defs.strings.name(p).into_owned()
+    }
+}
+
+/// The waits of one pattern, procedure and process, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Total {
+    pub count: u64,
+    pub time_ns: i64,
+}
+
+/// Everything the analysis found.
+#[derive(Clone, Debug, Default)]
+pub struct WaitStates {
+    /// Every wait, by location, then start, then pattern.
+    pub instances: Vec<Instance>,
+    pub callpaths: CallPaths,
+    /// Totals by (pattern, procedure, process).
+    pub totals: BTreeMap<(Pattern, StrId, ProcId), Total>,
+    /// Receive completions without a partner (they could not be judged).
+    pub unmatched: u64,
+    /// Blocking sends and collective instances whose partners never came.
+    pub open_sends: usize,
+    pub open_collectives: usize,
+}
+
+impl WaitStates {
+    /// The total of one pattern over every procedure and process.
+    pub fn pattern_total(&self, p: Pattern) -> Total {
+        self.totals.range((p, 0, 0)..=(p, StrId::MAX, ProcId::MAX)).fold(Total::default(), |a, (_, t)| {
+            Total { count: a.count + t.count, time_ns: a.time_ns + t.time_ns }
+        })
+    }
+
+    /// Lines about what could not be judged.
+    pub fn notes(&self) -> Vec<String> {
+        let mut n = Vec::new();
+        if self.unmatched > 0 {
+            n.push(format!(
+                "{} receive completions have no matched send and were not judged",
+                self.unmatched
+            ));
+        }
+        if self.open_sends > 0 {
+            n.push(format!("{} blocking sends were never received and were not judged", self.open_sends));
+        }
+        if self.open_collectives > 0 {
+            n.push(format!(
+                "{} collective instances miss members and were not judged",
+                self.open_collectives
+            ));
+        }
+        n
+    }
+}
+
+/// Why wait states could not be computed.
+#[derive(Debug)]
+pub enum Error {
+    Format(spoor_format::Error),
+    /// The trace is not spoor-order's output (or not in causal order).
+    NotOrdered(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Format(e) => e.fmt(f),
+            Error::NotOrdered(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Format(e) => Some(e),
+            Error::NotOrdered(_) => None,
+        }
+    }
+}
+
+impl From<spoor_format::Error> for Error {
+    fn from(e: spoor_format::Error) -> Self {
+        Error::Format(e)
+    }
+}
+
+/// The wait-state fold: one event at a time, then [`Waits::finish`]. Events of each
+/// location come in that location's order, and every receive completion after its send
+/// (spoor-order's causal order).
+pub struct Waits {
+    detect: detect::Detector,
+}
+
+impl Waits {
+    pub fn new(defs: &Definitions) -> Waits {
+        Waits { detect: detect::Detector::new(defs) }
+    }
+
+    pub fn event(&mut self, defs: &Definitions, e: &Event) {
+        self.detect.event(defs, e);
+    }
+
+    /// The result; `defs` are the trace's final definitions (they name the processes).
+    pub fn finish(mut self, defs: &Definitions, trace: &str) -> Result<WaitStates, Error> {
+        let d = &mut self.detect;
+        if let Some((recv, send)) = d.out_of_order {
+            return Err(Error::NotOrdered(format!(
+                "{trace}: the receive {}:{} comes before its send {}:{}: the trace is not in causal order; run it through spoor-order first",
+                recv.loc, recv.index, send.loc, send.index
+            )));
+        }
+        d.finish(defs);
+        let (open_sends, open_collectives) = d.open();
+        let mut instances = std::mem::take(&mut d.instances);
+        instances.sort_by_key(|i| (i.loc, i.start, i.pattern));
+        let mut totals: BTreeMap<(Pattern, StrId, ProcId), Total> = BTreeMap::new();
+        for i in &instances {
+            let process = defs.locations.get(i.loc as usize).map_or(ProcId::MAX, |l| l.process);
+            let t = totals.entry((i.pattern, i.proc, process)).or_default();
+            t.count += 1;
+            t.time_ns += i.duration;
+        }
+        Ok(WaitStates {
+            instances,
+            callpaths: std::mem::take(&mut d.callpaths),
+            totals,
+            unmatched: d.unmatched,
+            open_sends,
+            open_collectives,
+        })
+    }
+}
+
+/// The wait states of an ordered trace (spoor-order's output: flags MATCHED and
+/// GLOBAL_ORDER; a text-form trace must carry its partners). Returns the final
+/// definitions with them.
+pub fn analyze(mut reader: TraceReader) -> Result<(Definitions, WaitStates), Error> {
+    let name = reader.name().to_owned();
+    let not_ordered = || {
+        Error::NotOrdered(format!(
+            "{name}: wait states need matched messages in causal order; run the trace through spoor-order first"
+        ))
+    };
+    let Some(h) = reader.header() else {
+        // The text form: its definitions are complete only at its end; it is small.
+        let (defs, events) = reader.read_all()?;
+        if events.iter().any(|e| is_message_completion(e) && e.ann.partner.is_none()) {
+            return Err(not_ordered());
+        }
+        let mut waits = Waits::new(&defs);
+        for e in &events {
+            waits.event(&defs, e);
+        }
+        let w = waits.finish(&defs, &name)?;
+        return Ok((defs, w));
+    };
+    let need = flags::MATCHED | flags::GLOBAL_ORDER;
+    if h.flags & need != need {
+        return Err(not_ordered());
+    }
+    let defs0 = reader.defs().clone();
+    let mut waits = Waits::new(&defs0);
+    while let Some(b) = reader.next_block()? {
+        for e in &b.events {
+            waits.event(&defs0, e);
+        }
+    }
+    // A later definitions chunk may name what the first did not.
+    let defs = reader.defs().clone();
+    let w = waits.finish(&defs, &name)?;
+    Ok((defs, w))
+}
+
+fn is_message_completion(e: &Event) -> bool {
+    matches!(e.kind, spoor_model::Kind::RecvEnd { .. } | spoor_model::Kind::IrecvComplete { .. })
+}
