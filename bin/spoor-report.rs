@@ -55,7 +55,8 @@ struct Args {
     #[arg(short, long, value_enum, default_value = "text")]
     format: Form,
     /// Only these tables (repeatable): metrics, profile, callgraph, npt, utilization,
-    /// messages, transactions, histogram, spacetime. Default: all that the input allows.
+    /// messages, transactions, histogram, spacetime, waits (wait states: by pattern,
+    /// procedure and process, and the largest). Default: all that the input allows.
     #[arg(short, long = "table", value_name = "TABLE")]
     tables: Vec<String>,
     /// Level of the metric and profile tables: application, machine, process, thread, procedure.
@@ -168,6 +169,8 @@ fn main() {
             rows: args.rows.max(1),
             arrows: args.arrows,
             top: args.top,
+            // Wait states cost a fold of their own: only for the tables that show them.
+            waits: args.tables.is_empty() || args.tables.iter().any(|t| t == "waits"),
         };
         let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
         let lib = |e: spoor_report::Error| match e {

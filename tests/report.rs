@@ -13,6 +13,7 @@ fn bin(name: &str) -> &'static str {
         "report" => env!("CARGO_BIN_EXE_spoor-report"),
         "order" => env!("CARGO_BIN_EXE_spoor-order"),
         "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
+        "import" => env!("CARGO_BIN_EXE_spoor-import"),
         _ => unreachable!("{name}"),
     }
 }
@@ -368,7 +369,9 @@ fn html_report_opens_with_a_summary() {
     let summary = &page[first..page[first..].find("</section>").unwrap() + first];
     assert!(summary.contains("<h2>Summary</h2>"), "{summary}");
     assert!(summary.contains("Elapsed time <b>10.220 ms</b> over 3 processes"), "{summary}");
-    assert!(summary.contains("The critical path (wall mode) is <b>10.220 ms</b> (100.0 % of the elapsed time)"));
+    assert!(
+        summary.contains("The critical path (wall mode) is <b>10.220 ms</b> (100.0 % of the elapsed time)")
+    );
     let top_proc = r#"<tr><td>compute</td><td class="num">10.000</td><td class="num">97.8</td></tr>"#;
     assert!(summary.contains(top_proc), "{summary}");
     assert!(summary.contains(r#"<tr><td>rank0</td><td class="num">10.030</td>"#), "{summary}");
@@ -376,7 +379,9 @@ fn html_report_opens_with_a_summary() {
     let rank2 = waits.find("<td>rank2</td><td class=\"num\">9.180</td>").expect(waits);
     let rank1 = waits.find("<td>rank1</td><td class=\"num\">8.160</td>").expect(waits);
     assert!(rank2 < rank1, "the largest wait first");
-    assert!(waits.contains(r#"<td class="num">9.150</td><td class="num">0.030</td><td class="num">0.000</td>"#));
+    assert!(
+        waits.contains(r#"<td class="num">9.150</td><td class="num">0.030</td><td class="num">0.000</td>"#)
+    );
     assert!(!page.contains("<caption>"), "headings are not repeated as captions");
     // An unordered trace has no path, and the summary says why.
     let page = text("report", &[&testdata("late-sender.txt"), "-f", "html"]);
@@ -459,4 +464,52 @@ fn html_report_in_headless_chromium() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let png = std::fs::read(&shot).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+}
+
+/// Wait states of a real Score-P run (casita-4 in $SPOOR_DATA): the late-sender chain
+/// 0→1→2→3, each wait as otf2-print's times give it (from the receiver's entry into
+/// MPI_Recv to the sender's MPI_SEND record), and nothing else waiting in MPI_Recv.
+#[test]
+fn wait_states_of_a_real_trace_match_otf2_print() {
+    let Some(data) = common::data() else { return };
+    let archive = data.join("otf2/casita-4_mpi_ls_barr");
+    let d = Dir::new();
+    let raw = d.path("c4.spoor");
+    ok("import", &[archive.to_str().unwrap(), "-o", &raw]);
+    let t = d.ordered(&raw, "c4-ordered.spoor");
+    let csv = text("report", &[&t, "-t", "waits", "-f", "csv"]);
+    // otf2-print: (location, time) of each ENTER MPI_Recv and each MPI_SEND's receiver.
+    let out = Command::new("otf2-print")
+        .arg(archive.join("traces.otf2"))
+        .output()
+        .expect("otf2-print (Debian's otf2-tools; scripts/test installs it)");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let mut recv_enter = std::collections::BTreeMap::new();
+    let mut send_to = std::collections::BTreeMap::new();
+    for line in listing.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 4 {
+            continue;
+        }
+        let (loc, time): (u32, i64) = match (f[1].parse(), f[2].parse()) {
+            (Ok(l), Ok(t)) => (l, t),
+            _ => continue,
+        };
+        if f[0] == "ENTER" && line.contains("\"MPI_Recv\"") {
+            recv_enter.insert(loc, time);
+        } else if f[0] == "MPI_SEND" {
+            let receiver: u32 = f[4].trim_end_matches(',').parse().unwrap();
+            send_to.insert(receiver, time);
+        }
+    }
+    assert_eq!(recv_enter.len(), 3, "{listing}");
+    let section = csv.split("# waits.process").nth(1).unwrap();
+    for rank in 1..=3u32 {
+        let want = send_to[&rank] - recv_enter[&rank];
+        let row = format!("late_sender,MPI Rank {rank},1,{want},{want}");
+        assert!(section.contains(&row), "rank {rank}: want {row} in\n{section}");
+    }
+    let by_proc = csv.split("# waits.procedure").nth(1).unwrap();
+    let total: i64 = (1..=3u32).map(|r| send_to[&r] - recv_enter[&r]).sum();
+    assert!(by_proc.contains(&format!("late_sender,MPI_Recv,3,{total},")), "{by_proc}");
 }

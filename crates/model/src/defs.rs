@@ -204,6 +204,19 @@ impl Definitions {
         self.processes.get(l.process as usize)
     }
 
+    /// A location as a reader knows it: its process's name, then the location's own
+    /// name when it differs (`MPI Rank 3/Master thread`, `rank0`); `location N` when
+    /// it is not defined.
+    pub fn location_label(&self, loc: LocId) -> String {
+        let Some(l) = self.locations.get(loc as usize) else { return format!("location {loc}") };
+        let own = self.strings.name(l.name);
+        match self.processes.get(l.process as usize).map(|p| self.strings.name(p.name)) {
+            Some(p) if p != own && !own.is_empty() => format!("{p}/{own}"),
+            Some(p) => p.into_owned(),
+            None => own.into_owned(),
+        }
+    }
+
     /// Checks that every id a definition refers to exists.
     pub fn check(&self) -> Result<(), DanglingRef> {
         let n = self.strings.len() as u32;

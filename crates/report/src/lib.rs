@@ -19,6 +19,7 @@ mod summary;
 pub mod svg;
 pub mod table;
 mod tables;
+mod waits;
 
 pub use analyze::{LocStats, Message, Messages, MinAvgMax, ProcStats};
 pub use metric::{Level, Metric};
@@ -84,8 +85,10 @@ pub struct Options {
     pub rows: usize,
     /// Most message lines drawn in the space-time diagram (the longest transits).
     pub arrows: usize,
-    /// Rows of the longest-transit message table.
+    /// Rows of the longest-transit message table and of the largest waits.
     pub top: usize,
+    /// Find the wait states too (an ordered trace only; formats/waits.md).
+    pub waits: bool,
 }
 
 impl Default for Options {
@@ -98,6 +101,7 @@ impl Default for Options {
             rows: 64,
             arrows: 500,
             top: 10,
+            waits: false,
         }
     }
 }
@@ -116,6 +120,8 @@ pub struct Analysis {
     pub focus: Vec<bool>,
     pub opts: Options,
     pass: Pass,
+    /// The wait states, when asked for and the trace allows them; else why not.
+    waits: std::result::Result<spoor_waits::WaitStates, String>,
 }
 
 /// Opens `path` (`-`: standard input) as a stream: files are read chunk by chunk, not
@@ -222,20 +228,24 @@ pub fn analyze_reader(
     overlay: Option<&Overlay>,
 ) -> Result<Analysis> {
     let name = reader.name().to_owned();
-    let (defs, pass, ordered, matched) = match reader.header().map(|h| h.flags) {
+    let (defs, pass, ordered, matched, waits) = match reader.header().map(|h| h.flags) {
         None => {
             // The text form: its definitions are complete only at its end; it is small.
             let (defs, events) = reader.read_all()?;
             let focus = resolve_focus(&defs, &opts.focus)?;
             let cw = chrome.map(|w| chrome::ChromeWriter::new(w, &defs));
             let mut pass = Pass::new(&defs, pass_options(&defs, opts, focus), cw);
+            let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs));
             for e in &events {
                 pass.event(&defs, e);
+                if let Some(w) = &mut waits {
+                    w.event(&defs, e);
+                }
             }
             pass.finish_pass(&defs);
             let ordered = pass.backwards == 0;
             let matched = pass.missing_partners == 0;
-            (defs, pass, ordered, matched)
+            (defs, pass, ordered, matched, waits)
         }
         Some(fl) => {
             let defs = reader.defs().clone();
@@ -243,6 +253,7 @@ pub fn analyze_reader(
             let ordered = fl & flags::GLOBAL_ORDER != 0;
             let cw = chrome.map(|w| chrome::ChromeWriter::new(w, &defs));
             let mut pass = Pass::new(&defs, pass_options(&defs, opts, focus), cw);
+            let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs));
             // Decode on another thread a few blocks ahead; fold here, in input order.
             let (tx, rx) = std::sync::mpsc::sync_channel(8);
             let decoder = std::thread::spawn(move || {
@@ -266,13 +277,16 @@ pub fn analyze_reader(
                 let b = b?;
                 for e in &b.events {
                     pass.event(&defs, e);
+                    if let Some(w) = &mut waits {
+                        w.event(&defs, e);
+                    }
                 }
             }
             let reader = decoder.join().map_err(|_| Error::Bad("the decoding thread failed".into()))?;
             // A later definitions chunk may have named what the first did not.
             let defs = reader.defs().clone();
             pass.finish_pass(&defs);
-            (defs, pass, ordered, fl & flags::MATCHED != 0)
+            (defs, pass, ordered, fl & flags::MATCHED != 0, waits)
         }
     };
     let mut pass = pass;
@@ -293,7 +307,15 @@ pub fn analyze_reader(
         }
     }
     let focus = resolve_focus(&defs, &opts.focus)?;
-    Ok(Analysis { name, defs, ordered, matched, focus, opts: opts.clone(), pass })
+    let waits = match waits {
+        None => Err("wait states were not asked for".to_owned()),
+        Some(_) if !(ordered && matched) => {
+            Err("wait states need matched messages in causal order; run the trace through spoor-order first"
+                .to_owned())
+        }
+        Some(w) => w.finish(&defs, &name).map_err(|e| e.to_string()),
+    };
+    Ok(Analysis { name, defs, ordered, matched, focus, opts: opts.clone(), pass, waits })
 }
 
 impl Analysis {
@@ -305,6 +327,11 @@ impl Analysis {
     /// Per-location totals, indexed by location id.
     pub fn locations(&self) -> &[LocStats] {
         &self.pass.locs
+    }
+
+    /// The wait states (formats/waits.md), or why there are none.
+    pub fn wait_states(&self) -> std::result::Result<&spoor_waits::WaitStates, &str> {
+        self.waits.as_ref().map_err(|e| e.as_str())
     }
 
     /// Per-procedure totals of every location (one entry per procedure and location).

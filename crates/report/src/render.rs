@@ -77,6 +77,9 @@ fn items(a: &Analysis, sel: &Selection, pictures: bool) -> Result<Vec<Item>> {
             out.push(Item::Table(a.messages_table()?));
             out.push(Item::Table(a.transactions_table()?));
         }
+        if a.wait_states().is_ok() {
+            out.extend(a.waits_tables()?.into_iter().map(Item::Table));
+        }
         for m in a.histogram_metrics() {
             out.push(Item::Histogram(m));
         }
@@ -105,6 +108,7 @@ fn items(a: &Analysis, sel: &Selection, pictures: bool) -> Result<Vec<Item>> {
                 }
             }
             TableKind::Spacetime => out.push(Item::Spacetime),
+            TableKind::Waits => out.extend(a.waits_tables()?.into_iter().map(Item::Table)),
         }
     }
     Ok(out)

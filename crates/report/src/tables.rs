@@ -19,10 +19,11 @@ pub enum TableKind {
     Transactions,
     Histogram,
     Spacetime,
+    Waits,
 }
 
 impl TableKind {
-    pub const ALL: [TableKind; 9] = [
+    pub const ALL: [TableKind; 10] = [
         TableKind::Metrics,
         TableKind::Profile,
         TableKind::Callgraph,
@@ -32,6 +33,7 @@ impl TableKind {
         TableKind::Transactions,
         TableKind::Histogram,
         TableKind::Spacetime,
+        TableKind::Waits,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,6 +47,7 @@ impl TableKind {
             TableKind::Transactions => "transactions",
             TableKind::Histogram => "histogram",
             TableKind::Spacetime => "spacetime",
+            TableKind::Waits => "waits",
         }
     }
 

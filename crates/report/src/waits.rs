@@ -1,0 +1,137 @@
+//! The wait-state tables (formats/waits.md): totals by pattern, by pattern and
+//! procedure, by pattern and process, and the largest waits.
+
+use crate::table::{Cell, Table, Unit};
+use crate::{Analysis, Error, Result};
+use spoor_waits::{proc_name, Instance, Pattern};
+use std::collections::BTreeMap;
+
+/// Count and time of some waits.
+#[derive(Default)]
+struct Sum {
+    count: u64,
+    time: i64,
+    max: i64,
+}
+
+impl Sum {
+    fn add(&mut self, i: &Instance) {
+        self.count += 1;
+        self.time += i.duration;
+        self.max = self.max.max(i.duration);
+    }
+}
+
+fn sums<K: Ord>(waits: &[&Instance], key: impl Fn(&Instance) -> K) -> BTreeMap<K, Sum> {
+    let mut m: BTreeMap<K, Sum> = BTreeMap::new();
+    for i in waits {
+        m.entry(key(i)).or_default().add(i);
+    }
+    m
+}
+
+/// Rows sorted by time, largest first (ties: the key's order).
+fn by_time<K: Ord + Clone>(m: BTreeMap<K, Sum>) -> Vec<(K, Sum)> {
+    let mut v: Vec<(K, Sum)> = m.into_iter().collect();
+    v.sort_by(|a, b| b.1.time.cmp(&a.1.time).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+impl Analysis {
+    /// The waits of the focused locations.
+    fn focused_waits(&self) -> Result<(Vec<&Instance>, &spoor_waits::WaitStates)> {
+        let w = self.wait_states().map_err(|e| Error::Bad(format!("no wait states: {e}")))?;
+        let v = w.instances.iter().filter(|i| self.focus.get(i.loc as usize) == Some(&true)).collect();
+        Ok((v, w))
+    }
+
+    /// The wait-state tables: by pattern, pattern × procedure, pattern × process, and the
+    /// `top` largest waits.
+    pub fn waits_tables(&self) -> Result<Vec<Table>> {
+        let (waits, w) = self.focused_waits()?;
+        let cols = [("instances", Unit::Count), ("time", Unit::Ns), ("max", Unit::Ns)];
+        let sum_cells =
+            |s: &Sum| vec![Cell::Num(s.count as f64), Cell::Num(s.time as f64), Cell::Num(s.max as f64)];
+        let with = |first: &[(&'static str, Unit)]| -> Vec<(&'static str, Unit)> {
+            first.iter().chain(cols.iter()).copied().collect()
+        };
+        let mut by_pattern =
+            Table::new("waits.pattern", "Wait states by pattern", &with(&[("pattern", Unit::Text)]));
+        for (p, s) in by_time(sums(&waits, |i| i.pattern)) {
+            let mut row = vec![Cell::Text(p.name().into())];
+            row.extend(sum_cells(&s));
+            by_pattern.push(row);
+        }
+        if waits.is_empty() {
+            by_pattern.notes.push("no process waited".into());
+        }
+        by_pattern.notes.extend(w.notes());
+        let mut by_proc = Table::new(
+            "waits.procedure",
+            "Wait states by pattern and procedure",
+            &with(&[("pattern", Unit::Text), ("procedure", Unit::Text)]),
+        );
+        for ((p, f), s) in by_time(sums(&waits, |i| (i.pattern, proc_name(&self.defs, i.proc)))) {
+            let mut row = vec![Cell::Text(p.name().into()), Cell::Text(f)];
+            row.extend(sum_cells(&s));
+            by_proc.push(row);
+        }
+        let mut by_process = Table::new(
+            "waits.process",
+            "Wait states by pattern and process",
+            &with(&[("pattern", Unit::Text), ("process", Unit::Text)]),
+        );
+        let process_of = |i: &Instance| {
+            let d = &self.defs;
+            d.locations
+                .get(i.loc as usize)
+                .and_then(|l| d.processes.get(l.process as usize))
+                .map_or_else(|| format!("location {}", i.loc), |p| d.strings.name(p.name).into_owned())
+        };
+        for ((p, name), s) in by_time(sums(&waits, |i| (i.pattern, process_of(i)))) {
+            let mut row = vec![Cell::Text(p.name().into()), Cell::Text(name)];
+            row.extend(sum_cells(&s));
+            by_process.push(row);
+        }
+        Ok(vec![by_pattern, by_proc, by_process, self.largest_waits_table(&waits, w)])
+    }
+
+    fn largest_waits_table(&self, waits: &[&Instance], w: &spoor_waits::WaitStates) -> Table {
+        let mut t = Table::new(
+            "waits.largest",
+            "The largest waits",
+            &[
+                ("pattern", Unit::Text),
+                ("location", Unit::Text),
+                ("call path", Unit::Text),
+                ("start", Unit::Ns),
+                ("duration", Unit::Ns),
+                ("waited for", Unit::Text),
+            ],
+        );
+        let origin = self.span().map_or(0, |s| s.0);
+        let mut v = waits.to_vec();
+        v.sort_by(|a, b| b.duration.cmp(&a.duration).then_with(|| (a.loc, a.start).cmp(&(b.loc, b.start))));
+        for i in v.into_iter().take(self.opts.top) {
+            let cause = i
+                .cause
+                .map_or_else(String::new, |c| format!("{} event {}", self.location_name(c.loc), c.index));
+            t.push(vec![
+                Cell::Text(i.pattern.name().into()),
+                Cell::Text(self.defs.location_label(i.loc)),
+                Cell::Text(w.callpaths.render(&self.defs, i.callpath)),
+                Cell::Num((i.start - origin) as f64),
+                Cell::Num(i.duration as f64),
+                Cell::Text(cause),
+            ]);
+        }
+        t.notes.push("start: since the run's first event".into());
+        t
+    }
+
+    /// The total of each pattern over the focused locations (for summaries).
+    pub fn wait_pattern_totals(&self) -> Vec<(Pattern, i64)> {
+        let Ok((waits, _)) = self.focused_waits() else { return Vec::new() };
+        by_time(sums(&waits, |i| i.pattern)).into_iter().map(|(p, s)| (p, s.time)).collect()
+    }
+}
