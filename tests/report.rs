@@ -14,6 +14,7 @@ fn bin(name: &str) -> &'static str {
         "order" => env!("CARGO_BIN_EXE_spoor-order"),
         "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
         "import" => env!("CARGO_BIN_EXE_spoor-import"),
+        "align" => env!("CARGO_BIN_EXE_spoor-align"),
         _ => unreachable!("{name}"),
     }
 }
@@ -468,7 +469,8 @@ fn html_report_in_headless_chromium() {
 
 /// Wait states of a real Score-P run (casita-4 in $SPOOR_DATA): the late-sender chain
 /// 0→1→2→3, each wait as otf2-print's times give it (from the receiver's entry into
-/// MPI_Recv to the sender's MPI_SEND record), and nothing else waiting in MPI_Recv.
+/// MPI_Recv to the sender's MPI_SEND record), nothing else waiting in MPI_Recv, and rank
+/// 0's extra work in `foo` the root cause of the chain.
 #[test]
 fn wait_states_of_a_real_trace_match_otf2_print() {
     let Some(data) = common::data() else { return };
@@ -476,7 +478,9 @@ fn wait_states_of_a_real_trace_match_otf2_print() {
     let d = Dir::new();
     let raw = d.path("c4.spoor");
     ok("import", &[archive.to_str().unwrap(), "-o", &raw]);
-    let t = d.ordered(&raw, "c4-ordered.spoor");
+    let aligned = d.path("c4-aligned.spoor");
+    ok("align", &[&raw, "-o", &aligned]);
+    let t = d.ordered(&aligned, "c4-ordered.spoor");
     let csv = text("report", &[&t, "-t", "waits", "-f", "csv"]);
     // otf2-print: (location, time) of each ENTER MPI_Recv and each MPI_SEND's receiver.
     let out = Command::new("otf2-print")
@@ -509,6 +513,10 @@ fn wait_states_of_a_real_trace_match_otf2_print() {
         let row = format!("late_sender,MPI Rank {rank},1,{want},{want}");
         assert!(section.contains(&row), "rank {rank}: want {row} in\n{section}");
     }
+    // The root cause of the chain: rank 0's extra work in `foo`, the largest delay.
+    let causes = csv.split("# waits.causes").nth(1).unwrap();
+    let first = causes.lines().nth(2).unwrap();
+    assert!(first.starts_with("MPI Rank 0/Master thread,main > late_sender > foo,"), "{causes}");
     let by_proc = csv.split("# waits.procedure").nth(1).unwrap();
     let total: i64 = (1..=3u32).map(|r| send_to[&r] - recv_enter[&r]).sum();
     assert!(by_proc.contains(&format!("late_sender,MPI_Recv,3,{total},")), "{by_proc}");

@@ -93,7 +93,7 @@ impl Analysis {
             row.extend(sum_cells(&s));
             by_process.push(row);
         }
-        Ok(vec![by_pattern, by_proc, by_process, self.largest_waits_table(&waits, w)])
+        Ok(vec![by_pattern, by_proc, by_process, self.largest_waits_table(&waits, w), self.causes_table(w)])
     }
 
     fn largest_waits_table(&self, waits: &[&Instance], w: &spoor_waits::WaitStates) -> Table {
@@ -107,15 +107,18 @@ impl Analysis {
                 ("start", Unit::Ns),
                 ("duration", Unit::Ns),
                 ("waited for", Unit::Text),
+                ("kind", Unit::Text),
             ],
         );
+        let index: std::collections::HashMap<*const Instance, usize> =
+            w.instances.iter().enumerate().map(|(k, i)| (i as *const Instance, k)).collect();
         let origin = self.span().map_or(0, |s| s.0);
         let mut v = waits.to_vec();
         v.sort_by(|a, b| b.duration.cmp(&a.duration).then_with(|| (a.loc, a.start).cmp(&(b.loc, b.start))));
         for i in v.into_iter().take(self.opts.top) {
-            let cause = i
-                .cause
-                .map_or_else(String::new, |c| format!("{} event {}", self.location_name(c.loc), c.index));
+            let cause = i.cause.map_or_else(String::new, |c| {
+                format!("{} event {}", self.defs.location_label(c.loc), c.index)
+            });
             t.push(vec![
                 Cell::Text(i.pattern.name().into()),
                 Cell::Text(self.defs.location_label(i.loc)),
@@ -123,12 +126,63 @@ impl Analysis {
                 Cell::Num((i.start - origin) as f64),
                 Cell::Num(i.duration as f64),
                 Cell::Text(cause),
+                Cell::Text(kind(index.get(&(i as *const Instance)).and_then(|&k| w.causes.waits[k]))),
             ]);
         }
         t.notes.push("start: since the run's first event".into());
+        t.notes.push("kind: direct (caused by work alone) or indirect (partly by the other side's own waiting); propagating (it made others wait in turn) or terminal".into());
         t
     }
 
+    /// The delays behind the waits: the work of each location and call path that made
+    /// others wait, with its short- and long-term cost (formats/waits.md, "Root causes").
+    fn causes_table(&self, w: &spoor_waits::WaitStates) -> Table {
+        let mut t = Table::new(
+            "waits.causes",
+            "Root causes of the waits: work that made others wait",
+            &[
+                ("location", Unit::Text),
+                ("call path", Unit::Text),
+                ("short-term cost", Unit::Ns),
+                ("long-term cost", Unit::Ns),
+                ("cost", Unit::Ns),
+                ("of all waits", Unit::Pct),
+            ],
+        );
+        let waited: i64 =
+            w.instances.iter().filter(|i| spoor_waits::caused_by_delay(i.pattern)).map(|i| i.duration).sum();
+        for d in w.causes.delays.iter().take(self.opts.top) {
+            t.push(vec![
+                Cell::Text(self.defs.location_label(d.loc)),
+                Cell::Text(w.callpaths.render(&self.defs, d.callpath)),
+                Cell::Num(d.short_term_ns.round()),
+                Cell::Num(d.long_term_ns.round()),
+                Cell::Num(d.cost_ns().round()),
+                if waited > 0 { Cell::Num(100.0 * d.cost_ns() / waited as f64) } else { Cell::Empty },
+            ]);
+        }
+        if w.causes.unattributed_ns > 0.5 {
+            t.notes.push(format!(
+                "{:.3} ms of waiting found no work behind it (nothing ran on the other side since the two last synchronized)",
+                w.causes.unattributed_ns / 1e6
+            ));
+        }
+        t
+    }
+}
+
+fn kind(c: Option<spoor_waits::WaitCause>) -> String {
+    match c {
+        None => String::new(),
+        Some(c) => format!(
+            "{}, {}",
+            if c.direct() { "direct" } else { "indirect" },
+            if c.propagating() { "propagating" } else { "terminal" }
+        ),
+    }
+}
+
+impl Analysis {
     /// The total of each pattern over the focused locations (for summaries).
     pub fn wait_pattern_totals(&self) -> Vec<(Pattern, i64)> {
         let Ok((waits, _)) = self.focused_waits() else { return Vec::new() };

@@ -67,9 +67,10 @@ struct Site {
 
 /// One location's state during the fold.
 #[derive(Default)]
-struct LocState {
+pub(crate) struct LocState {
     index: u64,
-    stack: Vec<(StrId, i64)>,
+    /// Open procedures: (procedure, enter time, call path).
+    stack: Vec<(StrId, i64, u32)>,
     recv_begin: Option<i64>,
     /// The current run of completion calls: when it started, and how far its waits
     /// have been charged (a waitall's completions share one wait, charged once).
@@ -87,6 +88,29 @@ struct LocState {
     /// MPI_Init and MPI_Finalize on this location.
     init: Option<Span>,
     finalize: Option<Span>,
+    /// The location's call path over time: (from, call path), a run per change.
+    pub(crate) runs: Vec<(i64, u32)>,
+    /// Its last event's time (where its last run ends).
+    pub(crate) last: i64,
+    /// Where it synchronized with others (in no particular order until the end).
+    pub(crate) syncs: Vec<SyncPoint>,
+}
+
+/// A moment a location synchronized with another: a message, a lock hand-off, a
+/// collective instance.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SyncPoint {
+    pub(crate) at: i64,
+    pub(crate) peer: Peer,
+}
+
+/// Who the other side of a synchronization was.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Peer {
+    /// A location, and the time of its side of the synchronization.
+    Loc(LocId, i64),
+    /// Every member of a collective instance (an index into `Detector::coll_ends`).
+    Coll(u32),
 }
 
 /// A call of MPI_Init or MPI_Finalize: its enter and leave (time, event index) and where
@@ -120,8 +144,12 @@ struct Member {
 
 /// What the fold found so far.
 pub(crate) struct Detector {
-    locs: Vec<LocState>,
+    pub(crate) locs: Vec<LocState>,
     sends: FxHashMap<EventRef, SendState>,
+    /// The latest release of each lock: (event, time).
+    releases: FxHashMap<u64, (EventRef, i64)>,
+    /// The members' end times of every judged collective instance, sorted by location.
+    pub(crate) coll_ends: Vec<Vec<(LocId, i64)>>,
     colls: FxHashMap<(CommId, u64), Vec<Member>>,
     calls: FxHashMap<StrId, Call>,
     pub(crate) instances: Vec<Instance>,
@@ -138,6 +166,8 @@ impl Detector {
         Detector {
             locs,
             sends: FxHashMap::default(),
+            releases: FxHashMap::default(),
+            coll_ends: Vec::new(),
             colls: FxHashMap::default(),
             calls: FxHashMap::default(),
             instances: Vec::new(),
@@ -151,13 +181,15 @@ impl Detector {
         *self.calls.entry(proc).or_insert_with(|| classify(&defs.strings.name(proc)))
     }
 
-    fn site(&mut self, loc: LocId) -> Site {
-        let stack = &self.locs[loc as usize].stack;
-        let proc = stack.last().map_or(OUTSIDE, |f| f.0);
-        let path: Vec<StrId> = stack.iter().map(|f| f.0).collect();
-        Site { proc, callpath: self.callpaths.intern(path) }
+    fn site(&self, loc: LocId) -> Site {
+        match self.locs[loc as usize].stack.last() {
+            Some(&(proc, _, callpath)) => Site { proc, callpath },
+            None => Site { proc: OUTSIDE, callpath: 0 },
+        }
     }
 
+    /// Records a wait from `start` to `end` (nothing if empty), and what it waited for:
+    /// the event and its time.
     fn push(
         &mut self,
         pattern: Pattern,
@@ -165,7 +197,7 @@ impl Detector {
         site: Site,
         start: i64,
         end: i64,
-        cause: Option<EventRef>,
+        cause: Option<(EventRef, i64)>,
     ) {
         if end > start {
             self.instances.push(Instance {
@@ -175,7 +207,8 @@ impl Detector {
                 callpath: site.callpath,
                 start,
                 duration: end - start,
-                cause,
+                cause: cause.map(|c| c.0),
+                cause_time: cause.map_or(0, |c| c.1),
             });
         }
     }
@@ -195,7 +228,9 @@ impl Detector {
         match &e.kind {
             Kind::Enter { proc } => {
                 let call = self.call(defs, *proc);
-                self.locs[li].stack.push((*proc, e.wall));
+                let parent = self.locs[li].stack.last().map_or(0, |f| f.2);
+                let path = self.callpaths.child(parent, *proc);
+                self.locs[li].stack.push((*proc, e.wall, path));
                 if matches!(call, Call::Init | Call::Finalize) {
                     let at = (e.wall, me.index);
                     let span = Some(Span { enter: at, leave: at, site: self.site(e.loc) });
@@ -250,14 +285,44 @@ impl Detector {
             Kind::CollBegin { .. } => self.locs[li].coll_begin = Some((e.wall, me.index)),
             Kind::CollEnd { op, comm, root, .. } => self.collective_ended(defs, e, me, *op, *comm, *root),
             Kind::LockRequest { .. } => self.locs[li].lock_request = Some(e.wall),
-            Kind::LockAcquire { .. } => {
+            Kind::LockAcquire { lock } => {
+                let release = self.releases.get(lock).copied().filter(|r| Some(r.0) == e.ann.partner);
                 if let Some(t) = self.locs[li].lock_request.take() {
                     let site = self.site(e.loc);
-                    self.push(Pattern::LockContention, e.loc, site, t, e.wall, e.ann.partner);
+                    self.push(Pattern::LockContention, e.loc, site, t, e.wall, release);
                 }
+                if let Some((r, rt)) = release {
+                    self.sync(e.loc, e.wall, Peer::Loc(r.loc, rt));
+                    self.sync(r.loc, rt, Peer::Loc(e.loc, e.wall));
+                }
+            }
+            Kind::LockRelease { lock } => {
+                self.releases.insert(*lock, (me, e.wall));
             }
             _ => {}
         }
+        let st = &mut self.locs[li];
+        let path = st.stack.last().map_or(0, |f| f.2);
+        if st.runs.last().map(|r| r.1) != Some(path) {
+            st.runs.push((e.wall, path));
+        }
+        st.last = e.wall;
+    }
+
+    fn sync(&mut self, loc: LocId, at: i64, peer: Peer) {
+        if let Some(st) = self.locs.get_mut(loc as usize) {
+            st.syncs.push(SyncPoint { at, peer });
+        }
+    }
+
+    /// Every member of a collective instance synchronized with every other at its end.
+    fn sync_all(&mut self, mut ends: Vec<(LocId, i64)>) {
+        ends.sort_unstable();
+        let id = self.coll_ends.len() as u32;
+        for &(l, t) in &ends {
+            self.sync(l, t, Peer::Coll(id));
+        }
+        self.coll_ends.push(ends);
     }
 
     /// A run of completion calls (MPI_Wait*, MPI_Test* back to back, with only the
@@ -289,6 +354,9 @@ impl Detector {
             return;
         };
         let send_time = send.time;
+        self.sync(e.loc, e.wall, Peer::Loc(send_ref.loc, send_time));
+        self.sync(send_ref.loc, send_time, Peer::Loc(e.loc, e.wall));
+        let Some(send) = self.sends.get_mut(&send_ref) else { return };
         if send.blocking {
             send.recv_post = Some((post, me));
             self.judge_late_receiver(send_ref);
@@ -308,7 +376,7 @@ impl Detector {
         let until = send_time.min(e.wall);
         if until > from {
             let site = self.site(e.loc);
-            self.push(Pattern::LateSender, e.loc, site, from, until, Some(send_ref));
+            self.push(Pattern::LateSender, e.loc, site, from, until, Some((send_ref, send_time)));
             let st = &mut self.locs[li];
             if st.late_senders.len() == WRONG_ORDER_WINDOW {
                 st.late_senders.pop_front();
@@ -336,7 +404,7 @@ impl Detector {
         self.sends.remove(&send_ref);
         // A send that returned before the receive was posted did not wait for it (eager).
         if post < end {
-            self.push(Pattern::LateReceiver, send_ref.loc, site, time, post, Some(recv));
+            self.push(Pattern::LateReceiver, send_ref.loc, site, time, post, Some((recv, post)));
         }
     }
 
@@ -367,8 +435,9 @@ impl Detector {
     /// The waits of one complete collective instance.
     fn judge_collective(&mut self, members: &[Member]) {
         let Some(first) = members.first() else { return };
+        self.sync_all(members.iter().map(|m| (m.loc, m.end.0)).collect());
         let sync = sync_of(first.op);
-        let at = |m: &Member, i: (i64, u64)| Some(EventRef { loc: m.loc, index: i.1 });
+        let at = |m: &Member, i: (i64, u64)| Some((EventRef { loc: m.loc, index: i.1 }, i.0));
         let last_in = members.iter().max_by_key(|m| (m.begin.0, m.loc)).expect("non-empty");
         let first_out = members.iter().min_by_key(|m| (m.end.0, m.loc)).expect("non-empty");
         for m in members {
@@ -444,10 +513,13 @@ impl Detector {
             };
             let init = spans(|st| st.init);
             let fin = spans(|st| st.finalize);
+            if init.len() > 1 {
+                self.sync_all(init.iter().map(|(l, s)| (*l, s.leave.0)).collect());
+            }
             // Time in MPI_Init after the first process left it.
             if let Some(&(l0, s0)) = init.iter().min_by_key(|(l, s)| (s.leave.0, *l)) {
                 for &(l, s) in init.iter().filter(|_| init.len() > 1) {
-                    let cause = Some(EventRef { loc: l0, index: s0.leave.1 });
+                    let cause = Some((EventRef { loc: l0, index: s0.leave.1 }, s0.leave.0));
                     self.push(
                         Pattern::InitCompletion,
                         l,
@@ -461,7 +533,7 @@ impl Detector {
             // Time in MPI_Finalize before the last process entered it.
             if let Some(&(l1, s1)) = fin.iter().max_by_key(|(l, s)| (s.enter.0, *l)) {
                 for &(l, s) in fin.iter().filter(|_| fin.len() > 1) {
-                    let cause = Some(EventRef { loc: l1, index: s1.enter.1 });
+                    let cause = Some((EventRef { loc: l1, index: s1.enter.1 }, s1.enter.0));
                     self.push(
                         Pattern::WaitAtFinalize,
                         l,

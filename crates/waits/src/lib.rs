@@ -8,8 +8,11 @@
 //! flight (sends not yet received, collective instances not yet complete), so it can be
 //! one observer of any pass over a trace.
 
+mod causes;
 mod detect;
 mod pattern;
+
+pub use causes::{caused_by_delay, Delay, RootCauses, WaitCause};
 
 pub use pattern::Pattern;
 
@@ -38,29 +41,55 @@ pub struct Instance {
     /// The event the location waited for: the late send, the late receive's posting, the
     /// last member's entry, the root's entry, the lock's release, the first exit.
     pub cause: Option<EventRef>,
+    /// When the cause happened (ns, on its location; 0 without a cause).
+    pub cause_time: i64,
 }
 
-/// Call paths, each stored once: outermost procedure first.
-#[derive(Clone, Debug, Default)]
+/// Call paths as a tree: each path is its last procedure under its parent path; path 0
+/// is the empty one (outside every procedure).
+#[derive(Clone, Debug)]
 pub struct CallPaths {
-    paths: Vec<Vec<StrId>>,
-    index: FxHashMap<Vec<StrId>, u32>,
+    /// (parent, procedure) of each path; path 0's entry is unused.
+    nodes: Vec<(u32, StrId)>,
+    index: FxHashMap<(u32, StrId), u32>,
+}
+
+impl Default for CallPaths {
+    fn default() -> Self {
+        CallPaths { nodes: vec![(0, OUTSIDE)], index: FxHashMap::default() }
+    }
 }
 
 impl CallPaths {
-    fn intern(&mut self, path: Vec<StrId>) -> u32 {
-        if let Some(&i) = self.index.get(&path) {
-            return i;
+    /// The path of `proc` called under `parent`.
+    pub(crate) fn child(&mut self, parent: u32, proc: StrId) -> u32 {
+        let next = self.nodes.len() as u32;
+        let id = *self.index.entry((parent, proc)).or_insert(next);
+        if id == next {
+            self.nodes.push((parent, proc));
         }
-        let i = self.paths.len() as u32;
-        self.paths.push(path.clone());
-        self.index.insert(path, i);
-        i
+        id
+    }
+
+    /// The innermost procedure of path `id` ([`OUTSIDE`] for the empty path).
+    pub fn proc(&self, id: u32) -> StrId {
+        if id == 0 {
+            OUTSIDE
+        } else {
+            self.nodes.get(id as usize).map_or(OUTSIDE, |n| n.1)
+        }
     }
 
     /// The procedures of call path `id`, outermost first.
-    pub fn get(&self, id: u32) -> &[StrId] {
-        self.paths.get(id as usize).map_or(&[], |p| p.as_slice())
+    pub fn get(&self, id: u32) -> Vec<StrId> {
+        let mut v = Vec::new();
+        let mut at = id;
+        while at != 0 && (at as usize) < self.nodes.len() {
+            v.push(self.nodes[at as usize].1);
+            at = self.nodes[at as usize].0;
+        }
+        v.reverse();
+        v
     }
 
     /// Call path `id` as `main > solve > MPI_Recv`.
@@ -103,6 +132,8 @@ pub struct WaitStates {
     /// Blocking sends and collective instances whose partners never came.
     pub open_sends: usize,
     pub open_collectives: usize,
+    /// What caused the waits (formats/waits.md, "Root causes").
+    pub causes: RootCauses,
 }
 
 impl WaitStates {
@@ -196,6 +227,7 @@ impl Waits {
         let (open_sends, open_collectives) = d.open();
         let mut instances = std::mem::take(&mut d.instances);
         instances.sort_by_key(|i| (i.loc, i.start, i.pattern));
+        let causes = causes::root_causes(d, &instances);
         let mut totals: BTreeMap<(Pattern, StrId, ProcId), Total> = BTreeMap::new();
         for i in &instances {
             let process = defs.locations.get(i.loc as usize).map_or(ProcId::MAX, |l| l.process);
@@ -210,6 +242,7 @@ impl Waits {
             unmatched: d.unmatched,
             open_sends,
             open_collectives,
+            causes,
         })
     }
 }

@@ -136,3 +136,35 @@ fn pattern_names_round_trip_and_unknown_ones_list_the_patterns() {
     let e = Pattern::parse("late_everything").unwrap_err();
     assert!(e.contains("late_sender, late_sender_wrong_order"), "{e}");
 }
+
+/// Root causes of late-sender.txt, worked out by hand (formats/waits.md, "Root causes"):
+/// rank 1 waits 8.03 ms for rank 0, which computed 10 ms in `compute` while rank 1 did
+/// nothing comparable: all of it is charged to rank 0's `compute`, short term. Rank 2
+/// waits 9.10 ms for rank 1, which since the start did 1.07 ms more in `main` than rank 2
+/// and waited 8.03 ms: 1.07 ms is charged to rank 1's `main`, 8.03 ms passes on to rank
+/// 1's wait and from there to rank 0's `compute`, long term. The barrier waits pass small
+/// amounts along the same chain. Every delay-caused wait is charged in full.
+#[test]
+fn root_causes_of_the_late_sender_chain() {
+    let (defs, w) = waits_of("late-sender.txt");
+    let c = &w.causes;
+    let top = &c.delays[0];
+    assert_eq!((top.loc, w.callpaths.render(&defs, top.callpath).as_str()), (0, "main > compute"));
+    assert!((top.short_term_ns - ms(8.03) as f64).abs() < 1.0, "{top:?}");
+    // Long term: rank 2's 8.03 ms through rank 1, and rank 0's barrier wait passed along.
+    assert!(top.long_term_ns > ms(8.03) as f64 && top.long_term_ns < ms(8.2) as f64, "{top:?}");
+    let rank1_main = c.delays.iter().find(|d| d.loc == 1).unwrap();
+    assert!((rank1_main.short_term_ns - ms(1.07) as f64).abs() < 1.0, "{rank1_main:?}");
+    let charged: f64 = c.delays.iter().map(|d| d.cost_ns()).sum::<f64>() + c.unattributed_ns;
+    let waited: i64 =
+        w.instances.iter().filter(|i| spoor_waits::caused_by_delay(i.pattern)).map(|i| i.duration).sum();
+    assert_eq!(waited, ms(17.28));
+    assert!((charged - waited as f64).abs() < 1e-3, "{charged} against {waited}");
+    // Rank 1's late sender is direct and propagates; rank 2's is partly indirect.
+    let cause_of = |loc: u32| {
+        let k = w.instances.iter().position(|i| i.loc == loc && i.pattern == Pattern::LateSender).unwrap();
+        c.waits[k].unwrap()
+    };
+    assert!(cause_of(1).direct() && cause_of(1).propagating());
+    assert!((cause_of(2).indirect_ns - ms(8.03) as f64).abs() < 1.0, "{:?}", cause_of(2));
+}

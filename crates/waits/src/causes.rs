@@ -1,0 +1,229 @@
+//! Root causes of wait states: the delay analysis of Böhme et al. A wait on location w,
+//! caused by an event on location d, is charged to what d did more than w since the two
+//! last synchronized: the excess time of each call path of d (a *delay*), and the excess
+//! time d itself spent waiting, which passes the charge on to d's own waits and so on
+//! back along the chain (formats/waits.md, "Root causes").
+
+use crate::detect::{Detector, Peer};
+use crate::{Instance, Pattern};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use spoor_model::LocId;
+
+/// Work of one call path on one location that made others wait.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Delay {
+    pub loc: LocId,
+    pub callpath: u32,
+    /// The waits it caused directly (ns).
+    pub short_term_ns: f64,
+    /// The waits it caused further along the chain, through the waits it caused (ns).
+    pub long_term_ns: f64,
+}
+
+impl Delay {
+    pub fn cost_ns(&self) -> f64 {
+        self.short_term_ns + self.long_term_ns
+    }
+}
+
+/// How one wait came about and what it caused.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct WaitCause {
+    /// The part of the wait charged to the other side's own waiting (0: a direct wait,
+    /// caused by work alone).
+    pub indirect_ns: f64,
+    /// The waits further along that it caused (0: a terminal wait).
+    pub propagated_ns: f64,
+}
+
+impl WaitCause {
+    pub fn direct(&self) -> bool {
+        self.indirect_ns <= 0.0
+    }
+    pub fn propagating(&self) -> bool {
+        self.propagated_ns > 0.0
+    }
+}
+
+/// The root causes of every wait.
+#[derive(Clone, Debug, Default)]
+pub struct RootCauses {
+    /// Largest cost first.
+    pub delays: Vec<Delay>,
+    /// By instance (the same order as `WaitStates::instances`); `None` for waits that no
+    /// delay causes (the completions of collectives and of MPI_Init).
+    pub waits: Vec<Option<WaitCause>>,
+    /// Waiting time no work could be found for (nothing ran on the other side since the
+    /// last synchronization).
+    pub unattributed_ns: f64,
+}
+
+/// Whether a pattern's waits are caused by another location being late.
+pub fn caused_by_delay(p: Pattern) -> bool {
+    !matches!(p, Pattern::BarrierCompletion | Pattern::NxNCompletion | Pattern::InitCompletion)
+}
+
+/// The waits and work of the locations, indexed for interval queries.
+struct Timelines<'a> {
+    d: &'a Detector,
+    instances: &'a [Instance],
+    /// The range of each location's instances in `instances` (sorted by location, start).
+    by_loc: Vec<std::ops::Range<usize>>,
+}
+
+impl Timelines<'_> {
+    /// Time per call path on `loc` in `[a, b]`, the delay-caused waits taken out.
+    fn work(&self, loc: LocId, a: i64, b: i64) -> FxHashMap<u32, i64> {
+        let mut m: FxHashMap<u32, i64> = FxHashMap::default();
+        let Some(st) = self.d.locs.get(loc as usize) else { return m };
+        let runs = &st.runs;
+        let first = runs.partition_point(|r| r.0 <= a).saturating_sub(1);
+        for k in first..runs.len() {
+            let (s, path) = runs[k];
+            if s >= b {
+                break;
+            }
+            let e = runs.get(k + 1).map_or(st.last, |r| r.0);
+            let len = e.min(b) - s.max(a);
+            if len > 0 {
+                *m.entry(path).or_default() += len;
+            }
+        }
+        for (i, ov) in self.waits_in(loc, a, b) {
+            if let Some(t) = m.get_mut(&self.instances[i].callpath) {
+                *t = (*t - ov).max(0);
+            }
+        }
+        m
+    }
+
+    /// The delay-caused waits on `loc` that overlap `[a, b]`, with the overlap.
+    fn waits_in(&self, loc: LocId, a: i64, b: i64) -> Vec<(usize, i64)> {
+        let Some(r) = self.by_loc.get(loc as usize) else { return Vec::new() };
+        let mut v = Vec::new();
+        for i in r.clone() {
+            let w = &self.instances[i];
+            if w.start >= b {
+                break;
+            }
+            let ov = (w.start + w.duration).min(b) - w.start.max(a);
+            if ov > 0 && caused_by_delay(w.pattern) {
+                v.push((i, ov));
+            }
+        }
+        v
+    }
+
+    /// When `w` (before `tw`) and `d` (before `td`) last synchronized: the time on each;
+    /// their first events when they never did.
+    fn last_sync(&self, w: LocId, tw: i64, d: LocId, td: i64) -> (i64, i64) {
+        let start = |l: LocId| self.d.locs.get(l as usize).and_then(|s| s.runs.first()).map_or(0, |r| r.0);
+        let Some(st) = self.d.locs.get(w as usize) else { return (start(w), start(d)) };
+        let upto = st.syncs.partition_point(|s| s.at <= tw);
+        for s in st.syncs[..upto].iter().rev() {
+            let peer_time = match s.peer {
+                Peer::Loc(x, t) if x == d => Some(t),
+                Peer::Loc(..) => None,
+                Peer::Coll(id) => {
+                    let ends = &self.d.coll_ends[id as usize];
+                    ends.binary_search_by_key(&d, |e| e.0).ok().map(|k| ends[k].1)
+                }
+            };
+            if let Some(t) = peer_time.filter(|&t| t <= td) {
+                return (s.at, t);
+            }
+        }
+        (start(w), start(d))
+    }
+}
+
+/// Charges every delay-caused wait to the delays behind it, latest wait first, so that
+/// what a wait passes on to earlier waits is known before they are charged.
+pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCauses {
+    for st in &mut d.locs {
+        st.syncs.sort_by_key(|s| s.at);
+    }
+    let mut by_loc = vec![0..0; d.locs.len()];
+    let mut i = 0;
+    while i < instances.len() {
+        let l = instances[i].loc as usize;
+        let j = i + instances[i..].iter().take_while(|x| x.loc as usize == l).count();
+        if l < by_loc.len() {
+            by_loc[l] = i..j;
+        }
+        i = j;
+    }
+    let t = Timelines { d, instances, by_loc };
+    let mut order: Vec<usize> = (0..instances.len())
+        .filter(|&i| caused_by_delay(instances[i].pattern) && instances[i].cause.is_some())
+        .collect();
+    let end = |i: usize| instances[i].start + instances[i].duration;
+    order.sort_by_key(|&i| std::cmp::Reverse((end(i), instances[i].start, instances[i].loc)));
+    let mut rank = vec![usize::MAX; instances.len()];
+    for (k, &i) in order.iter().enumerate() {
+        rank[i] = k;
+    }
+    let mut incoming = vec![0.0f64; instances.len()];
+    let mut out = RootCauses { waits: vec![None; instances.len()], ..Default::default() };
+    let mut delays: FxHashMap<(LocId, u32), (f64, f64)> = FxHashMap::default();
+    for &i in &order {
+        let w = &instances[i];
+        let Some(cause) = w.cause else { continue };
+        let (dl, c) = (cause.loc, w.cause_time);
+        let (tw, td) = t.last_sync(w.loc, w.start, dl, c);
+        let work_d = t.work(dl, td, c);
+        let work_w = t.work(w.loc, tw, w.start);
+        let waits_d = t.waits_in(dl, td, c);
+        let wait_d: i64 = waits_d.iter().map(|x| x.1).sum();
+        let wait_w: i64 = t.waits_in(w.loc, tw, w.start).iter().map(|x| x.1).sum();
+        // The excess of d over w, per call path and in waiting; d's whole interval when it
+        // did nothing more than w (the wait then came from elsewhere in the interval).
+        let mut parts: Vec<(u32, f64)> = work_d
+            .iter()
+            .map(|(&p, &v)| (p, (v - work_w.get(&p).copied().unwrap_or(0)).max(0) as f64))
+            .filter(|x| x.1 > 0.0)
+            .collect();
+        let mut waited = (wait_d - wait_w).max(0) as f64;
+        if parts.is_empty() && waited == 0.0 {
+            parts = work_d.iter().map(|(&p, &v)| (p, v as f64)).filter(|x| x.1 > 0.0).collect();
+            waited = wait_d as f64;
+        }
+        parts.sort_by_key(|x| x.0);
+        let sum: f64 = parts.iter().map(|x| x.1).sum::<f64>() + waited;
+        let own = w.duration as f64;
+        let passed = incoming[i];
+        out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
+        if sum <= 0.0 {
+            out.unattributed_ns += own + passed;
+            continue;
+        }
+        for (p, x) in parts {
+            let e = delays.entry((dl, p)).or_default();
+            e.0 += own * x / sum;
+            e.1 += passed * x / sum;
+        }
+        if waited > 0.0 {
+            let share = waited / sum;
+            out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
+            let onward = (own + passed) * share;
+            let total_ov: i64 = waits_d.iter().map(|x| x.1).sum();
+            for &(j, ov) in &waits_d {
+                let part = onward * ov as f64 / total_ov as f64;
+                if rank[j] != usize::MAX && rank[j] > rank[i] {
+                    incoming[j] += part;
+                } else {
+                    out.unattributed_ns += part;
+                }
+            }
+        }
+    }
+    out.delays = delays
+        .into_iter()
+        .map(|((loc, callpath), (s, l))| Delay { loc, callpath, short_term_ns: s, long_term_ns: l })
+        .collect();
+    out.delays.sort_by(|a, b| {
+        b.cost_ns().total_cmp(&a.cost_ns()).then_with(|| (a.loc, a.callpath).cmp(&(b.loc, b.callpath)))
+    });
+    out
+}
