@@ -6,7 +6,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use spoor_cli::{Output, Progress};
 use spoor_format::{text, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event};
-use spoor_synth::{Sink, Spec, Workload};
+use spoor_synth::{ExtraWork, Sink, Spec, SpecError, Workload};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -93,6 +93,10 @@ struct Args {
     /// (more procedures for profiles and zeroing; times are the same for any K).
     #[arg(long, value_name = "K", default_value_t = 1)]
     kernels: u32,
+    /// Inject extra work with a known answer: after each main compute of RANKS, NS more
+    /// in procedure PROC (repeatable; RANKS like `0,3-5`). Not for master-worker.
+    #[arg(long, value_name = "PROC:RANKS:NS")]
+    extra_work: Vec<String>,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -108,7 +112,7 @@ struct Args {
 }
 
 impl Args {
-    fn spec(&self) -> Spec {
+    fn spec(&self) -> Result<Spec, SpecError> {
         let mut spec = Spec {
             workload: self.workload.0,
             procs: self.procs,
@@ -123,11 +127,13 @@ impl Args {
             bandwidth: self.bandwidth,
             call_ns: self.call_cost,
             kernels: self.kernels,
+            extra: self.extra_work.iter().map(|x| ExtraWork::parse(x)).collect::<Result<_, _>>()?,
         };
         if let Some(n) = self.events {
             spec.steps = spec.steps_for_events(n);
         }
-        spec
+        spec.validate()?;
+        Ok(spec)
     }
 }
 
@@ -154,10 +160,9 @@ impl<W: Write> Sink for WriteSink<'_, W> {
 
 fn main() {
     let args = Args::parse();
-    let spec = args.spec();
-    if let Err(e) = spec.validate() {
-        Args::command().error(clap::error::ErrorKind::ValueValidation, e).exit();
-    }
+    let spec = args
+        .spec()
+        .unwrap_or_else(|e| Args::command().error(clap::error::ErrorKind::ValueValidation, e).exit());
     spoor_cli::run("spoor-synth", || {
         let defs = spoor_synth::definitions(&spec);
         let mut out = Output::create(args.output.as_deref())?;
@@ -192,7 +197,7 @@ mod tests {
     fn defaults_match_the_library() {
         for w in Workload::ALL {
             let args = Args::try_parse_from(["spoor-synth", w.name()]).unwrap();
-            assert_eq!(args.spec(), Spec::new(w));
+            assert_eq!(args.spec().unwrap(), Spec::new(w));
         }
     }
 

@@ -171,6 +171,58 @@ pub struct Spec {
     /// to K + 1 - i; 1 keeps the one procedure. Times and every other event are the same
     /// for any K: only the procedures inside the compute change.
     pub kernels: u32,
+    /// Bottlenecks injected with known answers: extra work in a procedure of its own on
+    /// some ranks, after each of their main computes.
+    pub extra: Vec<ExtraWork>,
+}
+
+/// Extra work injected into a workload: after each main compute of the ranks named,
+/// `ns` more in procedure `proc` (the rest of the trace as without it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtraWork {
+    pub proc: String,
+    pub ranks: Vec<u32>,
+    pub ns: u64,
+}
+
+impl ExtraWork {
+    /// `PROC:RANKS:NS`, RANKS a comma-separated list of ranks and ranges (`0,3-5`).
+    pub fn parse(s: &str) -> Result<ExtraWork, SpecError> {
+        let bad = |why: &str| {
+            SpecError(format!("--extra-work takes PROC:RANKS:NS (e.g. late:0,3-5:2000000), not `{s}`: {why}"))
+        };
+        let mut it = s.splitn(3, ':');
+        let (Some(proc), Some(ranks), Some(ns)) = (it.next(), it.next(), it.next()) else {
+            return Err(bad("three parts separated by `:`"));
+        };
+        if proc.is_empty() {
+            return Err(bad("the procedure needs a name"));
+        }
+        let mut list = Vec::new();
+        for part in ranks.split(',') {
+            let num = |t: &str| t.trim().parse::<u32>().map_err(|_| bad(&format!("`{t}` is not a rank")));
+            match part.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b) = (num(a)?, num(b)?);
+                    if a > b || b - a >= 1 << 24 {
+                        return Err(bad(&format!("`{part}` is not a range of ranks")));
+                    }
+                    list.extend(a..=b);
+                }
+                None => list.push(num(part)?),
+            }
+        }
+        list.sort_unstable();
+        list.dedup();
+        let ns = ns.trim().parse().map_err(|_| bad(&format!("`{ns}` is not a number of ns")))?;
+        Ok(ExtraWork { proc: proc.to_owned(), ranks: list, ns })
+    }
+
+    /// As spoor-synth takes it.
+    pub fn describe(&self) -> String {
+        let ranks: Vec<String> = self.ranks.iter().map(|r| r.to_string()).collect();
+        format!("{}:{}:{}", self.proc, ranks.join(","), self.ns)
+    }
 }
 
 /// A spec that cannot be simulated.
@@ -210,6 +262,7 @@ impl Spec {
             bandwidth: 1.0,
             call_ns: 200,
             kernels: 1,
+            extra: Vec::new(),
         }
     }
 
@@ -236,6 +289,18 @@ impl Spec {
         if !(1..=MAX_KERNELS).contains(&self.kernels) {
             return err(format!("kernels must be between 1 and {MAX_KERNELS}, not {}", self.kernels));
         }
+        for x in &self.extra {
+            if let Some(&r) = x.ranks.iter().find(|&&r| r >= self.procs) {
+                return err(format!(
+                    "extra work `{}` names rank {r}; the ranks are 0 to {}",
+                    x.proc,
+                    self.procs - 1
+                ));
+            }
+            if w == Workload::MasterWorker {
+                return err("extra work needs ranks that compute every step; master-worker's tasks go to whichever worker is free".into());
+            }
+        }
         if !(0.0..=1.0).contains(&self.imbalance) {
             return err(format!("imbalance must be between 0 and 1, not {}", self.imbalance));
         }
@@ -247,7 +312,8 @@ impl Spec {
         }
         // Keep every clock far from i64 overflow: a generous bound on the end time.
         let p = self.procs as u128;
-        let per_step = 2 * self.compute_ns as u128
+        let extra: u128 = self.extra.iter().map(|x| x.ns as u128).sum();
+        let per_step = 2 * (self.compute_ns as u128 + extra)
             + 16 * self.call_ns as u128
             + 8 * (self.latency_ns as u128 + (self.bytes as f64 / self.bandwidth).ceil() as u128 + 8);
         let bound = (self.steps as u128 + 1).saturating_mul(p * p).saturating_mul(per_step + 1);
@@ -320,7 +386,20 @@ impl Spec {
             Workload::Ring | Workload::Barrier | Workload::Pipeline | Workload::Stencil => p * s,
             Workload::Spa | Workload::MasterWorker => (p - 1) * s,
         };
+        // Extra work: an enter and a leave after each main compute of its ranks.
+        let computing = |r: u32| !(self.workload == Workload::Spa && r == 0);
+        let extra: u64 = self
+            .extra
+            .iter()
+            .map(|x| {
+                let mut ranks: Vec<u32> = x.ranks.iter().copied().filter(|&r| computing(r)).collect();
+                ranks.sort_unstable();
+                ranks.dedup();
+                2 * s * ranks.len() as u64
+            })
+            .sum();
         let per_app = 4 * p
+            + extra
             + 2 * (self.kernels.max(1) as u64 - 1) * computes
             + match self.workload {
                 Workload::Ring => 9 * p * s,
@@ -374,6 +453,9 @@ impl Spec {
         );
         if self.kernels != 1 {
             s += &format!(" --kernels {}", self.kernels);
+        }
+        for x in &self.extra {
+            s += &format!(" --extra-work {}", x.describe());
         }
         s
     }

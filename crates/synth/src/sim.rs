@@ -85,6 +85,8 @@ pub(crate) struct Names {
     ids: [StrId; N_NAMES],
     /// The main compute procedure's parts, when it is split (`Spec::kernels` > 1).
     kernels: Vec<StrId>,
+    /// Injected extra work: procedure, ranks (by rank), ns.
+    extra: Vec<(StrId, Vec<bool>, i64)>,
 }
 
 impl Names {
@@ -122,6 +124,19 @@ pub(crate) fn build(spec: &Spec) -> (Definitions, Names) {
         0 | 1 => Vec::new(),
         k => (1..=k).map(|i| defs.strings.intern(&format!("{work}_{i}"))).collect(),
     };
+    let extra = spec
+        .extra
+        .iter()
+        .map(|x| {
+            let mut on = vec![false; spec.procs as usize];
+            for &r in &x.ranks {
+                if let Some(b) = on.get_mut(r as usize) {
+                    *b = true;
+                }
+            }
+            (defs.strings.intern(&x.proc), on, x.ns as i64)
+        })
+        .collect();
     defs.set_property("creator", "spoor-synth");
     defs.set_property("workload", spec.workload.name());
     defs.set_property("synth.spec", &spec.describe());
@@ -142,7 +157,7 @@ pub(crate) fn build(spec: &Spec) -> (Definitions, Names) {
         let c = defs.add_comm("MPI_COMM_WORLD", members);
         debug_assert_eq!(c, spec.world(app));
     }
-    (defs, Names { ids, kernels })
+    (defs, Names { ids, kernels, extra })
 }
 
 /// The clocks of one process.
@@ -269,8 +284,25 @@ impl<'a> Ctx<'a> {
         (mean as f64 * (1.0 + imb * u)).round().max(0.0) as i64
     }
 
-    /// Rank `r` computes for `d` ns inside procedure `p`.
+    /// Rank `r` computes for `d` ns inside procedure `p`; after the main compute, the
+    /// extra work injected on `r`.
     pub(crate) fn compute(&mut self, r: u32, p: P, d: i64) -> io::Result<()> {
+        self.compute_only(r, p, d)?;
+        if p == P::Work {
+            for k in 0..self.names.extra.len() {
+                let (proc, on, ns) = &self.names.extra[k];
+                if on.get(r as usize) == Some(&true) {
+                    let (proc, ns) = (*proc, *ns);
+                    self.emit(r, Kind::Enter { proc })?;
+                    self.busy(r, ns);
+                    self.emit(r, Kind::Leave { proc })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compute_only(&mut self, r: u32, p: P, d: i64) -> io::Result<()> {
         let k = self.names.kernels.len() as i64;
         if p != P::Work || k < 2 {
             self.enter(r, p)?;

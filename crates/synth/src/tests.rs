@@ -417,7 +417,11 @@ fn event_count_is_exact_everywhere() {
                     run(&s);
                     let s = Spec { call_ns: 0, latency_ns: 0, bytes: 0, imbalance: 1.0, ..s };
                     run(&s);
-                    run(&Spec { kernels: 3, ..s });
+                    run(&Spec { kernels: 3, ..s.clone() });
+                    if w != Workload::MasterWorker {
+                        let extra = vec![ExtraWork { proc: "late".into(), ranks: vec![0, procs - 1], ns: 7 }];
+                        run(&Spec { extra, ..s });
+                    }
                 }
             }
         }
@@ -688,4 +692,21 @@ fn workload_names() {
     assert_eq!(d.property("creator"), Some("spoor-synth"));
     assert_eq!(d.property("workload"), Some("spa"));
     assert!(d.property("synth.spec").unwrap().starts_with("spa --procs 4 --steps 10"));
+}
+
+#[test]
+fn extra_work_parses_describes_and_is_checked() {
+    let x = ExtraWork::parse("late:0,3-5:2000").unwrap();
+    assert_eq!(x, ExtraWork { proc: "late".into(), ranks: vec![0, 3, 4, 5], ns: 2000 });
+    assert_eq!(x.describe(), "late:0,3,4,5:2000");
+    for bad in ["late", "late:0", ":0:5", "late:x:5", "late:5-3:1", "late:0:ms"] {
+        assert!(ExtraWork::parse(bad).is_err(), "{bad}");
+    }
+    let s = Spec { extra: vec![x.clone()], ..spec(Workload::Ring, 4, 1) };
+    assert!(s.validate().unwrap_err().0.contains("rank 4"));
+    assert!(Spec { extra: vec![x.clone()], ..spec(Workload::Ring, 6, 1) }.validate().is_ok());
+    assert!(Spec { extra: vec![x], ..spec(Workload::MasterWorker, 6, 1) }.validate().is_err());
+    let described =
+        Spec { extra: vec![ExtraWork::parse("f:1:9").unwrap()], ..spec(Workload::Ring, 2, 1) }.describe();
+    assert!(described.ends_with(" --extra-work f:1:9"), "{described}");
 }

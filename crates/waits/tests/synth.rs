@@ -1,0 +1,96 @@
+//! Ground truth from spoor-synth's injected bottlenecks, and the invariants of wait
+//! states and root causes on every workload.
+
+use spoor_format::{ReadOptions, TraceReader};
+use spoor_model::Definitions;
+use spoor_synth::{ExtraWork, Spec, Workload};
+use spoor_testkit::{ms, ordered_bytes, synth_bytes};
+use spoor_waits::{analyze, caused_by_delay, Pattern, WaitStates};
+
+fn waits(spec: &Spec) -> (Definitions, WaitStates) {
+    let ordered = ordered_bytes("synth", synth_bytes(spec));
+    analyze(TraceReader::from_bytes("synth", ordered, ReadOptions::default()).unwrap()).unwrap()
+}
+
+fn late(ranks: &[u32], ns: u64) -> Vec<ExtraWork> {
+    vec![ExtraWork { proc: "late".into(), ranks: ranks.to_vec(), ns }]
+}
+
+fn charged(w: &WaitStates) -> i64 {
+    w.instances.iter().filter(|i| caused_by_delay(i.pattern)).map(|i| i.duration).sum()
+}
+
+/// Every other rank waits at each barrier exactly as long as the injected extra work,
+/// and all of it is charged to that work.
+#[test]
+fn extra_work_before_a_barrier_is_every_wait_and_its_root_cause() {
+    for ranks in [vec![2u32], vec![1, 2]] {
+        let spec = Spec {
+            procs: 4,
+            steps: 5,
+            imbalance: 0.0,
+            extra: late(&ranks, 3_000_000),
+            ..Spec::new(Workload::Barrier)
+        };
+        let (defs, w) = waits(&spec);
+        let want = (4 - ranks.len() as i64) * ms(3.0) * 5;
+        assert_eq!(w.pattern_total(Pattern::WaitAtBarrier).time_ns, want, "ranks {ranks:?}");
+        assert_eq!(charged(&w), want, "nothing else waits: {:?}", w.instances);
+        let c = &w.causes;
+        let on_late: f64 = c
+            .delays
+            .iter()
+            .filter(|d| w.callpaths.render(&defs, d.callpath) == "main > late")
+            .inspect(|d| assert!(ranks.contains(&d.loc), "{d:?}"))
+            .map(|d| d.cost_ns())
+            .sum();
+        assert!((on_late - want as f64).abs() < 1.0, "{on_late} of {want}: {:?}", c.delays);
+    }
+}
+
+/// Extra work on one rank of a stencil: its neighbours wait for its halo (late senders),
+/// the others at the allreduce; the largest root cause is that rank's extra work, and
+/// it accounts for the waits the injection added.
+#[test]
+fn extra_work_in_a_stencil_is_found_as_the_root_cause() {
+    let base = Spec { procs: 16, steps: 6, imbalance: 0.0, ..Spec::new(Workload::Stencil) };
+    let (_, w0) = waits(&base);
+    let spec = Spec { extra: late(&[5], 2_000_000), ..base.clone() };
+    let (defs, w) = waits(&spec);
+    let added = charged(&w) - charged(&w0);
+    // 15 ranks held back 2 ms in each of 6 steps, give or take the call costs.
+    assert!((added - 15 * ms(2.0) * 6).abs() < ms(0.5), "{added}");
+    assert!(
+        w.pattern_total(Pattern::LateSender).time_ns > 0 && w.pattern_total(Pattern::WaitAtNxN).time_ns > 0
+    );
+    let top = &w.causes.delays[0];
+    assert_eq!((top.loc, w.callpaths.render(&defs, top.callpath).as_str()), (5, "main > late"));
+    assert!(top.cost_ns() > 0.9 * added as f64, "{top:?} of {added}");
+}
+
+/// On every workload: waits lie inside the location's span and never overlap, and the
+/// costs of all delays plus what found no work equal the charged waits.
+#[test]
+fn invariants_on_every_workload() {
+    for wl in Workload::ALL {
+        for seed in 1..4 {
+            let spec = Spec { procs: 6.max(wl.min_procs()), steps: 5, seed, imbalance: 0.5, ..Spec::new(wl) };
+            let (_, w) = waits(&spec);
+            for pair in w.instances.windows(2) {
+                if pair[0].loc == pair[1].loc {
+                    assert!(pair[0].start + pair[0].duration <= pair[1].start, "{wl:?}: {pair:?}");
+                }
+            }
+            assert!(w.instances.iter().all(|i| i.duration > 0));
+            let c = &w.causes;
+            let total: f64 = c.delays.iter().map(|d| d.cost_ns()).sum::<f64>() + c.unattributed_ns;
+            let want = charged(&w) as f64;
+            assert!(
+                (total - want).abs() <= 1e-6 * want.max(1.0),
+                "{wl:?} seed {seed}: {total} against {want}"
+            );
+            assert_eq!(w.unmatched, 0);
+            assert_eq!((w.open_sends, w.open_collectives), (0, 0), "{wl:?}");
+        }
+    }
+}
