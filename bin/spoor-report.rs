@@ -170,7 +170,9 @@ fn main() {
             arrows: args.arrows,
             top: args.top,
             // Wait states cost a fold of their own: only for the tables that show them.
-            waits: args.tables.is_empty() || args.tables.iter().any(|t| t == "waits"),
+            waits: args.tables.is_empty()
+                || args.tables.iter().any(|t| t == "waits")
+                || matches!(args.format, Form::Chrome),
         };
         let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
         let lib = |e: spoor_report::Error| match e {

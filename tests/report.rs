@@ -521,3 +521,21 @@ fn wait_states_of_a_real_trace_match_otf2_print() {
     let total: i64 = (1..=3u32).map(|r| send_to[&r] - recv_enter[&r]).sum();
     assert!(by_proc.contains(&format!("late_sender,MPI_Recv,3,{total},")), "{by_proc}");
 }
+
+/// Wait states in the pictures: the Chrome export marks each one on its location's track
+/// and the space-time diagram outlines the largest; rank 2's late sender of
+/// late-sender.txt waits from 1 ms for 9.1 ms.
+#[test]
+fn wait_states_are_marked_in_the_chrome_export_and_the_spacetime_diagram() {
+    let d = Dir::new();
+    let t = d.ordered(&testdata("late-sender.txt"), "ls.spoor");
+    let chrome = text("report", &[&t, "-f", "chrome"]);
+    assert_eq!(chrome.matches("\"cat\":\"wait-state\"").count(), 6, "{chrome}");
+    let rank2 = r#""cat":"wait-state","name":"late_sender","pid":2,"tid":2,"ts":1000.000,"dur":9100.000"#;
+    assert!(chrome.contains(rank2), "{chrome}");
+    let svg = text("report", &[&t, "-f", "svg"]);
+    assert_eq!(svg.matches(r#"class="wait-state""#).count(), 6);
+    assert!(svg.contains("late_sender: rank2 waits 9.100 ms"), "{svg}");
+    let svg = text("report", &[&t, "-f", "svg", "--top", "1"]);
+    assert_eq!(svg.matches(r#"class="wait-state""#).count(), 1);
+}

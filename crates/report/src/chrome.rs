@@ -184,6 +184,27 @@ impl ChromeWriter {
         }
     }
 
+    /// Marks every wait state as a slice on its location's track (category
+    /// `wait-state`, named by its pattern, with its call path and what it waited for).
+    pub fn waits(&mut self, defs: &Definitions, w: &spoor_waits::WaitStates) {
+        for i in &w.instances {
+            let cause = i
+                .cause
+                .map_or_else(String::new, |c| format!("{} event {}", defs.location_label(c.loc), c.index));
+            let item = format!(
+                "{{\"ph\":\"X\",\"cat\":\"wait-state\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{\"call path\":{},\"waited for\":{}}}}}",
+                js(i.pattern.name()),
+                self.pid(i.loc),
+                i.loc,
+                micros(i.start),
+                micros(i.duration),
+                js(&w.callpaths.render(defs, i.callpath)),
+                js(&cause)
+            );
+            self.item(&item);
+        }
+    }
+
     /// Closes the document; the first write error, if any.
     pub fn finish(mut self) -> io::Result<()> {
         self.raw("\n]}\n");

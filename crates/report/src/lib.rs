@@ -290,8 +290,19 @@ pub fn analyze_reader(
         }
     };
     let mut pass = pass;
+    let waits = match waits {
+        None => Err("wait states were not asked for".to_owned()),
+        Some(_) if !(ordered && matched) => {
+            Err("wait states need matched messages in causal order; run the trace through spoor-order first"
+                .to_owned())
+        }
+        Some(w) => w.finish(&defs, &name).map_err(|e| e.to_string()),
+    };
     if let Some(c) = pass.chrome.take() {
         let mut c = c;
+        if let Ok(w) = &waits {
+            c.waits(&defs, w);
+        }
         if let Some(o) = overlay {
             c.overlay(&defs, o);
         }
@@ -307,14 +318,6 @@ pub fn analyze_reader(
         }
     }
     let focus = resolve_focus(&defs, &opts.focus)?;
-    let waits = match waits {
-        None => Err("wait states were not asked for".to_owned()),
-        Some(_) if !(ordered && matched) => {
-            Err("wait states need matched messages in causal order; run the trace through spoor-order first"
-                .to_owned())
-        }
-        Some(w) => w.finish(&defs, &name).map_err(|e| e.to_string()),
-    };
     Ok(Analysis { name, defs, ordered, matched, focus, opts: opts.clone(), pass, waits })
 }
 

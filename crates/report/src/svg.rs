@@ -298,6 +298,29 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
         }
     }
     o.push_str("</g>");
+    // The largest waits, outlined on their rows.
+    let largest = a.largest_waits();
+    if !largest.is_empty() {
+        o.push_str(r##"<g class="wait-states" stroke="#ff7f0e" stroke-width="1.5" fill="none">"##);
+        for i in largest {
+            let Some(&r) = row_of.get(&i.loc) else { continue };
+            let (xa, xb) = (x(i.start), x(i.start + i.duration));
+            let _ = write!(
+                o,
+                r#"<rect class="wait-state" x="{xa:.2}" y="{:.2}" width="{:.2}" height="{:.2}"><title>{}</title></rect>"#,
+                top + rh * r as f64 + rh * 0.05,
+                (xb - xa).max(0.6),
+                rh * 0.9,
+                esc(&format!(
+                    "{}: {} waits {}",
+                    i.pattern.name(),
+                    a.defs.location_label(i.loc),
+                    ms(i.duration as f64)
+                ))
+            );
+        }
+        o.push_str("</g>");
+    }
     if let Some(ov) = overlay.filter(|o| !o.is_empty()) {
         o.push_str(r##"<g class="overlay" stroke="#000" stroke-width="3" fill="none">"##);
         for s in &ov.segments {

@@ -93,10 +93,10 @@ impl Analysis {
             row.extend(sum_cells(&s));
             by_process.push(row);
         }
-        Ok(vec![by_pattern, by_proc, by_process, self.largest_waits_table(&waits, w), self.causes_table(w)])
+        Ok(vec![by_pattern, by_proc, by_process, self.largest_waits_table(w), self.causes_table(w)])
     }
 
-    fn largest_waits_table(&self, waits: &[&Instance], w: &spoor_waits::WaitStates) -> Table {
+    fn largest_waits_table(&self, w: &spoor_waits::WaitStates) -> Table {
         let mut t = Table::new(
             "waits.largest",
             "The largest waits",
@@ -113,9 +113,7 @@ impl Analysis {
         let index: std::collections::HashMap<*const Instance, usize> =
             w.instances.iter().enumerate().map(|(k, i)| (i as *const Instance, k)).collect();
         let origin = self.span().map_or(0, |s| s.0);
-        let mut v = waits.to_vec();
-        v.sort_by(|a, b| b.duration.cmp(&a.duration).then_with(|| (a.loc, a.start).cmp(&(b.loc, b.start))));
-        for i in v.into_iter().take(self.opts.top) {
+        for i in self.largest_waits() {
             let cause = i.cause.map_or_else(String::new, |c| {
                 format!("{} event {}", self.defs.location_label(c.loc), c.index)
             });
@@ -183,6 +181,15 @@ fn kind(c: Option<spoor_waits::WaitCause>) -> String {
 }
 
 impl Analysis {
+    /// The `top` longest waits of the focused locations, longest first (none without
+    /// wait states).
+    pub fn largest_waits(&self) -> Vec<&Instance> {
+        let Ok((mut v, _)) = self.focused_waits() else { return Vec::new() };
+        v.sort_by(|a, b| b.duration.cmp(&a.duration).then_with(|| (a.loc, a.start).cmp(&(b.loc, b.start))));
+        v.truncate(self.opts.top);
+        v
+    }
+
     /// The total of each pattern over the focused locations (for summaries).
     pub fn wait_pattern_totals(&self) -> Vec<(Pattern, i64)> {
         let Ok((waits, _)) = self.focused_waits() else { return Vec::new() };
