@@ -539,3 +539,60 @@ fn wait_states_are_marked_in_the_chrome_export_and_the_spacetime_diagram() {
     let svg = text("report", &[&t, "-f", "svg", "--top", "1"]);
     assert_eq!(svg.matches(r#"class="wait-state""#).count(), 1);
 }
+
+/// Wait states of every real trace in $SPOOR_DATA, imported, aligned and ordered: the
+/// waits of a location lie inside its run and never overlap, every charged wait is
+/// charged in full to delays (or counted as found without work), and the tables are the
+/// same on 1 and 4 threads.
+#[test]
+fn wait_state_invariants_on_the_real_traces() {
+    let Some(data) = common::data() else { return };
+    let inputs = [
+        "otf2/casita-4_mpi_ls_barr",
+        "otf2/casita-10_scorep_mpi_tags",
+        "otf2/pipit-ping-pong",
+        "otf2/pipit-ping-pong-papi",
+        "paraver/pypop-epoch-2proc/epoch_2proc.prv.gz",
+        "dumpi/sst-dumpi-testtrace/testtrace.meta",
+    ];
+    let d = Dir::new();
+    for (k, rel) in inputs.iter().enumerate() {
+        let raw = d.path(&format!("{k}.spoor"));
+        ok("import", &[data.join(rel).to_str().unwrap(), "-o", &raw]);
+        let aligned = d.path(&format!("{k}-aligned.spoor"));
+        ok("align", &[&raw, "-o", &aligned]);
+        let t = d.ordered(&aligned, &format!("{k}-ordered.spoor"));
+        let r = spoor_format::TraceReader::open(&t, spoor_format::ReadOptions::default()).unwrap();
+        let (defs, w) = spoor_waits::analyze(r).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let events = spoor_format::TraceReader::open(&t, spoor_format::ReadOptions::default())
+            .unwrap()
+            .read_all()
+            .unwrap()
+            .1;
+        let mut span = vec![(i64::MAX, i64::MIN); defs.locations.len()];
+        for e in &events {
+            let s = &mut span[e.loc as usize];
+            *s = (s.0.min(e.wall), s.1.max(e.wall));
+        }
+        for i in &w.instances {
+            let s = span[i.loc as usize];
+            assert!(i.start >= s.0 && i.start + i.duration <= s.1, "{rel}: {i:?} outside {s:?}");
+        }
+        for pair in w.instances.windows(2) {
+            if pair[0].loc == pair[1].loc {
+                assert!(pair[0].start + pair[0].duration <= pair[1].start, "{rel}: {pair:?}");
+            }
+        }
+        let charged: i64 =
+            w.instances.iter().filter(|i| spoor_waits::caused_by_delay(i.pattern)).map(|i| i.duration).sum();
+        let costs: f64 = w.causes.delays.iter().map(|x| x.cost_ns()).sum::<f64>() + w.causes.unattributed_ns;
+        assert!(
+            (costs - charged as f64).abs() <= 1e-6 * (charged as f64).max(1.0),
+            "{rel}: {costs} against {charged}"
+        );
+        let one = run("report", &[&t, "-t", "waits", "-f", "csv"], b"", &[("RAYON_NUM_THREADS", "1")]);
+        let four = run("report", &[&t, "-t", "waits", "-f", "csv"], b"", &[("RAYON_NUM_THREADS", "4")]);
+        assert!(one.status.success(), "{rel}: {}", String::from_utf8_lossy(&one.stderr));
+        assert_eq!(one.stdout, four.stdout, "{rel}");
+    }
+}
