@@ -191,3 +191,56 @@ pub fn environment(dir: &Path, app: Option<&str>, preload: &Path, pid: u32) -> V
     }
     env
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_library_is_written_once_and_rewritten_when_it_differs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
+        let a = embedded_preload(b"library one", &dir).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"library one");
+        assert_eq!(embedded_preload(b"library one", &dir).unwrap(), a);
+        // A damaged copy under the same name is replaced.
+        std::fs::write(&a, b"library 0ne").unwrap();
+        assert_eq!(embedded_preload(b"library one", &dir).unwrap(), a);
+        assert_eq!(std::fs::read(&a).unwrap(), b"library one");
+        // Another build's library has a name of its own; no temporary file is left.
+        let b = embedded_preload(b"library two!", &dir).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_preload_library_that_is_no_elf_file_is_an_error_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let text = tmp.path().join("libspoor_preload.so");
+        std::fs::write(&text, "not a library").unwrap();
+        let err = preload_has_mpi(&text).unwrap_err().to_string();
+        assert!(err.starts_with(&text.display().to_string()) && err.contains("ELF expected"), "{err}");
+        let err = check_mpi(Path::new("/bin/sh"), &tmp.path().join("missing.so")).unwrap_err().to_string();
+        assert!(err.contains("missing.so: cannot open the preload library"), "{err}");
+    }
+
+    #[test]
+    fn programs_not_linked_to_mpi() {
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(linked_mpi(&exe), None);
+        assert!(!preload_has_mpi(&exe).unwrap(), "this test defines no MPI_Init");
+        let tmp = tempfile::tempdir().unwrap();
+        let script = tmp.path().join("script");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        assert_eq!(linked_mpi(&script), None);
+        assert_eq!(linked_mpi(&tmp.path().join("missing")), None);
+    }
+
+    #[test]
+    fn programs_are_found_as_exec_finds_them() {
+        let sh = resolve_program(OsStr::new("sh")).unwrap();
+        assert!(sh.is_absolute() && sh.ends_with("sh"), "{}", sh.display());
+        assert_eq!(resolve_program(OsStr::new("./prog")), Some(PathBuf::from("./prog")));
+        assert_eq!(resolve_program(OsStr::new("no-such-program-anywhere")), None);
+    }
+}
