@@ -75,8 +75,8 @@ fn cache_dir() -> PathBuf {
 
 /// The library built into spoor-record (`cargo install` installs only executables), as a
 /// file in `dir` named by its length and a hash of it: written once (to a temporary file
-/// then renamed, so that ranks starting together never see half a file), and used again
-/// while its bytes are the same.
+/// then renamed, so that ranks starting together never see half a file; named by host and
+/// pid, as `dir` may be shared by machines), and used again while its bytes are the same.
 pub fn embedded_preload(bytes: &[u8], dir: &Path) -> io::Result<PathBuf> {
     let fail = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{}: {what}: {e}", dir.display()));
     // FNV-1a over 4096 samples: enough to tell builds apart; the bytes are compared anyway.
@@ -91,7 +91,7 @@ pub fn embedded_preload(bytes: &[u8], dir: &Path) -> io::Result<PathBuf> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| fail(e, "cannot create the directory for the preload library"))?;
-    let tmp = dir.join(format!(".{PRELOAD_NAME}.{}", std::process::id()));
+    let tmp = dir.join(format!(".{PRELOAD_NAME}.{}.{}", crate::hostname(), std::process::id()));
     std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         fail(e, "cannot write the preload library")
