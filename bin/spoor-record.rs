@@ -23,19 +23,29 @@ struct Args {
     command: Vec<OsString>,
 }
 
+/// The preload library built into this binary (build.rs).
+fn embedded_preload() -> &'static [u8] {
+    extern "C" {
+        static spoor_preload_so_start: u8;
+        static spoor_preload_so_end: u8;
+    }
+    // SAFETY: the two symbols bound the library's bytes in read-only data.
+    unsafe {
+        let start = &raw const spoor_preload_so_start;
+        let len = (&raw const spoor_preload_so_end).offset_from(start);
+        std::slice::from_raw_parts(start, len as usize)
+    }
+}
+
 fn main() {
     spoor_cli::run("spoor-record", || {
         let args = Args::parse();
         let dir = spoor_record::launch::check_output_dir(&args.output)?;
         let exe = std::env::current_exe()?;
-        let Some(preload) = spoor_record::launch::find_preload(&exe) else {
-            anyhow::bail!(
-                "cannot find {} next to {} (build it with `cargo build -p spoor-record-preload`, \
-                 or set SPOOR_PRELOAD)",
-                spoor_record::launch::PRELOAD_NAME,
-                exe.display()
-            );
-        };
+        let preload = spoor_record::launch::find_preload(&exe, embedded_preload())?;
+        if let Some(program) = spoor_record::launch::resolve_program(&args.command[0]) {
+            spoor_record::launch::check_mpi(&program, &preload)?;
+        }
         let env = spoor_record::launch::environment(&dir, args.app.as_deref(), &preload, std::process::id());
         let err = std::process::Command::new(&args.command[0]).args(&args.command[1..]).envs(env).exec();
         anyhow::bail!("cannot run {}: {err}", args.command[0].to_string_lossy())

@@ -61,6 +61,10 @@ fn compile(cc: &Path, src: &str, flags: &[&str], dir: &Path) -> PathBuf {
 
 /// `mpirun -np N [spoor-record -o DIR --] PROGRAM ARGS`, as root on a small machine.
 fn mpirun(np: usize, record: Option<&Path>, exe: &Path, args: &[&str]) -> Output {
+    mpirun_command(np, record, exe, args).output().unwrap()
+}
+
+fn mpirun_command(np: usize, record: Option<&Path>, exe: &Path, args: &[&str]) -> Command {
     let (_, run) = mpi();
     let mut c = Command::new(run);
     c.args(["--oversubscribe", "-np", &np.to_string()])
@@ -72,7 +76,8 @@ fn mpirun(np: usize, record: Option<&Path>, exe: &Path, args: &[&str]) -> Output
     if let Some(dir) = record {
         c.arg(bin("record")).arg("-o").arg(dir).arg("--");
     }
-    c.arg(exe).args(args).output().unwrap()
+    c.arg(exe).args(args);
+    c
 }
 
 fn sorted_lines(b: &[u8]) -> Vec<String> {
@@ -202,6 +207,18 @@ fn name(defs: &Definitions, id: u32) -> &str {
     defs.strings.get(id).unwrap()
 }
 
+/// The token's path through the 4 ranks of examples/ring.c: r -> r+1, six rounds, round k
+/// with tag k and 100 + k ints.
+fn check_ring_tokens(defs: &Definitions, events: &[Event]) {
+    let rank = loc_of_rank(defs);
+    let pairs = check_messages(events);
+    let want: Vec<(u32, u64)> = (0..6).map(|k| (k, (100 + k as u64) * 4)).collect();
+    for r in 0..4u32 {
+        assert_eq!(pairs[&(rank[&r], rank[&((r + 1) % 4)])], want, "messages of rank {r}");
+    }
+    assert_eq!(pairs.len(), 4);
+}
+
 #[test]
 fn mpi_ring_with_a_late_sender() {
     let (cc, _) = mpi();
@@ -237,14 +254,8 @@ fn mpi_ring_with_a_late_sender() {
     let ((defs, events), report) = pipeline(&dir, tmp.path());
     check_cpu(&events);
     check_offsets(&defs, &events, &report);
+    check_ring_tokens(&defs, &events);
     let rank = loc_of_rank(&defs);
-    let pairs = check_messages(&events);
-    // The token's path: r -> r+1, six rounds, round k with tag k and 100 + k ints.
-    let want: Vec<(u32, u64)> = (0..6).map(|k| (k, (100 + k as u64) * 4)).collect();
-    for r in 0..4u32 {
-        assert_eq!(pairs[&(rank[&r], rank[&((r + 1) % 4)])], want, "messages of rank {r}");
-    }
-    assert_eq!(pairs.len(), 4);
     // Odd rounds are received with wildcards; the actual source and tag are recorded.
     for r in 0..4u32 {
         let l = rank[&r];
@@ -615,4 +626,145 @@ fn rust_client_server_over_tcp_with_the_rust_api() {
         .filter_map(|e| if let Kind::Metric { value, .. } = e.kind { Some(value) } else { None })
         .collect();
     assert_eq!(metrics, (1..=12).map(f64::from).collect::<Vec<_>>());
+}
+
+/// A directory standing for PATH without MPI: a link to every program of PATH (the first
+/// of each name) except the MPI compiler wrappers and launchers (`mpi*`).
+fn path_without_mpi(dir: &Path) -> PathBuf {
+    let shadow = dir.join("bin");
+    std::fs::create_dir_all(&shadow).unwrap();
+    let path = std::env::var_os("PATH").unwrap();
+    for d in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let link = shadow.join(&name);
+            if !name.to_string_lossy().starts_with("mpi") && std::fs::symlink_metadata(&link).is_err() {
+                std::os::unix::fs::symlink(e.path(), link).unwrap();
+            }
+        }
+    }
+    shadow
+}
+
+/// `cargo build -p spoor-record-preload` into `target` with PATH = `path`.
+fn build_preload(target: &Path, path: &Path) -> Output {
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--offline", "-p", "spoor-record-preload"])
+        .current_dir(root())
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .unwrap();
+    ok(&out, "cargo build -p spoor-record-preload");
+    out
+}
+
+/// The library built where mpicc is not on PATH holds no MPI wrappers: spoor-record refuses
+/// to record an MPI program with it (saying how to fix it) rather than write traces without
+/// MPI; the library itself says so when preloaded directly. Once mpicc appears in a
+/// directory of PATH, the next build gives the wrappers and the same program is recorded.
+#[test]
+fn a_library_built_without_mpicc_refuses_mpi_programs_until_mpi_appears() {
+    let (cc, _) = mpi();
+    let tmp = tempfile::tempdir().unwrap();
+    let ring = compile(&cc, "examples/ring.c", &["-O1"], tmp.path());
+    // A target directory of its own, kept between runs (only the library is rebuilt).
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    let target = deps.parent().unwrap().parent().unwrap().join("preload-without-mpicc");
+    let lib = target.join("debug").join("libspoor_preload.so");
+    let shadow = path_without_mpi(tmp.path());
+
+    let out = build_preload(&target, &shadow);
+    let warning = String::from_utf8_lossy(&out.stderr);
+    assert!(warning.contains("mpicc not found"), "{warning}");
+    assert!(!spoor_record::launch::preload_has_mpi(&lib).unwrap());
+    let dir = tmp.path().join("refused");
+    let rec = Command::new(bin("record"))
+        .arg("-o")
+        .arg(&dir)
+        .arg("--")
+        .arg(&ring)
+        .env("SPOOR_PRELOAD", &lib)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&rec.stderr);
+    assert_eq!(rec.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("spoor-record: ") && err.contains("is linked to libmpi"), "{err}");
+    assert!(err.contains("built without MPI wrappers") && err.contains("libopenmpi-dev"), "{err}");
+    assert!(err.contains("cargo build --release"), "{err}");
+    assert!(rec.stdout.is_empty(), "the program ran");
+    assert!(files(&dir).is_empty());
+    // Preloaded without spoor-record, the library flags what it cannot record.
+    let direct = Command::new(&ring)
+        .env("LD_PRELOAD", &lib)
+        .env("SPOOR_RECORD_DIR", tmp.path().join("direct"))
+        .output()
+        .unwrap();
+    ok(&direct, "ring with the library preloaded");
+    let err = String::from_utf8_lossy(&direct.stderr);
+    assert!(err.contains("this program uses MPI") && err.contains("not recorded"), "{err}");
+    // Programs without MPI are still recorded with it.
+    let spin = spin(tmp.path());
+    let rec = Command::new(bin("record"))
+        .arg("-o")
+        .arg(tmp.path().join("spin-traces"))
+        .arg("--")
+        .arg(&spin)
+        .args(["exit", "0"])
+        .env("SPOOR_PRELOAD", &lib)
+        .output()
+        .unwrap();
+    ok(&rec, "spin recorded with the library without MPI");
+    assert_eq!(files(&tmp.path().join("spin-traces")).len(), 1);
+
+    // MPI appears in a directory of PATH: the same build command now gives the wrappers.
+    std::os::unix::fs::symlink(&cc, shadow.join("mpicc")).unwrap();
+    build_preload(&target, &shadow);
+    assert!(spoor_record::launch::preload_has_mpi(&lib).unwrap());
+    let dir = tmp.path().join("traces");
+    let rec = mpirun_command(4, Some(&dir), &ring, &[]).env("SPOOR_PRELOAD", &lib).output().unwrap();
+    ok(&rec, "recorded ring");
+    assert_eq!(files(&dir).len(), 4, "one trace per rank");
+    let ((defs, events), _) = pipeline(&dir, tmp.path());
+    check_ring_tokens(&defs, &events);
+}
+
+/// An installed spoor-record alone (`cargo install` copies only executables) writes out
+/// the library built into it, once, and records with it.
+#[test]
+fn spoor_record_alone_uses_the_library_built_into_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let installed = tmp.path().join("bin").join("spoor-record");
+    std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
+    std::fs::copy(bin("record"), &installed).unwrap();
+    let spin = spin(tmp.path());
+    let cache = tmp.path().join("cache");
+    for run in ["first", "second"] {
+        let dir = tmp.path().join(run);
+        let rec = Command::new(&installed)
+            .arg("-o")
+            .arg(&dir)
+            .arg("--")
+            .arg(&spin)
+            .args(["exit", "0"])
+            .env("XDG_CACHE_HOME", &cache)
+            .env_remove("SPOOR_PRELOAD")
+            .output()
+            .unwrap();
+        ok(&rec, &format!("{run} run of spoor-record alone"));
+        let f = files(&dir);
+        assert_eq!(f.len(), 1);
+        let (defs, events) = read(&f[0], false);
+        let works = events
+            .iter()
+            .filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&defs, proc) == "work"))
+            .count();
+        assert_eq!(works, 1000);
+    }
+    // One library written out, the one cargo built beside spoor-record.
+    let written = files(&cache.join("spoor"));
+    assert_eq!(written.len(), 1, "{written:?}");
+    let built = Path::new(bin("record")).parent().unwrap().join("deps").join("libspoor_preload.so");
+    assert!(std::fs::read(&written[0]).unwrap() == std::fs::read(built).unwrap());
 }

@@ -69,13 +69,31 @@ extern "C" fn init() {
                 libc::atexit(at_exit);
             }
             ACTIVE.store(true, Ordering::Relaxed);
+            warn_if_mpi_unrecorded();
         }
         Err(e) => eprintln!("spoor-record: {e}; this process is not recorded"),
     }
 }
 
+/// Built without the PMPI wrappers, the library records nothing of a program's MPI:
+/// spoor-record refuses programs linked to libmpi, and this says so for the others (libmpi
+/// loaded through another library or dlopen), once, at start or at exit.
+fn warn_if_mpi_unrecorded() {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    // SAFETY: looking up a symbol by a NUL-terminated name in the loaded objects.
+    let mpi =
+        !cfg!(spoor_mpi) && !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"PMPI_Init".as_ptr()) }.is_null();
+    if mpi && !WARNED.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "spoor-record: this program uses MPI but libspoor_preload.so was built without MPI \
+             wrappers: its MPI calls are not recorded (install libopenmpi-dev and build spoor again)"
+        );
+    }
+}
+
 extern "C" fn at_exit() {
     if let Some(r) = recorder() {
+        warn_if_mpi_unrecorded();
         if let Err(e) = r.finish() {
             eprintln!("spoor-record: cannot finish the trace {}: {e}", r.path().display());
         }
