@@ -97,6 +97,14 @@ struct Args {
     /// in procedure PROC (repeatable; RANKS like `0,3-5`). Not for master-worker.
     #[arg(long, value_name = "PROC:RANKS:NS")]
     extra_work: Vec<String>,
+    /// barrier only: a serialization point before each barrier, the ranks passing a token
+    /// in rank order and each working NS in procedure `serial` while holding it.
+    #[arg(long, value_name = "NS", default_value_t = 0)]
+    serialize: u64,
+    /// barrier only: a hot lock before each barrier, every rank holding lock 1 for NS in
+    /// procedure `critical`.
+    #[arg(long, value_name = "NS", default_value_t = 0)]
+    hot_lock: u64,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -128,6 +136,8 @@ impl Args {
             call_ns: self.call_cost,
             kernels: self.kernels,
             extra: self.extra_work.iter().map(|x| ExtraWork::parse(x)).collect::<Result<_, _>>()?,
+            serial_ns: self.serialize,
+            hot_lock_ns: self.hot_lock,
         };
         if let Some(n) = self.events {
             spec.steps = spec.steps_for_events(n);

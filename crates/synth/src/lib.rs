@@ -174,6 +174,13 @@ pub struct Spec {
     /// Bottlenecks injected with known answers: extra work in a procedure of its own on
     /// some ranks, after each of their main computes.
     pub extra: Vec<ExtraWork>,
+    /// barrier only: each step, before the barrier, the ranks pass a token in rank order,
+    /// each doing this many ns in procedure `serial` while holding it (a serialization
+    /// point: rank r waits for the r before it); 0: none.
+    pub serial_ns: u64,
+    /// barrier only: each step, before the barrier, every rank takes lock 1 and holds it
+    /// this many ns in procedure `critical` (a hot lock); 0: none.
+    pub hot_lock_ns: u64,
 }
 
 /// Extra work injected into a workload: after each main compute of the ranks named,
@@ -263,6 +270,8 @@ impl Spec {
             call_ns: 200,
             kernels: 1,
             extra: Vec::new(),
+            serial_ns: 0,
+            hot_lock_ns: 0,
         }
     }
 
@@ -301,6 +310,11 @@ impl Spec {
                 return err("extra work needs ranks that compute every step; master-worker's tasks go to whichever worker is free".into());
             }
         }
+        if (self.serial_ns > 0 || self.hot_lock_ns > 0) && w != Workload::Barrier {
+            return err(
+                "a serialization point and a hot lock are injected into the barrier workload only".into()
+            );
+        }
         if !(0.0..=1.0).contains(&self.imbalance) {
             return err(format!("imbalance must be between 0 and 1, not {}", self.imbalance));
         }
@@ -314,6 +328,7 @@ impl Spec {
         let p = self.procs as u128;
         let extra: u128 = self.extra.iter().map(|x| x.ns as u128).sum();
         let per_step = 2 * (self.compute_ns as u128 + extra)
+            + 2 * p * (self.serial_ns as u128 + self.hot_lock_ns as u128)
             + 16 * self.call_ns as u128
             + 8 * (self.latency_ns as u128 + (self.bytes as f64 / self.bandwidth).ceil() as u128 + 8);
         let bound = (self.steps as u128 + 1).saturating_mul(p * p).saturating_mul(per_step + 1);
@@ -403,7 +418,13 @@ impl Spec {
             + 2 * (self.kernels.max(1) as u64 - 1) * computes
             + match self.workload {
                 Workload::Ring => 9 * p * s,
-                Workload::Barrier => 6 * p * s,
+                Workload::Barrier => {
+                    // The token: a receive (4 events) on every rank but the first, `serial`
+                    // (2), a send (3) on every rank but the last; the lock: 5 a rank.
+                    let serial = if self.serial_ns > 0 { 2 * p + 7 * (p - 1) } else { 0 };
+                    let lock = if self.hot_lock_ns > 0 { 5 * p } else { 0 };
+                    (6 * p + serial + lock) * s
+                }
                 Workload::Pipeline => s * (9 * p - 7),
                 Workload::Spa => 18 * (p - 1) * s,
                 Workload::MasterWorker => {
@@ -456,6 +477,12 @@ impl Spec {
         }
         for x in &self.extra {
             s += &format!(" --extra-work {}", x.describe());
+        }
+        if self.serial_ns > 0 {
+            s += &format!(" --serialize {}", self.serial_ns);
+        }
+        if self.hot_lock_ns > 0 {
+            s += &format!(" --hot-lock {}", self.hot_lock_ns);
         }
         s
     }

@@ -87,6 +87,9 @@ pub(crate) struct Names {
     kernels: Vec<StrId>,
     /// Injected extra work: procedure, ranks (by rank), ns.
     extra: Vec<(StrId, Vec<bool>, i64)>,
+    /// The procedures of the injected serialization point and hot lock.
+    pub(crate) serial: StrId,
+    pub(crate) critical: StrId,
 }
 
 impl Names {
@@ -137,6 +140,17 @@ pub(crate) fn build(spec: &Spec) -> (Definitions, Names) {
             (defs.strings.intern(&x.proc), on, x.ns as i64)
         })
         .collect();
+    // Interned only when injected, so that other traces keep their string tables.
+    let mut name = |n: &str, used: bool| if used { defs.strings.intern(n) } else { StrId::MAX };
+    let serial = name("serial", spec.serial_ns > 0);
+    let critical = name("critical", spec.hot_lock_ns > 0);
+    if spec.serial_ns > 0 {
+        for p in [P::Send, P::Recv] {
+            if ids[p as usize] == StrId::MAX {
+                ids[p as usize] = defs.strings.intern(mpi_name(p));
+            }
+        }
+    }
     defs.set_property("creator", "spoor-synth");
     defs.set_property("workload", spec.workload.name());
     defs.set_property("synth.spec", &spec.describe());
@@ -157,7 +171,7 @@ pub(crate) fn build(spec: &Spec) -> (Definitions, Names) {
         let c = defs.add_comm("MPI_COMM_WORLD", members);
         debug_assert_eq!(c, spec.world(app));
     }
-    (defs, Names { ids, kernels, extra })
+    (defs, Names { ids, kernels, extra, serial, critical })
 }
 
 /// The clocks of one process.
@@ -293,9 +307,7 @@ impl<'a> Ctx<'a> {
                 let (proc, on, ns) = &self.names.extra[k];
                 if on.get(r as usize) == Some(&true) {
                     let (proc, ns) = (*proc, *ns);
-                    self.emit(r, Kind::Enter { proc })?;
-                    self.busy(r, ns);
-                    self.emit(r, Kind::Leave { proc })?;
+                    self.work_in(r, proc, ns)?;
                 }
             }
         }
@@ -319,6 +331,47 @@ impl<'a> Ctx<'a> {
             self.emit(r, Kind::Enter { proc })?;
             self.busy(r, share);
             self.emit(r, Kind::Leave { proc })?;
+        }
+        Ok(())
+    }
+
+    /// Rank `r` works `d` ns in procedure `proc` (an injected one).
+    pub(crate) fn work_in(&mut self, r: u32, proc: StrId, d: i64) -> io::Result<()> {
+        self.emit(r, Kind::Enter { proc })?;
+        self.busy(r, d);
+        self.emit(r, Kind::Leave { proc })
+    }
+
+    /// A token passed from rank to rank in order, each holding it `hold` ns in
+    /// procedure `serial` (a blocking receive from the rank before, a send to the next).
+    pub(crate) fn token_round(&mut self, tag: u32, hold: i64) -> io::Result<()> {
+        let p = self.procs();
+        let mut arrival = 0;
+        for r in 0..p {
+            if r > 0 {
+                self.recv(r, r - 1, tag, 0, arrival)?;
+            }
+            self.work_in(r, self.names.serial, hold)?;
+            if r + 1 < p {
+                arrival = self.send(r, r + 1, tag, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every rank takes lock `lock` in the order it asks for it (ties: rank), holding it
+    /// `hold` ns in procedure `critical`.
+    pub(crate) fn lock_round(&mut self, lock: u64, hold: i64) -> io::Result<()> {
+        let mut order: Vec<u32> = (0..self.procs()).collect();
+        order.sort_by_key(|&r| (self.wall(r), r));
+        let mut free = i64::MIN;
+        for r in order {
+            self.emit(r, Kind::LockRequest { lock })?;
+            self.wait_until(r, free);
+            self.emit(r, Kind::LockAcquire { lock })?;
+            self.work_in(r, self.names.critical, hold)?;
+            self.emit(r, Kind::LockRelease { lock })?;
+            free = self.wall(r);
         }
         Ok(())
     }

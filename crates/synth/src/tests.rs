@@ -43,6 +43,8 @@ struct LocState {
     wait_cpu: Option<i64>,
     irecvs: HashMap<u64, (Option<LocId>, CommId, Option<u32>)>,
     isends: HashSet<u64>,
+    /// A lock asked for (and its cpu time: waiting for it costs none), or held.
+    lock: Option<(u64, i64, bool)>,
 }
 
 type Colls = HashMap<CommId, HashMap<LocId, Vec<(CollOp, i64, i64)>>>;
@@ -69,6 +71,8 @@ fn check(spec: &Spec, defs: &Definitions, events: &[Event]) -> Stats {
     // Per communicator and member: the collectives' (op, begin, end).
     let mut colls: Colls = HashMap::new();
     let mut stats = Stats { end: vec![0; nloc], sources: vec![Vec::new(); nloc], ..Stats::default() };
+    // Per lock: its holders' (acquire, release) times.
+    let mut holds: HashMap<u64, Vec<(i64, i64)>> = HashMap::new();
     let member = |comm: CommId, loc: LocId| {
         assert!(defs.comms[comm as usize].members.contains(&loc), "{loc} not in communicator {comm}")
     };
@@ -190,8 +194,31 @@ fn check(spec: &Spec, defs: &Definitions, events: &[Event]) -> Stats {
                 assert_eq!(last.2, i64::MIN);
                 last.2 = wall;
             }
+            Kind::LockRequest { lock } => {
+                assert!(s.lock.is_none(), "a second lock asked for: {ev:?}");
+                s.lock = Some((lock, cpu, false));
+            }
+            Kind::LockAcquire { lock } => {
+                let (l, asked_cpu, held) = s.lock.expect("acquired without a request");
+                assert!(l == lock && !held && asked_cpu == cpu, "cpu advanced waiting for a lock: {ev:?}");
+                s.lock = Some((lock, cpu, true));
+                holds.entry(lock).or_default().push((wall, i64::MAX));
+            }
+            Kind::LockRelease { lock } => {
+                assert_eq!(
+                    s.lock.take().map(|x| (x.0, x.2)),
+                    Some((lock, true)),
+                    "released what it did not hold"
+                );
+                let h = holds.get_mut(&lock).and_then(|v| v.iter_mut().rev().find(|h| h.1 == i64::MAX));
+                h.expect("a release without its acquire").1 = wall;
+            }
             ref k => panic!("unexpected kind {k:?}"),
         }
+    }
+    for (lock, v) in &mut holds {
+        v.sort_unstable();
+        assert!(v.windows(2).all(|w| w[0].1 <= w[1].0), "lock {lock} held by two at once: {v:?}");
     }
     for (i, s) in st.iter().enumerate() {
         assert!(s.ended, "location {i} did not end");
@@ -418,6 +445,9 @@ fn event_count_is_exact_everywhere() {
                     let s = Spec { call_ns: 0, latency_ns: 0, bytes: 0, imbalance: 1.0, ..s };
                     run(&s);
                     run(&Spec { kernels: 3, ..s.clone() });
+                    if w == Workload::Barrier {
+                        run(&Spec { serial_ns: 5, hot_lock_ns: 3, ..s.clone() });
+                    }
                     if w != Workload::MasterWorker {
                         let extra = vec![ExtraWork { proc: "late".into(), ranks: vec![0, procs - 1], ns: 7 }];
                         run(&Spec { extra, ..s });

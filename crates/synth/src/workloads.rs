@@ -238,16 +238,34 @@ pub(crate) fn pipeline(ctx: &mut Ctx) -> io::Result<()> {
     Ok(())
 }
 
-/// barrier: compute, then a barrier, every step.
+/// Tag of the serialization point's token.
+const TAG_TOKEN: u32 = 4;
+
+/// barrier: compute, then a barrier, every step (with the serialization point and the
+/// hot lock, when injected, in between).
 pub(crate) fn barrier(ctx: &mut Ctx) -> io::Result<()> {
     let spec = ctx.spec;
     let p = ctx.procs();
+    let injected = spec.serial_ns > 0 || spec.hot_lock_ns > 0;
     for step in 0..spec.steps {
         let mut latest = 0;
         for r in 0..p {
             let d = ctx.draw(spec.compute_ns, Draw::Work, r as u64, step);
             ctx.compute(r, P::Work, d)?;
-            latest = latest.max(ctx.coll_enter(r, CollOp::Barrier)?);
+            if !injected {
+                latest = latest.max(ctx.coll_enter(r, CollOp::Barrier)?);
+            }
+        }
+        if injected {
+            if spec.serial_ns > 0 {
+                ctx.token_round(TAG_TOKEN, spec.serial_ns as i64)?;
+            }
+            if spec.hot_lock_ns > 0 {
+                ctx.lock_round(1, spec.hot_lock_ns as i64)?;
+            }
+            for r in 0..p {
+                latest = latest.max(ctx.coll_enter(r, CollOp::Barrier)?);
+            }
         }
         let end = ctx.coll_end_time(CollOp::Barrier, latest, 0);
         for r in 0..p {

@@ -115,7 +115,8 @@ impl Timelines<'_> {
         v
     }
 
-    /// When `w` (before `tw`) and `d` (before `td`) last synchronized: the time on each;
+    /// When `w` (before `tw`) and `d` (before `td`) last synchronized: where each one's
+    /// interval starts (the later side of the synchronization, within the intervals);
     /// their first events when they never did.
     fn last_sync(&self, w: LocId, tw: i64, d: LocId, td: i64) -> (i64, i64) {
         let start = |l: LocId| self.d.locs.get(l as usize).and_then(|s| s.runs.first()).map_or(0, |r| r.0);
@@ -130,8 +131,11 @@ impl Timelines<'_> {
                     ends.binary_search_by_key(&d, |e| e.0).ok().map(|k| ends[k].1)
                 }
             };
+            // Both sides start from the later of the two moments: before it, one of
+            // them was still on its way (a message in transit, a lock left free).
             if let Some(t) = peer_time.filter(|&t| t <= td) {
-                return (s.at, t);
+                let from = s.at.max(t);
+                return (from.min(tw), from.min(td));
             }
         }
         (start(w), start(d))

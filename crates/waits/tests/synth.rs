@@ -48,6 +48,39 @@ fn extra_work_before_a_barrier_is_every_wait_and_its_root_cause() {
     }
 }
 
+/// A serialization point and a hot lock before each barrier (4 ranks, 3 steps, 2 ms
+/// each, no transfer or call costs): rank r waits r × 2 ms for the token or the lock and
+/// then (3 − r) × 2 ms at the barrier, 36 ms of each in all; every wait is charged to the
+/// work done while holding the token or the lock.
+#[test]
+fn a_serialization_point_and_a_hot_lock_are_every_wait_and_their_root_cause() {
+    let base = Spec {
+        procs: 4,
+        steps: 3,
+        imbalance: 0.0,
+        latency_ns: 0,
+        call_ns: 0,
+        ..Spec::new(Workload::Barrier)
+    };
+    for (spec, pattern, path) in [
+        (Spec { serial_ns: 2_000_000, ..base.clone() }, Pattern::LateSender, "main > serial"),
+        (Spec { hot_lock_ns: 2_000_000, ..base.clone() }, Pattern::LockContention, "main > critical"),
+    ] {
+        let (defs, w) = waits(&spec);
+        assert_eq!(w.pattern_total(pattern).time_ns, ms(36.0), "{pattern:?}");
+        assert_eq!(w.pattern_total(Pattern::WaitAtBarrier).time_ns, ms(36.0), "{pattern:?}");
+        assert_eq!(charged(&w), ms(72.0), "{:?}", w.instances);
+        let on: f64 = w
+            .causes
+            .delays
+            .iter()
+            .filter(|d| w.callpaths.render(&defs, d.callpath) == path)
+            .map(|d| d.cost_ns())
+            .sum();
+        assert!((on - ms(72.0) as f64).abs() < 1.0, "{pattern:?}: {on}: {:?}", w.causes);
+    }
+}
+
 /// Extra work on one rank of a stencil: its neighbours wait for its halo (late senders),
 /// the others at the allreduce; the largest root cause is that rank's extra work, and
 /// it accounts for the waits the injection added.
