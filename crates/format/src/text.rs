@@ -25,7 +25,8 @@ const DEF_KEYWORDS: [&str; 8] =
 const MAX_IMPLICIT_LOC: u32 = 65_535;
 
 /// The longest line read, in bytes (newline excluded): bounds memory on hostile input.
-const MAX_LINE: usize = 64 << 20;
+/// The importers' line readers share it.
+pub const MAX_LINE: usize = 64 << 20;
 
 /// The bits of the NaN written as `NaN`; any other NaN is written as raw bits.
 const CANONICAL_NAN: u64 = 0x7ff8_0000_0000_0000;

@@ -460,3 +460,21 @@ fn truncated_and_garbage_inputs_never_panic() {
     assert!(!paraver::looks_like(&gzip(b"hello world")));
     assert!(!paraver::looks_like(&[0x1f, 0x8b, 8]));
 }
+
+/// A record line longer than the text form's limit is refused at that line, without
+/// reading the rest of it (a small .prv.gz can inflate to one line of gigabytes).
+#[test]
+fn overlong_lines_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("long.prv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+    f.write_all(b"#Paraver (x):1000_ns:1(2):1:1(1:1)\n2:1:1:1:1:5:").unwrap();
+    let chunk = vec![b'7'; 1 << 20];
+    for _ in 0..=spoor_format::text::MAX_LINE >> 20 {
+        f.write_all(&chunk).unwrap();
+    }
+    drop(f);
+    let e = paraver::read_paraver(&p).unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.message.contains("line longer than"), "{e}");
+}

@@ -64,6 +64,7 @@ pub use pcf::{EventType, Pcf};
 pub use row::Row;
 
 use crate::dumpi::mpi_collective;
+use spoor_format::text::MAX_LINE;
 use spoor_format::Error;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, StrId};
 use std::collections::{BTreeMap, HashMap};
@@ -885,9 +886,12 @@ fn end_anchor(calls: &[Call], t: i64) -> Option<usize> {
     (i < calls.len() && calls[i].enter_t <= t).then_some(i)
 }
 
-/// Reads one line (without its end) into `buf`; 0 at the end of the input.
+/// Reads one line (without its end) into `buf`; 0 at the end of the input. A line
+/// longer than [`MAX_LINE`] is an error, read no further (a small gzip file can inflate
+/// to gigabytes without a newline).
 fn read_line(file: &str, line: u64, input: &mut dyn BufRead, buf: &mut Vec<u8>) -> Result<usize, Error> {
-    let n = input.read_until(b'\n', buf).map_err(|e| match e.kind() {
+    let limit = MAX_LINE as u64 + 2;
+    let n = input.take(limit).read_until(b'\n', buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput
         | std::io::ErrorKind::InvalidData
         | std::io::ErrorKind::UnexpectedEof => {
@@ -895,6 +899,13 @@ fn read_line(file: &str, line: u64, input: &mut dyn BufRead, buf: &mut Vec<u8>) 
         }
         _ => Error::io(file, &e),
     })?;
+    if n as u64 == limit && buf.last() != Some(&b'\n') {
+        return Err(Error::at_line(
+            file,
+            line,
+            format!("line longer than {MAX_LINE} bytes: expected a Paraver record line ending with a newline"),
+        ));
+    }
     while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
         buf.pop();
     }
