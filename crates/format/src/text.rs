@@ -8,7 +8,7 @@
 
 use crate::{Error, ErrorKind};
 use spoor_model::{
-    Annotations, CollOp, Definitions, Event, EventRef, Kind, LocId, StrId, KIND_COUNT, KIND_NAMES,
+    Annotations, CollOp, DefKind, Definitions, Event, EventRef, Kind, LocId, StrId, KIND_COUNT, KIND_NAMES,
 };
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
@@ -900,7 +900,7 @@ impl<R: BufRead> TextParser<R> {
             let r = self.read_line(&mut buf);
             let res = match r {
                 Err(e) => Err(e),
-                Ok(false) => Ok(None),
+                Ok(false) => self.check_definitions().map(|()| None),
                 Ok(true) => self.parse_line(&buf),
             };
             // Keep the buffer for the next line, unless a huge line made it huge.
@@ -1037,6 +1037,24 @@ impl<R: BufRead> TextParser<R> {
             });
         }
         Ok(())
+    }
+
+    /// At the end of the input every id a definition refers to must be defined, as the
+    /// binary reader requires of a definitions chunk (`Definitions::check`); the error
+    /// names the line of the definition at fault.
+    fn check_definitions(&mut self) -> Result<(), Error> {
+        let Err(e) = self.defs.check() else { return Ok(()) };
+        let def = match e.kind {
+            DefKind::App => Some(Def::App),
+            DefKind::Machine => Some(Def::Machine),
+            DefKind::Process => Some(Def::Process),
+            DefKind::Location => Some(Def::Location),
+            DefKind::Comm => Some(Def::Comm),
+            DefKind::Metric => Some(Def::Metric),
+            DefKind::Property => None,
+        };
+        let line = def.and_then(|d| self.origins(d).get(e.index).map(|o| o.line)).unwrap_or(self.line);
+        Err(Error::at_line(&self.file, line, format!("{e} (by the end of the input)")))
     }
 
     fn origins(&mut self, d: Def) -> &mut Vec<Origin> {
