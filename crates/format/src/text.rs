@@ -838,6 +838,8 @@ pub struct TextParser<R: BufRead> {
     defs: Definitions,
     /// A version, definition or event line has been read.
     started: bool,
+    /// The end of the input was met (and the definitions checked).
+    ended: bool,
     apps: Vec<Origin>,
     machines: Vec<Origin>,
     processes: Vec<Origin>,
@@ -867,6 +869,7 @@ impl<R: BufRead> TextParser<R> {
             buf: Vec::new(),
             defs: Definitions::new(),
             started: false,
+            ended: false,
             apps: Vec::new(),
             machines: Vec::new(),
             processes: Vec::new(),
@@ -900,7 +903,11 @@ impl<R: BufRead> TextParser<R> {
             let r = self.read_line(&mut buf);
             let res = match r {
                 Err(e) => Err(e),
-                Ok(false) => self.check_definitions().map(|()| None),
+                // The end of the input is checked once; later calls find it again.
+                Ok(false) if !std::mem::replace(&mut self.ended, true) => {
+                    self.check_definitions().map(|()| None)
+                }
+                Ok(false) => Ok(None),
                 Ok(true) => self.parse_line(&buf),
             };
             // Keep the buffer for the next line, unless a huge line made it huge.
