@@ -224,13 +224,14 @@ impl Definitions {
         let n = self.strings.len() as u32;
         let bad = |kind: DefKind, index: usize, what: String| Err(DanglingRef { kind, index, what });
         // The context is named only on failure: checking costs no allocation.
-        let s = |id: StrId, kind: DefKind, index: usize, ctx: &dyn Fn() -> String| -> Result<(), DanglingRef> {
-            if id < n {
-                Ok(())
-            } else {
-                bad(kind, index, format!("{} names string {id}, but the string table has {n}", ctx()))
-            }
-        };
+        let s =
+            |id: StrId, kind: DefKind, index: usize, ctx: &dyn Fn() -> String| -> Result<(), DanglingRef> {
+                if id < n {
+                    Ok(())
+                } else {
+                    bad(kind, index, format!("{} names string {id}, but the string table has {n}", ctx()))
+                }
+            };
         for (i, a) in self.apps.iter().enumerate() {
             s(a.name, DefKind::App, i, &|| format!("application {i}"))?;
         }
