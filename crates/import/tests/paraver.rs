@@ -413,6 +413,7 @@ fn application_bounds_states_counters_and_extrae_activities() {
 1:1:1:1:1:100:400:1
 2:1:1:1:1:100:40000001:1:42000050:0
 2:1:1:1:1:200:60000019:1:42000050:500
+2:1:1:1:1:250:42000050:18446744073709551615
 2:1:1:1:1:300:40000003:1
 2:1:1:1:1:350:40000003:0
 1:1:1:1:1:400:500:1
@@ -433,6 +434,7 @@ fn application_bounds_states_counters_and_extrae_activities() {
             "100 metric PAPI_TOT_INS 0",
             "200 enter main",
             "200 metric PAPI_TOT_INS 500",
+            "250 metric PAPI_TOT_INS 18446744073709552000",
             "300 enter Flushing Traces",
             "350 leave Flushing Traces",
             "400 leave main",

@@ -642,7 +642,9 @@ impl<'a> Reader<'a> {
             } else if EXTRAE_ACTIVITIES.contains(&ty) {
                 self.region_event(l, t, ty, value);
             } else if COUNTERS.contains(&ty) {
-                self.counter(l, t, ty, value);
+                // Counts are unsigned: one above 2^63 must not read as negative.
+                let count = v.parse::<u64>().map_or(value as f64, |u| u as f64);
+                self.counter(l, t, ty, count);
             } else if ty == APPLICATION && value != 0 {
                 self.app_begin(l, t);
             } else if ty == APPLICATION {
@@ -684,7 +686,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A counter's value becomes a sample of the metric named by the type's label.
-    fn counter(&mut self, l: usize, t: i64, ty: u64, value: i64) {
+    fn counter(&mut self, l: usize, t: i64, ty: u64, value: f64) {
         let metric = match self.metrics.get(&ty) {
             Some(&m) => m,
             None => {
@@ -697,7 +699,7 @@ impl<'a> Reader<'a> {
                 m
             }
         };
-        self.locs[l].base.push((t, Kind::Metric { metric, value: value as f64 }));
+        self.locs[l].base.push((t, Kind::Metric { metric, value }));
         self.stats.metric_samples += 1;
     }
 
