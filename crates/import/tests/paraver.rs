@@ -467,6 +467,13 @@ fn application_bounds_states_counters_and_extrae_activities() {
     );
     assert_eq!(t.warnings, ["regions still open at the application's end are left there"]);
     check_structure(&t);
+    // A second begin, or a begin after the end, is ignored with a warning.
+    let prv = "#Paraver (x):1000_ns:1(2):1:1(1:1)\n2:1:1:1:1:1:40000001:1\n2:1:1:1:1:2:40000001:0\n\
+               2:1:1:1:1:3:40000001:1\n";
+    let p = write_trace(dir.path(), "again", prv, Some(&pcf), None);
+    let t = paraver::read_paraver_with(&p, &ParaverOptions::default()).unwrap();
+    assert_eq!(per_loc(&t)[0], ["1 process_begin", "2 process_end"]);
+    assert!(t.warnings.iter().any(|w| w.contains("application begin after")), "{:?}", t.warnings);
 }
 
 #[test]

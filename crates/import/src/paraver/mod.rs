@@ -661,8 +661,8 @@ impl<'a> Reader<'a> {
 
     fn app_begin(&mut self, l: usize, t: i64) {
         let st = &mut self.locs[l];
-        if st.app_begin.is_some() {
-            self.warnings.add("a second application begin on a thread: ignored");
+        if st.app_begin.is_some() || st.app_end.is_some() {
+            self.warnings.add("an application begin after another begin or an end on a thread: ignored");
             return;
         }
         st.app_begin = Some(t);
