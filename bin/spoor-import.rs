@@ -104,11 +104,11 @@ fn main() {
             Source::Otf2(anchor) => import_otf2(&args, &anchor),
             Source::Paraver(prv) => {
                 let t = paraver::read_paraver_with(&prv, &paraver::ParaverOptions::default())?;
-                write_all(&args, &prv, &t.defs, &t.events, &t.warnings)
+                write_all(&args, &prv, &t.defs, &t.events, &t.warnings, &t.skipped)
             }
             Source::Dumpi(meta) => {
                 let t = dumpi::read_dumpi_full(&meta)?;
-                write_all(&args, &meta, &t.defs, &t.events, &t.warnings)
+                write_all(&args, &meta, &t.defs, &t.events, &t.warnings, &[])
             }
         }
     })
@@ -147,6 +147,7 @@ fn write_all(
     defs: &Definitions,
     events: &[Event],
     warnings: &[String],
+    skipped: &[(u64, String)],
 ) -> anyhow::Result<()> {
     let mut out = Output::create(args.output.as_deref())?;
     let mut w = TraceWriter::new(&mut out, defs, WriterOptions::default())?;
@@ -164,6 +165,9 @@ fn write_all(
         );
         for warning in warnings {
             eprintln!("spoor-import: {}: {warning}", input.display());
+        }
+        for (n, what) in skipped {
+            eprintln!("spoor-import: skipped {n} {what}");
         }
     }
     Ok(())

@@ -204,3 +204,53 @@ fn flate2_gzip(b: &[u8]) -> Vec<u8> {
     t.join().unwrap();
     o.stdout
 }
+
+/// A text trace whose definitions name ids that are not defined is refused by every
+/// command that reads a trace, as the binary reader refuses such a definitions chunk:
+/// exit 1, the file and the line of the definition at fault, never a panic, and no
+/// binary file written for spoor's own reader to reject later.
+#[test]
+fn text_definitions_naming_undefined_ids_are_refused_everywhere() {
+    let head = "spoor-text 1\napp 0 a\nmachine 0 m\n";
+    let events = "0 0 - enter main\n0 10 - leave main\n";
+    let cases = [
+        ("process 0 p app=0 machine=3 rank=0\nlocation 0 l process=0 thread=0\n", 4, "machine 3"),
+        ("process 0 p app=2 machine=0 rank=0\nlocation 0 l process=0 thread=0\n", 4, "application 2"),
+        ("process 0 p app=0 machine=0 rank=0\nlocation 0 l process=5 thread=0\n", 5, "process 5"),
+        (
+            "process 0 p app=0 machine=0 rank=0\nlocation 0 l process=0 thread=0\ncomm 0 w members=0,9\n",
+            6,
+            "member location 9",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let commands: [(&str, &[&str]); 8] = [
+        (CAT, &[]),
+        (CAT, &["-f", "binary", "-o"]),
+        (env!("CARGO_BIN_EXE_spoor-report"), &[]),
+        (env!("CARGO_BIN_EXE_spoor-order"), &[]),
+        (env!("CARGO_BIN_EXE_spoor-align"), &[]),
+        (env!("CARGO_BIN_EXE_spoor-merge"), &[]),
+        (env!("CARGO_BIN_EXE_spoor-pag"), &[]),
+        (env!("CARGO_BIN_EXE_spoor-cp"), &[]),
+    ];
+    for (i, (defs, line, what)) in cases.iter().enumerate() {
+        let input = dir.path().join(format!("bad{i}.txt"));
+        std::fs::write(&input, format!("{head}{defs}{events}")).unwrap();
+        let out = dir.path().join(format!("bad{i}.spoor"));
+        for (cmd, args) in commands {
+            let mut args: Vec<&str> = args.to_vec();
+            if args.last() == Some(&"-o") {
+                args.push(out.to_str().unwrap());
+            }
+            args.push(input.to_str().unwrap());
+            let o = run(cmd, &args, None);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{cmd} {args:?}: {err}");
+            assert!(!err.contains("panicked"), "{cmd} {args:?}: {err}");
+            let at = format!("bad{i}.txt: line {line}: ");
+            assert!(err.contains(&at) && err.contains(what), "{cmd} {args:?}: {err}");
+        }
+        assert!(!out.exists(), "spoor-cat -f binary wrote {}", out.display());
+    }
+}

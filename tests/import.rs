@@ -75,6 +75,10 @@ fn paraver_epoch_has_one_send_and_one_receive_per_communication() {
     assert_eq!(receives, 1156);
     assert_eq!(k["enter"], k["leave"]);
     assert_eq!(k["coll_begin"], k["coll_end"]);
+    // The application's begin and end, every state but one "Not created", 8 counters.
+    assert_eq!((k["process_begin"], k["process_end"]), (2, 2));
+    assert_eq!((k["phase_begin"], k["phase_end"]), (6984, 6984));
+    assert_eq!(k["metric"], 8 * 6986);
 }
 
 #[test]
@@ -116,4 +120,43 @@ fn every_real_trace_imports_and_passes_order_check_and_the_pipeline() {
         let o = Command::new(ORDER).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
         assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
     }
+}
+
+/// The whole run is imported (the application's begin and end, states, counters), so the
+/// wall-mode critical path of the EPOCH run, aligned and ordered, is its measured runtime:
+/// the header's 11,528,373,565 ns, within 0.1 %.
+#[test]
+fn paraver_epoch_wall_path_is_the_runtime() {
+    let Some(d) = data() else { return };
+    const ORDER: &str = env!("CARGO_BIN_EXE_spoor-order");
+    const ALIGN: &str = env!("CARGO_BIN_EXE_spoor-align");
+    const CP: &str = env!("CARGO_BIN_EXE_spoor-cp");
+    let dir = tempfile::tempdir().unwrap();
+    let imported = dir.path().join("t.spoor");
+    let o = Command::new(IMPORT)
+        .arg(d.join("paraver/pypop-epoch-2proc"))
+        .arg("-o")
+        .arg(&imported)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // What is not imported is counted on standard error by type.
+    assert!(err.contains("skipped 3486 values of event type 70000001 (Caller at level 1)"), "{err}");
+    let aligned = dir.path().join("a.spoor");
+    let o = Command::new(ALIGN).arg(&imported).arg("-o").arg(&aligned).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ordered = dir.path().join("o.spoor");
+    let o = Command::new(ORDER).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(CP)
+        .args(["--weight", "wall", "--format", "json", "--profile", "none"])
+        .arg(&ordered)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let length = v["length_ns"].as_f64().unwrap();
+    let runtime = 11_528_373_565.0;
+    assert!((length - runtime).abs() <= runtime * 1e-3, "wall path {length} ns, runtime {runtime} ns");
 }

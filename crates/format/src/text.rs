@@ -8,7 +8,7 @@
 
 use crate::{Error, ErrorKind};
 use spoor_model::{
-    Annotations, CollOp, Definitions, Event, EventRef, Kind, LocId, StrId, KIND_COUNT, KIND_NAMES,
+    Annotations, CollOp, DefKind, Definitions, Event, EventRef, Kind, LocId, StrId, KIND_COUNT, KIND_NAMES,
 };
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
@@ -25,7 +25,8 @@ const DEF_KEYWORDS: [&str; 8] =
 const MAX_IMPLICIT_LOC: u32 = 65_535;
 
 /// The longest line read, in bytes (newline excluded): bounds memory on hostile input.
-const MAX_LINE: usize = 64 << 20;
+/// The importers' line readers share it.
+pub const MAX_LINE: usize = 64 << 20;
 
 /// The bits of the NaN written as `NaN`; any other NaN is written as raw bits.
 const CANONICAL_NAN: u64 = 0x7ff8_0000_0000_0000;
@@ -837,6 +838,8 @@ pub struct TextParser<R: BufRead> {
     defs: Definitions,
     /// A version, definition or event line has been read.
     started: bool,
+    /// The end of the input was met (and the definitions checked).
+    ended: bool,
     apps: Vec<Origin>,
     machines: Vec<Origin>,
     processes: Vec<Origin>,
@@ -866,6 +869,7 @@ impl<R: BufRead> TextParser<R> {
             buf: Vec::new(),
             defs: Definitions::new(),
             started: false,
+            ended: false,
             apps: Vec::new(),
             machines: Vec::new(),
             processes: Vec::new(),
@@ -899,6 +903,10 @@ impl<R: BufRead> TextParser<R> {
             let r = self.read_line(&mut buf);
             let res = match r {
                 Err(e) => Err(e),
+                // The end of the input is checked once; later calls find it again.
+                Ok(false) if !std::mem::replace(&mut self.ended, true) => {
+                    self.check_definitions().map(|()| None)
+                }
                 Ok(false) => Ok(None),
                 Ok(true) => self.parse_line(&buf),
             };
@@ -1036,6 +1044,24 @@ impl<R: BufRead> TextParser<R> {
             });
         }
         Ok(())
+    }
+
+    /// At the end of the input every id a definition refers to must be defined, as the
+    /// binary reader requires of a definitions chunk (`Definitions::check`); the error
+    /// names the line of the definition at fault.
+    fn check_definitions(&mut self) -> Result<(), Error> {
+        let Err(e) = self.defs.check() else { return Ok(()) };
+        let def = match e.kind {
+            DefKind::App => Some(Def::App),
+            DefKind::Machine => Some(Def::Machine),
+            DefKind::Process => Some(Def::Process),
+            DefKind::Location => Some(Def::Location),
+            DefKind::Comm => Some(Def::Comm),
+            DefKind::Metric => Some(Def::Metric),
+            DefKind::Property => None,
+        };
+        let line = def.and_then(|d| self.origins(d).get(e.index).map(|o| o.line)).unwrap_or(self.line);
+        Err(Error::at_line(&self.file, line, format!("{e} (by the end of the input)")))
     }
 
     fn origins(&mut self, d: Def) -> &mut Vec<Origin> {

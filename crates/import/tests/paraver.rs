@@ -31,6 +31,10 @@ fn check_structure(t: &ParaverTrace) {
 fn check(t: &ParaverTrace, strict: bool) {
     let mut stacks: HashMap<LocId, Vec<u32>> = HashMap::new();
     let mut last: HashMap<LocId, i64> = HashMap::new();
+    // Per location: the open phase (states do not overlap), whether the process ended.
+    let mut phase: HashMap<LocId, u32> = HashMap::new();
+    let mut ended: HashMap<LocId, bool> = HashMap::new();
+    let mut seen: HashMap<LocId, bool> = HashMap::new();
     let mut prev_wall = i64::MIN;
     for e in &t.events {
         assert!(e.wall >= prev_wall, "events are not in global time order");
@@ -39,7 +43,19 @@ fn check(t: &ParaverTrace, strict: bool) {
         assert!(e.wall >= *l);
         *l = e.wall;
         let stack = stacks.entry(e.loc).or_default();
+        assert!(!ended.get(&e.loc).copied().unwrap_or(false), "{e:?} after the process ended");
+        let first = !seen.insert(e.loc, true).unwrap_or(false);
         match &e.kind {
+            Kind::ProcessBegin { parent: None } => assert!(first, "process_begin not first at {}", e.wall),
+            Kind::ProcessEnd => {
+                assert!(
+                    stack.is_empty() && !phase.contains_key(&e.loc),
+                    "process_end inside a region or phase"
+                );
+                ended.insert(e.loc, true);
+            }
+            Kind::PhaseBegin { name } => assert_eq!(phase.insert(e.loc, *name), None, "overlapping states"),
+            Kind::PhaseEnd { name } => assert_eq!(phase.remove(&e.loc), Some(*name), "unbalanced phase end"),
             Kind::Enter { proc } => stack.push(*proc),
             Kind::Leave { proc } => assert_eq!(stack.pop(), Some(*proc), "unbalanced leave at {}", e.wall),
             Kind::Send { .. }
@@ -57,6 +73,7 @@ fn check(t: &ParaverTrace, strict: bool) {
         }
     }
     assert!(stacks.values().all(Vec::is_empty), "regions left open");
+    assert!(phase.is_empty() || !strict, "phases left open");
 }
 
 #[test]
@@ -107,6 +124,7 @@ fn real_extrae_trace_counts_and_mapping() {
         .events
         .iter()
         .filter_map(|e| if let Kind::Enter { proc } = e.kind { Some(name(&t, proc)) } else { None })
+        .filter(|n| n.starts_with("MPI_"))
         .collect();
     assert_eq!(enters.len(), 3488);
     assert_eq!(enters.iter().filter(|n| *n == "MPI_Sendrecv").count(), 2568);
@@ -129,6 +147,62 @@ fn real_extrae_trace_counts_and_mapping() {
     }
 }
 
+/// The whole run: the application's begin and end, states, counters and Extrae's own
+/// activities, with what is left out counted by event type.
+#[test]
+fn real_extrae_trace_is_imported_whole() {
+    let Some(prv) = real_trace() else { return };
+    let t = paraver::read_paraver_with(&prv, &ParaverOptions::default()).unwrap();
+    // Task 1 is "Not created" until 956,810 ns, where its application begins; the run
+    // ends with task 1's application end at the header's runtime.
+    let at = |loc: LocId, k: &dyn Fn(&Kind) -> bool| -> Vec<i64> {
+        t.events.iter().filter(|e| e.loc == loc && k(&e.kind)).map(|e| e.wall).collect()
+    };
+    let begin = |k: &Kind| matches!(k, Kind::ProcessBegin { parent: None });
+    let end = |k: &Kind| matches!(k, Kind::ProcessEnd);
+    assert_eq!((at(0, &begin), at(0, &end)), (vec![956_810], vec![11_528_373_565]));
+    assert_eq!((at(1, &begin), at(1, &end)), (vec![0], vec![11_528_082_114]));
+    assert_eq!(t.events.first().unwrap().wall, 0);
+    assert_eq!(t.events.last().unwrap().wall, 11_528_373_565);
+    // Every state but the one "Not created" is a phase of its name and its length.
+    assert_eq!((t.stats.states_imported, t.stats.states_outside), (6984, 1));
+    let mut open: HashMap<LocId, i64> = HashMap::new();
+    let mut by_name: HashMap<String, u64> = HashMap::new();
+    for e in &t.events {
+        match e.kind {
+            Kind::PhaseBegin { .. } => assert!(open.insert(e.loc, e.wall).is_none()),
+            Kind::PhaseEnd { name: n } => {
+                *by_name.entry(name(&t, n)).or_default() += (e.wall - open.remove(&e.loc).unwrap()) as u64
+            }
+            _ => {}
+        }
+    }
+    for (value, s) in &t.stats.states {
+        if *value != paraver::STATE_NOT_CREATED {
+            assert_eq!(by_name[&s.name], s.ns, "state {}", s.name);
+        }
+    }
+    assert_eq!(by_name.len(), t.stats.states.len() - 1);
+    // Counters: 8 metrics, one sample each per record that carries them.
+    assert_eq!(t.defs.metrics.len(), 8);
+    assert_eq!(name(&t, t.defs.metrics[0].name), "PAPI_TOT_INS");
+    assert_eq!(t.stats.metric_samples, 8 * 6986);
+    let metrics = t.events.iter().filter(|e| matches!(e.kind, Kind::Metric { .. })).count();
+    assert_eq!(metrics as u64, t.stats.metric_samples);
+    // Extrae's initialization and flushes are regions named by their type.
+    let enters = |n: &str| {
+        t.events.iter().filter(|e| matches!(e.kind, Kind::Enter { proc } if name(&t, proc) == n)).count()
+    };
+    assert_eq!((enters("Trace initialization"), enters("Flushing Traces")), (2, 2));
+    // What is left out, by type, with its .pcf label.
+    assert!(t
+        .skipped
+        .contains(&(1, "state records outside their thread's application begin and end".into())));
+    assert!(t.skipped.contains(&(3486, "values of event type 70000001 (Caller at level 1)".into())));
+    assert!(t.skipped.contains(&(8, "values of event type 50000061".into())));
+    check_structure(&t);
+}
+
 #[test]
 fn real_trace_plain_without_pcf_and_row() {
     let Some(prv) = real_trace() else { return };
@@ -148,9 +222,14 @@ fn real_trace_plain_without_pcf_and_row() {
     // Without names, no collective is recognised; the messages are all there.
     assert!(!t.events.iter().any(|e| matches!(e.kind, Kind::CollBegin { .. })));
     assert_eq!(t.events.iter().filter(|e| matches!(e.kind, Kind::Send { .. })).count(), 1156);
-    let first =
-        t.events.iter().find_map(|e| if let Kind::Enter { proc } = e.kind { Some(proc) } else { None });
-    assert_eq!(name(&t, first.unwrap()), "event 50000003 value 31");
+    let enters: Vec<String> = t
+        .events
+        .iter()
+        .filter_map(|e| if let Kind::Enter { proc } = e.kind { Some(name(&t, proc)) } else { None })
+        .collect();
+    // Extrae's activities are named by type, MPI calls by type and value.
+    assert_eq!(enters[0], "event 40000002");
+    assert_eq!(enters.iter().find(|n| !n.starts_with("event 4000")).unwrap(), "event 50000003 value 31");
     check_structure(&t);
 }
 
@@ -217,6 +296,13 @@ fn per_loc(t: &ParaverTrace) -> Vec<Vec<String>> {
         let k = match &e.kind {
             Kind::Enter { proc } => format!("enter {}", name(t, *proc)),
             Kind::Leave { proc } => format!("leave {}", name(t, *proc)),
+            Kind::PhaseBegin { name: n } => format!("phase_begin {}", name(t, *n)),
+            Kind::PhaseEnd { name: n } => format!("phase_end {}", name(t, *n)),
+            Kind::ProcessBegin { parent: None } => "process_begin".into(),
+            Kind::ProcessEnd => "process_end".into(),
+            Kind::Metric { metric, value } => {
+                format!("metric {} {value}", name(t, t.defs.metrics[*metric as usize].name))
+            }
             k => format!("{k:?}"),
         };
         v[e.loc as usize].push(format!("{} {k}", e.wall));
@@ -243,6 +329,7 @@ fn hand_written_trace() {
     assert_eq!(name(&t, t.defs.apps[0].name), "small");
     let ev = per_loc(&t);
     let expect0 = [
+        "0 phase_begin Running",
         "0 enter main",
         "100 enter MPI_Send",
         "100 Send { to: 1, comm: 0, tag: 7, bytes: 64 }",
@@ -263,8 +350,12 @@ fn hand_written_trace() {
         "850 Send { to: 1, comm: 0, tag: 9, bytes: 32 }",
         "860 leave MPI_Send",
         "1000 leave main",
+        "1000 phase_end Running",
     ];
     let expect1 = [
+        "0 phase_begin Idle",
+        "150 phase_end Idle",
+        "150 phase_begin Running",
         "150 enter MPI_Recv",
         "150 RecvBegin { from: Some(0), comm: 0, tag: Some(7) }",
         "300 RecvEnd { from: 0, comm: 0, tag: 7, bytes: 64 }",
@@ -286,6 +377,7 @@ fn hand_written_trace() {
         "900 enter MPI_Wait",
         "950 IrecvComplete { request: 1, from: 0, comm: 0, tag: 9, bytes: 32 }",
         "1000 leave MPI_Wait",
+        "1000 phase_end Running",
     ];
     assert_eq!(ev[0], expect0);
     assert_eq!(ev[1], expect1);
@@ -300,6 +392,88 @@ fn hand_written_trace() {
     let g = paraver::read_paraver_with(&gz, &ParaverOptions::default()).unwrap();
     assert_eq!(per_loc(&g), ev);
     assert_eq!(paraver::read_paraver(&gz).unwrap().1, t.events);
+}
+
+/// The application's begin and end bound each thread: states outside them are left out
+/// (and counted), states across them are cut there, regions open at the end are left
+/// there; counters are metric samples, Extrae's flush a region named by its type.
+#[test]
+fn application_bounds_states_counters_and_extrae_activities() {
+    let pcf = format!(
+        "{PCF}\nEVENT_TYPE\n6 40000003 Flushing Traces\nVALUES\n0 End\n1 Begin\n\n\
+         EVENT_TYPE\n7 42000050 PAPI_TOT_INS [Instr completed]\n\n\
+         EVENT_TYPE\n0 70000001 Caller at level 1\nVALUES\n3 main\n\n\
+         STATES\n2 Not created\n"
+    );
+    let prv = "#Paraver (01/01/2024 at 00:00):1000_ns:1(2):1:2(1:1,1:1)
+1:1:1:1:1:0:100:2
+1:2:1:2:1:0:600:1
+2:2:1:2:1:50:40000001:1
+2:2:1:2:1:60:60000019:1
+1:1:1:1:1:100:400:1
+2:1:1:1:1:100:40000001:1:42000050:0
+2:1:1:1:1:200:60000019:1:42000050:500
+2:1:1:1:1:250:42000050:18446744073709551615
+2:1:1:1:1:300:40000003:1
+2:1:1:1:1:350:40000003:0
+1:1:1:1:1:400:500:1
+2:1:1:1:1:400:60000019:0
+2:1:1:1:1:500:40000001:0:70000001:3
+2:2:1:2:1:600:40000001:0
+1:2:1:2:1:600:1000:0
+";
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_trace(dir.path(), "app", prv, Some(&pcf), Some(ROW));
+    let t = paraver::read_paraver_with(&p, &ParaverOptions::default()).unwrap();
+    let ev = per_loc(&t);
+    assert_eq!(
+        ev[0],
+        [
+            "100 process_begin",
+            "100 phase_begin Running",
+            "100 metric PAPI_TOT_INS 0",
+            "200 enter main",
+            "200 metric PAPI_TOT_INS 500",
+            "250 metric PAPI_TOT_INS 18446744073709552000",
+            "300 enter Flushing Traces",
+            "350 leave Flushing Traces",
+            "400 leave main",
+            "400 phase_end Running",
+            "400 phase_begin Running",
+            "500 phase_end Running",
+            "500 process_end",
+        ]
+    );
+    // Running from 0 is cut at the application's begin (50); Idle after its end is left out.
+    assert_eq!(
+        ev[1],
+        [
+            "50 process_begin",
+            "50 phase_begin Running",
+            "60 enter main",
+            "600 leave main",
+            "600 phase_end Running",
+            "600 process_end",
+        ]
+    );
+    assert_eq!((t.stats.states_imported, t.stats.states_outside, t.stats.app_events), (3, 2, 4));
+    assert_eq!(name(&t, t.defs.metrics[0].unit), "count since the previous sample");
+    assert_eq!(
+        t.skipped,
+        [
+            (2, "state records outside their thread's application begin and end".to_string()),
+            (1, "values of event type 70000001 (Caller at level 1)".to_string()),
+        ]
+    );
+    assert_eq!(t.warnings, ["regions still open at the application's end are left there"]);
+    check_structure(&t);
+    // A second begin, or a begin after the end, is ignored with a warning.
+    let prv = "#Paraver (x):1000_ns:1(2):1:1(1:1)\n2:1:1:1:1:1:40000001:1\n2:1:1:1:1:2:40000001:0\n\
+               2:1:1:1:1:3:40000001:1\n";
+    let p = write_trace(dir.path(), "again", prv, Some(&pcf), None);
+    let t = paraver::read_paraver_with(&p, &ParaverOptions::default()).unwrap();
+    assert_eq!(per_loc(&t)[0], ["1 process_begin", "2 process_end"]);
+    assert!(t.warnings.iter().any(|w| w.contains("application begin after")), "{:?}", t.warnings);
 }
 
 #[test]
@@ -459,4 +633,22 @@ fn truncated_and_garbage_inputs_never_panic() {
     assert!(!paraver::looks_like(b"#Parav"));
     assert!(!paraver::looks_like(&gzip(b"hello world")));
     assert!(!paraver::looks_like(&[0x1f, 0x8b, 8]));
+}
+
+/// A record line longer than the text form's limit is refused at that line, without
+/// reading the rest of it (a small .prv.gz can inflate to one line of gigabytes).
+#[test]
+fn overlong_lines_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("long.prv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+    f.write_all(b"#Paraver (x):1000_ns:1(2):1:1(1:1)\n2:1:1:1:1:5:").unwrap();
+    let chunk = vec![b'7'; 1 << 20];
+    for _ in 0..=spoor_format::text::MAX_LINE >> 20 {
+        f.write_all(&chunk).unwrap();
+    }
+    drop(f);
+    let e = paraver::read_paraver(&p).unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.message.contains("line longer than"), "{e}");
 }

@@ -129,9 +129,24 @@ pub struct Definitions {
     pub properties: Vec<(StrId, StrId)>,
 }
 
-/// A definition that refers to an id that does not exist.
+/// The kinds of definitions, to say which one is at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKind {
+    App,
+    Machine,
+    Process,
+    Location,
+    Comm,
+    Metric,
+    Property,
+}
+
+/// A definition that refers to an id that does not exist: the definition (its kind
+/// and index in its list) and what it refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DanglingRef {
+    pub kind: DefKind,
+    pub index: usize,
     pub what: String,
 }
 
@@ -220,48 +235,54 @@ impl Definitions {
     /// Checks that every id a definition refers to exists.
     pub fn check(&self) -> Result<(), DanglingRef> {
         let n = self.strings.len() as u32;
-        let bad = |what: String| Err(DanglingRef { what });
-        let s = |id: StrId, ctx: &dyn Fn() -> String| -> Result<(), DanglingRef> {
-            if id < n {
-                Ok(())
-            } else {
-                bad(format!("{} names string {id}, but the string table has {n}", ctx()))
-            }
-        };
+        let bad = |kind: DefKind, index: usize, what: String| Err(DanglingRef { kind, index, what });
+        // The context is named only on failure: checking costs no allocation.
+        let s =
+            |id: StrId, kind: DefKind, index: usize, ctx: &dyn Fn() -> String| -> Result<(), DanglingRef> {
+                if id < n {
+                    Ok(())
+                } else {
+                    bad(kind, index, format!("{} names string {id}, but the string table has {n}", ctx()))
+                }
+            };
         for (i, a) in self.apps.iter().enumerate() {
-            s(a.name, &|| format!("application {i}"))?;
+            s(a.name, DefKind::App, i, &|| format!("application {i}"))?;
         }
         for (i, m) in self.machines.iter().enumerate() {
-            s(m.name, &|| format!("machine {i}"))?;
+            s(m.name, DefKind::Machine, i, &|| format!("machine {i}"))?;
         }
         for (i, p) in self.processes.iter().enumerate() {
-            s(p.name, &|| format!("process {i}"))?;
+            s(p.name, DefKind::Process, i, &|| format!("process {i}"))?;
             if p.app as usize >= self.apps.len() {
-                return bad(format!("process {i} belongs to application {}, which is not defined", p.app));
+                let what = format!("process {i} belongs to application {}, which is not defined", p.app);
+                return bad(DefKind::Process, i, what);
             }
             if p.machine as usize >= self.machines.len() {
-                return bad(format!("process {i} runs on machine {}, which is not defined", p.machine));
+                let what = format!("process {i} runs on machine {}, which is not defined", p.machine);
+                return bad(DefKind::Process, i, what);
             }
         }
         for (i, l) in self.locations.iter().enumerate() {
-            s(l.name, &|| format!("location {i}"))?;
+            s(l.name, DefKind::Location, i, &|| format!("location {i}"))?;
             if l.process as usize >= self.processes.len() {
-                return bad(format!("location {i} belongs to process {}, which is not defined", l.process));
+                let what = format!("location {i} belongs to process {}, which is not defined", l.process);
+                return bad(DefKind::Location, i, what);
             }
         }
         for (i, c) in self.comms.iter().enumerate() {
-            s(c.name, &|| format!("communicator {i}"))?;
+            s(c.name, DefKind::Comm, i, &|| format!("communicator {i}"))?;
             if let Some(m) = c.members.iter().find(|&&m| m as usize >= self.locations.len()) {
-                return bad(format!("communicator {i} has member location {m}, which is not defined"));
+                let what = format!("communicator {i} has member location {m}, which is not defined");
+                return bad(DefKind::Comm, i, what);
             }
         }
         for (i, m) in self.metrics.iter().enumerate() {
-            s(m.name, &|| format!("metric {i}"))?;
-            s(m.unit, &|| format!("metric {i}"))?;
+            s(m.name, DefKind::Metric, i, &|| format!("metric {i}"))?;
+            s(m.unit, DefKind::Metric, i, &|| format!("metric {i}"))?;
         }
-        for (k, v) in &self.properties {
-            s(*k, &|| "a property".into())?;
-            s(*v, &|| "a property".into())?;
+        for (i, (k, v)) in self.properties.iter().enumerate() {
+            s(*k, DefKind::Property, i, &|| "a property".into())?;
+            s(*v, DefKind::Property, i, &|| "a property".into())?;
         }
         Ok(())
     }

@@ -386,7 +386,6 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
     let defs = reader.defs().clone();
     let flags = reader.header().map_or(0, |h| h.flags);
     drop(reader);
-    defs.check().map_err(|e| Error::input(input.name(), format!("bad definitions: {e}")))?;
     let n = defs.locations.len();
     let name = input.name().to_owned();
     if let Some(loc) = g.seen.iter().find(|&&l| l as usize >= n) {

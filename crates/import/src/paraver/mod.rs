@@ -27,8 +27,15 @@
 //! | event of a region type ([`DEFAULT_REGION_TYPES`]: OpenMP outlined 60000018, user functions 60000019, task functions 60000023; more with [`ParaverOptions::region_types`]) | `Enter` (value != 0) / `Leave` (value 0), nested per location |
 //! | MPI call named `MPI_Barrier`, `MPI_Bcast`, `MPI_Allreduce`, ... | also `CollBegin` right after its `Enter` and `CollEnd` right before its `Leave`: communicator from event 50100004 (a `c:` id), bytes from 50100001 (sent) and 50100002 (received); `root` is the location whose matching call (same communicator, same position in its sequence of collectives there) carries 50100003 = 1 |
 //! | communication record `3` | `Send` on the sender at the logical send time (to = receiver location, tag, size); on the receiver, see below |
-//! | state record `1` | not an event: counted per state in [`ParaverStats::states`] (records and total ns) |
-//! | any other event type | not an event: counted per type in [`ParaverStats::other_types`] |
+//! | event [`APPLICATION`] (40000001), value 1 / 0 | `ProcessBegin` (no parent) / `ProcessEnd` of the thread's location (regions still open are left first) |
+//! | state record `1` | `PhaseBegin` and `PhaseEnd` named after the state (`Running`, `Waiting a message`, ...; `state N` without a `.pcf`), cut to the thread's application begin and end; a state outside them, or "Not created" (2), is not imported. Also counted per state in [`ParaverStats::states`] (records and total ns) |
+//! | event of a counter type ([`COUNTERS`]: 42000000..=42999999, PAPI) | `Metric` sample of the metric named by the type's `.pcf` label up to ` [` (`PAPI_TOT_INS`; `counter T` without one), unit `count since the previous sample` (Extrae writes the increase since the thread's last reading) |
+//! | event of Extrae's activity types ([`EXTRAE_ACTIVITIES`]: trace initialization 40000002, flushing 40000003) | `Enter` (value != 0) / `Leave` (value 0) of a region named by the type's label |
+//! | any other event type | not an event: counted per type in [`ParaverStats::other_types`] and listed in [`ParaverTrace::skipped`] |
+//!
+//! States become phases rather than procedures because they change inside user
+//! functions and MPI calls (a procedure must nest); at one time, a state's phase begins or ends
+//! after the calls that end there and after the application's begin, before everything else.
 //!
 //! The receiving side of a communication record: when the physical receive
 //! falls in an MPI call that also holds the logical receive (the time the
@@ -64,8 +71,9 @@ pub use pcf::{EventType, Pcf};
 pub use row::Row;
 
 use crate::dumpi::mpi_collective;
+use spoor_format::text::MAX_LINE;
 use spoor_format::Error;
-use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, StrId};
+use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -84,6 +92,16 @@ pub const GLOBAL_OP_COMM: u64 = 50100004;
 /// Event types read as region entries and exits besides the MPI types:
 /// OpenMP outlined functions, user functions, task functions.
 pub const DEFAULT_REGION_TYPES: [u64; 3] = [60000018, 60000019, 60000023];
+/// Extrae's application event: value 1 at its begin, 0 at its end.
+pub const APPLICATION: u64 = 40000001;
+/// Extrae's own activities, value 1 at their begin and 0 at their end, read as regions
+/// named by the type's label: trace initialization, flushing the trace buffers.
+pub const EXTRAE_ACTIVITIES: [u64; 2] = [40000002, 40000003];
+/// Hardware counters (Extrae: PAPI presets from 42000000, native counters from
+/// 42001000); each value is the count since the thread's previous reading.
+pub const COUNTERS: std::ops::RangeInclusive<u64> = 42000000..=42999999;
+/// Paraver's "Not created" state: the thread does not exist yet (or any more).
+pub const STATE_NOT_CREATED: u64 = 2;
 
 /// How to read a trace.
 #[derive(Clone, Debug)]
@@ -129,10 +147,42 @@ pub struct ParaverStats {
     pub mpi_calls: u64,
     /// Entries into other regions (user functions, ...).
     pub region_entries: u64,
+    /// Application begins and ends (event 40000001), which became `ProcessBegin` and `ProcessEnd`.
+    pub app_events: u64,
+    /// Counter values, which became `Metric` samples.
+    pub metric_samples: u64,
+    /// State records that became a phase.
+    pub states_imported: u64,
+    /// State records not imported: "Not created", or wholly outside the application's
+    /// begin and end on their thread.
+    pub states_outside: u64,
     /// Per state value, its name, record count and total time.
     pub states: BTreeMap<u64, StateTotal>,
     /// Event types not turned into spoor events nor used as collective attributes, with their pair counts.
     pub other_types: BTreeMap<u64, u64>,
+}
+
+impl ParaverStats {
+    /// What was not imported, by record type: (count, what), as spoor-import reports it.
+    pub fn skipped(&self, pcf: &Pcf) -> Vec<(u64, String)> {
+        let mut v = Vec::new();
+        if self.states_outside > 0 {
+            v.push((
+                self.states_outside,
+                "state records outside their thread's application begin and end".into(),
+            ));
+        }
+        for (&ty, &n) in &self.other_types {
+            let label = pcf.types.get(&ty).map_or("", |t| t.label.as_str());
+            let what = if label.is_empty() {
+                format!("values of event type {ty}")
+            } else {
+                format!("values of event type {ty} ({label})")
+            };
+            v.push((n, what));
+        }
+        v
+    }
 }
 
 /// A trace read by [`read_paraver_with`].
@@ -145,6 +195,8 @@ pub struct ParaverTrace {
     pub stats: ParaverStats,
     /// What was missing or repaired, one line per kind of problem with its count.
     pub warnings: Vec<String>,
+    /// What was not imported, by record type: (count, what).
+    pub skipped: Vec<(u64, String)>,
 }
 
 /// True if `first_bytes` (the start of a file, a few hundred bytes for a
@@ -219,8 +271,9 @@ pub fn read_paraver_with(prv: &Path, opts: &ParaverOptions) -> Result<ParaverTra
         Box::new(plain)
     };
     let r = Reader::new(file, input, pcf.unwrap_or_default(), row, opts, stem(prv), &mut warnings)?;
-    let trace = r.run()?;
-    Ok(ParaverTrace { warnings: warnings.into_vec(), ..trace })
+    let (trace, pcf) = r.run()?;
+    let skipped = trace.stats.skipped(&pcf);
+    Ok(ParaverTrace { warnings: warnings.into_vec(), skipped, ..trace })
 }
 
 /// The file's text, `None` if it does not exist.
@@ -281,8 +334,13 @@ struct Open {
 
 #[derive(Default)]
 struct LocState {
-    /// Region entries and exits in record order.
+    /// Region entries and exits, application begin and end, counter samples, in record order.
     base: Vec<(i64, Kind)>,
+    /// State records: begin, end, state value.
+    states: Vec<(i64, i64, u64)>,
+    /// The application's begin and end on this thread.
+    app_begin: Option<i64>,
+    app_end: Option<i64>,
     calls: Vec<Call>,
     open: Vec<Open>,
     last_t: i64,
@@ -318,6 +376,7 @@ struct Reader<'a> {
     comms: Vec<CommRec>,
     c_lines: Vec<(u32, u64, Vec<LocId>)>,
     names: HashMap<(u64, i64), StrId>,
+    metrics: HashMap<u64, MetricId>,
     stats: ParaverStats,
     warnings: &'a mut Warnings,
 }
@@ -414,6 +473,7 @@ impl<'a> Reader<'a> {
             comms: Vec::new(),
             c_lines: Vec::new(),
             names: HashMap::new(),
+            metrics: HashMap::new(),
             stats: ParaverStats::default(),
             warnings,
         })
@@ -458,7 +518,7 @@ impl<'a> Reader<'a> {
         Ok(self.first_loc[a][t as usize - 1] + h as u32 - 1)
     }
 
-    fn run(mut self) -> Result<ParaverTrace, Error> {
+    fn run(mut self) -> Result<(ParaverTrace, Pcf), Error> {
         let mut buf = Vec::new();
         loop {
             buf.clear();
@@ -498,7 +558,7 @@ impl<'a> Reader<'a> {
             )));
         }
         self.num(f[1], "a CPU number")?;
-        self.loc(f[2], f[3], f[4])?;
+        let loc = self.loc(f[2], f[3], f[4])?;
         let begin = self.time(f[5], "a begin time")?;
         let end = self.time(f[6], "an end time")?;
         let state = self.num(f[7], "a state value")?;
@@ -513,6 +573,11 @@ impl<'a> Reader<'a> {
         });
         s.records += 1;
         s.ns = s.ns.saturating_add((end - begin) as u64);
+        if state == STATE_NOT_CREATED {
+            self.stats.states_outside += 1;
+        } else {
+            self.locs[loc as usize].states.push((begin, end, state));
+        }
         Ok(())
     }
 
@@ -528,6 +593,15 @@ impl<'a> Reader<'a> {
         let id = self.defs.strings.intern(&text);
         self.names.insert((ty, value), id);
         id
+    }
+
+    /// The name of an event type as a whole: its label, or `event T`.
+    fn label(&mut self, ty: u64) -> StrId {
+        let text = match self.pcf.types.get(&ty) {
+            Some(t) if !t.label.is_empty() => t.label.clone(),
+            _ => format!("event {ty}"),
+        };
+        self.defs.strings.intern(&text)
     }
 
     fn event(&mut self, f: &[&str]) -> Result<(), Error> {
@@ -549,6 +623,8 @@ impl<'a> Reader<'a> {
         }
         self.locs[l].last_t = t;
         self.stats.event_records += 1;
+        // The application's end closes the thread: after every other value of its record.
+        let mut app_end = false;
         for pair in f[6..].chunks(2) {
             let ty = self.num(pair[0], "an event type")?;
             let v = pair[1].trim();
@@ -563,11 +639,68 @@ impl<'a> Reader<'a> {
                 self.region_event(l, t, ty, value);
             } else if (GLOBAL_OP_SENDSIZE..=GLOBAL_OP_COMM).contains(&ty) {
                 self.global_op(l, t, ty, value);
+            } else if EXTRAE_ACTIVITIES.contains(&ty) {
+                self.region_event(l, t, ty, value);
+            } else if COUNTERS.contains(&ty) {
+                // Counts are unsigned: one above 2^63 must not read as negative.
+                let count = v.parse::<u64>().map_or(value as f64, |u| u as f64);
+                self.counter(l, t, ty, count);
+            } else if ty == APPLICATION && value != 0 {
+                self.app_begin(l, t);
+            } else if ty == APPLICATION {
+                app_end = true;
             } else {
                 *self.stats.other_types.entry(ty).or_insert(0) += 1;
             }
         }
+        if app_end {
+            self.app_end(l, t);
+        }
         Ok(())
+    }
+
+    fn app_begin(&mut self, l: usize, t: i64) {
+        let st = &mut self.locs[l];
+        if st.app_begin.is_some() || st.app_end.is_some() {
+            self.warnings.add("an application begin after another begin or an end on a thread: ignored");
+            return;
+        }
+        st.app_begin = Some(t);
+        st.base.push((t, Kind::ProcessBegin { parent: None }));
+        self.stats.app_events += 1;
+    }
+
+    fn app_end(&mut self, l: usize, t: i64) {
+        if self.locs[l].app_end.is_some() {
+            self.warnings.add("a second application end on a thread: ignored");
+            return;
+        }
+        if !self.locs[l].open.is_empty() {
+            self.warnings.add("regions still open at the application's end are left there");
+            self.close_from(l, 0, t);
+        }
+        let st = &mut self.locs[l];
+        st.app_end = Some(t);
+        st.base.push((t, Kind::ProcessEnd));
+        self.stats.app_events += 1;
+    }
+
+    /// A counter's value becomes a sample of the metric named by the type's label.
+    fn counter(&mut self, l: usize, t: i64, ty: u64, value: f64) {
+        let metric = match self.metrics.get(&ty) {
+            Some(&m) => m,
+            None => {
+                // "PAPI_TOT_INS [Instr completed]" -> "PAPI_TOT_INS".
+                let label = self.pcf.types.get(&ty).map_or("", |e| e.label.as_str());
+                let name = label.split(" [").next().unwrap_or("").trim();
+                let name = if name.is_empty() { format!("counter {ty}") } else { name.to_string() };
+                let m = self.defs.add_metric(&name, "count since the previous sample");
+                self.metrics.insert(ty, m);
+                m
+            }
+        };
+        self.locs[l].base.push((t, Kind::Metric { metric, value }));
+        self.stats.metric_samples += 1;
     }
 
     /// Leaves the open regions from index `from` up, innermost first, at `t`.
@@ -645,7 +778,7 @@ impl<'a> Reader<'a> {
             }
             return;
         }
-        let name = self.name(ty, value);
+        let name = if EXTRAE_ACTIVITIES.contains(&ty) { self.label(ty) } else { self.name(ty, value) };
         let st = &mut self.locs[l];
         st.base.push((t, Kind::Enter { proc: name }));
         st.open.push(Open { ty, name, call: None });
@@ -727,7 +860,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn finish(mut self) -> ParaverTrace {
+    fn finish(mut self) -> (ParaverTrace, Pcf) {
         for l in 0..self.locs.len() {
             if !self.locs[l].open.is_empty() {
                 let t = self.locs[l].last_t;
@@ -781,10 +914,22 @@ impl<'a> Reader<'a> {
             }
             coll_comm.push(v);
         }
+        let mut phases: Vec<Vec<(i64, Kind)>> = (0..self.locs.len()).map(|l| self.state_phases(l)).collect();
         // Items per location: the region events, then collectives and messages attached to calls.
         let mut items: Vec<Vec<Item>> = Vec::with_capacity(self.locs.len());
         for (l, st) in self.locs.iter_mut().enumerate() {
-            let mut v = Vec::with_capacity(st.base.len() + 2 * st.calls.len());
+            let mut v = Vec::with_capacity(st.base.len() + 2 * st.calls.len() + phases[l].len());
+            // A state's phase begins or ends after the calls that end at its time (and the
+            // application's begin), before everything else there: states follow MPI calls.
+            for (t, k) in std::mem::take(&mut phases[l]) {
+                let mut p = st.base.partition_point(|&(bt, _)| bt < t);
+                while st.base.get(p).is_some_and(|(bt, bk)| {
+                    *bt == t && matches!(bk, Kind::Leave { .. } | Kind::ProcessBegin { .. })
+                }) {
+                    p += 1;
+                }
+                v.push((t, 3 * p as u64, 4, k));
+            }
             for (i, (t, k)) in std::mem::take(&mut st.base).into_iter().enumerate() {
                 v.push((t, 3 * i as u64 + 1, 0, k));
             }
@@ -867,7 +1012,44 @@ impl<'a> Reader<'a> {
             events.extend(v.into_iter().map(|(t, _, _, k)| Event::new(l as LocId, t, None, k)));
         }
         events.sort_by_key(|e| e.wall);
-        ParaverTrace { defs: self.defs, events, header: self.header, stats: self.stats, warnings: Vec::new() }
+        let trace = ParaverTrace {
+            defs: self.defs,
+            events,
+            header: self.header,
+            stats: self.stats,
+            warnings: Vec::new(),
+            skipped: Vec::new(),
+        };
+        (trace, self.pcf)
+    }
+
+    /// The phases of location `l`'s states, in time order: each state within the
+    /// application's begin and end on the thread (clipped to them) becomes a
+    /// `PhaseBegin` and a `PhaseEnd` named after the state.
+    fn state_phases(&mut self, l: usize) -> Vec<(i64, Kind)> {
+        let st = &mut self.locs[l];
+        let lo = st.app_begin.unwrap_or(i64::MIN);
+        let hi = st.app_end.unwrap_or(i64::MAX);
+        let mut v = Vec::with_capacity(2 * st.states.len());
+        for (begin, end, state) in std::mem::take(&mut st.states) {
+            let (b, e) = (begin.max(lo), end.min(hi));
+            // A state of no length is kept where it lies inside; a longer one needs some time inside.
+            let inside = if begin == end { lo <= b && b <= hi } else { b < e };
+            if !inside {
+                self.stats.states_outside += 1;
+                continue;
+            }
+            let name = match self.pcf.states.get(&state) {
+                Some(n) if !n.is_empty() => self.defs.strings.intern(n),
+                _ => self.defs.strings.intern(&format!("state {state}")),
+            };
+            v.push((b, Kind::PhaseBegin { name }));
+            v.push((e, Kind::PhaseEnd { name }));
+            self.stats.states_imported += 1;
+        }
+        // Record order keeps a state's end before the next one's begin at the same time.
+        v.sort_by_key(|&(t, _)| t);
+        v
     }
 }
 
@@ -885,9 +1067,12 @@ fn end_anchor(calls: &[Call], t: i64) -> Option<usize> {
     (i < calls.len() && calls[i].enter_t <= t).then_some(i)
 }
 
-/// Reads one line (without its end) into `buf`; 0 at the end of the input.
+/// Reads one line (without its end) into `buf`; 0 at the end of the input. A line
+/// longer than [`MAX_LINE`] is an error, read no further (a small gzip file can inflate
+/// to gigabytes without a newline).
 fn read_line(file: &str, line: u64, input: &mut dyn BufRead, buf: &mut Vec<u8>) -> Result<usize, Error> {
-    let n = input.read_until(b'\n', buf).map_err(|e| match e.kind() {
+    let limit = MAX_LINE as u64 + 2;
+    let n = input.take(limit).read_until(b'\n', buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput
         | std::io::ErrorKind::InvalidData
         | std::io::ErrorKind::UnexpectedEof => {
@@ -895,6 +1080,15 @@ fn read_line(file: &str, line: u64, input: &mut dyn BufRead, buf: &mut Vec<u8>) 
         }
         _ => Error::io(file, &e),
     })?;
+    if n as u64 == limit && buf.last() != Some(&b'\n') {
+        return Err(Error::at_line(
+            file,
+            line,
+            format!(
+                "line longer than {MAX_LINE} bytes: expected a Paraver record line ending with a newline"
+            ),
+        ));
+    }
     while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
         buf.pop();
     }
