@@ -109,7 +109,12 @@ fn json_holds_every_table_and_histogram() {
             "npt",
             "utilization",
             "messages",
-            "transactions"
+            "transactions",
+            "waits.pattern",
+            "waits.procedure",
+            "waits.process",
+            "waits.largest",
+            "waits.causes"
         ]
     );
     let h = &v["histograms"][1];
