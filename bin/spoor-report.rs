@@ -110,6 +110,9 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
         CpMode::Wall => spoor_graph::Mode::Wall,
     };
     let (pag, made) = spoor_graph::file::load_with_distances(input, mode, None, true)?;
+    if let Some(w) = pag.clock_violations().warning() {
+        eprintln!("spoor-report: warning: {w}");
+    }
     let path = spoor_graph::cp::critical_path_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
     let (segments, hops) = spoor_graph::cp::drawing(&pag, &path);
     Ok(Overlay {

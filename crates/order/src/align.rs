@@ -93,18 +93,7 @@ impl Default for AlignOptions {
 }
 
 /// Clock-condition violations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Violations {
-    pub messages: u64,
-    pub collectives: u64,
-    pub locks: u64,
-}
-
-impl Violations {
-    pub fn total(&self) -> u64 {
-        self.messages + self.collectives + self.locks
-    }
-}
+pub use spoor_model::ClockViolations as Violations;
 
 /// The correction applied to one location.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -605,7 +594,7 @@ fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
         }
     }
     for inst in &sync.instances {
-        for (m, need) in awaited_begins(inst).into_iter().enumerate() {
+        for (m, need) in inst.awaited_begins().into_iter().enumerate() {
             if need.is_some_and(|need| inst.members[m].end_wall < need.saturating_add(min_latency)) {
                 v.collectives += 1;
             }
@@ -617,42 +606,6 @@ fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
         }
     }
     v
-}
-
-/// Per member of `inst`, the latest recorded begin its end waits for.
-fn awaited_begins(inst: &crate::matching::Instance) -> Vec<Option<i64>> {
-    let ms = &inst.members;
-    if inst.shape == Shape::AllToAll {
-        let mut top: [(i64, usize); 2] = [(i64::MIN, usize::MAX); 2];
-        for (j, mem) in ms.iter().enumerate() {
-            let b = mem.begin_wall;
-            if b > top[0].0 {
-                top[1] = top[0];
-                top[0] = (b, j);
-            } else if b > top[1].0 {
-                top[1] = (b, j);
-            }
-        }
-        return (0..ms.len())
-            .map(|m| {
-                let t = if top[0].1 == m { top[1] } else { top[0] };
-                (t.1 != usize::MAX).then_some(t.0)
-            })
-            .collect();
-    }
-    let mut prefix = i64::MIN;
-    (0..ms.len())
-        .map(|m| match inst.shape {
-            Shape::Prefix => {
-                let need = (m > 0).then_some(prefix);
-                prefix = prefix.max(ms[m].begin_wall);
-                need
-            }
-            Shape::OneToAll { root } => (m != root as usize).then(|| ms[root as usize].begin_wall),
-            Shape::AllToOne { root } if m != root as usize => None,
-            _ => (0..ms.len()).filter(|&j| inst.depends(m, j)).map(|j| ms[j].begin_wall).max(),
-        })
-        .collect()
 }
 
 /// Whether the controlled logical clock provably leaves every time as recorded (and
@@ -675,7 +628,7 @@ fn clc_is_identity(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
     sync.messages.iter().all(|m| after(m.recv_wall, m.send_wall, min_latency))
         && sync.handoffs.iter().all(|h| after(h.acquire_wall, h.release_wall, 0))
         && sync.instances.iter().all(|inst| {
-            awaited_begins(inst)
+            inst.awaited_begins()
                 .into_iter()
                 .enumerate()
                 .all(|(m, need)| need.is_none_or(|need| after(inst.members[m].end_wall, need, min_latency)))
