@@ -190,3 +190,51 @@ fn many_messages_in_flight_to_one_location_each_find_their_send() {
     // receive.
     assert_eq!(critical_path(&pag, &CpOptions::default()).length, (1000 + n as i64 - 1 - 1) * 1000);
 }
+
+/// late-sender.txt with clock-offset samples (offset 0: one clock) where they would
+/// change the answers if they counted as activity: before anything else on rank 1
+/// (-5 us, earlier than t0 = 0), inside rank 0's computation (5 ms, CPU 4.99 ms), and
+/// on rank 2 after the run's last event (10.5 ms; the run ends at 10.22 ms).
+fn late_sender_with_samples() -> Vec<u8> {
+    let text = std::fs::read_to_string(spoor_testkit::testdata("late-sender.txt")).unwrap();
+    let sample = |loc: u32, wall: &str, cpu: &str| format!("{loc} {wall} {cpu} clock_offset ref=0 offset=0 error=0\n");
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("0 0 ") {
+            out += &sample(1, "-5us", "-");
+        }
+        out += line;
+        out += "\n";
+        if line.starts_with("0 20us") {
+            out += &sample(0, "5ms", "4.99ms");
+        }
+    }
+    out += &sample(2, "10.5ms", "1.04ms");
+    assert_eq!(out.matches("clock_offset").count(), 3);
+    out.into_bytes()
+}
+
+#[test]
+fn clock_offset_samples_are_never_on_a_path() {
+    for (mode, length) in [(Mode::Wall, ms(10.22)), (Mode::Cpu, ms(10.2))] {
+        let plain = pag_of_file("late-sender.txt", mode);
+        let pag = pag_of_bytes("late-sender with samples", late_sender_with_samples(), mode);
+        assert_eq!(pag.nodes(), plain.nodes() + 3, "a sample is a node");
+        assert_eq!(pag.t0, 0, "{mode:?}: t0 is the first activity, not the sample before it");
+        let path = critical_path(&pag, &CpOptions::default());
+        assert_eq!(path.length, length, "{mode:?}: the samples add nothing");
+        assert_eq!(path.length, critical_path(&plain, &CpOptions::default()).length);
+        assert_eq!(path.steps.iter().map(|s| s.weight).sum::<i64>(), path.length);
+        for s in &path.steps {
+            assert_ne!(pag.kind_name(s.node), "clock_offset", "{mode:?}: a sample on the path");
+        }
+        for level in [Level::Procedure, Level::Process] {
+            let plain_path = critical_path(&plain, &CpOptions::default());
+            assert_eq!(profile(&pag, &path, level), profile(&plain, &plain_path, level), "{mode:?} {level:?}");
+        }
+        assert_eq!(zero(&pag, "compute"), zero(&plain, "compute"), "{mode:?}");
+        // No near path ends on or passes through a sample either: the same lengths.
+        let near = |p: &Pag| spoor_graph::near::longest_paths(p, &CpOptions::default(), 5);
+        assert_eq!(near(&pag), near(&plain), "{mode:?}");
+    }
+}
