@@ -5,7 +5,7 @@ use spoor_graph::cp::{self, Pred};
 use spoor_graph::pag::ArcKind;
 use spoor_graph::profile::{profile, Level};
 use spoor_graph::{critical_path, whatif, CpOptions, Mode, Pag, Scope};
-use spoor_testkit::{ms, pag_of_bytes, pag_of_file};
+use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file};
 
 fn opts(scope: Scope) -> CpOptions {
     CpOptions { scope: Some(scope), ..CpOptions::default() }
@@ -189,29 +189,6 @@ fn many_messages_in_flight_to_one_location_each_find_their_send() {
     // Wall mode: the path is the elapsed time, from the first send (1 us) to the last
     // receive.
     assert_eq!(critical_path(&pag, &CpOptions::default()).length, (1000 + n as i64 - 1 - 1) * 1000);
-}
-
-/// late-sender.txt with clock-offset samples (offset 0: one clock) where they would
-/// change the answers if they counted as activity: before anything else on rank 1
-/// (-5 us, earlier than t0 = 0), inside rank 0's computation (5 ms, CPU 4.99 ms), and
-/// on rank 2 after the run's last event (10.5 ms; the run ends at 10.22 ms).
-fn late_sender_with_samples() -> Vec<u8> {
-    let text = std::fs::read_to_string(spoor_testkit::testdata("late-sender.txt")).unwrap();
-    let sample = |loc: u32, wall: &str, cpu: &str| format!("{loc} {wall} {cpu} clock_offset ref=0 offset=0 error=0\n");
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("0 0 ") {
-            out += &sample(1, "-5us", "-");
-        }
-        out += line;
-        out += "\n";
-        if line.starts_with("0 20us") {
-            out += &sample(0, "5ms", "4.99ms");
-        }
-    }
-    out += &sample(2, "10.5ms", "1.04ms");
-    assert_eq!(out.matches("clock_offset").count(), 3);
-    out.into_bytes()
 }
 
 #[test]
