@@ -297,7 +297,10 @@ fn casita_10_paths_know_their_clocks() {
     };
     let (raw, _) = json(&ok("order", &["-q"], &imported));
     let notes = raw["notes"].to_string();
-    assert!(notes.contains("the clocks are not aligned: 18 clock-offset sample(s), offsets up to 3.656 us"), "{notes}");
+    assert!(
+        notes.contains("the clocks are not aligned: 18 clock-offset sample(s), offsets up to 3.656 us"),
+        "{notes}"
+    );
     assert!(notes.contains("spoor-align"), "{notes}");
 
     let aligned = ok("order", &["-q"], &ok("align", &["-q"], &imported));
@@ -327,7 +330,10 @@ fn violating_clocks_are_never_silent() {
     let out = run("order", &["-q", &trace], b"");
     assert!(out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains(&format!("spoor-order: {warning}")) && err.contains("run spoor-align first"), "{err}");
+    assert!(
+        err.contains(&format!("spoor-order: {warning}")) && err.contains("run spoor-align first"),
+        "{err}"
+    );
     let ordered = out.stdout;
     for (cmd, args) in [("pag", vec!["-q"]), ("cp", vec!["-q", "--weight", "wall"]), ("cp", vec!["-q"])] {
         let out = run(cmd, &args, &ordered);

@@ -206,7 +206,9 @@ fn alignment_never_makes_real_clocks_worse() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
     let report_arg = report.to_str().unwrap();
-    for archive in ["casita-10_scorep_mpi_tags", "casita-4_mpi_ls_barr", "pipit-ping-pong", "pipit-ping-pong-papi"] {
+    for archive in
+        ["casita-10_scorep_mpi_tags", "casita-4_mpi_ls_barr", "pipit-ping-pong", "pipit-ping-pong-papi"]
+    {
         let path = data.join("otf2").join(archive).join("traces.otf2");
         let raw = ok("import", &["-q", "--clock", "raw", path.to_str().unwrap()], b"");
         for method in ["auto", "samples", "messages", "none"] {

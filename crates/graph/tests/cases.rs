@@ -207,7 +207,11 @@ fn clock_offset_samples_are_never_on_a_path() {
         }
         for level in [Level::Procedure, Level::Process] {
             let plain_path = critical_path(&plain, &CpOptions::default());
-            assert_eq!(profile(&pag, &path, level), profile(&plain, &plain_path, level), "{mode:?} {level:?}");
+            assert_eq!(
+                profile(&pag, &path, level),
+                profile(&plain, &plain_path, level),
+                "{mode:?} {level:?}"
+            );
         }
         assert_eq!(zero(&pag, "compute"), zero(&plain, "compute"), "{mode:?}");
         // No near path ends on or passes through a sample either: the same lengths.

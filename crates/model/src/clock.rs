@@ -29,7 +29,11 @@ impl ClockViolations {
             (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
         };
         let parts: Vec<String> = [
-            one(self.messages, "message is received before it is sent", "messages are received before they are sent"),
+            one(
+                self.messages,
+                "message is received before it is sent",
+                "messages are received before they are sent",
+            ),
             one(
                 self.collectives,
                 "collective end comes before a begin it waits for",
@@ -67,6 +71,9 @@ mod tests {
              between locations are wrong; run spoor-align first"
         );
         let w = ClockViolations { messages: 1, collectives: 2, locks: 0 }.warning().unwrap();
-        assert!(w.starts_with("1 message is received before it is sent, 2 collective ends come before"), "{w}");
+        assert!(
+            w.starts_with("1 message is received before it is sent, 2 collective ends come before"),
+            "{w}"
+        );
     }
 }

@@ -135,7 +135,10 @@ impl Choice {
     fn between(with: Violations, recorded: Violations) -> Choice {
         let (a, b) = (with.total(), recorded.total());
         let (clocks, reason) = if a > b {
-            ("recorded", format!("the offsets would leave {a} violations, more than the {b} of the recorded clocks"))
+            (
+                "recorded",
+                format!("the offsets would leave {a} violations, more than the {b} of the recorded clocks"),
+            )
         } else if a == b {
             ("offsets", format!("the offsets leave {a} violations, as many as the recorded clocks"))
         } else {
@@ -200,7 +203,8 @@ impl AlignReport {
             self.choice.reason
         ));
         if !self.unaligned.is_empty() {
-            let names: Vec<String> = self.unaligned.iter().map(|&p| describe::process(&self.defs, p)).collect();
+            let names: Vec<String> =
+                self.unaligned.iter().map(|&p| describe::process(&self.defs, p)).collect();
             s.push_str(&format!(
                 "not aligned (no samples, no messages both ways with an aligned process): {}\n",
                 names.join(", ")
@@ -420,7 +424,8 @@ fn clock_maps(
     };
     let Some(reference) = reference_loc else { return Ok((res, None)) };
     let Some(rp) = proc_of(defs, reference) else { return Ok((res, None)) };
-    res[rp as usize] = Some(Resolved { map: ClockMap::Identity, method: "reference", against: None, note: None });
+    res[rp as usize] =
+        Some(Resolved { map: ClockMap::Identity, method: "reference", against: None, note: None });
     if opts.method == Method::None {
         return Ok((res, Some(reference)));
     }
@@ -1034,7 +1039,8 @@ fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) ->
     let v = violations_recorded(&sync, opts.min_latency);
     let ends: Vec<(i64, i64)> = scan.ranges.iter().map(|r| r.map_or((0, 0), |r| (r.first, r.last))).collect();
     let choice = Choice::between(v, v);
-    let counts = Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0, choice };
+    let counts =
+        Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0, choice };
     let report = make_report(&scan, opts, &maps, reference, &ends, &|_| (0, 0), counts);
     drop(sync);
 

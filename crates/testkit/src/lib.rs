@@ -42,7 +42,8 @@ pub fn pag_of_file(rel: &str, mode: Mode) -> Pag {
 /// on rank 2 after the run's last event (10.5 ms; the run ends at 10.22 ms).
 pub fn late_sender_with_samples() -> Vec<u8> {
     let text = std::fs::read_to_string(testdata("late-sender.txt")).unwrap();
-    let sample = |loc: u32, wall: &str, cpu: &str| format!("{loc} {wall} {cpu} clock_offset ref=0 offset=0 error=0\n");
+    let sample =
+        |loc: u32, wall: &str, cpu: &str| format!("{loc} {wall} {cpu} clock_offset ref=0 offset=0 error=0\n");
     let mut out = String::new();
     for line in text.lines() {
         if line.starts_with("0 0 ") {
