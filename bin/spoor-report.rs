@@ -125,6 +125,14 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
     })
 }
 
+/// Messages received before they were sent make transit and wait times wrong: said
+/// whatever else is asked.
+fn warn_clocks(a: &spoor_report::Analysis) {
+    if let Some(w) = a.clock_violations().warning() {
+        eprintln!("spoor-report: warning: {}: {w}", a.name);
+    }
+}
+
 fn main() {
     spoor_cli::run("spoor-report", || {
         let args = Args::parse();
@@ -174,13 +182,14 @@ fn main() {
                 }
                 // The export streams into the output as the trace is read.
                 let shared = Rc::new(RefCell::new(out));
-                spoor_report::analyze(
+                let a = spoor_report::analyze(
                     &args.input,
                     &opts,
                     Some(Box::new(Shared(shared.clone()))),
                     overlay.as_ref(),
                 )
                 .map_err(lib)?;
+                warn_clocks(&a);
                 let out = Rc::try_unwrap(shared).map_err(|_| anyhow!("the export is still being written"))?;
                 return out.into_inner().commit();
             }
@@ -192,12 +201,14 @@ fn main() {
         };
         if args.compare.is_empty() {
             let a = spoor_report::analyze(&args.input, &opts, None, overlay.as_ref()).map_err(lib)?;
+            warn_clocks(&a);
             spoor_report::render(&a, &sel, format, overlay.as_ref(), &mut out).map_err(lib)?;
         } else {
             let mut runs = vec![spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?];
             for r in &args.compare {
                 runs.push(spoor_report::analyze(r, &opts, None, None).map_err(lib)?);
             }
+            runs.iter().for_each(warn_clocks);
             spoor_report::render_compare(&runs, &sel, format, &mut out).map_err(lib)?;
         }
         out.commit()

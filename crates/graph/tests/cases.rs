@@ -219,3 +219,30 @@ fn clock_offset_samples_are_never_on_a_path() {
         assert_eq!(near(&pag), near(&plain), "{mode:?}");
     }
 }
+
+/// A PAG file whose chain runs through a sample (as spoor-pag wrote them before samples
+/// were left out of paths) is refused, not read into paths that skip the rest of the
+/// location.
+#[test]
+fn a_sample_as_local_predecessor_is_refused() {
+    let mut pag = pag_of_bytes("late-sender with samples", late_sender_with_samples(), Mode::Cpu);
+    let sample =
+        (0..pag.nodes()).find(|&i| pag.kind_name(i as u32) == "clock_offset" && pag.loc[i] == 0).unwrap();
+    let next = (sample + 1..pag.nodes()).find(|&j| pag.loc[j] == 0).unwrap();
+    assert_eq!(pag.prev[next], pag.prev[sample], "the sample is a leaf");
+    let mut ok = Vec::new();
+    spoor_graph::file::write(&mut ok, &pag).unwrap();
+    assert!(spoor_graph::file::read("ok.pag", &ok[..]).is_ok());
+    pag.prev[next] = sample as u32;
+    let mut bad = Vec::new();
+    spoor_graph::file::write(&mut bad, &pag).unwrap();
+    let err = match spoor_graph::file::read("bad.pag", &bad[..]) {
+        Err(spoor_graph::Error::Format(e)) => e.to_string(),
+        other => panic!("expected a format error, got {:?}", other.map(|_| ())),
+    };
+    assert!(
+        err.contains("bad.pag")
+            && err.contains(&format!("node {next}'s local predecessor {sample} is a clock-offset sample")),
+        "{err}"
+    );
+}
