@@ -40,6 +40,9 @@ fn main() {
         let (rows, comments) = match &args.from_trace {
             Some(f) => {
                 let pag = file::load(f, Mode::Cpu, None, args.quiet)?;
+                if let Some(w) = pag.clock_violations().warning() {
+                    eprintln!("spoor-calibrate: warning: {w}");
+                }
                 let (rows, notes) = calibrate::fit(&pag);
                 if rows.is_empty() {
                     anyhow::bail!("{f}: the trace has no matched messages to fit a table from");

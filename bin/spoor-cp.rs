@@ -148,6 +148,9 @@ fn main() {
         let opts = CpOptions { scope: Some(scope), window, zero: Vec::new() };
         let path = cp::critical_path_with(&pag, &opts, made.as_ref());
         let mut report = CpReport::new(&args.input, &pag, scope, window, &path);
+        if let Some(w) = &report.clock_warning {
+            eprintln!("spoor-cp: warning: {w}");
+        }
         report.add_profiles(&pag, &path, &levels);
         report.text_rows = args.rows;
         if args.zeroing {

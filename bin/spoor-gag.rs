@@ -70,6 +70,9 @@ fn main() {
         } else {
             (file::load(&args.input, Mode::Cpu, None, args.quiet)?, None)
         };
+        if let Some(w) = pag.clock_violations().warning() {
+            eprintln!("spoor-gag: warning: {w}");
+        }
         let place = placement::from_args(
             &pag,
             args.place.as_deref(),

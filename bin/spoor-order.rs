@@ -68,6 +68,14 @@ fn counts(s: &OrderSummary) -> String {
     by.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", ")
 }
 
+/// Times that break the clock condition make every later time between locations wrong:
+/// said whatever --quiet asks.
+fn warn_clocks(s: &OrderSummary) {
+    if let Some(w) = s.violations.warning() {
+        eprintln!("spoor-order: warning: {w}");
+    }
+}
+
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-order", || {
@@ -94,6 +102,7 @@ fn main() {
                 }
             }
             out.commit()?;
+            warn_clocks(&s);
             if s.error_count() > 0 {
                 std::process::exit(spoor_cli::exit::BAD_INPUT);
             }
@@ -116,6 +125,7 @@ fn main() {
                 eprintln!("  ... and {} more", s.problems.len() - 10);
             }
         }
+        warn_clocks(&s);
         if s.released_spawns > 0 && !args.quiet {
             eprintln!(
                 "spoor-order: warning: {} spawn(s) placed before their parent's clock allowed, to avoid a cycle",

@@ -48,6 +48,9 @@ fn main() {
             file::write(&mut out, &pag)?;
         }
         out.commit()?;
+        if let Some(w) = pag.clock_violations().warning() {
+            eprintln!("spoor-pag: warning: {w}");
+        }
         if !args.quiet {
             for n in &pag.notes {
                 eprintln!("spoor-pag: note: {n}");

@@ -113,6 +113,9 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
         CpMode::Wall => spoor_graph::Mode::Wall,
     };
     let (pag, made) = spoor_graph::file::load_with_distances(input, mode, None, true)?;
+    if let Some(w) = pag.clock_violations().warning() {
+        eprintln!("spoor-report: warning: {w}");
+    }
     let path = spoor_graph::cp::critical_path_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
     let (segments, hops) = spoor_graph::cp::drawing(&pag, &path);
     let profiles = [spoor_graph::profile::Level::Procedure, spoor_graph::profile::Level::Process]
@@ -135,6 +138,14 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
             .map(|(from_loc, from_time, to_loc, to_time)| PathArc { from_loc, from_time, to_loc, to_time })
             .collect(),
     })
+}
+
+/// Messages received before they were sent make transit and wait times wrong: said
+/// whatever else is asked.
+fn warn_clocks(a: &spoor_report::Analysis) {
+    if let Some(w) = a.clock_violations().warning() {
+        eprintln!("spoor-report: warning: {}: {w}", a.name);
+    }
 }
 
 fn main() {
@@ -197,13 +208,14 @@ fn main() {
                 }
                 // The export streams into the output as the trace is read.
                 let shared = Rc::new(RefCell::new(out));
-                spoor_report::analyze(
+                let a = spoor_report::analyze(
                     &args.input,
                     &opts,
                     Some(Box::new(Shared(shared.clone()))),
                     overlay.as_ref(),
                 )
                 .map_err(lib)?;
+                warn_clocks(&a);
                 let out = Rc::try_unwrap(shared).map_err(|_| anyhow!("the export is still being written"))?;
                 return out.into_inner().commit();
             }
@@ -215,12 +227,14 @@ fn main() {
         };
         if args.compare.is_empty() {
             let a = spoor_report::analyze(&args.input, &opts, None, overlay.as_ref()).map_err(lib)?;
+            warn_clocks(&a);
             spoor_report::render(&a, &sel, format, overlay.as_ref(), &mut out).map_err(lib)?;
         } else {
             let mut runs = vec![spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?];
             for r in &args.compare {
                 runs.push(spoor_report::analyze(r, &opts, None, None).map_err(lib)?);
             }
+            runs.iter().for_each(warn_clocks);
             spoor_report::render_compare(&runs, &sel, format, &mut out).map_err(lib)?;
         }
         out.commit()

@@ -107,6 +107,9 @@ fn main() {
             (None, None) => "-".to_owned(),
         };
         let mut pag = file::load(&input, Mode::Cpu, None, args.quiet)?;
+        if let Some(w) = pag.clock_violations().warning() {
+            eprintln!("spoor-whatif: warning: {w}");
+        }
         let mut out = Output::create(args.output.as_deref())?;
         if let (Some(spec), Some(f)) = (&spec, &args.scenarios) {
             if args.place.is_some()

@@ -222,11 +222,15 @@ fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
         let ordered = ok("order", &["-q"], &aligned);
         let r = spoor_format::TraceReader::from_bytes(t, ordered.clone(), Default::default()).unwrap();
         let (_, events) = r.read_all().unwrap();
-        let elapsed =
-            events.iter().map(|e| e.wall).max().unwrap() - events.iter().map(|e| e.wall).min().unwrap();
-        let json = ok("cp", &["--weight", "wall", "-f", "json", "--profile", "none"], &ordered);
-        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        // Clock-offset samples carry no activity: the run is its other events.
+        let walls = || events.iter().filter(|e| e.kind.name() != "clock_offset").map(|e| e.wall);
+        let elapsed = walls().max().unwrap() - walls().min().unwrap();
+        let out = run("cp", &["--weight", "wall", "-f", "json", "--profile", "none"], &ordered);
+        assert!(out.status.success(), "{t}: {}", text(&out.stderr));
+        assert!(!text(&out.stderr).contains("warning"), "{t}: aligned clocks: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["length_ns"].as_i64().unwrap(), elapsed, "{t}");
+        assert!(v.get("notes").is_none(), "{t}: {v}");
         // The ideal (cpu) path is never longer than the measured one.
         let json = ok("cp", &["-f", "json", "--profile", "none"], &ordered);
         let cpu: serde_json::Value = serde_json::from_slice(&json).unwrap();
@@ -272,4 +276,89 @@ fn long_work_shows_progress_on_a_terminal_only() {
         "progress in a log: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Score-P's casita-10 archive: its ranks keep their own clocks and recorded offsets
+/// against rank 0 at the start and end (up to 3.656 us; no message breaks the clock
+/// condition). Imported with raw clocks, ordered without spoor-align, the path is
+/// flagged; after spoor-align the wall-mode path is the run's elapsed time (647.425 ms,
+/// from rank 0's first event to rank 2's `leave main`; rank 0's last clock-offset
+/// sample comes 3.35 ms later and is not part of it), with MPI_Init on top.
+#[test]
+fn casita_10_paths_know_their_clocks() {
+    let Some(data) = common::data() else { return };
+    let path = data.join("otf2/casita-10_scorep_mpi_tags/traces.otf2");
+    let imported = ok("import", &["-q", path.to_str().unwrap()], b"");
+    let json = |ordered: &[u8]| -> (serde_json::Value, String) {
+        let args = ["--weight", "wall", "-f", "json", "--profile", "procedure", "--path"];
+        let out = run("cp", &args, ordered);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (serde_json::from_slice(&out.stdout).unwrap(), text(&out.stderr))
+    };
+    let (raw, _) = json(&ok("order", &["-q"], &imported));
+    let notes = raw["notes"].to_string();
+    assert!(
+        notes.contains("the clocks are not aligned: 18 clock-offset sample(s), offsets up to 3.656 us"),
+        "{notes}"
+    );
+    assert!(notes.contains("spoor-align"), "{notes}");
+
+    let aligned = ok("order", &["-q"], &ok("align", &["-q"], &imported));
+    let (v, stderr) = json(&aligned);
+    assert_eq!(stderr, "");
+    let length = v["length_ns"].as_i64().unwrap();
+    let r = spoor_format::TraceReader::from_bytes("aligned", aligned, Default::default()).unwrap();
+    let (_, events) = r.read_all().unwrap();
+    let walls = || events.iter().filter(|e| e.kind.name() != "clock_offset").map(|e| e.wall);
+    let elapsed = walls().max().unwrap() - walls().min().unwrap();
+    assert!((length - elapsed).abs() * 1000 <= elapsed, "path {length} ns, elapsed {elapsed} ns");
+    assert_eq!(length / 1_000_000, 647, "{length}");
+    let path = v["path"].as_array().unwrap();
+    assert!(path.iter().all(|s| s["kind"] != "clock_offset"), "{path:?}");
+    assert_eq!(path.last().unwrap()["kind"], "leave", "{path:?}");
+    let top = &v["profiles"][0]["rows"][0];
+    assert_eq!(top["name"], "MPI_Init", "{top}");
+}
+
+/// testdata/order/skew-samples.txt: rank 1's clock runs 1 ms ahead, so its five answers
+/// arrive, by the recorded times, before they were sent. Every stage that reads those
+/// times says so and names spoor-align; after spoor-align none does.
+#[test]
+fn violating_clocks_are_never_silent() {
+    let trace = testdata("order/skew-samples.txt");
+    let warning = "warning: 5 messages are received before they are sent (clock-condition violations)";
+    let out = run("order", &["-q", &trace], b"");
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("spoor-order: {warning}")) && err.contains("run spoor-align first"),
+        "{err}"
+    );
+    let ordered = out.stdout;
+    for (cmd, args) in [("pag", vec!["-q"]), ("cp", vec!["-q", "--weight", "wall"]), ("cp", vec!["-q"])] {
+        let out = run(cmd, &args, &ordered);
+        assert!(out.status.success());
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("spoor-{cmd}: {warning}")), "{cmd} {args:?}: {err}");
+    }
+    // The output of spoor-cp carries it too, with the samples that were not applied.
+    let json = ok("cp", &["-q", "--weight", "wall", "-f", "json"], &ordered);
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("5 messages are received before they are sent"), "{notes}");
+    assert!(notes.contains("2 clock-offset sample(s), offsets up to 1.000 ms, were not applied"), "{notes}");
+    // A PAG file keeps what it takes to say it.
+    let pag = ok("pag", &["-q", "--weight", "wall"], &ordered);
+    let out = run("cp", &["-q", "--weight", "wall"], &pag);
+    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
+
+    let aligned = ok("align", &["-q", &trace], b"");
+    let out = run("order", &["-q"], &aligned);
+    assert_eq!(text(&out.stderr), "");
+    let out = run("cp", &["-q", "--weight", "wall", "-f", "json"], &out.stdout);
+    assert_eq!(text(&out.stderr), "");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.get("notes").is_none(), "{v}");
+    // 0 to 800 us: rank 0's start to rank 1's end, on rank 0's clock.
+    assert_eq!(v["length_ns"], 800_000);
 }

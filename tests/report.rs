@@ -601,3 +601,32 @@ fn wait_state_invariants_on_the_real_traces() {
         assert_eq!(one.stdout, four.stdout, "{rel}");
     }
 }
+
+/// testdata/order/skew-samples.txt ordered without spoor-align: rank 1's five answers
+/// arrive, by the recorded times, before they leave. The report says so on standard
+/// error and among its notes (their transit times are negative).
+#[test]
+fn messages_received_before_they_are_sent_are_named() {
+    let d = Dir::new();
+    let t = d.ordered(&testdata("order/skew-samples.txt"), "skew.spoor");
+    let out = run("report", &[&t, "-f", "json"], b"", &[]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("spoor-report: warning: ")
+            && err.contains("5 messages are received before they are sent"),
+        "{err}"
+    );
+    assert!(err.contains("run spoor-align first"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["notes"].to_string().contains("5 messages are received before they are sent"),
+        "{}",
+        v["notes"]
+    );
+    // On one clock (late-sender.txt) nothing is said.
+    let t = d.ordered(&testdata("late-sender.txt"), "late.spoor");
+    let out = run("report", &[&t], b"", &[]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -32,7 +32,8 @@ pub struct Brief {
     pub wall: i64,
     /// `NO_CPU` when unknown.
     pub cpu: i64,
-    /// Message bytes; root location + 1 of a collective end (0: none).
+    /// Message bytes; root location + 1 of a collective end (0: none); the size of a
+    /// clock-offset sample's offset, ns.
     pub bytes: u64,
     /// `NO_PARTNER` when none.
     pub partner_loc: u32,
@@ -58,6 +59,7 @@ impl Brief {
             }
             Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => sub = parent.is_some() as u8,
             Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => a = *name,
+            Kind::ClockOffset { offset, .. } => bytes = offset.unsigned_abs(),
             _ => {}
         }
         let (partner_loc, partner_idx) = match e.ann.partner {
@@ -332,7 +334,7 @@ fn event<const FORM: u8, const FAST: bool>(
         _ => {
             // 21, clock_offset
             r.u32::<FAST>()?;
-            r.u64::<FAST>()?;
+            bytes = r.i64::<FAST>()?.unsigned_abs();
             r.u64::<FAST>()?;
         }
     }

@@ -4,7 +4,7 @@ use crate::cost::Mode;
 use crate::cp::{Distances, NEG};
 use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
-use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
+use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
@@ -156,6 +156,11 @@ struct Builder<'a> {
     newest_dist: i64,
     /// Nodes the node arrays have room for (`push_node`).
     room: usize,
+    /// Whether the trace says its clocks are aligned (flag ALIGNED; `None`: the text
+    /// form, which has no flags).
+    aligned: Option<bool>,
+    /// Clock-offset samples with an offset other than 0, and the largest offset, ns.
+    offsets: (u64, u64),
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
@@ -233,6 +238,7 @@ pub(crate) fn build_inner(
     // is not ready).
     let expected = reader.end().map(|e| e.events as usize);
     let mut b = Builder::new(&file, mode, reader.defs().clone(), distances);
+    b.aligned = reader.header().map(|h| h.flags & flags::ALIGNED != 0);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
@@ -320,6 +326,8 @@ impl<'a> Builder<'a> {
             track: distances.then(|| Tracker { remote: Vec::new(), base: None, provisional: Vec::new() }),
             room: 0,
             newest_dist: NEG,
+            aligned: None,
+            offsets: (0, 0),
         }
     }
 
@@ -524,6 +532,9 @@ impl<'a> Builder<'a> {
             self.more_locations(l);
         }
         let st = self.locs[l];
+        if s.code == CLOCK_OFFSET {
+            return self.sample(s);
+        }
         self.min_wall = self.min_wall.min(s.wall);
         // The local arc into this event.
         let weight = if st.last == NONE {
@@ -666,6 +677,22 @@ impl<'a> Builder<'a> {
         }
         if TRACK {
             st.dist = self.newest_dist;
+        }
+        Ok(())
+    }
+
+    /// A clock-offset sample: a node that carries no activity. It hangs from the
+    /// location's previous event, nothing follows it (the next event's local arc comes
+    /// from that previous event and covers the whole interval), no path reaches it, and
+    /// its time counts neither for t0 nor for the end.
+    #[cold]
+    fn sample(&mut self, s: &Brief) -> Result<()> {
+        let l = s.loc as usize;
+        let st = self.locs[l];
+        self.push_node(s.loc, st.last, s.wall, 0, st.ctx, s.code, NEG)?;
+        self.locs[l].count += 1;
+        if s.bytes > 0 {
+            self.offsets = (self.offsets.0 + 1, self.offsets.1.max(s.bytes));
         }
         Ok(())
     }
@@ -830,6 +857,14 @@ impl<'a> Builder<'a> {
         }
         if self.unmatched_receives > 0 {
             self.pag.notes.push(format!("{} receive(s) without a matched send", self.unmatched_receives));
+        }
+        if self.aligned == Some(false) && self.offsets.0 > 0 {
+            self.pag.notes.push(format!(
+                "the clocks are not aligned: {} clock-offset sample(s), offsets up to {}, were not \
+                 applied (run spoor-align first)",
+                self.offsets.0,
+                crate::show::fmt_ns(self.offsets.1.min(i64::MAX as u64) as i64)
+            ));
         }
         if self.late_begins > 0 {
             self.pag

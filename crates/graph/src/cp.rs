@@ -1,7 +1,7 @@
 //! Longest paths through a PAG: the forward diffusion and the backward walk of
 //! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
 
-use crate::pag::{Pag, NONE};
+use crate::pag::{Pag, CLOCK_OFFSET, NONE};
 use spoor_model::StrId;
 
 /// "Not reached" (a node outside the scope, or reached only by the secondary diffusion).
@@ -103,11 +103,13 @@ impl<'a> Pass<'a> {
         }
     }
 
-    /// May node `i` be on a path at all?
+    /// May node `i` be on a path at all? (Never a clock-offset sample: it carries no
+    /// activity.)
     #[inline]
     fn node_ok(&self, i: usize) -> bool {
         let l = self.pag.loc[i];
-        self.in_window(i)
+        self.pag.kind[i] != CLOCK_OFFSET
+            && self.in_window(i)
             && match self.scope {
                 Scope::Intra(_) => l == NONE || self.in_app(l),
                 _ => true,

@@ -5,7 +5,7 @@ use crate::build;
 use crate::cost::{Mode, NetTable};
 use crate::cp::Distances;
 use crate::error::{Error, Result};
-use crate::pag::{ArcKind, Context, Pag, NONE, VIRTUAL};
+use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
 use spoor_format::varint::{put_i64, put_u64, Cursor, VarintError};
 use spoor_format::{ReadOptions, TraceReader};
@@ -359,6 +359,15 @@ fn nodes(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
         }
         if prev != NONE && pag.loc[prev as usize] != (l - 1) as u32 {
             return Err((at, format!("node {i}'s local predecessor {prev} is on another location")));
+        }
+        if prev != NONE && pag.kind[prev as usize] == CLOCK_OFFSET {
+            return Err((
+                at,
+                format!(
+                    "node {i}'s local predecessor {prev} is a clock-offset sample, which nothing follows \
+                     (a PAG of an older spoor-pag: build it again)"
+                ),
+            ));
         }
         pag.loc.push(if l == 0 { NONE } else { (l - 1) as u32 });
         pag.prev.push(prev);

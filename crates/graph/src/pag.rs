@@ -2,12 +2,15 @@
 //! order, each with the local arc into it; remote arcs listed by their target.
 
 use crate::cost::{Mode, NetTable};
-use spoor_model::{Definitions, EventRef, StrId, KIND_NAMES};
+use spoor_model::{ClockViolations, Definitions, EventRef, StrId, KIND_NAMES};
 
 /// "No node", "no location", "no procedure".
 pub const NONE: u32 = u32::MAX;
 /// The kind of a collective's virtual node (event kinds are 0..KIND_COUNT).
 pub const VIRTUAL: u8 = 255;
+/// The kind code of a clock-offset sample (`Kind::ClockOffset`): a node without arcs
+/// that no path reaches (formats/pag.md, "Nodes").
+pub const CLOCK_OFFSET: u8 = 21;
 
 /// What a remote arc stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -170,6 +173,27 @@ impl Pag {
             }
         }
         out
+    }
+
+    /// Remote arcs whose target's wall time is earlier than their origin's: messages
+    /// received before they were sent, collective ends before the latest begin they wait
+    /// for (the wall time of the virtual node), acquisitions before the release. Such a
+    /// graph's times between locations are wrong (arcs clamped to 0, wall-mode distances
+    /// that are not elapsed times): the clocks were not aligned.
+    pub fn clock_violations(&self) -> ClockViolations {
+        let mut v = ClockViolations::default();
+        for a in 0..self.arcs() {
+            if self.wall[self.arc_to[a] as usize] >= self.wall[self.arc_from[a] as usize] {
+                continue;
+            }
+            match self.arc_kind[a] {
+                ArcKind::Message => v.messages += 1,
+                ArcKind::CollOut => v.collectives += 1,
+                ArcKind::Lock => v.locks += 1,
+                ArcKind::CollIn | ArcKind::Spawn => {}
+            }
+        }
+        v
     }
 
     /// The application named `name`, or an error listing the applications there are.

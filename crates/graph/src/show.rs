@@ -50,6 +50,10 @@ pub struct CpReport {
     pub near: Option<Vec<crate::near::NearPath>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What the graph's clock-condition violations make of its times (also among the
+    /// notes), for standard error.
+    #[serde(skip)]
+    pub clock_warning: Option<String>,
     /// Rows per profile in the text form (0: all); CSV and JSON have them all.
     #[serde(skip)]
     pub text_rows: usize,
@@ -63,6 +67,7 @@ impl CpReport {
         window: Option<(i64, i64)>,
         path: &CriticalPath,
     ) -> Self {
+        let clock_warning = pag.clock_violations().warning();
         CpReport {
             input: input.to_owned(),
             mode: pag.mode.name(),
@@ -77,7 +82,8 @@ impl CpReport {
             path: None,
             zeroing: None,
             near: None,
-            notes: pag.notes.clone(),
+            notes: pag.notes.iter().cloned().chain(clock_warning.clone()).collect(),
+            clock_warning,
             text_rows: 0,
         }
     }

@@ -5,7 +5,7 @@ use spoor_graph::cp::{self, Pred};
 use spoor_graph::pag::ArcKind;
 use spoor_graph::profile::{profile, Level};
 use spoor_graph::{critical_path, whatif, CpOptions, Mode, Pag, Scope};
-use spoor_testkit::{ms, pag_of_bytes, pag_of_file};
+use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file};
 
 fn opts(scope: Scope) -> CpOptions {
     CpOptions { scope: Some(scope), ..CpOptions::default() }
@@ -189,4 +189,60 @@ fn many_messages_in_flight_to_one_location_each_find_their_send() {
     // Wall mode: the path is the elapsed time, from the first send (1 us) to the last
     // receive.
     assert_eq!(critical_path(&pag, &CpOptions::default()).length, (1000 + n as i64 - 1 - 1) * 1000);
+}
+
+#[test]
+fn clock_offset_samples_are_never_on_a_path() {
+    for (mode, length) in [(Mode::Wall, ms(10.22)), (Mode::Cpu, ms(10.2))] {
+        let plain = pag_of_file("late-sender.txt", mode);
+        let pag = pag_of_bytes("late-sender with samples", late_sender_with_samples(), mode);
+        assert_eq!(pag.nodes(), plain.nodes() + 3, "a sample is a node");
+        assert_eq!(pag.t0, 0, "{mode:?}: t0 is the first activity, not the sample before it");
+        let path = critical_path(&pag, &CpOptions::default());
+        assert_eq!(path.length, length, "{mode:?}: the samples add nothing");
+        assert_eq!(path.length, critical_path(&plain, &CpOptions::default()).length);
+        assert_eq!(path.steps.iter().map(|s| s.weight).sum::<i64>(), path.length);
+        for s in &path.steps {
+            assert_ne!(pag.kind_name(s.node), "clock_offset", "{mode:?}: a sample on the path");
+        }
+        for level in [Level::Procedure, Level::Process] {
+            let plain_path = critical_path(&plain, &CpOptions::default());
+            assert_eq!(
+                profile(&pag, &path, level),
+                profile(&plain, &plain_path, level),
+                "{mode:?} {level:?}"
+            );
+        }
+        assert_eq!(zero(&pag, "compute"), zero(&plain, "compute"), "{mode:?}");
+        // No near path ends on or passes through a sample either: the same lengths.
+        let near = |p: &Pag| spoor_graph::near::longest_paths(p, &CpOptions::default(), 5);
+        assert_eq!(near(&pag), near(&plain), "{mode:?}");
+    }
+}
+
+/// A PAG file whose chain runs through a sample (as spoor-pag wrote them before samples
+/// were left out of paths) is refused, not read into paths that skip the rest of the
+/// location.
+#[test]
+fn a_sample_as_local_predecessor_is_refused() {
+    let mut pag = pag_of_bytes("late-sender with samples", late_sender_with_samples(), Mode::Cpu);
+    let sample =
+        (0..pag.nodes()).find(|&i| pag.kind_name(i as u32) == "clock_offset" && pag.loc[i] == 0).unwrap();
+    let next = (sample + 1..pag.nodes()).find(|&j| pag.loc[j] == 0).unwrap();
+    assert_eq!(pag.prev[next], pag.prev[sample], "the sample is a leaf");
+    let mut ok = Vec::new();
+    spoor_graph::file::write(&mut ok, &pag).unwrap();
+    assert!(spoor_graph::file::read("ok.pag", &ok[..]).is_ok());
+    pag.prev[next] = sample as u32;
+    let mut bad = Vec::new();
+    spoor_graph::file::write(&mut bad, &pag).unwrap();
+    let err = match spoor_graph::file::read("bad.pag", &bad[..]) {
+        Err(spoor_graph::Error::Format(e)) => e.to_string(),
+        other => panic!("expected a format error, got {:?}", other.map(|_| ())),
+    };
+    assert!(
+        err.contains("bad.pag")
+            && err.contains(&format!("node {next}'s local predecessor {sample} is a clock-offset sample")),
+        "{err}"
+    );
 }

@@ -6,8 +6,10 @@
 //! application on a machine), carries its wall time and, where known, the CPU
 //! time of its process, both in nanoseconds, and a [`Kind`] with its payload.
 
+mod clock;
 mod defs;
 mod event;
 
+pub use clock::ClockViolations;
 pub use defs::*;
 pub use event::*;

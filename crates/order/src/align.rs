@@ -93,18 +93,7 @@ impl Default for AlignOptions {
 }
 
 /// Clock-condition violations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Violations {
-    pub messages: u64,
-    pub collectives: u64,
-    pub locks: u64,
-}
-
-impl Violations {
-    pub fn total(&self) -> u64 {
-        self.messages + self.collectives + self.locks
-    }
-}
+pub use spoor_model::ClockViolations as Violations;
 
 /// The correction applied to one location.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -123,6 +112,44 @@ pub struct Correction {
     /// Events the controlled logical clock moved, and the largest move, ns.
     pub clc_moved: u64,
     pub clc_max_ns: i64,
+    /// Why the correction is what it is, where that is not plain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The clocks the controlled logical clock starts from: the recorded ones corrected by
+/// the offsets and drifts found, unless those break the clock condition more often than
+/// the recorded clocks do (then the recorded clocks, as they are).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Choice {
+    /// `offsets` or `recorded`.
+    pub clocks: &'static str,
+    /// The violations the offsets and drifts found leave (applied or not).
+    pub violations_with_offsets: Violations,
+    pub reason: String,
+}
+
+impl Choice {
+    /// The better of the offsets (`with`) and the recorded clocks (`recorded`): the
+    /// offsets unless they leave more violations.
+    fn between(with: Violations, recorded: Violations) -> Choice {
+        let (a, b) = (with.total(), recorded.total());
+        let (clocks, reason) = if a > b {
+            (
+                "recorded",
+                format!("the offsets would leave {a} violations, more than the {b} of the recorded clocks"),
+            )
+        } else if a == b {
+            ("offsets", format!("the offsets leave {a} violations, as many as the recorded clocks"))
+        } else {
+            ("offsets", format!("the offsets leave {a} violations, the recorded clocks {b}"))
+        };
+        Choice { clocks, violations_with_offsets: with, reason }
+    }
+
+    fn keeps_recorded(&self) -> bool {
+        self.clocks == "recorded"
+    }
 }
 
 /// What spoor-align did.
@@ -136,6 +163,8 @@ pub struct AlignReport {
     pub violations_before: Violations,
     pub violations_after_offsets: Violations,
     pub violations_after: Violations,
+    /// Whether the offsets were applied, and why.
+    pub choice: Choice,
     pub locations: Vec<Correction>,
     /// Processes that neither samples nor messages could align (left as they were).
     pub unaligned: Vec<ProcId>,
@@ -168,17 +197,14 @@ impl AlignReport {
         s.push_str(&format!("violations before:             {}\n", v(&self.violations_before)));
         s.push_str(&format!("violations after offsets:      {}\n", v(&self.violations_after_offsets)));
         s.push_str(&format!("violations after (final):      {}\n", v(&self.violations_after)));
+        s.push_str(&format!(
+            "clocks: {} ({})\n",
+            if self.choice.keeps_recorded() { "recorded, offsets not applied" } else { "offsets applied" },
+            self.choice.reason
+        ));
         if !self.unaligned.is_empty() {
-            let names: Vec<String> = self
-                .unaligned
-                .iter()
-                .map(|&p| {
-                    self.defs
-                        .processes
-                        .get(p as usize)
-                        .map_or(format!("process {p}"), |x| self.defs.strings.name(x.name).into_owned())
-                })
-                .collect();
+            let names: Vec<String> =
+                self.unaligned.iter().map(|&p| describe::process(&self.defs, p)).collect();
             s.push_str(&format!(
                 "not aligned (no samples, no messages both ways with an aligned process): {}\n",
                 names.join(", ")
@@ -207,6 +233,9 @@ impl AlignReport {
                 c.clc_moved,
                 describe::time(c.clc_max_ns)
             ));
+        }
+        for c in self.locations.iter().filter(|c| c.note.is_some()) {
+            s.push_str(&format!("{:>5} {}\n", c.location, c.note.as_deref().unwrap_or("")));
         }
         s
     }
@@ -316,6 +345,8 @@ struct Resolved {
     map: ClockMap,
     method: &'static str,
     against: Option<ProcId>,
+    /// Why the correction is what it is, where that is not plain.
+    note: Option<String>,
 }
 
 /// Per process, its clock-offset samples (local time, offset) by the process they are
@@ -393,11 +424,20 @@ fn clock_maps(
     };
     let Some(reference) = reference_loc else { return Ok((res, None)) };
     let Some(rp) = proc_of(defs, reference) else { return Ok((res, None)) };
-    res[rp as usize] = Some(Resolved { map: ClockMap::Identity, method: "reference", against: None });
+    res[rp as usize] =
+        Some(Resolved { map: ClockMap::Identity, method: "reference", against: None, note: None });
     if opts.method == Method::None {
         return Ok((res, Some(reference)));
     }
 
+    // Each process's time range, on its own clock.
+    let mut process_range = vec![(i64::MAX, i64::MIN); np];
+    for (l, r) in scan.ranges.iter().enumerate() {
+        if let (Some(r), Some(p)) = (r, proc_of(defs, l as LocId)) {
+            let e = &mut process_range[p as usize];
+            *e = (e.0.min(r.min), e.1.max(r.max));
+        }
+    }
     // Messages per ordered pair of processes: (send wall, receive wall).
     let mut pairs: HashMap<(ProcId, ProcId), Vec<(i64, i64)>> = HashMap::default();
     if matches!(opts.method, Method::Auto | Method::Messages) {
@@ -478,7 +518,7 @@ fn clock_maps(
                     ClockMap::Identity => own,
                     other => ClockMap::Chain(Box::new(own), Box::new(other)),
                 };
-                res[p] = Some(Resolved { map, method: "samples", against: Some(q) });
+                res[p] = Some(Resolved { map, method: "samples", against: Some(q), note: None });
                 progress = true;
             }
         }
@@ -510,11 +550,26 @@ fn clock_maps(
             pairs[&(a, b)].iter().map(|&(s, r)| (r, fa.apply(s).saturating_sub(r))).collect();
         let upper: Vec<(i64, i64)> =
             pairs[&(b, a)].iter().map(|&(s, r)| (s, fa.apply(r).saturating_sub(s))).collect();
-        let map = match hull::fit(&lower, &upper, opts.max_drift) {
+        // A drift is carried over the whole run: it needs messages spread over at least
+        // half of it, or a few noisy latencies in a short stretch tilt the line far
+        // off at the ends.
+        let xs = lower.iter().chain(&upper).map(|p| p.0);
+        let span = xs.clone().max().unwrap_or(0) as i128 - xs.min().unwrap_or(0) as i128;
+        let (lo, hi) = process_range[b as usize];
+        let run = (hi as i128 - lo as i128).max(0);
+        let drift = 2 * span >= run;
+        let note = (!drift).then(|| {
+            format!(
+                "no drift fitted: the messages with {} span {:.3} % of the process's time (a drift needs half)",
+                describe::process(defs, a),
+                100.0 * span as f64 / run as f64
+            )
+        });
+        let map = match hull::fit_with(&lower, &upper, opts.max_drift, drift) {
             Some(f) => ClockMap::Linear(f.line),
             None => ClockMap::Identity,
         };
-        res[b as usize] = Some(Resolved { map, method: "messages", against: Some(a) });
+        res[b as usize] = Some(Resolved { map, method: "messages", against: Some(a), note });
     }
     Ok((res, Some(reference)))
 }
@@ -605,7 +660,7 @@ fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
         }
     }
     for inst in &sync.instances {
-        for (m, need) in awaited_begins(inst).into_iter().enumerate() {
+        for (m, need) in inst.awaited_begins().into_iter().enumerate() {
             if need.is_some_and(|need| inst.members[m].end_wall < need.saturating_add(min_latency)) {
                 v.collectives += 1;
             }
@@ -617,42 +672,6 @@ fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
         }
     }
     v
-}
-
-/// Per member of `inst`, the latest recorded begin its end waits for.
-fn awaited_begins(inst: &crate::matching::Instance) -> Vec<Option<i64>> {
-    let ms = &inst.members;
-    if inst.shape == Shape::AllToAll {
-        let mut top: [(i64, usize); 2] = [(i64::MIN, usize::MAX); 2];
-        for (j, mem) in ms.iter().enumerate() {
-            let b = mem.begin_wall;
-            if b > top[0].0 {
-                top[1] = top[0];
-                top[0] = (b, j);
-            } else if b > top[1].0 {
-                top[1] = (b, j);
-            }
-        }
-        return (0..ms.len())
-            .map(|m| {
-                let t = if top[0].1 == m { top[1] } else { top[0] };
-                (t.1 != usize::MAX).then_some(t.0)
-            })
-            .collect();
-    }
-    let mut prefix = i64::MIN;
-    (0..ms.len())
-        .map(|m| match inst.shape {
-            Shape::Prefix => {
-                let need = (m > 0).then_some(prefix);
-                prefix = prefix.max(ms[m].begin_wall);
-                need
-            }
-            Shape::OneToAll { root } => (m != root as usize).then(|| ms[root as usize].begin_wall),
-            Shape::AllToOne { root } if m != root as usize => None,
-            _ => (0..ms.len()).filter(|&j| inst.depends(m, j)).map(|j| ms[j].begin_wall).max(),
-        })
-        .collect()
 }
 
 /// Whether the controlled logical clock provably leaves every time as recorded (and
@@ -675,7 +694,7 @@ fn clc_is_identity(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
     sync.messages.iter().all(|m| after(m.recv_wall, m.send_wall, min_latency))
         && sync.handoffs.iter().all(|h| after(h.acquire_wall, h.release_wall, 0))
         && sync.instances.iter().all(|inst| {
-            awaited_begins(inst)
+            inst.awaited_begins()
                 .into_iter()
                 .enumerate()
                 .all(|(m, need)| need.is_none_or(|need| after(inst.members[m].end_wall, need, min_latency)))
@@ -921,6 +940,7 @@ struct Counts {
     after_offsets: Violations,
     after: Violations,
     released: usize,
+    choice: Choice,
 }
 
 /// The report of an alignment: `ends` are each location's first and last recorded
@@ -939,20 +959,25 @@ fn make_report(
     for (l, &(first, last)) in ends.iter().enumerate() {
         let loc = l as LocId;
         let res = proc_of(defs, loc).and_then(|p| maps[p as usize].as_ref());
-        let theta = |x: i64| res.map_or(0.0, |r| r.map.theta(x));
+        let kept = counts.choice.keeps_recorded();
+        let theta = |x: i64| res.filter(|_| !kept).map_or(0.0, |r| r.map.theta(x));
         let (o0, o1) = (theta(first), theta(last));
         let drift = if last != first { (o1 - o0) / (last as f64 - first as f64) * 1e6 } else { 0.0 };
         let (moved, max) = moved(l);
         locations.push(Correction {
             location: loc,
             name: defs.strings.get(defs.locations[l].name).unwrap_or("").to_owned(),
-            method: res.map_or("none", |r| r.method),
-            against: res.and_then(|r| r.against),
+            method: match res {
+                Some(r) if !kept || r.method == "reference" => r.method,
+                _ => "none",
+            },
+            against: res.filter(|_| !kept).and_then(|r| r.against),
             offset_start_ns: o0.round() as i64,
             offset_end_ns: o1.round() as i64,
             drift_ppm: drift,
             clc_moved: moved,
             clc_max_ns: max,
+            note: res.filter(|_| !kept).and_then(|r| r.note.clone()),
         });
     }
     let unaligned: Vec<ProcId> = (0..defs.processes.len())
@@ -968,6 +993,7 @@ fn make_report(
         violations_before: counts.before,
         violations_after_offsets: counts.after_offsets,
         violations_after: counts.after,
+        choice: counts.choice,
         locations,
         unaligned,
         released_spawns: counts.released,
@@ -1012,7 +1038,9 @@ fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) ->
     }
     let v = violations_recorded(&sync, opts.min_latency);
     let ends: Vec<(i64, i64)> = scan.ranges.iter().map(|r| r.map_or((0, 0), |r| (r.first, r.last))).collect();
-    let counts = Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0 };
+    let choice = Choice::between(v, v);
+    let counts =
+        Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0, choice };
     let report = make_report(&scan, opts, &maps, reference, &ends, &|_| (0, 0), counts);
     drop(sync);
 
@@ -1076,37 +1104,45 @@ fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<A
     let before = violations_fast(&sync0, &raw, opts.min_latency);
     let (maps, reference) = clock_maps(&scan, &offset_samples(&scan, opts), &sync0, opts)?;
     let defs = &scan.defs;
+    let map_of = |l: usize| {
+        proc_of(defs, l as LocId)
+            .and_then(|p| maps[p as usize].as_ref())
+            .map(|r| &r.map)
+            .filter(|m| **m != ClockMap::Identity)
+    };
+    // The offsets judged first by the synchronization events alone: matching again
+    // (lock hand-offs follow time) where they moved one.
+    let mut moved_sync = false;
+    for (l, recs) in scan.records.iter_mut().enumerate() {
+        if let Some(m) = map_of(l) {
+            for r in recs.iter_mut() {
+                let y = m.apply(r.wall);
+                moved_sync |= y != r.wall;
+                r.wall = y;
+            }
+        }
+    }
+    let (sync, choice) = if moved_sync {
+        let fitted = matching::match_events_with(&scan.defs, &scan.records, false);
+        let choice = Choice::between(violations_recorded(&fitted, opts.min_latency), before);
+        (if choice.keeps_recorded() { sync0 } else { fitted }, choice)
+    } else {
+        (sync0, Choice::between(before, before))
+    };
+    let after_offsets = if choice.keeps_recorded() { before } else { choice.violations_with_offsets };
     // Offsets and drifts, in place (the recorded times are needed only at the ends).
     let ends: Vec<(i64, i64)> =
         raw.iter().map(|w| (w.first().copied().unwrap_or(0), w.last().copied().unwrap_or(0))).collect();
     let mut t1 = raw;
-    let mut changed = false;
-    for (l, w) in t1.iter_mut().enumerate() {
-        let map = proc_of(defs, l as LocId).and_then(|p| maps[p as usize].as_ref()).map(|r| &r.map);
-        if let Some(m) = map {
-            if *m != ClockMap::Identity {
+    if !choice.keeps_recorded() {
+        for (l, w) in t1.iter_mut().enumerate() {
+            if let Some(m) = map_of(l) {
                 for x in w.iter_mut() {
-                    let y = m.apply(*x);
-                    changed |= y != *x;
-                    *x = y;
+                    *x = m.apply(*x);
                 }
             }
         }
     }
-    // Matching again (lock hand-offs follow time) only where offsets moved an event.
-    let (sync, after_offsets) = if changed {
-        drop(sync0);
-        for (l, recs) in scan.records.iter_mut().enumerate() {
-            for r in recs.iter_mut() {
-                r.wall = t1[l][r.index as usize];
-            }
-        }
-        let sync = matching::match_events_with(&scan.defs, &scan.records, false);
-        let after_offsets = violations_fast(&sync, &t1, opts.min_latency);
-        (sync, after_offsets)
-    } else {
-        (sync0, before)
-    };
     // Not needed any more (a cycle's report reads them again).
     scan.records = Vec::new();
     let (clc, released) = if opts.clc {
@@ -1129,7 +1165,7 @@ fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<A
         }
         (moved, max)
     };
-    let counts = Counts { messages: sync.messages.len(), before, after_offsets, after, released };
+    let counts = Counts { messages: sync.messages.len(), before, after_offsets, after, released, choice };
     let report = make_report(&scan, opts, &maps, reference, &ends, &moved, counts);
 
     // The second pass: the same events with their new times.

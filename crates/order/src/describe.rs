@@ -36,6 +36,14 @@ pub fn location(defs: &Definitions, loc: LocId) -> String {
     }
 }
 
+/// A process's name, or `process 3` when it has none.
+pub fn process(defs: &Definitions, p: spoor_model::ProcId) -> String {
+    match defs.processes.get(p as usize).and_then(|x| defs.strings.get(x.name)) {
+        Some(n) if !n.is_empty() => n.to_owned(),
+        _ => format!("process {p}"),
+    }
+}
+
 /// `rank1 (location 1) event 17 (recv_end at 10.08 ms)`.
 pub fn event(defs: &Definitions, at: EventRef, kind: &str, wall: i64) -> String {
     format!("{} event {} ({kind} at {})", location(defs, at.loc), at.index, time(wall))

@@ -82,6 +82,13 @@ fn slopes(h: &[P]) -> impl Iterator<Item = f64> + '_ {
 /// Fits θ with `lower` points (θ(x) ≥ y) and `upper` points (θ(x) ≤ z), slopes within
 /// ±`max_slope`. `None` unless there is at least one point of each kind.
 pub fn fit(lower: &[(i64, i64)], upper: &[(i64, i64)], max_slope: f64) -> Option<Fit> {
+    fit_with(lower, upper, max_slope, true)
+}
+
+/// [`fit`]; without `drift`, the slope is the one nearest 0 that respects every
+/// message (0 when a constant offset does, or when no line does): for messages that
+/// cover too short a stretch for their slope to be carried beyond it.
+pub fn fit_with(lower: &[(i64, i64)], upper: &[(i64, i64)], max_slope: f64, drift: bool) -> Option<Fit> {
     if lower.is_empty() || upper.is_empty() {
         return None;
     }
@@ -129,10 +136,12 @@ pub fn fit(lower: &[(i64, i64)], upper: &[(i64, i64)], max_slope: f64) -> Option
     // A widest gap at the bound means the messages do not pin the drift down (a single
     // exchange, or all answers before all questions): take the slope nearest 0 that
     // respects every message.
-    if b.abs() >= bound {
-        if let Some((lo_b, hi_b)) = feasible {
-            b = 0.0f64.clamp(lo_b, hi_b);
-        }
+    if b.abs() >= bound || !drift {
+        b = match feasible {
+            Some((lo_b, hi_b)) => 0.0f64.clamp(lo_b, hi_b),
+            None if !drift => 0.0,
+            None => b,
+        };
     }
     let (gb, hb) = (g(b), h(b));
     Some(Fit { line: Line { x0, a: (gb + hb) / 2.0, b }, margin: (hb - gb) / 2.0, slopes: feasible })
@@ -192,6 +201,23 @@ mod tests {
         assert!(f.margin < 0.0);
         assert!((f.line.at(500) - 5.0).abs() < 1e-6, "{f:?}");
         assert!(f.slopes.is_none());
+    }
+
+    #[test]
+    fn without_drift_the_slope_nearest_0_that_respects_every_message() {
+        // Both bounds 10 ns higher at the end of a 20 us stretch than at its start: the
+        // widest gap is at a slope of 500 ppm, although a constant offset fits too.
+        let lower = [(0, -1000), (20_000, -990)];
+        let upper = [(0, 1000), (20_000, 1010)];
+        let f = fit(&lower, &upper, 1e-3).unwrap();
+        assert!((f.line.b - 5e-4).abs() < 1e-9, "{f:?}");
+        let f = fit_with(&lower, &upper, 1e-3, false).unwrap();
+        assert_eq!(f.line.b, 0.0, "{f:?}");
+        // Halfway between -990 and 1000.
+        assert!((f.line.at(123_456) - 5.0).abs() < 1e-9, "{f:?}");
+        // When only a drift fits, the smallest one that does.
+        let f = fit_with(&[(0, 0), (1_000_000, 100)], &[(0, 10), (1_000_000, 120)], 1e-3, false).unwrap();
+        assert!((f.line.b - 9e-5).abs() < 1e-9, "{f:?}");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::fasthash::FxHashMap as HashMap;
 use crate::scan::{Rec, Record};
 use rayon::prelude::*;
 use serde::Serialize;
-use spoor_model::{AppId, CollOp, CommId, Definitions, EventRef, LocId};
+use spoor_model::{AppId, ClockViolations, CollOp, CommId, Definitions, EventRef, LocId};
 use std::collections::BTreeMap;
 
 /// A matched message: the send (`send`, `isend`) and the receive's completion
@@ -82,6 +82,42 @@ impl Instance {
             Shape::AllToOne { root } => m == root as usize,
             Shape::Prefix => j < m,
         }
+    }
+
+    /// Per member, the latest recorded begin its end waits for.
+    pub fn awaited_begins(&self) -> Vec<Option<i64>> {
+        let ms = &self.members;
+        if self.shape == Shape::AllToAll {
+            let mut top: [(i64, usize); 2] = [(i64::MIN, usize::MAX); 2];
+            for (j, mem) in ms.iter().enumerate() {
+                let b = mem.begin_wall;
+                if b > top[0].0 {
+                    top[1] = top[0];
+                    top[0] = (b, j);
+                } else if b > top[1].0 {
+                    top[1] = (b, j);
+                }
+            }
+            return (0..ms.len())
+                .map(|m| {
+                    let t = if top[0].1 == m { top[1] } else { top[0] };
+                    (t.1 != usize::MAX).then_some(t.0)
+                })
+                .collect();
+        }
+        let mut prefix = i64::MIN;
+        (0..ms.len())
+            .map(|m| match self.shape {
+                Shape::Prefix => {
+                    let need = (m > 0).then_some(prefix);
+                    prefix = prefix.max(ms[m].begin_wall);
+                    need
+                }
+                Shape::OneToAll { root } => (m != root as usize).then(|| ms[root as usize].begin_wall),
+                Shape::AllToOne { root } if m != root as usize => None,
+                _ => (0..ms.len()).filter(|&j| self.depends(m, j)).map(|j| ms[j].begin_wall).max(),
+            })
+            .collect()
     }
 }
 
@@ -218,6 +254,8 @@ pub struct Sync {
     pub messages: Vec<Message>,
     /// The number of matched messages.
     pub message_count: usize,
+    /// Matched messages received (by their recorded times) before they were sent.
+    pub late_messages: u64,
     pub instances: Vec<Instance>,
     pub handoffs: Vec<Handoff>,
     pub spawns: Vec<Spawn>,
@@ -233,6 +271,21 @@ pub struct Sync {
 impl Sync {
     pub fn error_count(&self) -> usize {
         self.problems.iter().filter(|p| p.kind.is_error()).count()
+    }
+
+    /// Clock-condition violations of the recorded times with no minimum latency
+    /// (formats/order.md): counted whether or not the messages were collected.
+    pub fn violations(&self) -> ClockViolations {
+        let mut v = ClockViolations { messages: self.late_messages, ..ClockViolations::default() };
+        for inst in &self.instances {
+            for (m, need) in inst.awaited_begins().into_iter().enumerate() {
+                if need.is_some_and(|need| inst.members[m].end_wall < need) {
+                    v.collectives += 1;
+                }
+            }
+        }
+        v.locks = self.handoffs.iter().filter(|h| h.acquire_wall < h.release_wall).count() as u64;
+        v
     }
 }
 
@@ -781,6 +834,7 @@ fn match_all(
     // Point to point: the k-th send of a channel goes to its k-th receive.
     let mut messages = Vec::new();
     let mut message_count = 0;
+    let mut late_messages = 0;
     channels.sort_unstable_by_key(|&(k, _)| k);
     let empty_sends: [SendItem; 0] = [];
     let empty_recvs: [RecvItem; 0] = [];
@@ -790,6 +844,7 @@ fn match_all(
         let matched = sends.len().min(recvs.len());
         message_count += matched;
         for (s, r) in sends.iter().zip(recvs) {
+            late_messages += u64::from(r.ev.wall < s.ev.wall);
             if want_messages {
                 messages.push(Message {
                     send: s.ev.at,
@@ -1021,6 +1076,7 @@ fn match_all(
     Sync {
         messages,
         message_count,
+        late_messages,
         instances,
         handoffs,
         spawns,

@@ -58,6 +58,8 @@ pub struct OrderSummary {
     pub released_spawns: usize,
     /// Everything wrong, sorted by location and event (a cycle last).
     pub problems: Vec<Problem>,
+    /// Clock-condition violations of the recorded times (no minimum latency).
+    pub violations: spoor_model::ClockViolations,
 }
 
 impl OrderSummary {
@@ -75,6 +77,7 @@ impl OrderSummary {
             spawns: sync.spawns.len(),
             released_spawns: 0,
             problems: sync.problems.clone(),
+            violations: sync.violations(),
         }
     }
 
@@ -87,6 +90,7 @@ impl OrderSummary {
             "lock_handoffs": self.handoffs,
             "spawns": self.spawns,
             "errors": self.error_count(),
+            "violations": self.violations,
             "problems": self.problems.iter().map(|p| p.to_json(&self.defs)).collect::<Vec<_>>(),
         })
     }

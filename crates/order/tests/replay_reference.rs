@@ -437,6 +437,14 @@ fn reference(input: &Input, block_events: usize) -> Reference {
         spawns: sync.spawns.len(),
         released_spawns: released,
         problems,
+        violations: {
+            // Per location, its events' times, for the plain count of violations.
+            let mut walls: Vec<Vec<i64>> = vec![Vec::new(); sc.counts.len()];
+            for e in input.reader().unwrap().read_all().unwrap().1 {
+                walls[e.loc as usize].push(e.wall);
+            }
+            spoor_order::align::violations(&sync, &walls, 0)
+        },
     };
     Reference { out, check: summary.to_json() }
 }

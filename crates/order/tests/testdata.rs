@@ -5,8 +5,9 @@
 //! (spoor-order's output order), `#? problems N`, `#? errors N`, `#? problem KIND A:I`
 //! (spoor-order --check), `#? cycle A:I B:J...` (the events a cycle names),
 //! `#? violations-before N`, `#? violations-after-offsets N`, `#? violations-after N`,
-//! `#? offset LOC NS TOL`, `#? drift LOC PPM TOL`, `#? wall A:I NS TOL`, `#? method LOC M`
-//! (spoor-align with its defaults).
+//! `#? offset LOC NS TOL`, `#? drift LOC PPM TOL`, `#? wall A:I NS TOL`, `#? method LOC M`,
+//! `#? clocks offsets|recorded`, `#? violations-with-offsets N` (spoor-align with its
+//! defaults).
 
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Event, EventRef};
@@ -68,6 +69,8 @@ const ALIGN_KEYS: &[&str] = &[
     "drift",
     "wall",
     "method",
+    "clocks",
+    "violations-with-offsets",
 ];
 
 #[test]
@@ -204,6 +207,12 @@ fn align_answers() {
                     assert!((w as f64 - num(&e[2])).abs() <= num(&e[3]), "{name}: {what}: got {w}");
                 }
                 "method" => assert_eq!(rep.locations[num(&e[1]) as usize].method, e[2], "{name}: {what}"),
+                "clocks" => assert_eq!(rep.choice.clocks, e[1], "{name}: {what}: {:?}", rep.choice),
+                "violations-with-offsets" => assert_eq!(
+                    rep.choice.violations_with_offsets.total(),
+                    num(&e[1]) as u64,
+                    "{name}: {what}"
+                ),
                 _ => {}
             }
         }

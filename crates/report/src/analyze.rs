@@ -269,6 +269,8 @@ pub struct Pass {
     pub implicit_leaves: u64,
     /// Message completions and sends without a partner annotation.
     pub missing_partners: u64,
+    /// Matched messages received before they were sent (clock-condition violations).
+    pub late_messages: u64,
     pub message_events: u64,
     /// Names of the phases the trace has.
     pub phases: std::collections::BTreeSet<StrId>,
@@ -316,6 +318,7 @@ impl Pass {
             rows,
             events: 0,
             backwards: 0,
+            late_messages: 0,
             stray_leaves: 0,
             implicit_leaves: 0,
             missing_partners: 0,
@@ -749,6 +752,7 @@ impl Pass {
     }
 
     fn complete(&mut self, s: PendingSend, r: PendingRecv) {
+        self.late_messages += u64::from(r.end < s.start);
         let m = Message {
             origin: s.from,
             send_index: s.index,

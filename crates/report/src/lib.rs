@@ -357,10 +357,16 @@ impl Analysis {
         analyze::loc_name(&self.defs, l)
     }
 
+    /// Matched messages received before they were sent: their transit times (negative)
+    /// and the waits they explain are wrong (formats/report.md).
+    pub fn clock_violations(&self) -> spoor_model::ClockViolations {
+        spoor_model::ClockViolations { messages: self.pass.late_messages, ..Default::default() }
+    }
+
     /// Lines about what the report could not count or show.
     pub fn notes(&self) -> Vec<String> {
         let p = &self.pass;
-        let mut n = Vec::new();
+        let mut n: Vec<String> = self.clock_violations().warning().into_iter().collect();
         if !self.ordered {
             n.push(
                 "no NPT profile: it needs the events in one global time order; run spoor-order first".into(),

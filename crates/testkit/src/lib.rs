@@ -36,6 +36,30 @@ pub fn pag_of_file(rel: &str, mode: Mode) -> Pag {
     pag_of_bytes(&path, bytes, mode)
 }
 
+/// late-sender.txt with clock-offset samples (offset 0: one clock) where they would
+/// change the answers if they counted as activity: before anything else on rank 1
+/// (-5 us, earlier than t0 = 0), inside rank 0's computation (5 ms, CPU 4.99 ms), and
+/// on rank 2 after the run's last event (10.5 ms; the run ends at 10.22 ms).
+pub fn late_sender_with_samples() -> Vec<u8> {
+    let text = std::fs::read_to_string(testdata("late-sender.txt")).unwrap();
+    let sample =
+        |loc: u32, wall: &str, cpu: &str| format!("{loc} {wall} {cpu} clock_offset ref=0 offset=0 error=0\n");
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("0 0 ") {
+            out += &sample(1, "-5us", "-");
+        }
+        out += line;
+        out += "\n";
+        if line.starts_with("0 20us") {
+            out += &sample(0, "5ms", "4.99ms");
+        }
+    }
+    out += &sample(2, "10.5ms", "1.04ms");
+    assert_eq!(out.matches("clock_offset").count(), 3);
+    out.into_bytes()
+}
+
 /// A synthetic workload as a binary trace (not ordered).
 pub fn synth_bytes(spec: &Spec) -> Vec<u8> {
     let mut events: Vec<Event> = Vec::new();

@@ -23,7 +23,7 @@
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
-use spoor_graph::pag::{ArcKind, Pag, NONE, VIRTUAL};
+use spoor_graph::pag::{ArcKind, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
@@ -799,8 +799,13 @@ impl<'a> Sim<'a> {
 
     fn gag_node(&mut self, x: u32, t: f64, l: u32, w: Option<Wait>) {
         let p = self.pag;
+        // A clock-offset sample stays a leaf, as in the PAG: it hangs from the group's
+        // last node, weighs nothing and the next node's arc covers its time.
+        let sample = p.kind[x as usize] == CLOCK_OFFSET;
         let (g, prev, weight) = if l == NONE {
             (NONE, NONE, 0)
+        } else if sample {
+            (self.group_of_loc[l as usize], self.groups[self.group_of_loc[l as usize] as usize].last.0, 0)
         } else {
             let g = self.group_of_loc[l as usize];
             let gr = &self.groups[g as usize];
@@ -840,7 +845,7 @@ impl<'a> Sim<'a> {
                 self.gag.as_mut().unwrap().pag.arc_weight.push(aw);
             }
         }
-        if g != NONE {
+        if g != NONE && !sample {
             let gr = &mut self.groups[g as usize];
             gr.last = (id, t, gr.busy);
             gr.idle = false;

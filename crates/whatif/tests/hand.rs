@@ -3,7 +3,7 @@
 
 use spoor_graph::pag::NONE;
 use spoor_graph::{cp, CpOptions, Mode, NetTable};
-use spoor_testkit::{ms, pag_of_file};
+use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file};
 use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
 use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
 
@@ -163,4 +163,24 @@ fn lock_hand_offs_wait_like_receives() {
     assert_eq!(times("lock_request"), vec![ms(2.0), ms(4.0)]);
     assert_eq!(times("lock_acquire"), vec![ms(2.0), ms(6.0)]);
     assert_eq!(times("lock_release"), vec![ms(6.0), ms(7.0)]);
+}
+
+/// Clock-offset samples carry no work: late-sender.txt with samples on its ranks (at a
+/// start, inside rank 0's computation, after the end) predicts what it does without
+/// them, on one processor per rank and on one processor for all, and the GAG chains
+/// its groups around them.
+#[test]
+fn samples_take_no_time_in_a_gag() {
+    let plain = pag_of_file("late-sender.txt", Mode::Cpu);
+    let pag = pag_of_bytes("late-sender with samples", late_sender_with_samples(), Mode::Cpu);
+    for spec in ["rank0;rank1;rank2", "rank0,rank1,rank2"] {
+        let p0 = Placement::parse_inline(&plain, spec).unwrap();
+        let p1 = Placement::parse_inline(&pag, spec).unwrap();
+        let (_, want) = build_gag(&plain, &p0, &Costs::default()).unwrap();
+        let (gag, got) = build_gag(&pag, &p1, &Costs::default()).unwrap();
+        assert_eq!(got.time_ns, want.time_ns, "{spec}");
+        assert_eq!(cpu_cp(&gag), want.time_ns, "{spec}: the GAG's path is the prediction");
+    }
+    let one = Placement::parse_inline(&pag, "rank0;rank1;rank2").unwrap();
+    assert_eq!(predict(&pag, &one, &Costs::default()).unwrap().time_ns, ms(10.2), "the cpu-mode path");
 }
