@@ -221,6 +221,10 @@ impl Detector {
         }
         let me = EventRef { loc: e.loc, index: self.locs[li].index };
         self.locs[li].index += 1;
+        // Clock-offset samples carry no activity: they end no call and no run.
+        if matches!(e.kind, Kind::ClockOffset { .. }) {
+            return;
+        }
         if let Some(send) = self.locs[li].open_send.take() {
             self.send_ended(send, e.wall);
         }
