@@ -145,7 +145,7 @@ fn main() {
             (None, Some(w)) => Some(window(w)?),
             (None, None) => None,
         };
-        let opts = CpOptions { scope: Some(scope), window, zero: Vec::new() };
+        let opts = CpOptions { scope: Some(scope), window, ..CpOptions::default() };
         let path = cp::critical_path_with(&pag, &opts, made.as_ref());
         let mut report = CpReport::new(&args.input, &pag, scope, window, &path);
         report.add_profiles(&pag, &path, &levels);

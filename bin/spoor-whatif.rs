@@ -94,7 +94,7 @@ fn main() {
         }
         let spec = match &args.scenarios {
             Some(f) => {
-                let text = std::fs::read_to_string(f).map_err(|e| spoor_format::Error::io(f, &e))?;
+                let text = spoor_format::read_text(f)?;
                 Some(ScenarioFile::parse(f, &text)?)
             }
             None => None,
@@ -181,25 +181,25 @@ fn main() {
         }
         match args.format {
             Format::Csv => {
-                writeln!(out, "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement")?;
+                writeln!(
+                    out,
+                    "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement,\
+                     zeroed_inclusive_ns,zeroed_inclusive_improvement,move_share_of_zeroing"
+                )?;
                 for r in &rows {
-                    let imp = |v: i64| {
-                        if r.original_ns == 0 {
-                            0.0
-                        } else {
-                            (r.original_ns - v) as f64 / r.original_ns as f64
-                        }
-                    };
+                    let share = r.move_share_of_zeroing().map_or(String::new(), |s| format!("{s:.6}"));
                     writeln!(
                         out,
-                        "{},{},{},{:.6},{},{},{:.6}",
+                        "{},{},{},{:.6},{},{},{:.6},{},{:.6},{share}",
                         csv(&r.procedure),
                         r.original_ns,
                         r.moved_ns,
-                        imp(r.moved_ns),
+                        r.improvement(r.moved_ns),
                         r.time_moved_ns,
                         r.zeroed_ns,
-                        imp(r.zeroed_ns)
+                        r.improvement(r.zeroed_ns),
+                        r.zeroed_inclusive_ns,
+                        r.improvement(r.zeroed_inclusive_ns),
                     )?;
                 }
             }
