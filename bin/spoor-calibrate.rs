@@ -54,8 +54,8 @@ fn main() {
                     anyhow::bail!("--sizes: give increasing sizes of at least 1 byte");
                 }
                 let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-                let rows = calibrate::measure(&sizes, args.reps)?;
-                let c = vec![
+                let (rows, notes) = calibrate::measure(&sizes, args.reps)?;
+                let mut c = vec![
                     format!(
                         "measured on {} by spoor-calibrate: half the median round trip of {} ping-pongs",
                         host.trim(),
@@ -63,6 +63,7 @@ fn main() {
                     ),
                     "local: UNIX socket pair; remote: TCP on loopback".to_owned(),
                 ];
+                c.extend(notes);
                 (rows, c)
             }
         };

@@ -137,10 +137,12 @@ fn main() {
         let window = match (&args.phase, &args.window) {
             (Some(_), Some(_)) => bail!("give --phase or --window, not both"),
             (Some(p), None) => Some(pag.phase_window(p).ok_or_else(|| {
-                anyhow!(
-                    "no phase `{p}` with a begin and an end; the trace has: {}",
-                    pag.phase_names().join(", ")
-                )
+                let names = pag.phase_names();
+                if names.is_empty() {
+                    anyhow!("no phase `{p}`: the trace has no phases")
+                } else {
+                    anyhow!("no phase `{p}` with a begin and an end; the trace has: {}", names.join(", "))
+                }
             })?),
             (None, Some(w)) => Some(window(w)?),
             (None, None) => None,

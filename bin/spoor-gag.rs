@@ -84,19 +84,17 @@ fn main() {
             let p = predict(&pag, &place, &costs)?;
             let secs = started.elapsed().as_secs_f64();
             if !args.quiet {
-                let rate = |s: f64| p.events as f64 / s.max(1e-9) / 1e6;
+                let rate = |s: f64| {
+                    spoor_cli::rate(p.events, "events", s).unwrap_or_else(|| "too short to time".to_owned())
+                };
                 let cpu = match (cpu0, thread_cpu_ns()) {
                     (Some(a), Some(b)) => {
-                        let c = (b - a) as f64 / 1e9;
-                        format!("; {c:.3} s on the CPU: {:.1} M events/s", rate(c))
+                        let c = b.saturating_sub(a) as f64 / 1e9;
+                        format!("; {c:.3} s on the CPU: {}", rate(c))
                     }
                     _ => String::new(),
                 };
-                eprintln!(
-                    "spoor-gag: {} events simulated in {secs:.3} s ({:.1} M events/s{cpu})",
-                    p.events,
-                    rate(secs)
-                );
+                eprintln!("spoor-gag: {} events simulated in {secs:.3} s ({}{cpu})", p.events, rate(secs));
             }
             let ideal = cp::length_with(&pag, &CpOptions::default(), made.as_ref());
             writeln!(

@@ -43,7 +43,7 @@ struct Args {
     #[arg(long, value_name = "NAME")]
     procedure: Vec<String>,
     /// Search a placement on K processors.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     search: Option<u32>,
     /// Rounds of local search at most.
     #[arg(long, value_name = "N", default_value_t = 20)]

@@ -18,8 +18,6 @@ const COMMANDS: &[(&str, &str)] = &[
     ("whatif", "scenario sweeps: placements, networks, procedure moves"),
     ("calibrate", "measure or fit a communication-cost table"),
     ("report", "tables, profiles, histograms, pictures and Perfetto export"),
-    ("exp", "experiment management: compare runs"),
-    ("diagnose", "search for bottlenecks"),
 ];
 
 /// Where `spoor-VERB` lives: beside this executable, else on PATH.

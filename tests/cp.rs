@@ -134,7 +134,10 @@ fn bad_input_is_refused_with_names() {
         text(&out.stderr).contains("no application named `nobody`; the trace has: server, clientA, clientB")
     );
     let out = run("cp", &["--phase", "p"], &trace);
-    assert!(text(&out.stderr).contains("no phase `p`"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no phase `p`: the trace has no phases"), "{}", text(&out.stderr));
+    let out = run("cp", &["--phase", "nosuch"], &ordered("report/server.txt"));
+    assert!(text(&out.stderr).ends_with("the trace has: rpc\n"), "{}", text(&out.stderr));
     let out = run("cp", &["--profile", "galaxy"], &trace);
     assert!(text(&out.stderr).contains("no profile level `galaxy`; there are: application, machine"));
     // A PAG with a cycle: an arc whose source is its own target.

@@ -46,8 +46,19 @@ fn gag_file_read_by_spoor_cp_is_the_prediction() {
     let cp = ok("cp", &["--profile", "process", &gag]);
     assert!(cp.starts_with("critical path: 11.600 ms (cpu mode"), "{cp}");
     assert!(cp.contains("cpu0") && cp.contains("cpu1"), "{cp}");
-    let p = ok("gag", &["--predict", "--place", "server;client1,client2,client3", &o]);
+    let out = run("gag", &["--predict", "--place", "server;client1,client2,client3", &o]);
+    let p = String::from_utf8_lossy(&out.stdout);
     assert!(p.starts_with("predicted time: 11.600 ms on 2 processors"), "{p}");
+    // 32 events take well under a millisecond: a time shown as 0.000 s gives no rate
+    // (it gave hundreds of thousands of M events/s).
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("32 events simulated in "), "{e}");
+    for timed in ["0.000 s (", "0.000 s on the CPU: "] {
+        assert!(
+            e.match_indices(timed).all(|(i, _)| e[i + timed.len()..].starts_with("too short to time")),
+            "{e}"
+        );
+    }
     // A placement file and the rules.
     let pf = dir.path().join("p.txt");
     std::fs::write(&pf, "# clients together\nsrv: server\nclients: client1, client2, client3\n").unwrap();
@@ -228,6 +239,11 @@ fn procedure_lbf_beside_zeroing_and_search() {
         ["block:2", "cyclic:2", "greedy", "local search"]
     );
     let best: i64 = rows[3][2].parse().unwrap();
+    // No placement on 0 processors (it gave one processor's, labelled as such).
+    let out = run("whatif", &["--search", "0", &o]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--search"));
+    assert!(out.stdout.is_empty());
     for r in &rows {
         let p = ok("gag", &["--predict", "--place", &r[3], &o]);
         let ms: f64 = p["predicted time: ".len()..].split(' ').next().unwrap().parse().unwrap();
@@ -251,6 +267,24 @@ fn calibrate_measures_and_fits_tables_that_parse() {
     ok("order", &["-q", raw.to_str().unwrap(), "-o", ring.to_str().unwrap()]);
     let t = ok("calibrate", &["--from-trace", ring.to_str().unwrap()]);
     assert!(t.contains("\n4096,"), "{t}");
+    // Transfer times that fall with the size (testdata/whatif/falling-messages.txt): the
+    // table keeps 50 us for 4096 bytes, says so, and its readers have nothing to warn of.
+    let falling = dir.path().join("falling.o");
+    ok("order", &["-q", &testdata("whatif/falling-messages.txt"), "-o", falling.to_str().unwrap()]);
+    let table = dir.path().join("t.csv");
+    ok("calibrate", &["--from-trace", falling.to_str().unwrap(), "-o", table.to_str().unwrap()]);
+    let t = std::fs::read_to_string(&table).unwrap();
+    assert!(t.ends_with("\nbytes,local_ns,remote_ns\n64,50000,50000\n4096,50000,50000\n"), "{t}");
+    assert!(t.contains("# local time at 4096 bytes raised from 10000 ns to 50000 ns"), "{t}");
+    let out = run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !e.contains("warning"), "{e}");
+    // Measured tables are monotone too, whatever the noise.
+    let t = ok("calibrate", &["--reps", "5", "--sizes", "1,2,4,8,16,32,64,128"]);
+    std::fs::write(&table, &t).unwrap();
+    let out = run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !e.contains("warning"), "{t}{e}");
 }
 
 /// The number of rows of a table in the form of formats/nettable.md, checking the
