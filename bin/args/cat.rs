@@ -1,0 +1,35 @@
+//! The command line of spoor-cat, shared with `spoor man` and `spoor completions`.
+
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// The text form (formats/text.md), one event per line.
+    Text,
+    /// JSON lines: the definitions on the first line, then one event a line.
+    Json,
+    /// The binary format (formats/trace.md), e.g. to turn a hand-written text trace into one.
+    Binary,
+}
+
+/// Print a trace (binary, gzip-ed or text form) as text or JSON lines, or count its events.
+#[derive(Parser)]
+#[command(name = "spoor-cat", version)]
+pub struct Args {
+    /// The trace to read; `-` for standard input.
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// Output form.
+    #[arg(short, long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Print only the number of events (blocks decoded in parallel).
+    #[arg(long)]
+    pub count: bool,
+    /// Read every intact block of a damaged trace and report what was lost on standard error.
+    #[arg(long)]
+    pub salvage: bool,
+    /// Write to this file (complete or not at all) instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
