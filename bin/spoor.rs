@@ -239,3 +239,51 @@ fn main() {
     eprintln!("spoor: cannot run {}: {e}", exe.display());
     std::process::exit(1);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The command lines of an Examples section: each `spoor...` invocation of a line,
+    /// split at pipes, `&&` and redirections, without the comment after two spaces.
+    fn invocations(help: &str) -> Vec<Vec<String>> {
+        let mut v = Vec::new();
+        for line in help.lines().skip_while(|l| *l != "Examples:").skip(1) {
+            let line = line.trim_start();
+            let line = line.split("  ").next().unwrap_or("");
+            for part in line.split(['|', '>', '&']) {
+                let words: Vec<String> = part
+                    .split_whitespace()
+                    .map(|w| w.trim_matches(|c| c == '\'' || c == ')').to_owned())
+                    .skip_while(|w| w != "spoor" && !w.starts_with("spoor-"))
+                    .collect();
+                if !words.is_empty() {
+                    v.push(words);
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn every_example_parses_and_every_command_has_some() {
+        let front_help = front().get_after_help().unwrap().to_string();
+        let mut all = invocations(&front_help);
+        for (verb, _, command) in COMMANDS {
+            let help = command().get_after_help().map(|h| h.to_string()).unwrap_or_default();
+            let own = invocations(&help);
+            assert!(own.len() >= 3, "spoor-{verb} has {} examples", own.len());
+            all.extend(own);
+        }
+        for words in &all {
+            let command = match words[0].strip_prefix("spoor-") {
+                None => front(),
+                Some(v) => COMMANDS.iter().find(|c| c.0 == v).unwrap_or_else(|| panic!("{words:?}")).2(),
+            };
+            if let Err(e) = command.try_get_matches_from(words) {
+                panic!("{words:?}: {e}");
+            }
+        }
+        assert!(all.len() > 40, "{}", all.len());
+    }
+}

@@ -25,9 +25,16 @@ pub enum MethodArg {
     None,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-align merged.spoor -o aligned.spoor
+  spoor-align --method samples --report align.json run.spoor -o aligned.spoor
+  spoor-align --reference rank0 --min-latency 1us run.spoor -o aligned.spoor
+  spoor-merge traces/ | spoor-align -q | spoor-order -q -o run.o";
+
 /// Put every location of a trace on one time base and repair clock-condition violations.
 #[derive(Parser)]
-#[command(name = "spoor-align", version, after_long_help = ABOUT_ALIGN)]
+#[command(name = "spoor-align", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT_ALIGN}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// The trace to read; `-` for standard input (copied to a temporary file: it is read twice).
     #[arg(default_value = "-")]

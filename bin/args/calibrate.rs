@@ -9,9 +9,16 @@ size (the LBF paper's lookup table). With --from-trace FILE, the median measured
 of the trace's messages per size class (powers of two), local when both ends were on one
 machine. spoor-pag, spoor-cp, spoor-gag and spoor-whatif read the result with --net.";
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-calibrate -o host.csv                       ping-pong on this host
+  spoor-calibrate --sizes 64,4096,65536 --reps 500 -o host.csv
+  spoor-calibrate --from-trace run.o -o fitted.csv  fitted from the trace's messages
+  spoor-gag --predict --place-by block:2 --net host.csv run.o";
+
 /// Measure or fit a communication-cost table.
 #[derive(Parser)]
-#[command(name = "spoor-calibrate", version, after_long_help = ABOUT)]
+#[command(name = "spoor-calibrate", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// Fit the table from this ordered trace or PAG file instead of measuring.
     #[arg(long, value_name = "FILE")]

@@ -13,9 +13,17 @@ pub enum Format {
     Binary,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-cat run.spoor | less                        the events as text
+  spoor-cat --count run.spoor
+  spoor-cat -f json run.spoor | head
+  spoor-cat -f binary hand-written.txt -o trace.spoor
+  spoor-cat --salvage -f binary damaged.spoor -o rescued.spoor";
+
 /// Print a trace (binary, gzip-ed or text form) as text or JSON lines, or count its events.
 #[derive(Parser)]
-#[command(name = "spoor-cat", version)]
+#[command(name = "spoor-cat", version, after_help = EXAMPLES)]
 pub struct Args {
     /// The trace to read; `-` for standard input.
     #[arg(default_value = "-")]

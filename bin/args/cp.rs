@@ -15,21 +15,36 @@ trace (spoor-order's output) or a PAG file (spoor-pag's output).";
 
 #[derive(Clone, Copy, PartialEq, ValueEnum)]
 pub enum ScopeArg {
+    /// Every application.
     Global,
+    /// One application's own graph (--app), other applications' arcs ignored.
     Intra,
+    /// The longest path that begins and ends in one application (--app).
     Inter,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// Human tables.
     Text,
+    /// One table: section,name,time_ns,share,detail (formats/pag.md).
     Csv,
+    /// One JSON object.
     Json,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-cp run.o                                    the path, by process and procedure
+  spoor-cp --zeroing --top 8 run.o                  what each procedure's time costs
+  spoor-cp --weight wall --profile all --path run.o
+  spoor-cp --scope inter --app clientA run.o
+  spoor-cp --phase solve -f csv -o cp.csv run.o
+  spoor-pag run.o -o run.pag && spoor-cp --near 5 run.pag";
+
 /// Critical paths, critical-path profiles, zeroing and near-critical paths.
 #[derive(Parser)]
-#[command(name = "spoor-cp", version, after_long_help = ABOUT)]
+#[command(name = "spoor-cp", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// An ordered trace or a PAG file; `-` for standard input.
     #[arg(default_value = "-")]
@@ -40,6 +55,7 @@ pub struct Args {
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
+    /// Which applications the path may run through.
     #[arg(long, value_enum, default_value = "global")]
     pub scope: ScopeArg,
     /// The application of --scope intra or inter.
@@ -61,15 +77,18 @@ pub struct Args {
     /// Print the path itself, arc by arc.
     #[arg(long)]
     pub path: bool,
-    /// Critical-path zeroing: the path's length with each of the top procedures' time set to zero.
+    /// Critical-path zeroing: the path's length with each of the top procedures' own
+    /// time set to zero (exclusive), and with everything it calls too (inclusive).
     #[arg(long)]
     pub zeroing: bool,
-    /// How many procedures --zeroing tries (those with the most time on the path).
+    /// How many procedures --zeroing tries: the K with the most exclusive time on the
+    /// path and the K with the most inclusive time.
     #[arg(long, value_name = "K", default_value_t = 16)]
     pub top: usize,
     /// The lengths of the K longest distinct paths.
     #[arg(long, value_name = "K")]
     pub near: Option<usize>,
+    /// Output form.
     #[arg(short, long, value_enum, default_value = "text")]
     pub format: Format,
     /// Write to this file (complete or not at all) instead of standard output.

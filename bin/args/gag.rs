@@ -14,9 +14,15 @@ Placements: --place 'a,b;c,d' (processes by name, processors separated by `;`), 
 (formats/placement.md), or a rule: process (one processor each), machine (as recorded),
 block:K, cyclic:K.";
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-gag --predict --place 'server;client1,client2,client3' run.o
+  spoor-gag --predict --place-by block:4 --net host.csv run.o
+  spoor-gag --place-file nodes.txt -o run.gag run.o && spoor-cp run.gag";
+
 /// Predict a run on another placement of its processes: the Group Activity Graph.
 #[derive(Parser)]
-#[command(name = "spoor-gag", version, after_long_help = ABOUT)]
+#[command(name = "spoor-gag", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// An ordered trace or a PAG file in cpu mode; `-` for standard input.
     #[arg(default_value = "-")]

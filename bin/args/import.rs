@@ -11,12 +11,19 @@ pub enum Clock {
     Corrected,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-import scorep-run/traces.otf2 -o run.spoor
+  spoor-import --clock corrected scorep-run/ -o run.spoor
+  spoor-import app.prv.gz -o run.spoor              Paraver (.pcf and .row beside it)
+  spoor-import dumpi-run/ -o run.spoor              the directory of a DUMPI .meta";
+
 /// Read another tool's trace and write it as a spoor trace: an OTF2 archive (its anchor
 /// `traces.otf2`, or its directory), a Paraver trace (`.prv` or `.prv.gz`, with its `.pcf`
 /// and `.row` beside it) or a DUMPI trace (its `.meta`, or a directory holding one). The
 /// format is told from the content. What is not converted is counted on standard error.
 #[derive(Parser)]
-#[command(name = "spoor-import", version)]
+#[command(name = "spoor-import", version, after_help = EXAMPLES)]
 pub struct Args {
     /// The trace to import: an OTF2 anchor, a .prv(.gz), a DUMPI .meta, or a directory holding one.
     pub input: PathBuf,

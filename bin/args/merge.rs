@@ -12,9 +12,15 @@ A location that gets events from two inputs is an error: give separate runs name
 A directory stands for the files in it. Put --app groups after the plain inputs, or end them
 with `--`.";
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-merge traces/ -o run.spoor                  the per-process files of a recording
+  spoor-merge --app server=srv/ --app client=cli/ -o session.spoor
+  spoor-merge --app before=old/ --app after=new/ --compare after -o both.spoor";
+
 /// Merge traces (per-process files, whole traces, several applications) into one trace.
 #[derive(Parser)]
-#[command(name = "spoor-merge", version, after_long_help = ABOUT_MERGE)]
+#[command(name = "spoor-merge", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT_MERGE}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// Traces to merge: files, directories of files, `-` for standard input.
     pub inputs: Vec<String>,

@@ -15,13 +15,22 @@ with --check they are listed on standard output and the exit code is 1 when ther
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// One problem a line.
     Text,
+    /// One JSON object with every problem.
     Json,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-order run.spoor -o run.o
+  spoor-order --check run.spoor                     list what does not match
+  spoor-order --check --format json run.spoor > problems.json
+  spoor-synth ring | spoor-order -q > ring.o";
+
 /// Match sends and receives and write the events in a causally consistent total order.
 #[derive(Parser)]
-#[command(name = "spoor-order", version, after_long_help = ABOUT_ORDER)]
+#[command(name = "spoor-order", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT_ORDER}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// The trace to read; `-` for standard input (copied to a temporary file: it is read twice).
     #[arg(default_value = "-")]

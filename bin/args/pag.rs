@@ -10,13 +10,20 @@ waiting weighs nothing) or elapsed time (wall mode). Remote arcs join sends to r
 collective begins to ends, lock releases to acquisitions, parents to spawned processes.
 formats/pag.md gives the cost model and the file format. spoor-cp reads the result.";
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-pag run.o -o run.pag && spoor-cp run.pag
+  spoor-pag --weight wall --net host.csv -o wall.pag run.o
+  spoor-pag --dump run.o | less";
+
 /// Build the Program Activity Graph of an ordered trace.
 #[derive(Parser)]
-#[command(name = "spoor-pag", version, after_long_help = ABOUT)]
+#[command(name = "spoor-pag", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// An ordered trace (spoor-order's output); `-` for standard input.
     #[arg(default_value = "-")]
     pub input: String,
+    /// Local-arc weights: process time (cpu: waiting weighs nothing) or elapsed time (wall).
     #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
     pub weight: Mode,
     /// Message-arc weights from this communication-cost table (formats/nettable.md).

@@ -19,9 +19,19 @@ pub enum Form {
     Chrome,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-report run.o                                every table the trace allows
+  spoor-report -t profile -l procedure -m busy run.o
+  spoor-report -f html --critical-path wall -o run.html run.o
+  spoor-report -f svg -t spacetime -o run.svg run.o
+  spoor-report -f chrome -o run.json run.o          for ui.perfetto.dev
+  spoor-report --focus machine=node1 --phase solve run.o
+  spoor-report run.o --compare old.o";
+
 /// Tables, profiles and pictures of a trace (ideally the output of spoor-order).
 #[derive(Parser)]
-#[command(name = "spoor-report", version)]
+#[command(name = "spoor-report", version, after_help = EXAMPLES)]
 pub struct Args {
     /// The trace; `-` for standard input.
     #[arg(default_value = "-")]
@@ -30,6 +40,7 @@ pub struct Args {
     /// differences from INPUT.
     #[arg(long, num_args = 1.., value_name = "RUN")]
     pub compare: Vec<String>,
+    /// Output form.
     #[arg(short, long, value_enum, default_value = "text")]
     pub format: Form,
     /// Only these tables (repeatable): metrics, profile, callgraph, npt, utilization,
@@ -76,6 +87,8 @@ pub struct Args {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CpMode {
+    /// Local arcs weigh process time; waiting weighs nothing.
     Cpu,
+    /// Local arcs weigh elapsed time: the path that determined the end time.
     Wall,
 }

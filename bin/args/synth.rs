@@ -39,10 +39,17 @@ application has its own processes and communicator MPI_COMM_WORLD; all share the
 on which ranks are placed block-wise (machines only label placement: every process is simulated
 with a processor of its own). The same options always give the same bytes.";
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-synth spa -o spa.spoor                      the LBF paper's client/server
+  spoor-synth stencil --procs 64 --events 1000000 -o big.spoor
+  spoor-synth ring --text --procs 3 --steps 2
+  spoor-synth master-worker --apps 2 --machines 4 --kernels 8 -o mw.spoor";
+
 /// Write a synthetic trace: client/server (the LBF paper's SPA), SPMD ring and stencil,
 /// master/worker, pipeline or barrier loop, at any size, with known answers.
 #[derive(Parser)]
-#[command(name = "spoor-synth", version, after_long_help = SIMULATION)]
+#[command(name = "spoor-synth", version, after_help = EXAMPLES, after_long_help = format!("{SIMULATION}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// The program to simulate.
     #[arg(value_enum)]

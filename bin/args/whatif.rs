@@ -15,13 +15,22 @@ block and cyclic placement.";
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// A header line, then one row per scenario, procedure or strategy.
     Csv,
+    /// An array of objects with the same names.
     Json,
 }
 
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-whatif --scenarios sweep.toml run.o         every combination in the file
+  spoor-whatif --procedure servBusy2 run.o          move it to the clients, or zero it
+  spoor-whatif --procedure solve --place-by block:2 run.o
+  spoor-whatif --search 4 --net host.csv -f json run.o";
+
 /// What-if predictions: scenario sweeps, procedure LBF, placement search.
 #[derive(Parser)]
-#[command(name = "spoor-whatif", version, after_long_help = ABOUT)]
+#[command(name = "spoor-whatif", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// An ordered trace or a PAG file in cpu mode; `-` for standard input (default: the
     /// scenario file's `input`, else standard input).
@@ -29,27 +38,31 @@ pub struct Args {
     /// A scenario file (TOML, formats/scenarios.md).
     #[arg(long, value_name = "FILE")]
     pub scenarios: Option<String>,
-    /// Procedure LBF and zeroing of these procedures.
+    /// Procedure LBF of this procedure (moved from the sending to the receiving side of
+    /// its messages) beside its zeroing, exclusive and inclusive. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub procedure: Vec<String>,
-    /// Search a placement on K processors.
+    /// Search a placement of the processes on K processors (at least 1).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub search: Option<u32>,
-    /// Rounds of local search at most.
+    /// Rounds of local search at most (for --search).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub rounds: u32,
-    /// For --procedure and --search: processes per processor `a,b;c,d` (--procedure) ...
+    /// For --procedure: the placement to predict on, as processes per processor `a,b;c,d`
+    /// (default: one processor per process, the cpu-mode critical path).
     #[arg(long, value_name = "SPEC")]
     pub place: Option<String>,
-    /// ... a placement file ...
+    /// For --procedure: the placement from a file (formats/placement.md).
     #[arg(long, value_name = "FILE")]
     pub place_file: Option<String>,
-    /// ... or a rule: process, machine, block:K, cyclic:K.
+    /// For --procedure: the placement by a rule: process, machine, block:K or cyclic:K.
     #[arg(long, value_name = "RULE")]
     pub place_by: Option<String>,
-    /// For --procedure and --search: message arcs from this table.
+    /// For --search: message-arc weights from this communication-cost table
+    /// (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
+    /// Output form.
     #[arg(short, long, value_enum, default_value = "csv")]
     pub format: Format,
     /// Write to this file (complete or not at all) instead of standard output.
