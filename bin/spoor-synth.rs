@@ -92,6 +92,7 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spoor_synth::Workload;
 
     #[test]
     fn defaults_match_the_library() {

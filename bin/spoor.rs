@@ -49,9 +49,12 @@ mod synth;
 #[path = "args/whatif.rs"]
 mod whatif;
 
+/// A command's clap command line.
+type CommandLine = fn() -> clap::Command;
+
 /// Every command of the pipeline with its one-line summary and its command line, in
 /// pipeline order.
-const COMMANDS: &[(&str, &str, fn() -> clap::Command)] = &[
+const COMMANDS: &[(&str, &str, CommandLine)] = &[
     ("record", "run a program or MPI rank with tracing", record::Args::command),
     ("import", "read OTF2, Paraver or DUMPI traces into spoor's format", import::Args::command),
     (
