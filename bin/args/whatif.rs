@@ -5,11 +5,14 @@ use clap::{Parser, ValueEnum};
 pub const ABOUT: &str = "\
 --scenarios FILE (formats/scenarios.md): every combination of the file's placements, networks
 (communication-cost tables), procedure moves and zeroings is predicted (process LBF on the
-Group Activity Graph, NF, procedure LBF, critical-path zeroing): one row each with the
+Group Activity Graph, NF, procedure LBF, critical-path zeroing of a procedure with everything
+it calls): one row each with the
 predicted time and its change against the measured time (the run's elapsed time) and the ideal
 time (the cpu-mode critical path). The trace is read once; scenarios run in parallel.
 --procedure F: procedure LBF (F moved from the sending to the receiving side of every message
-it precedes) beside critical-path zeroing of F, as the LBF paper's Figure 10.
+it precedes) beside critical-path zeroing of F, as the LBF paper's Figure 10: exclusive (F's
+own time) and inclusive (F with everything it calls, which a move carries along), and the
+move's saving as a share of the inclusive zeroing's.
 --search K: a placement of the processes on K processors, greedy then local search, beside
 block and cyclic placement.";
 

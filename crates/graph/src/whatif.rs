@@ -44,12 +44,15 @@ pub fn zeroing(pag: &Pag, opts: &CpOptions, path: &CriticalPath, top: usize) -> 
                 o.zero_inclusive = inclusive;
                 cp::length(pag, &o)
             };
-            let length_ns = zero(false);
+            // Arcs off the path cannot shorten it: a procedure with no time of its own on
+            // the path (chosen for its callees') leaves the length as it is.
+            let on_path_ns = time(&exclusive, proc);
+            let length_ns = if on_path_ns > 0 { zero(false) } else { path.length };
             // Without callees on any stack the two zeroings are one.
             let has_callees = pag.zeroed_contexts(&[proc], false) != pag.zeroed_contexts(&[proc], true);
             Zeroing {
                 procedure: pag.proc_name(proc),
-                on_path_ns: time(&exclusive, proc),
+                on_path_ns,
                 length_ns,
                 inclusive_on_path_ns: time(&inclusive, proc),
                 inclusive_length_ns: if has_callees { zero(true) } else { length_ns },
