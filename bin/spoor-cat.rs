@@ -1,43 +1,15 @@
 //! spoor-cat: print a trace as text or JSON lines, count its events, or convert it.
 
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_format::{text, ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_model::{Event, Kind};
 use std::io::Write;
-use std::path::PathBuf;
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    /// The text form (formats/text.md), one event per line.
-    Text,
-    /// JSON lines: the definitions on the first line, then one event a line.
-    Json,
-    /// The binary format (formats/trace.md), e.g. to turn a hand-written text trace into one.
-    Binary,
-}
-
-/// Print a trace (binary, gzip-ed or text form) as text or JSON lines, or count its events.
-#[derive(Parser)]
-#[command(name = "spoor-cat", version)]
-struct Args {
-    /// The trace to read; `-` for standard input.
-    #[arg(default_value = "-")]
-    input: String,
-    /// Output form.
-    #[arg(short, long, value_enum, default_value = "text")]
-    format: Format,
-    /// Print only the number of events (blocks decoded in parallel).
-    #[arg(long)]
-    count: bool,
-    /// Read every intact block of a damaged trace and report what was lost on standard error.
-    #[arg(long)]
-    salvage: bool,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-}
+#[path = "args/cat.rs"]
+mod args;
+use args::*;
 
 fn main() {
     spoor_cli::run("spoor-cat", || {

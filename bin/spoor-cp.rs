@@ -2,91 +2,15 @@
 //! paths (the spoor-graph crate; formats/pag.md).
 
 use anyhow::{anyhow, bail};
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_graph::profile::Level;
 use spoor_graph::show::{self, CpReport};
-use spoor_graph::{cp, whatif, CpOptions, Mode, Scope};
+use spoor_graph::{cp, whatif, CpOptions, Scope};
 
-const ABOUT: &str = "\
-The critical path is the longest path through the Program Activity Graph (formats/pag.md).
-In cpu mode local arcs weigh the process time between two events and waiting weighs nothing
-(the run's time with one processor per process); in wall mode they weigh elapsed time and the
-path is the chain of activities and waits that determined the end time (its length is the
-measured elapsed time). Scopes: global (all applications); intra (--app A: A's own graph,
-arcs from other applications ignored); inter (--app A: the longest path that begins and ends
-in A, through other applications only where they lead back to A). The input is an ordered
-trace (spoor-order's output) or a PAG file (spoor-pag's output).";
-
-#[derive(Clone, Copy, PartialEq, ValueEnum)]
-enum ScopeArg {
-    Global,
-    Intra,
-    Inter,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Csv,
-    Json,
-}
-
-/// Critical paths, critical-path profiles, zeroing and near-critical paths.
-#[derive(Parser)]
-#[command(name = "spoor-cp", version, after_long_help = ABOUT)]
-struct Args {
-    /// An ordered trace or a PAG file; `-` for standard input.
-    #[arg(default_value = "-")]
-    input: String,
-    /// Arc weights when building from a trace (a PAG file keeps its own).
-    #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
-    weight: Mode,
-    /// Message-arc weights from this communication-cost table (formats/nettable.md).
-    #[arg(long, value_name = "TABLE")]
-    net: Option<String>,
-    #[arg(long, value_enum, default_value = "global")]
-    scope: ScopeArg,
-    /// The application of --scope intra or inter.
-    #[arg(long, value_name = "NAME")]
-    app: Option<String>,
-    /// Only the events within this phase (from its first begin to its last end).
-    #[arg(long, value_name = "NAME")]
-    phase: Option<String>,
-    /// Only the events within T0..T1 (times like 2ms, 1.5s, 300us, or nanoseconds).
-    #[arg(long, value_name = "T0..T1")]
-    window: Option<String>,
-    /// Profiles to print: a comma-separated list of application, machine, process,
-    /// thread, procedure, inclusive, message; `all`; or `none`.
-    #[arg(long, value_name = "LEVELS", default_value = "process,procedure")]
-    profile: String,
-    /// Rows per profile in the text form (0: all; CSV and JSON always have all).
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    rows: usize,
-    /// Print the path itself, arc by arc.
-    #[arg(long)]
-    path: bool,
-    /// Critical-path zeroing: the path's length with each of the top procedures' time set to zero.
-    #[arg(long)]
-    zeroing: bool,
-    /// How many procedures --zeroing tries (those with the most time on the path).
-    #[arg(long, value_name = "K", default_value_t = 16)]
-    top: usize,
-    /// The lengths of the K longest distinct paths.
-    #[arg(long, value_name = "K")]
-    near: Option<usize>,
-    #[arg(short, long, value_enum, default_value = "text")]
-    format: Format,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<std::path::PathBuf>,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
-    /// Say nothing on standard error unless something is wrong.
-    #[arg(short, long)]
-    quiet: bool,
-}
+#[path = "args/cp.rs"]
+mod args;
+use args::*;
 
 fn levels(spec: &str) -> anyhow::Result<Vec<Level>> {
     match spec {
@@ -137,15 +61,17 @@ fn main() {
         let window = match (&args.phase, &args.window) {
             (Some(_), Some(_)) => bail!("give --phase or --window, not both"),
             (Some(p), None) => Some(pag.phase_window(p).ok_or_else(|| {
-                anyhow!(
-                    "no phase `{p}` with a begin and an end; the trace has: {}",
-                    pag.phase_names().join(", ")
-                )
+                let names = pag.phase_names();
+                if names.is_empty() {
+                    anyhow!("no phase `{p}`: the trace has no phases")
+                } else {
+                    anyhow!("no phase `{p}` with a begin and an end; the trace has: {}", names.join(", "))
+                }
             })?),
             (None, Some(w)) => Some(window(w)?),
             (None, None) => None,
         };
-        let opts = CpOptions { scope: Some(scope), window, zero: Vec::new() };
+        let opts = CpOptions { scope: Some(scope), window, ..CpOptions::default() };
         let path = cp::critical_path_with(&pag, &opts, made.as_ref());
         let mut report = CpReport::new(&args.input, &pag, scope, window, &path);
         if let Some(w) = &report.clock_warning {

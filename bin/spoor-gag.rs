@@ -9,50 +9,9 @@ use spoor_graph::{cp, file, CpOptions, Mode, NetTable};
 use spoor_whatif::{build_gag, placement, predict, Costs};
 use std::io::Write;
 
-const ABOUT: &str = "\
-The events of every process placed on one processor run there in the order the LBF paper's
-algorithm gives them: runnable processes share the processor equally (round robin with an
-infinitely small quantum), a receive ends at the later of its local readiness and its send's
-time plus the transfer time, and collectives, locks and spawns wait for their remote arcs the
-same way. The output is a PAG file (formats/pag.md) whose locations are the processors: its
-cpu-mode critical path (spoor-cp) is the predicted time. With --net, message arcs weigh the
-table's time, local when both ends share a processor (the networking factor).
-Placements: --place 'a,b;c,d' (processes by name, processors separated by `;`), a file
-(formats/placement.md), or a rule: process (one processor each), machine (as recorded),
-block:K, cyclic:K.";
-
-/// Predict a run on another placement of its processes: the Group Activity Graph.
-#[derive(Parser)]
-#[command(name = "spoor-gag", version, after_long_help = ABOUT)]
-struct Args {
-    /// An ordered trace or a PAG file in cpu mode; `-` for standard input.
-    #[arg(default_value = "-")]
-    input: String,
-    /// Processes per processor: `a,b;c,d`.
-    #[arg(long, value_name = "SPEC")]
-    place: Option<String>,
-    /// A placement file (formats/placement.md).
-    #[arg(long, value_name = "FILE")]
-    place_file: Option<String>,
-    /// process, machine, block:K or cyclic:K.
-    #[arg(long, value_name = "RULE")]
-    place_by: Option<String>,
-    /// Message-arc weights from this communication-cost table (formats/nettable.md).
-    #[arg(long, value_name = "TABLE")]
-    net: Option<String>,
-    /// Print the predicted time instead of writing the GAG.
-    #[arg(long)]
-    predict: bool,
-    /// Print the GAG as text, one node or arc a line, instead of writing it.
-    #[arg(long)]
-    dump: bool,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<std::path::PathBuf>,
-    /// Say nothing on standard error unless something is wrong.
-    #[arg(short, long)]
-    quiet: bool,
-}
+#[path = "args/gag.rs"]
+mod args;
+use args::*;
 
 /// This thread's time on the CPU (Linux: /proc/thread-self/schedstat), for the timing
 /// line of --predict.
@@ -87,19 +46,17 @@ fn main() {
             let p = predict(&pag, &place, &costs)?;
             let secs = started.elapsed().as_secs_f64();
             if !args.quiet {
-                let rate = |s: f64| p.events as f64 / s.max(1e-9) / 1e6;
+                let rate = |s: f64| {
+                    spoor_cli::rate(p.events, "events", s).unwrap_or_else(|| "too short to time".to_owned())
+                };
                 let cpu = match (cpu0, thread_cpu_ns()) {
                     (Some(a), Some(b)) => {
-                        let c = (b - a) as f64 / 1e9;
-                        format!("; {c:.3} s on the CPU: {:.1} M events/s", rate(c))
+                        let c = b.saturating_sub(a) as f64 / 1e9;
+                        format!("; {c:.3} s on the CPU: {}", rate(c))
                     }
                     _ => String::new(),
                 };
-                eprintln!(
-                    "spoor-gag: {} events simulated in {secs:.3} s ({:.1} M events/s{cpu})",
-                    p.events,
-                    rate(secs)
-                );
+                eprintln!("spoor-gag: {} events simulated in {secs:.3} s ({}{cpu})", p.events, rate(secs));
             }
             let ideal = cp::length_with(&pag, &CpOptions::default(), made.as_ref());
             writeln!(

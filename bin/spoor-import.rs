@@ -1,7 +1,7 @@
 //! spoor-import: read another tool's trace (OTF2, Paraver, DUMPI) and write it in spoor's format.
 
 use anyhow::{bail, Context};
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_format::{TraceWriter, WriterOptions};
 use spoor_import::otf2::{ClockMode, Otf2Archive, Otf2Options};
@@ -9,36 +9,9 @@ use spoor_import::{dumpi, paraver};
 use spoor_model::{Definitions, Event};
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Clock {
-    /// Each location's own clock; recorded clock offsets become clock_offset events for spoor-align.
-    Raw,
-    /// Times corrected with the trace's own clock offsets, as the source tool's reader does.
-    Corrected,
-}
-
-/// Read another tool's trace and write it as a spoor trace: an OTF2 archive (its anchor
-/// `traces.otf2`, or its directory), a Paraver trace (`.prv` or `.prv.gz`, with its `.pcf`
-/// and `.row` beside it) or a DUMPI trace (its `.meta`, or a directory holding one). The
-/// format is told from the content. What is not converted is counted on standard error.
-#[derive(Parser)]
-#[command(name = "spoor-import", version)]
-struct Args {
-    /// The trace to import: an OTF2 anchor, a .prv(.gz), a DUMPI .meta, or a directory holding one.
-    input: PathBuf,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-    /// Which clock the event times are on.
-    #[arg(long, value_enum, default_value = "raw")]
-    clock: Clock,
-    /// Do not add a recv_begin at the start of each blocking receive call.
-    #[arg(long)]
-    no_recv_begin: bool,
-    /// Say nothing about skipped records.
-    #[arg(short, long)]
-    quiet: bool,
-}
+#[path = "args/import.rs"]
+mod args;
+use args::*;
 
 /// What the input is, told from its content.
 enum Source {

@@ -1,44 +1,13 @@
 //! spoor-merge: merge per-process traces and applications into one trace (the
 //! spoor-order crate's `merge`).
 
-use clap::{CommandFactory, FromArgMatches, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use spoor_cli::Output;
 use spoor_order::merge::{self, MergeInput, MergeOptions};
-use std::path::PathBuf;
 
-const ABOUT_MERGE: &str = "\
-Definitions are unified by name: applications by name (or the name --app gives), machines by
-name (one physical tree shared by all applications), processes by application, name and rank,
-locations by process and thread, communicators by name and members, metrics by name and unit.
-Events are merged in the order of their times across inputs, each input's own order kept.
-A location that gets events from two inputs is an error: give separate runs names with --app.
-A directory stands for the files in it. Put --app groups after the plain inputs, or end them
-with `--`.";
-
-/// Merge traces (per-process files, whole traces, several applications) into one trace.
-#[derive(Parser)]
-#[command(name = "spoor-merge", version, after_long_help = ABOUT_MERGE)]
-struct Args {
-    /// Traces to merge: files, directories of files, `-` for standard input.
-    inputs: Vec<String>,
-    /// An application: NAME=FILE [FILE...]. Every application of these inputs becomes NAME
-    /// (IPS-2's multi-application session). Repeatable.
-    #[arg(long, value_name = "NAME=FILES", num_args = 1.., action = clap::ArgAction::Append)]
-    app: Vec<String>,
-    /// Comparison mode for application NAME: shift its time base so that it starts together
-    /// with the other applications. Repeatable.
-    #[arg(long, value_name = "NAME")]
-    compare: Vec<String>,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-    /// Events per block of the output.
-    #[arg(long, value_name = "N", default_value_t = 4096)]
-    block_events: usize,
-    /// Say nothing on standard error unless something is wrong.
-    #[arg(short, long)]
-    quiet: bool,
-}
+#[path = "args/merge.rs"]
+mod args;
+use args::*;
 
 fn usage(msg: String) -> ! {
     Args::command().error(clap::error::ErrorKind::ValueValidation, msg).exit()

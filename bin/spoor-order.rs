@@ -1,53 +1,15 @@
 //! spoor-order: match messages, group collectives, link lock hand-offs and spawns, and
 //! write the trace in a causally consistent total order (the spoor-order crate's `order`).
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_order::order::{self, OrderOptions, OrderSummary};
 use spoor_order::Input;
 use std::io::Write;
-use std::path::PathBuf;
 
-const ABOUT_ORDER: &str = "\
-Matching follows MPI: the k-th send from A to B on a communicator and tag goes to the k-th
-receive B posted for it, wildcard receives counted under the source and tag they actually got
-(recv_end, irecv_complete); requests are followed to their completion. The k-th collective of
-each member of a communicator is one instance. Lock sections hand over in the order of their
-acquisitions. The output is in GLOBAL_ORDER with flag MATCHED: every event carries its Lamport
-clock, and message, request, collective, lock and spawn events their partner (formats/order.md).
-Problems (unmatched sends or receives, size mismatches, ...) are reported on standard error;
-with --check they are listed on standard output and the exit code is 1 when there are any.";
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
-
-/// Match sends and receives and write the events in a causally consistent total order.
-#[derive(Parser)]
-#[command(name = "spoor-order", version, after_long_help = ABOUT_ORDER)]
-struct Args {
-    /// The trace to read; `-` for standard input (copied to a temporary file: it is read twice).
-    #[arg(default_value = "-")]
-    input: String,
-    /// Only check: list unmatched sends and receives, size mismatches, inconsistent
-    /// collectives and locks, and cycles; exit 1 if there are any. Writes no trace.
-    #[arg(long)]
-    check: bool,
-    /// Form of the --check report.
-    #[arg(long, value_enum, default_value = "text")]
-    format: Format,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-    /// Events per block of the output.
-    #[arg(long, value_name = "N", default_value_t = 4096)]
-    block_events: usize,
-    /// Say nothing on standard error unless something is wrong.
-    #[arg(short, long)]
-    quiet: bool,
-}
+#[path = "args/order.rs"]
+mod args;
+use args::*;
 
 fn into_anyhow(e: spoor_order::Error) -> anyhow::Error {
     match e {

@@ -1,27 +1,11 @@
 //! spoor-record: run a program with recording (one trace per process in -o DIR).
 
 use clap::Parser;
-use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
 
-/// Run PROGRAM with spoor's recording library preloaded: MPI calls (PMPI wrappers),
-/// `-finstrument-functions` procedures, wall and CPU time. Each process writes one trace
-/// into DIR; `spoor-merge DIR/*` takes them next. Under `mpirun -np N spoor-record -o DIR
-/// -- ./app` every rank is recorded. The program's output and exit status are its own.
-#[derive(Parser)]
-#[command(name = "spoor-record", version)]
-struct Args {
-    /// Directory for the traces (created if missing; must be writable).
-    #[arg(short, long)]
-    output: PathBuf,
-    /// Application name (default: the program's file name).
-    #[arg(long)]
-    app: Option<String>,
-    /// The program and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
-    command: Vec<OsString>,
-}
+#[path = "args/record.rs"]
+mod args;
+use args::*;
 
 /// The preload library built into this binary (build.rs).
 fn embedded_preload() -> &'static [u8] {

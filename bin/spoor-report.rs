@@ -3,15 +3,18 @@
 //! Chrome/Perfetto export, and several runs side by side (formats/report.md).
 
 use anyhow::anyhow;
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_report::{
     Format, Level, Metric, Options, Overlay, OverlayProfile, PathArc, Segment, Selection, TableKind,
 };
 use std::cell::RefCell;
 use std::io::Write;
-use std::path::PathBuf;
 use std::rc::Rc;
+
+#[path = "args/report.rs"]
+mod args;
+use args::*;
 
 /// The output, shared with the Chrome export while the trace is read.
 struct Shared(Rc<RefCell<Output>>);
@@ -23,84 +26,6 @@ impl Write for Shared {
     fn flush(&mut self) -> std::io::Result<()> {
         self.0.borrow_mut().flush()
     }
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Form {
-    /// Human tables and sparklines.
-    Text,
-    /// The tables as CSV (several: each after a `# NAME` line).
-    Csv,
-    /// One JSON document with every table and histogram.
-    Json,
-    /// The space-time diagram (default) or the histograms (`--table histogram`).
-    Svg,
-    /// One self-contained HTML page with every table and picture.
-    Html,
-    /// Chrome trace-event JSON for Perfetto and chrome://tracing.
-    Chrome,
-}
-
-/// Tables, profiles and pictures of a trace (ideally the output of spoor-order).
-#[derive(Parser)]
-#[command(name = "spoor-report", version)]
-struct Args {
-    /// The trace; `-` for standard input.
-    #[arg(default_value = "-")]
-    input: String,
-    /// Other runs to set beside INPUT (IPS-2's comparison mode): a column per run and the
-    /// differences from INPUT.
-    #[arg(long, num_args = 1.., value_name = "RUN")]
-    compare: Vec<String>,
-    #[arg(short, long, value_enum, default_value = "text")]
-    format: Form,
-    /// Only these tables (repeatable): metrics, profile, callgraph, npt, utilization,
-    /// messages, transactions, histogram, spacetime, waits (wait states: by pattern,
-    /// procedure and process, and the largest). Default: all that the input allows.
-    #[arg(short, long = "table", value_name = "TABLE")]
-    tables: Vec<String>,
-    /// Level of the metric and profile tables: application, machine, process, thread, procedure.
-    #[arg(short, long)]
-    level: Option<String>,
-    /// The metric of the profile table (adds it to the full report).
-    #[arg(short, long)]
-    metric: Option<String>,
-    /// Metrics of the time histograms (repeatable; default busy and wait).
-    #[arg(long = "hist", value_name = "METRIC")]
-    hist: Vec<String>,
-    /// Only these locations (repeatable, united): LEVEL=NAME with LEVEL application,
-    /// machine, process or thread.
-    #[arg(long, value_name = "LEVEL=NAME")]
-    focus: Vec<String>,
-    /// Count only what happens inside this phase.
-    #[arg(long)]
-    phase: Option<String>,
-    /// Most bins of a time histogram (and columns of the space-time diagram).
-    #[arg(long, default_value_t = 500)]
-    bins: usize,
-    /// Most lines of the space-time diagram; more locations are grouped into rows.
-    #[arg(long, default_value_t = 64)]
-    rows: usize,
-    /// Most message lines in the space-time diagram (the longest transits).
-    #[arg(long, default_value_t = 500)]
-    arrows: usize,
-    /// Rows of the longest-transit message table.
-    #[arg(long, default_value_t = 10)]
-    top: usize,
-    /// Draw the critical path (spoor-cp's, global scope, in this weight mode) over the
-    /// space-time diagram, the HTML report and the Chrome export. Needs an ordered trace
-    /// in a file (it is read twice).
-    #[arg(long, value_enum, value_name = "MODE")]
-    critical_path: Option<CpMode>,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CpMode {
-    Cpu,
-    Wall,
 }
 
 /// The critical path of the trace at `input` as a drawing for the report.

@@ -1,123 +1,16 @@
 //! spoor-synth: synthetic workload traces with known answers (the spoor-synth crate).
 
 use anyhow::Context;
-use clap::builder::PossibleValue;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::{CommandFactory, Parser};
 use spoor_cli::{Output, Progress};
 use spoor_format::{text, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event};
-use spoor_synth::{ExtraWork, Sink, Spec, SpecError, Workload};
+use spoor_synth::{ExtraWork, Sink, Spec, SpecError};
 use std::io::{self, Write};
-use std::path::PathBuf;
 
-/// A workload on the command line, described by the library's own text.
-#[derive(Clone, Copy)]
-struct WorkloadArg(Workload);
-
-impl ValueEnum for WorkloadArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        const ALL: [WorkloadArg; 6] = [
-            WorkloadArg(Workload::ALL[0]),
-            WorkloadArg(Workload::ALL[1]),
-            WorkloadArg(Workload::ALL[2]),
-            WorkloadArg(Workload::ALL[3]),
-            WorkloadArg(Workload::ALL[4]),
-            WorkloadArg(Workload::ALL[5]),
-        ];
-        &ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.0.name()).help(self.0.about()))
-    }
-}
-
-const SIMULATION: &str = "\
-Simulation: one time base from 0 (no clock offsets). Computing and the --call-cost of each MPI
-call advance wall and CPU time alike; waiting in a receive, a wait or a collective advances wall
-time only. Sends are eager. A message sent at t arrives at t + latency + ceil(bytes / bandwidth);
-a receive ends at the later of its begin and the arrival. A collective ends for all members at
-the latest begin plus ceil(log2 P) transfer rounds (two per round for the 8-byte allreduce).
-Compute times are mean * (1 + imbalance * u), u uniform in [-1, 1) from the seed. Each
-application has its own processes and communicator MPI_COMM_WORLD; all share the machines,
-on which ranks are placed block-wise (machines only label placement: every process is simulated
-with a processor of its own). The same options always give the same bytes.";
-
-/// Write a synthetic trace: client/server (the LBF paper's SPA), SPMD ring and stencil,
-/// master/worker, pipeline or barrier loop, at any size, with known answers.
-#[derive(Parser)]
-#[command(name = "spoor-synth", version, after_long_help = SIMULATION)]
-struct Args {
-    /// The program to simulate.
-    #[arg(value_enum)]
-    workload: WorkloadArg,
-    /// Processes per application (spa and master-worker: including the server or master).
-    #[arg(short, long, default_value_t = 4)]
-    procs: u32,
-    /// Steps: iterations (ring, stencil, barrier), items (pipeline), requests per client
-    /// (spa), tasks per worker (master-worker).
-    #[arg(short, long, default_value_t = 10, conflicts_with = "events")]
-    steps: u64,
-    /// Choose the number of steps that gives about this many events in all.
-    #[arg(short, long)]
-    events: Option<u64>,
-    /// Mean compute time per step, ns.
-    #[arg(long, value_name = "NS", default_value_t = 1_000_000)]
-    compute: u64,
-    /// Relative spread of compute times, 0 to 1, drawn per process and step.
-    #[arg(long, value_name = "F", default_value_t = 0.1)]
-    imbalance: f64,
-    /// Size of every point-to-point message, bytes.
-    #[arg(long, value_name = "N", default_value_t = 1024)]
-    bytes: u64,
-    /// Seed of the deterministic random draws.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Independent applications in the trace, named WORKLOAD-0, WORKLOAD-1, ...
-    #[arg(long, default_value_t = 1)]
-    apps: u32,
-    /// Machines the ranks are placed on, block-wise [default: one per rank].
-    #[arg(long)]
-    machines: Option<u32>,
-    /// Fixed cost of a message transfer, ns.
-    #[arg(long, value_name = "NS", default_value_t = 2_000)]
-    latency: u64,
-    /// Transfer rate, bytes per ns.
-    #[arg(long, value_name = "B", default_value_t = 1.0)]
-    bandwidth: f64,
-    /// Time of each MPI call outside its waiting, ns (CPU and wall).
-    #[arg(long, value_name = "NS", default_value_t = 200)]
-    call_cost: u64,
-    /// Split the main compute procedure into K procedures called in turn, NAME_1 to
-    /// NAME_K, the i-th taking a share of each compute time proportional to K + 1 - i
-    /// (more procedures for profiles and zeroing; times are the same for any K).
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    kernels: u32,
-    /// Inject extra work with a known answer: after each main compute of RANKS, NS more
-    /// in procedure PROC (repeatable; RANKS like `0,3-5`). Not for master-worker.
-    #[arg(long, value_name = "PROC:RANKS:NS")]
-    extra_work: Vec<String>,
-    /// barrier only: a serialization point before each barrier, the ranks passing a token
-    /// in rank order and each working NS in procedure `serial` while holding it.
-    #[arg(long, value_name = "NS", default_value_t = 0)]
-    serialize: u64,
-    /// barrier only: a hot lock before each barrier, every rank holding lock 1 for NS in
-    /// procedure `critical`.
-    #[arg(long, value_name = "NS", default_value_t = 0)]
-    hot_lock: u64,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-    /// Write the text form instead of the binary format.
-    #[arg(long)]
-    text: bool,
-    /// Events per block of the binary format.
-    #[arg(long, value_name = "N", default_value_t = WriterOptions::default().block_events)]
-    block_events: usize,
-    /// Leave out the binary format's trailing index of blocks.
-    #[arg(long)]
-    no_index: bool,
-}
+#[path = "args/synth.rs"]
+mod args;
+use args::*;
 
 impl Args {
     fn spec(&self) -> Result<Spec, SpecError> {
@@ -202,6 +95,7 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spoor_synth::Workload;
 
     #[test]
     fn defaults_match_the_library() {

@@ -3,7 +3,7 @@
 //! crate; formats/scenarios.md).
 
 use anyhow::bail;
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use spoor_cli::Output;
 use spoor_graph::{file, Mode, NetTable};
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
@@ -12,66 +12,9 @@ use spoor_whatif::{placement, search, Costs};
 use std::io::Write;
 use std::path::Path;
 
-const ABOUT: &str = "\
---scenarios FILE (formats/scenarios.md): every combination of the file's placements, networks
-(communication-cost tables), procedure moves and zeroings is predicted (process LBF on the
-Group Activity Graph, NF, procedure LBF, critical-path zeroing): one row each with the
-predicted time and its change against the measured time (the run's elapsed time) and the ideal
-time (the cpu-mode critical path). The trace is read once; scenarios run in parallel.
---procedure F: procedure LBF (F moved from the sending to the receiving side of every message
-it precedes) beside critical-path zeroing of F, as the LBF paper's Figure 10.
---search K: a placement of the processes on K processors, greedy then local search, beside
-block and cyclic placement.";
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Csv,
-    Json,
-}
-
-/// What-if predictions: scenario sweeps, procedure LBF, placement search.
-#[derive(Parser)]
-#[command(name = "spoor-whatif", version, after_long_help = ABOUT)]
-struct Args {
-    /// An ordered trace or a PAG file in cpu mode; `-` for standard input (default: the
-    /// scenario file's `input`, else standard input).
-    input: Option<String>,
-    /// A scenario file (TOML, formats/scenarios.md).
-    #[arg(long, value_name = "FILE")]
-    scenarios: Option<String>,
-    /// Procedure LBF and zeroing of these procedures.
-    #[arg(long, value_name = "NAME")]
-    procedure: Vec<String>,
-    /// Search a placement on K processors.
-    #[arg(long, value_name = "K")]
-    search: Option<u32>,
-    /// Rounds of local search at most.
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    rounds: u32,
-    /// For --procedure and --search: processes per processor `a,b;c,d` (--procedure) ...
-    #[arg(long, value_name = "SPEC")]
-    place: Option<String>,
-    /// ... a placement file ...
-    #[arg(long, value_name = "FILE")]
-    place_file: Option<String>,
-    /// ... or a rule: process, machine, block:K, cyclic:K.
-    #[arg(long, value_name = "RULE")]
-    place_by: Option<String>,
-    /// For --procedure and --search: message arcs from this table.
-    #[arg(long, value_name = "TABLE")]
-    net: Option<String>,
-    #[arg(short, long, value_enum, default_value = "csv")]
-    format: Format,
-    /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
-    output: Option<std::path::PathBuf>,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
-    /// Say nothing on standard error unless something is wrong.
-    #[arg(short, long)]
-    quiet: bool,
-}
+#[path = "args/whatif.rs"]
+mod args;
+use args::*;
 
 fn csv(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -94,7 +37,7 @@ fn main() {
         }
         let spec = match &args.scenarios {
             Some(f) => {
-                let text = std::fs::read_to_string(f).map_err(|e| spoor_format::Error::io(f, &e))?;
+                let text = spoor_format::read_text(f)?;
                 Some(ScenarioFile::parse(f, &text)?)
             }
             None => None,
@@ -184,25 +127,25 @@ fn main() {
         }
         match args.format {
             Format::Csv => {
-                writeln!(out, "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement")?;
+                writeln!(
+                    out,
+                    "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement,\
+                     zeroed_inclusive_ns,zeroed_inclusive_improvement,move_share_of_zeroing"
+                )?;
                 for r in &rows {
-                    let imp = |v: i64| {
-                        if r.original_ns == 0 {
-                            0.0
-                        } else {
-                            (r.original_ns - v) as f64 / r.original_ns as f64
-                        }
-                    };
+                    let share = r.move_share_of_zeroing().map_or(String::new(), |s| format!("{s:.6}"));
                     writeln!(
                         out,
-                        "{},{},{},{:.6},{},{},{:.6}",
+                        "{},{},{},{:.6},{},{},{:.6},{},{:.6},{share}",
                         csv(&r.procedure),
                         r.original_ns,
                         r.moved_ns,
-                        imp(r.moved_ns),
+                        r.improvement(r.moved_ns),
                         r.time_moved_ns,
                         r.zeroed_ns,
-                        imp(r.zeroed_ns)
+                        r.improvement(r.zeroed_ns),
+                        r.zeroed_inclusive_ns,
+                        r.improvement(r.zeroed_inclusive_ns),
                     )?;
                 }
             }

@@ -172,7 +172,8 @@ fn the_front_command_lists_and_runs_the_commands() {
     for verb in ["cat", "synth", "import", "order", "cp", "report"] {
         assert!(help.lines().any(|l| l.trim_start().starts_with(verb)), "{verb} missing:\n{help}");
     }
-    assert!(!help.lines().any(|l| l.trim_start().starts_with("cat ") && l.contains("not installed")));
+    // Every command listed exists: with all binaries built, none is missing.
+    assert!(!help.contains("not installed"), "{help}");
     let bin = synth("barrier");
     assert_eq!(ok(SPOOR, &["cat", "--count", "-"], Some(&bin)), ok(CAT, &["--count", "-"], Some(&bin)));
     let o = run(SPOOR, &["nosuchverb"], None);
@@ -181,6 +182,77 @@ fn the_front_command_lists_and_runs_the_commands() {
     // Exit codes pass through.
     let o = run(SPOOR, &["cat", "/nonexistent"], None);
     assert_eq!(o.status.code(), Some(1));
+}
+
+/// Every command, by its binary.
+const COMMANDS: [(&str, &str); 13] = [
+    ("record", env!("CARGO_BIN_EXE_spoor-record")),
+    ("import", env!("CARGO_BIN_EXE_spoor-import")),
+    ("synth", env!("CARGO_BIN_EXE_spoor-synth")),
+    ("cat", env!("CARGO_BIN_EXE_spoor-cat")),
+    ("merge", env!("CARGO_BIN_EXE_spoor-merge")),
+    ("align", env!("CARGO_BIN_EXE_spoor-align")),
+    ("order", env!("CARGO_BIN_EXE_spoor-order")),
+    ("pag", env!("CARGO_BIN_EXE_spoor-pag")),
+    ("gag", env!("CARGO_BIN_EXE_spoor-gag")),
+    ("cp", env!("CARGO_BIN_EXE_spoor-cp")),
+    ("whatif", env!("CARGO_BIN_EXE_spoor-whatif")),
+    ("calibrate", env!("CARGO_BIN_EXE_spoor-calibrate")),
+    ("report", env!("CARGO_BIN_EXE_spoor-report")),
+];
+
+#[test]
+fn every_command_describes_every_option_and_gives_examples() {
+    for (verb, exe) in COMMANDS {
+        let help = String::from_utf8(ok(exe, &["-h"], None)).unwrap();
+        let options = help.lines().skip_while(|l| *l != "Options:").skip(1).take_while(|l| !l.is_empty());
+        for line in options {
+            // `  -f, --format <FORMAT>  Output form ...`: the text after two spaces.
+            let text = line.trim_start().split_once("  ").map(|(_, t)| t.trim());
+            assert!(text.is_some_and(|t| !t.is_empty()), "spoor-{verb}: no text for `{line}`\n{help}");
+        }
+        let examples: Vec<&str> = help.lines().skip_while(|l| *l != "Examples:").skip(1).collect();
+        assert!(examples.iter().filter(|l| l.contains(&format!("spoor-{verb} "))).count() >= 2, "{help}");
+        // The long help keeps them after the command's description.
+        let long = String::from_utf8(ok(exe, &["--help"], None)).unwrap();
+        assert!(
+            long.contains("Examples:") && long.ends_with(&format!("{}\n", examples.join("\n"))),
+            "{long}"
+        );
+    }
+}
+
+#[test]
+fn man_pages_and_completions_cover_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(SPOOR, &["man", "-o", dir.path().to_str().unwrap()], None);
+    let mut pages: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    pages.sort();
+    let mut want: Vec<String> = COMMANDS.iter().map(|c| format!("spoor-{}.1", c.0)).collect();
+    want.push("spoor.1".into());
+    want.sort();
+    assert_eq!(pages, want);
+    let cp = std::fs::read_to_string(dir.path().join("spoor-cp.1")).unwrap();
+    assert!(
+        cp.contains(".TH spoor-cp 1") && cp.contains("\\-\\-zeroing") && cp.contains("Examples:"),
+        "{cp}"
+    );
+    assert_eq!(ok(SPOOR, &["man", "cp"], None), cp.as_bytes());
+    let front = String::from_utf8(ok(SPOOR, &["man"], None)).unwrap();
+    assert!(front.contains(".TH spoor 1") && front.contains("whatif"), "{front}");
+    let o = run(SPOOR, &["man", "nosuch"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let bash = String::from_utf8(ok(SPOOR, &["completions", "bash"], None)).unwrap();
+    for (verb, _) in COMMANDS {
+        assert!(bash.contains(&format!(" spoor-{verb}\n")), "no completion for spoor-{verb}");
+    }
+    assert!(bash.contains("-o default spoor\n") && bash.contains("--zeroing"));
+    let zsh = String::from_utf8(ok(SPOOR, &["completions", "zsh"], None)).unwrap();
+    assert_eq!(zsh.matches("#compdef ").count(), COMMANDS.len() + 1);
+    assert_eq!(run(SPOOR, &["completions", "tcsh"], None).status.code(), Some(2));
 }
 
 #[test]

@@ -56,6 +56,24 @@ fn order_pag_cp_pipeline_gives_the_hand_worked_answers() {
 }
 
 #[test]
+fn zeroing_gives_exclusive_and_inclusive_lengths() {
+    // testdata/cp/helper.txt: serve has 0.10 ms of its own on the path and 3.00 ms in
+    // the helper it calls; zeroing it with its helper leaves 1.30 ms of 4.40.
+    let trace = ordered("cp/helper.txt");
+    let out = text(&ok("cp", &["--zeroing", "--profile", "none"], &trace));
+    let serve = out.lines().find(|l| l.ends_with("  serve")).unwrap_or_else(|| panic!("{out}"));
+    let cols: Vec<&str> = serve.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cols, ["100.000 us", "4.300 ms", "100.000 us", "3.100 ms", "1.300 ms", "3.100 ms", "serve"]);
+    let csv = text(&ok("cp", &["--zeroing", "--profile", "none", "-f", "csv"], &trace));
+    assert!(csv.contains("\nzeroing,serve,4300000,,on_path_ns=100000\n"), "{csv}");
+    assert!(csv.contains("\nzeroing_inclusive,serve,1300000,,on_path_ns=3100000\n"), "{csv}");
+    let json = ok("cp", &["--zeroing", "--profile", "none", "-f", "json"], &trace);
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["zeroing"][0]["procedure"], "serve");
+    assert_eq!(v["zeroing"][0]["inclusive_length_ns"], 1_300_000);
+}
+
+#[test]
 fn scopes_and_json_and_csv() {
     let trace = ordered("cp/client-server.txt");
     let json = ok(
@@ -116,7 +134,10 @@ fn bad_input_is_refused_with_names() {
         text(&out.stderr).contains("no application named `nobody`; the trace has: server, clientA, clientB")
     );
     let out = run("cp", &["--phase", "p"], &trace);
-    assert!(text(&out.stderr).contains("no phase `p`"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no phase `p`: the trace has no phases"), "{}", text(&out.stderr));
+    let out = run("cp", &["--phase", "nosuch"], &ordered("report/server.txt"));
+    assert!(text(&out.stderr).ends_with("the trace has: rpc\n"), "{}", text(&out.stderr));
     let out = run("cp", &["--profile", "galaxy"], &trace);
     assert!(text(&out.stderr).contains("no profile level `galaxy`; there are: application, machine"));
     // A PAG with a cycle: an arc whose source is its own target.

@@ -46,8 +46,19 @@ fn gag_file_read_by_spoor_cp_is_the_prediction() {
     let cp = ok("cp", &["--profile", "process", &gag]);
     assert!(cp.starts_with("critical path: 11.600 ms (cpu mode"), "{cp}");
     assert!(cp.contains("cpu0") && cp.contains("cpu1"), "{cp}");
-    let p = ok("gag", &["--predict", "--place", "server;client1,client2,client3", &o]);
+    let out = run("gag", &["--predict", "--place", "server;client1,client2,client3", &o]);
+    let p = String::from_utf8_lossy(&out.stdout);
     assert!(p.starts_with("predicted time: 11.600 ms on 2 processors"), "{p}");
+    // 32 events take well under a millisecond: a time shown as 0.000 s gives no rate
+    // (it gave hundreds of thousands of M events/s).
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("32 events simulated in "), "{e}");
+    for timed in ["0.000 s (", "0.000 s on the CPU: "] {
+        assert!(
+            e.match_indices(timed).all(|(i, _)| e[i + timed.len()..].starts_with("too short to time")),
+            "{e}"
+        );
+    }
     // A placement file and the rules.
     let pf = dir.path().join("p.txt");
     std::fs::write(&pf, "# clients together\nsrv: server\nclients: client1, client2, client3\n").unwrap();
@@ -134,6 +145,64 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code() == Some(1) && e.contains("bad.toml: line 1"), "{e}");
+    // Values the trace does not know: the file and the line of the value.
+    let fails = |text: &[u8], want: &[&str]| {
+        std::fs::write(&bad, text).unwrap();
+        let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        for w in want {
+            assert!(e.contains(w), "{e} lacks {w}");
+        }
+        assert!(!e.contains("--place"), "{e}");
+    };
+    fails(
+        b"# two\n[[placement]]\nplace = \"server;clientX\"\n",
+        &["bad.toml: line 3: place 'server;clientX'", "clientX"],
+    );
+    fails(
+        b"moves = [\"servBusy2\",\n  \"nosuch\"]\n",
+        &["bad.toml: line 2: moves: no procedure named `nosuch`"],
+    );
+    fails(b"\n\nzeroings = [\"nosuch\"]\n", &["bad.toml: line 3: zeroings: no procedure named `nosuch`"]);
+    fails(b"\n[[placement]]\nby = \"blocks:2\"\n", &["bad.toml: line 2: placement 1: by = `blocks:2`"]);
+    fails(b"moves = []\n# caf\xe9\n", &["bad.toml: line 2: byte 16: not valid UTF-8"]);
+    // A placement file: the line of a name the trace does not have, and bad UTF-8.
+    let pf = dir.path().join("p.txt");
+    std::fs::write(&pf, "srv: server\nclients: client1, clientX\n").unwrap();
+    let out = run("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && e.contains("p.txt: line 2: the placement names processes"),
+        "{e}"
+    );
+    assert!(
+        e.contains("clientX (line 2)") && e.contains("leaves out these processes: client2, client3"),
+        "{e}"
+    );
+    std::fs::write(&pf, b"srv: server\nclients: client1,\xff client2, client3\n").unwrap();
+    let out = run("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(1) && e.contains("p.txt: line 2: byte 29: not valid UTF-8"), "{e}");
+}
+
+#[test]
+fn scenario_zeroing_is_inclusive() {
+    // testdata/cp/helper.txt: zeroing serve with the helper it calls leaves 1.30 ms; the
+    // move of serve gives 4.21 ms (one processor per process: the cpu-mode path).
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path().join("helper.o").to_string_lossy().into_owned();
+    ok("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
+    let sc = dir.path().join("s.toml");
+    std::fs::write(&sc, "moves = [\"serve\"]\nzeroings = [\"serve\"]\n").unwrap();
+    let csv = ok("whatif", &["-q", "--scenarios", sc.to_str().unwrap(), &h]);
+    let predicted = |mv: &str, zero: &str| -> String {
+        let cols = csv.lines().map(|l| l.split(',').collect::<Vec<_>>()).find(|c| c[3] == mv && c[4] == zero);
+        cols.unwrap_or_else(|| panic!("{csv}"))[6].to_owned()
+    };
+    assert_eq!(predicted("none", "none"), "4400000");
+    assert_eq!(predicted("none", "serve"), "1300000");
+    assert_eq!(predicted("serve", "none"), "4210000");
 }
 
 #[test]
@@ -143,6 +212,17 @@ fn procedure_lbf_beside_zeroing_and_search() {
     let csv = ok("whatif", &["--procedure", "servBusy1", "--procedure", "servBusy2", &o]);
     assert!(csv.contains("servBusy1,9600000,7950000,0.171875,2000000,7950000,0.171875"), "{csv}");
     assert!(csv.contains("servBusy2,9600000,5110000,0.467708,6000000,3600000,0.625000"), "{csv}");
+    // testdata/cp/helper.txt: serve's 3.10 ms (3.00 in its helper) moves with the reply
+    // and saves 0.19 ms; its own 0.10 zeroed saves 0.10, with the helper 3.10.
+    let h = dir.path().join("helper.o").to_string_lossy().into_owned();
+    ok("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
+    let csv = ok("whatif", &["--procedure", "serve", &h]);
+    assert!(
+        csv.ends_with(
+            "\nserve,4400000,4210000,0.043182,3100000,4300000,0.022727,1300000,0.704545,0.061290\n"
+        ),
+        "{csv}"
+    );
     let out = run("whatif", &["--procedure", "nothere", &o]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("servBusy2"));
@@ -159,6 +239,11 @@ fn procedure_lbf_beside_zeroing_and_search() {
         ["block:2", "cyclic:2", "greedy", "local search"]
     );
     let best: i64 = rows[3][2].parse().unwrap();
+    // No placement on 0 processors (it gave one processor's, labelled as such).
+    let out = run("whatif", &["--search", "0", &o]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--search"));
+    assert!(out.stdout.is_empty());
     for r in &rows {
         let p = ok("gag", &["--predict", "--place", &r[3], &o]);
         let ms: f64 = p["predicted time: ".len()..].split(' ').next().unwrap().parse().unwrap();
@@ -182,6 +267,24 @@ fn calibrate_measures_and_fits_tables_that_parse() {
     ok("order", &["-q", raw.to_str().unwrap(), "-o", ring.to_str().unwrap()]);
     let t = ok("calibrate", &["--from-trace", ring.to_str().unwrap()]);
     assert!(t.contains("\n4096,"), "{t}");
+    // Transfer times that fall with the size (testdata/whatif/falling-messages.txt): the
+    // table keeps 50 us for 4096 bytes, says so, and its readers have nothing to warn of.
+    let falling = dir.path().join("falling.o");
+    ok("order", &["-q", &testdata("whatif/falling-messages.txt"), "-o", falling.to_str().unwrap()]);
+    let table = dir.path().join("t.csv");
+    ok("calibrate", &["--from-trace", falling.to_str().unwrap(), "-o", table.to_str().unwrap()]);
+    let t = std::fs::read_to_string(&table).unwrap();
+    assert!(t.ends_with("\nbytes,local_ns,remote_ns\n64,50000,50000\n4096,50000,50000\n"), "{t}");
+    assert!(t.contains("# local time at 4096 bytes raised from 10000 ns to 50000 ns"), "{t}");
+    let out = run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !e.contains("warning"), "{e}");
+    // Measured tables are monotone too, whatever the noise.
+    let t = ok("calibrate", &["--reps", "5", "--sizes", "1,2,4,8,16,32,64,128"]);
+    std::fs::write(&table, &t).unwrap();
+    let out = run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !e.contains("warning"), "{t}{e}");
 }
 
 /// The number of rows of a table in the form of formats/nettable.md, checking the

@@ -145,6 +145,33 @@ impl Write for Output {
     }
 }
 
+/// The shortest time a rate is given for: below it, clock granularity and start-up
+/// costs make the quotient meaningless (a 0 ns reading would give any rate at all).
+pub const SHORTEST_TIMED_SECS: f64 = 1e-3;
+
+/// `N unit/s` with three significant figures and a prefix (k, M, G), or `None` when
+/// `secs` is too short to time.
+pub fn rate(count: u64, unit: &str, secs: f64) -> Option<String> {
+    if secs.is_nan() || secs < SHORTEST_TIMED_SECS {
+        return None;
+    }
+    let r = count as f64 / secs;
+    let (v, prefix) = match r {
+        r if r >= 1e9 => (r / 1e9, "G "),
+        r if r >= 1e6 => (r / 1e6, "M "),
+        r if r >= 1e3 => (r / 1e3, "k "),
+        r => (r, ""),
+    };
+    let decimals = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    Some(format!("{v:.decimals$} {prefix}{unit}/s"))
+}
+
 /// A progress bar on standard error for long work, shown only when standard error is
 /// a terminal (never in pipelines' logs or batch jobs' output files).
 pub struct Progress {
@@ -196,5 +223,22 @@ impl Progress {
             bar.inc(self.pending.take());
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate;
+
+    #[test]
+    fn rates_have_three_figures_and_none_below_a_millisecond() {
+        assert_eq!(rate(448, "events", 0.0), None);
+        assert_eq!(rate(448, "events", 1e-9), None);
+        assert_eq!(rate(448, "events", 0.000_999), None);
+        assert_eq!(rate(34_300_000, "events", 1.0).as_deref(), Some("34.3 M events/s"));
+        assert_eq!(rate(5_000, "events", 0.002).as_deref(), Some("2.50 M events/s"));
+        assert_eq!(rate(123_456, "events", 1.0).as_deref(), Some("123 k events/s"));
+        assert_eq!(rate(7, "events", 2.0).as_deref(), Some("3.50 events/s"));
+        assert_eq!(rate(2_500_000_000, "events", 1.0).as_deref(), Some("2.50 G events/s"));
     }
 }

@@ -79,3 +79,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A small text file read whole (a placement, a scenario, a cost table): bytes that are
+/// not UTF-8 are an error naming the line and the byte offset in the file.
+pub fn read_text(path: &str) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        Error { offset: Some(at as u64), ..Error::at_line(path, line, "not valid UTF-8 text") }
+    })
+}

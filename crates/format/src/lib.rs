@@ -14,6 +14,6 @@ pub mod text;
 pub mod varint;
 pub mod writer;
 
-pub use error::{Error, ErrorKind};
+pub use error::{read_text, Error, ErrorKind};
 pub use reader::{Block, NextBlock, OwnedRawBlock, RawBlock, ReadOptions, SalvageReport, TraceReader};
 pub use writer::{TraceWriter, WriterOptions};

@@ -149,8 +149,7 @@ impl NetTable {
     /// Reads and parses the table at `path`; its warnings go to standard error, after
     /// `command: `, unless `quiet`.
     pub fn load(path: &str, command: &str, quiet: bool) -> Result<NetTable> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+        let text = spoor_format::read_text(path)?;
         let (table, warnings) = NetTable::parse(path, &text)?;
         if !quiet {
             for w in warnings {

@@ -24,9 +24,12 @@ pub struct CpOptions {
     pub scope: Option<Scope>,
     /// Only events with `t0 <= wall <= t1` (local clocks, nanoseconds).
     pub window: Option<(i64, i64)>,
-    /// Procedures whose time (exclusive: arcs in which they are the innermost
-    /// procedure) counts as zero: critical-path zeroing.
+    /// Procedures whose time counts as zero: critical-path zeroing. Exclusive time
+    /// (arcs in which they are the innermost procedure) unless `zero_inclusive`.
     pub zero: Vec<StrId>,
+    /// Zero the procedures with everything they call (arcs with one of them anywhere
+    /// on the call stack).
+    pub zero_inclusive: bool,
 }
 
 /// How a node was reached on its longest path.
@@ -86,7 +89,7 @@ impl<'a> Pass<'a> {
                 Scope::Intra(a) | Scope::Inter(a) => pag.app_of(l) == a,
             })
             .collect();
-        let zero_ctx = pag.contexts.iter().map(|c| c.proc != NONE && opts.zero.contains(&c.proc)).collect();
+        let zero_ctx = pag.zeroed_contexts(&opts.zero, opts.zero_inclusive);
         Pass { pag, scope, window: opts.window, in_app, zero_ctx }
     }
 

@@ -126,6 +126,20 @@ impl Pag {
         }
     }
 
+    /// Per calling context: whether its time counts as zero when `procs` are zeroed.
+    /// Exclusive: the context's innermost procedure is one of them. Inclusive: one of
+    /// them is anywhere on its call stack (the procedure with everything it calls).
+    pub fn zeroed_contexts(&self, procs: &[StrId], inclusive: bool) -> Vec<bool> {
+        let mut zeroed = vec![false; self.contexts.len()];
+        for (c, ctx) in self.contexts.iter().enumerate() {
+            // A context's parent comes before it (the builder and the PAG reader see to it).
+            let from_caller =
+                inclusive && ctx.parent != NONE && zeroed.get(ctx.parent as usize).copied().unwrap_or(false);
+            zeroed[c] = (ctx.proc != NONE && procs.contains(&ctx.proc)) || from_caller;
+        }
+        zeroed
+    }
+
     /// Names for reports.
     pub fn loc_name(&self, loc: u32) -> String {
         match self.defs.locations.get(loc as usize) {

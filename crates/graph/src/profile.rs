@@ -92,15 +92,7 @@ pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
                         *acc.entry(pag.proc_name(pag.proc_of_ctx(ctx))).or_default() += s.weight
                     }
                     Level::Inclusive => {
-                        let mut seen = Vec::new();
-                        let mut c = ctx;
-                        while c != 0 {
-                            let p = pag.contexts[c as usize].proc;
-                            if !seen.contains(&p) {
-                                seen.push(p);
-                            }
-                            c = pag.contexts[c as usize].parent;
-                        }
+                        let mut seen = on_stack(pag, ctx);
                         if seen.is_empty() {
                             seen.push(NONE);
                         }
@@ -139,14 +131,30 @@ pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
     rows
 }
 
-/// Exclusive critical-path time per procedure id, for those that have some (for
-/// choosing what to zero), largest first.
-pub fn procedure_times(pag: &Pag, path: &CriticalPath) -> Vec<(u32, i64)> {
+/// The procedures on a calling context's stack, innermost first, each once.
+fn on_stack(pag: &Pag, ctx: u32) -> Vec<u32> {
+    let mut seen = Vec::new();
+    let mut c = ctx;
+    while c != 0 && c != NONE {
+        let p = pag.contexts[c as usize].proc;
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+        c = pag.contexts[c as usize].parent;
+    }
+    seen
+}
+
+/// Critical-path time per procedure id, exclusive (innermost procedure) or inclusive
+/// (anywhere on the call stack), for those that have some (for choosing what to
+/// zero), largest first.
+pub fn procedure_times(pag: &Pag, path: &CriticalPath, inclusive: bool) -> Vec<(u32, i64)> {
     let mut acc: BTreeMap<u32, i64> = BTreeMap::new();
     for s in &path.steps {
         if matches!(s.pred, Pred::Source | Pred::Local(_)) {
-            let p = pag.proc_of_ctx(pag.ctx[s.node as usize]);
-            if p != NONE {
+            let ctx = pag.ctx[s.node as usize];
+            let procs = if inclusive { on_stack(pag, ctx) } else { vec![pag.proc_of_ctx(ctx)] };
+            for p in procs.into_iter().filter(|&p| p != NONE) {
                 *acc.entry(p).or_default() += s.weight;
             }
         }

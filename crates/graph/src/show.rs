@@ -196,15 +196,25 @@ pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     }
     if let Some(z) = &r.zeroing {
         writeln!(out)?;
-        writeln!(out, "critical-path zeroing (each procedure's time set to zero):")?;
-        writeln!(out, "{:>14}  {:>14}  {:>14}  procedure", "on path", "new length", "saved")?;
+        writeln!(
+            out,
+            "critical-path zeroing (exclusive: the procedure's own time set to zero; inclusive: with all it calls):"
+        )?;
+        writeln!(
+            out,
+            "{:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}  procedure",
+            "excl. on path", "new length", "saved", "incl. on path", "new length", "saved"
+        )?;
         for row in z {
             writeln!(
                 out,
-                "{:>14}  {:>14}  {:>14}  {}",
+                "{:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {}",
                 fmt_ns(row.on_path_ns),
                 fmt_ns(row.length_ns),
                 fmt_ns(r.length_ns - row.length_ns),
+                fmt_ns(row.inclusive_on_path_ns),
+                fmt_ns(row.inclusive_length_ns),
+                fmt_ns(r.length_ns - row.inclusive_length_ns),
                 row.procedure
             )?;
         }
@@ -275,6 +285,13 @@ pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     }
     for z in r.zeroing.iter().flatten() {
         writeln!(out, "zeroing,{},{},,on_path_ns={}", csv_field(&z.procedure), z.length_ns, z.on_path_ns)?;
+        writeln!(
+            out,
+            "zeroing_inclusive,{},{},,on_path_ns={}",
+            csv_field(&z.procedure),
+            z.inclusive_length_ns,
+            z.inclusive_on_path_ns
+        )?;
     }
     for (k, p) in r.near.iter().flatten().enumerate() {
         writeln!(

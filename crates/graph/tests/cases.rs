@@ -69,8 +69,39 @@ fn spa_cpu_path_profile_and_zeroing_of_servbusy() {
     let got: Vec<(&str, i64, i64)> =
         z.iter().map(|z| (z.procedure.as_str(), z.on_path_ns, z.length_ns)).collect();
     assert_eq!(got, [("servBusy2", ms(6.0), ms(3.6)), ("servBusy1", ms(2.0), ms(7.95))]);
+    // They call nothing: inclusive zeroing is the same.
+    assert!(z.iter().all(|z| z.inclusive_length_ns == z.length_ns && z.inclusive_on_path_ns == z.on_path_ns));
     let wall = pag_of_file("cp/spa.txt", Mode::Wall);
     assert_eq!(critical_path(&wall, &CpOptions::default()).length, ms(9.7));
+}
+
+#[test]
+fn zeroing_a_caller_inclusively_takes_off_its_helpers_time() {
+    // testdata/cp/helper.txt: serve's work sits in the helper `work` it calls.
+    let pag = pag_of_file("cp/helper.txt", Mode::Cpu);
+    let path = critical_path(&pag, &CpOptions::default());
+    assert_eq!(path.length, ms(4.4));
+    assert_eq!(row(&pag, &path, Level::Procedure, "serve"), ms(0.1));
+    assert_eq!(row(&pag, &path, Level::Inclusive, "serve"), ms(3.1));
+    assert_eq!(zero(&pag, "serve"), ms(4.3));
+    let serve = pag.defs.strings.lookup("serve").unwrap();
+    let inclusive = CpOptions { zero: vec![serve], zero_inclusive: true, ..CpOptions::default() };
+    assert_eq!(cp::length(&pag, &inclusive), ms(1.3));
+    // `work` calls nothing: both zeroings are one.
+    let z = whatif::zeroing(&pag, &CpOptions::default(), &path, 16);
+    let got: Vec<(&str, i64, i64, i64, i64)> = z
+        .iter()
+        .map(|z| {
+            (z.procedure.as_str(), z.on_path_ns, z.length_ns, z.inclusive_on_path_ns, z.inclusive_length_ns)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [("serve", ms(0.1), ms(4.3), ms(3.1), ms(1.3)), ("work", ms(3.0), ms(1.4), ms(3.0), ms(1.4))]
+    );
+    // With --top 1 the caller still comes, by its inclusive time.
+    let z = whatif::zeroing(&pag, &CpOptions::default(), &path, 1);
+    assert_eq!(z.iter().map(|z| z.procedure.as_str()).collect::<Vec<_>>(), ["serve", "work"]);
 }
 
 #[test]

@@ -53,8 +53,8 @@ fn ping_pong<S: Read + Write + Send + 'static>(
 }
 
 /// Measures a table on this host: local over a UNIX socket pair, remote over TCP on
-/// loopback, `reps` round trips per size.
-pub fn measure(sizes: &[usize], reps: usize) -> io::Result<Vec<Row>> {
+/// loopback, `reps` round trips per size; made monotone (see [`monotone`]), with notes.
+pub fn measure(sizes: &[usize], reps: usize) -> io::Result<(Vec<Row>, Vec<String>)> {
     let reps = reps.max(1);
     let (a, b) = std::os::unix::net::UnixStream::pair()?;
     let local = ping_pong(a, b, sizes, reps)?;
@@ -65,7 +65,34 @@ pub fn measure(sizes: &[usize], reps: usize) -> io::Result<Vec<Row>> {
     client.set_nodelay(true)?;
     server.set_nodelay(true)?;
     let remote = ping_pong(client, server, sizes, reps)?;
-    Ok(sizes.iter().zip(local.iter().zip(&remote)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect())
+    let mut rows: Vec<Row> =
+        sizes.iter().zip(local.iter().zip(&remote)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect();
+    let notes = monotone(&mut rows);
+    Ok((rows, notes))
+}
+
+/// Raises each column to the running maximum down the sizes and says where. More bytes
+/// never take less time (the larger message could be sent as the smaller plus the
+/// rest), so a falling median is noise of the measurement or of a sparse size class,
+/// and a cost table that falls would predict it (readers warn about one, NetTable::parse).
+pub fn monotone(rows: &mut [Row]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for k in 1..rows.len() {
+        let (prev, row) = (rows[k - 1], &mut rows[k]);
+        for (col, p, v) in [("local", prev.1, &mut row.1), ("remote", prev.2, &mut row.2)] {
+            // Compared as written (whole nanoseconds), so equal after rounding is no rise.
+            if v.round() < p.round() {
+                notes.push(format!(
+                    "{col} time at {} bytes raised from {} ns to {} ns (less than at fewer bytes)",
+                    row.0,
+                    v.round(),
+                    p.round()
+                ));
+                *v = p;
+            }
+        }
+    }
+    notes
 }
 
 /// A size class's message sizes, local and remote transfer times.
@@ -148,7 +175,7 @@ pub fn fit(pag: &Pag) -> (Vec<Row>, Vec<String>) {
     if nr == 0 && nl > 0 {
         notes.push("no remote messages: the remote column copies the local one".into());
     }
-    let rows = rows
+    let mut rows: Vec<Row> = rows
         .into_iter()
         .map(|(b, l, r)| {
             let (l, r) = match (l, r) {
@@ -160,6 +187,7 @@ pub fn fit(pag: &Pag) -> (Vec<Row>, Vec<String>) {
             (b, l, r)
         })
         .collect();
+    notes.extend(monotone(&mut rows));
     (rows, notes)
 }
 
@@ -173,4 +201,28 @@ pub fn write_table(out: &mut impl Write, comments: &[String], rows: &[Row]) -> i
         writeln!(out, "{b},{},{}", l.round(), r.round())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::monotone;
+
+    #[test]
+    fn monotone_raises_falling_times_to_the_running_maximum() {
+        let mut rows =
+            vec![(1, 5000.0, 6000.0), (64, 4900.0, 6500.0), (256, 5200.0, 6400.0), (1024, 5000.4, 7000.0)];
+        let notes = monotone(&mut rows);
+        assert_eq!(
+            rows,
+            [(1, 5000.0, 6000.0), (64, 5000.0, 6500.0), (256, 5200.0, 6500.0), (1024, 5200.0, 7000.0)]
+        );
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert_eq!(
+            notes[0],
+            "local time at 64 bytes raised from 4900 ns to 5000 ns (less than at fewer bytes)"
+        );
+        // Equal once rounded to whole nanoseconds, as the table is written: no note.
+        let mut rows = vec![(1, 5000.4, 1.0), (2, 4999.6, 1.0)];
+        assert!(monotone(&mut rows).is_empty());
+    }
 }

@@ -34,8 +34,10 @@ use std::collections::BinaryHeap;
 pub struct Costs<'a> {
     /// Local-arc weights to use instead of the PAG's (a procedure move).
     pub local: Option<&'a [i64]>,
-    /// Procedures whose exclusive time counts as zero (critical-path zeroing).
+    /// Procedures whose time counts as zero (critical-path zeroing): exclusive time
+    /// unless `zero_inclusive`, as in `spoor_graph::CpOptions`.
     pub zero: Vec<u32>,
+    pub zero_inclusive: bool,
     /// Message-arc weights from this table: local when sender and receiver share a
     /// processor in the placement, remote otherwise (the networking factor).
     pub net: Option<&'a NetTable>,
@@ -473,8 +475,7 @@ impl<'a> Sim<'a> {
             let c = &mut out_left[f as usize];
             *c = c.saturating_add(1);
         }
-        let zero_ctx: Vec<bool> =
-            pag.contexts.iter().map(|c| c.proc != NONE && costs.zero.contains(&c.proc)).collect();
+        let zero_ctx = pag.zeroed_contexts(&costs.zero, costs.zero_inclusive);
         let any_zero = zero_ctx.iter().any(|&z| z);
         let groups = (0..place.groups())
             .map(|_| Group {

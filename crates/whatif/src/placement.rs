@@ -117,10 +117,26 @@ impl Placement {
         }
     }
 
-    /// Groups given by process names: `groups[g]` lists the names on processor g.
-    /// Every process of the trace must be named exactly once; otherwise the error names
-    /// the unknown, missing and repeated processes.
-    pub fn from_groups(pag: &Pag, source: &str, groups: &[(String, Vec<String>)]) -> Result<Placement> {
+    /// Groups given by process names: `groups[g]` lists the names on processor g, and
+    /// `lines[g]`, when given, the line of the file that lists them. Every process of the
+    /// trace must be named exactly once; otherwise the error names the unknown, missing
+    /// and repeated processes, with their lines.
+    pub fn from_groups(
+        pag: &Pag,
+        source: &str,
+        groups: &[(String, Vec<String>)],
+        lines: Option<&[usize]>,
+    ) -> Result<Placement> {
+        let line = |g: usize| lines.and_then(|l| l.get(g)).copied();
+        // The first line with a problem leads the message; each name carries its own.
+        let first_bad = std::cell::Cell::new(None::<usize>);
+        let at = |g: usize| match line(g) {
+            Some(l) => {
+                first_bad.set(Some(first_bad.get().map_or(l, |f: usize| f.min(l))));
+                format!(" (line {l})")
+            }
+            None => String::new(),
+        };
         let names = process_names(&pag.defs);
         let plain: Vec<String> =
             pag.defs.processes.iter().map(|p| pag.defs.strings.name(p.name).into_owned()).collect();
@@ -133,16 +149,17 @@ impl Placement {
                     None => (0..plain.len()).filter(|&i| &plain[i] == m).collect(),
                 };
                 match hits.len() {
-                    0 => unknown.push(m.clone()),
+                    0 => unknown.push(format!("{m}{}", at(g))),
                     1 => {
                         let i = hits[0];
                         if group_of[i] != u32::MAX {
-                            repeated.push(m.clone());
+                            repeated.push(format!("{m}{}", at(g)));
                         }
                         group_of[i] = g as u32;
                     }
                     _ => ambiguous.push(format!(
-                        "{m} (say {})",
+                        "{m}{} (say {})",
+                        at(g),
                         hits.iter().map(|&i| names[i].as_str()).collect::<Vec<_>>().join(" or ")
                     )),
                 }
@@ -168,17 +185,19 @@ impl Placement {
             problems.push(format!("leaves out these processes: {}", missing.join(", ")));
         }
         if let Some(empty) = groups.iter().position(|g| g.1.is_empty()) {
-            problems.push(format!("processor {} has no process", empty + 1));
+            problems.push(format!("processor {}{} has no process", empty + 1, at(empty)));
         }
         if !problems.is_empty() {
-            return Err(Error::input(source, format!("the placement {}", problems.join("; "))));
+            let lead = first_bad.get().map(|l| format!("line {l}: ")).unwrap_or_default();
+            return Err(Error::input(source, format!("{lead}the placement {}", problems.join("; "))));
         }
         Ok(Placement { group_of, names: groups.iter().map(|g| g.0.clone()).collect() })
     }
 
     /// The command-line form: groups separated by `;`, processes by `,`
-    /// (`server,client1;client2,client3`).
-    pub fn parse_inline(pag: &Pag, spec: &str) -> Result<Placement> {
+    /// (`server,client1;client2,client3`); `source` says where it was given (the flag,
+    /// or a scenario file and line) for errors.
+    pub fn parse_inline(pag: &Pag, source: &str, spec: &str) -> Result<Placement> {
         let groups: Vec<(String, Vec<String>)> = spec
             .split(';')
             .enumerate()
@@ -188,13 +207,13 @@ impl Placement {
                 (format!("cpu{g}"), members)
             })
             .collect();
-        Self::from_groups(pag, &format!("--place '{spec}'"), &groups)
+        Self::from_groups(pag, &format!("{source} '{spec}'"), &groups, None)
     }
 
     /// The file form of formats/placement.md: one processor a line, `[NAME:] P, P, ...`;
     /// `#` starts a comment.
     pub fn parse_file(pag: &Pag, file: &str, text: &str) -> Result<Placement> {
-        let mut groups = Vec::new();
+        let (mut groups, mut lines) = (Vec::new(), Vec::new());
         for (n, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -216,6 +235,7 @@ impl Placement {
                 return Err(Error::input(file, format!("line {}: processor `{name}` has no process", n + 1)));
             }
             groups.push((name, members));
+            lines.push(n + 1);
         }
         if groups.is_empty() {
             return Err(Error::input(
@@ -223,7 +243,7 @@ impl Placement {
                 "the placement has no processor (expected one line per processor)",
             ));
         }
-        Self::from_groups(pag, file, &groups)
+        Self::from_groups(pag, file, &groups, Some(&lines))
     }
 
     pub fn groups(&self) -> usize {
@@ -259,12 +279,8 @@ impl Placement {
 /// none is given.
 pub fn from_args(pag: &Pag, inline: Option<&str>, file: Option<&str>, by: Option<&str>) -> Result<Placement> {
     match (inline, file, by) {
-        (Some(s), None, None) => Placement::parse_inline(pag, s),
-        (None, Some(f), None) => {
-            let text =
-                std::fs::read_to_string(f).map_err(|e| Error::Format(spoor_format::Error::io(f, &e)))?;
-            Placement::parse_file(pag, f, &text)
-        }
+        (Some(s), None, None) => Placement::parse_inline(pag, "--place", s),
+        (None, Some(f), None) => Placement::parse_file(pag, f, &spoor_format::read_text(f)?),
         (None, None, Some(b)) => {
             Ok(Placement::by(pag, PlaceBy::parse(b).map_err(|m| Error::Usage(format!("--place-by {m}")))?))
         }

@@ -12,7 +12,8 @@
 //! transfer time added (`Cs - rmtF + transfer`). F's time in a segment that ends in any
 //! other inter-process event (a receive, a collective, a lock, a spawn) stays where it is,
 //! as the paper's conservative reset does. F's time is inclusive (F on the call stack),
-//! as the paper's entry and exit timers measure it.
+//! as the paper's entry and exit timers measure it; so the zeroing to compare a move
+//! with is the inclusive one (F with everything it calls), given beside the exclusive.
 
 use crate::gag::{self, Costs};
 use crate::placement::Placement;
@@ -44,13 +45,7 @@ pub fn procedure_id(pag: &Pag, name: &str) -> Result<StrId> {
 /// The local weights of `pag` with procedure `proc` moved from the sending to the
 /// receiving side of every message.
 pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
-    // Per context: F is on its call stack.
-    let mut in_f = vec![false; pag.contexts.len()];
-    for c in 1..pag.contexts.len() {
-        let ctx = pag.contexts[c];
-        in_f[c] = ctx.proc == proc
-            || (ctx.parent != NONE && in_f.get(ctx.parent as usize).copied().unwrap_or(false));
-    }
+    let in_f = pag.zeroed_contexts(&[proc], true);
     let mut origin = vec![0u8; pag.nodes()];
     for a in 0..pag.arcs() {
         let o = &mut origin[pag.arc_from[a] as usize];
@@ -117,6 +112,27 @@ pub struct ProcedureWhatIf {
     pub time_moved_ns: i64,
     /// Critical-path zeroing: the critical path with the procedure's exclusive time 0.
     pub zeroed_ns: i64,
+    /// The critical path with the procedure and everything it calls taking no time: the
+    /// bound of what a move (which carries the callees along) can save.
+    pub zeroed_inclusive_ns: i64,
+}
+
+impl ProcedureWhatIf {
+    /// `(original - v) / original`: the improvement of a predicted time `v`.
+    pub fn improvement(&self, v: i64) -> f64 {
+        if self.original_ns == 0 {
+            0.0
+        } else {
+            (self.original_ns - v) as f64 / self.original_ns as f64
+        }
+    }
+
+    /// The move's saving as a fraction of the inclusive zeroing's; `None` when the
+    /// zeroing saves nothing.
+    pub fn move_share_of_zeroing(&self) -> Option<f64> {
+        let bound = self.original_ns - self.zeroed_inclusive_ns;
+        (bound > 0).then(|| (self.original_ns - self.moved_ns) as f64 / bound as f64)
+    }
 }
 
 /// Procedure LBF and zeroing of `proc` with one processor per process (the paper's
@@ -128,20 +144,26 @@ pub fn procedure_whatif(pag: &mut Pag, proc: StrId, place: Option<&Placement>) -
         return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
     }
     let mut m = move_weights(pag, proc);
-    let (original_ns, moved_ns, zeroed_ns) = match place {
+    let (original_ns, moved_ns, zeroed_ns, zeroed_inclusive_ns) = match place {
         None => {
             let original = cp::length(pag, &CpOptions::default());
-            let zeroed = cp::length(pag, &CpOptions { zero: vec![proc], ..CpOptions::default() });
+            let zeroed = |zero_inclusive| {
+                cp::length(pag, &CpOptions { zero: vec![proc], zero_inclusive, ..CpOptions::default() })
+            };
+            let (exclusive, inclusive) = (zeroed(false), zeroed(true));
             std::mem::swap(&mut pag.weight, &mut m.weight);
             let moved = cp::length(pag, &CpOptions::default());
             std::mem::swap(&mut pag.weight, &mut m.weight);
-            (original, moved, zeroed)
+            (original, moved, exclusive, inclusive)
         }
         Some(p) => {
             let base = gag::predict(pag, p, &Costs::default())?.time_ns;
             let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..Costs::default() })?.time_ns;
-            let zeroed = gag::predict(pag, p, &Costs { zero: vec![proc], ..Costs::default() })?.time_ns;
-            (base, moved, zeroed)
+            let zeroed = |zero_inclusive| {
+                gag::predict(pag, p, &Costs { zero: vec![proc], zero_inclusive, ..Costs::default() })
+                    .map(|r| r.time_ns)
+            };
+            (base, moved, zeroed(false)?, zeroed(true)?)
         }
     };
     Ok(ProcedureWhatIf {
@@ -150,5 +172,6 @@ pub fn procedure_whatif(pag: &mut Pag, proc: StrId, place: Option<&Placement>) -
         moved_ns,
         time_moved_ns: m.moved_ns,
         zeroed_ns,
+        zeroed_inclusive_ns,
     })
 }

@@ -11,6 +11,7 @@ use spoor_graph::pag::NONE;
 use spoor_graph::{cp, CpOptions, Error, NetTable, Pag, Result};
 use std::io::{self, Write};
 use std::path::Path;
+use toml::Spanned;
 
 /// The scenario file as written (formats/scenarios.md).
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -19,15 +20,19 @@ pub struct ScenarioFile {
     /// The trace or PAG file; relative to the scenario file.
     pub input: Option<String>,
     #[serde(default)]
-    pub placement: Vec<PlacementSpec>,
+    pub placement: Vec<Spanned<PlacementSpec>>,
     #[serde(default)]
     pub network: Vec<NetworkSpec>,
     /// Procedures to move (procedure LBF); "none" is always a choice too.
     #[serde(default)]
-    pub moves: Vec<String>,
-    /// Procedures to zero (critical-path zeroing); "none" is always a choice too.
+    pub moves: Vec<Spanned<String>>,
+    /// Procedures to zero with everything they call (critical-path zeroing, inclusive,
+    /// as a move carries the callees along); "none" is always a choice too.
     #[serde(default)]
-    pub zeroings: Vec<String>,
+    pub zeroings: Vec<Spanned<String>>,
+    /// Where each line starts, for errors about the file's values.
+    #[serde(skip)]
+    line_starts: Vec<usize>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -37,7 +42,7 @@ pub struct PlacementSpec {
     /// `process`, `machine`, `block:K`, `cyclic:K`.
     pub by: Option<String>,
     /// The inline form `a,b;c,d`.
-    pub place: Option<String>,
+    pub place: Option<Spanned<String>>,
     /// A placement file (formats/placement.md), relative to the scenario file.
     pub file: Option<String>,
 }
@@ -52,7 +57,7 @@ pub struct NetworkSpec {
 
 impl ScenarioFile {
     pub fn parse(file: &str, text: &str) -> Result<ScenarioFile> {
-        toml::from_str(text).map_err(|e| {
+        let mut spec: ScenarioFile = toml::from_str(text).map_err(|e| {
             let at = e
                 .span()
                 .map(|s| {
@@ -61,7 +66,14 @@ impl ScenarioFile {
                 })
                 .unwrap_or_default();
             Error::input(file, format!("{at}{}", e.message()))
-        })
+        })?;
+        spec.line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Ok(spec)
+    }
+
+    /// The line (from 1) of a value of the file.
+    pub fn line_of<T>(&self, value: &Spanned<T>) -> usize {
+        self.line_starts.partition_point(|&s| s <= value.span().start).max(1)
     }
 }
 
@@ -108,7 +120,7 @@ pub struct Row {
 fn read(base: &Path, file: &str) -> Result<(String, String)> {
     let p = base.join(file);
     let name = p.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(&p).map_err(|e| Error::Format(spoor_format::Error::io(&name, &e)))?;
+    let text = spoor_format::read_text(&name)?;
     Ok((name, text))
 }
 
@@ -118,25 +130,30 @@ impl Sweep {
     pub fn new(pag: &Pag, file: &str, spec: &ScenarioFile, base: &Path) -> Result<Sweep> {
         let mut warnings = Vec::new();
         let mut placements = Vec::new();
-        for (k, p) in spec.placement.iter().enumerate() {
-            let what = format!("{file}: placement {}", k + 1);
+        for (k, spanned) in spec.placement.iter().enumerate() {
+            let p = spanned.get_ref();
+            let what = format!("line {}: placement {}", spec.line_of(spanned), k + 1);
             let place = match (&p.by, &p.place, &p.file) {
                 (Some(by), None, None) => Placement::by(
                     pag,
-                    PlaceBy::parse(by).map_err(|m| Error::Usage(format!("{what}: by = {m}")))?,
+                    PlaceBy::parse(by).map_err(|m| Error::input(file, format!("{what}: by = {m}")))?,
                 ),
-                (None, Some(s), None) => Placement::parse_inline(pag, s)?,
+                (None, Some(s), None) => Placement::parse_inline(
+                    pag,
+                    &format!("{file}: line {}: place", spec.line_of(s)),
+                    s.get_ref(),
+                )?,
                 (None, None, Some(f)) => {
                     let (name, text) = read(base, f)?;
                     Placement::parse_file(pag, &name, &text)?
                 }
-                _ => return Err(Error::Usage(format!("{what}: give exactly one of by, place, file"))),
+                _ => return Err(Error::input(file, format!("{what}: give exactly one of by, place, file"))),
             };
             let name = p
                 .name
                 .clone()
                 .or_else(|| p.by.clone())
-                .or_else(|| p.place.clone())
+                .or_else(|| p.place.as_ref().map(|s| s.get_ref().clone()))
                 .or_else(|| p.file.clone());
             placements.push((name.unwrap_or_default(), place));
         }
@@ -158,14 +175,18 @@ impl Sweep {
         if networks.is_empty() {
             networks.push(("measured".into(), None));
         }
+        let procedure = |name: &Spanned<String>, what: &str| {
+            procedure_id(pag, name.get_ref())
+                .map_err(|e| Error::input(file, format!("line {}: {what}: {e}", spec.line_of(name))))
+        };
         let mut moves = vec![("none".to_owned(), None)];
         for m in &spec.moves {
-            let id = procedure_id(pag, m)?;
-            moves.push((m.clone(), Some(move_weights(pag, id).weight)));
+            let id = procedure(m, "moves")?;
+            moves.push((m.get_ref().clone(), Some(move_weights(pag, id).weight)));
         }
         let mut zeros = vec![("none".to_owned(), None)];
         for z in &spec.zeroings {
-            zeros.push((z.clone(), Some(procedure_id(pag, z)?)));
+            zeros.push((z.get_ref().clone(), Some(procedure(z, "zeroings")?)));
         }
         Ok(Sweep { placements, networks, moves, zeros, warnings })
     }
@@ -196,6 +217,7 @@ impl Sweep {
                 let costs = Costs {
                     local: self.moves[s.mv].1.as_deref(),
                     zero: self.zeros[s.zero].1.into_iter().collect(),
+                    zero_inclusive: true,
                     net: self.networks[s.network].1.as_ref(),
                 };
                 let place = &self.placements[s.placement].1;

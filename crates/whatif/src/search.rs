@@ -13,7 +13,7 @@ use crate::gag::{self, Costs};
 use crate::placement::{PlaceBy, Placement};
 use rayon::prelude::*;
 use spoor_graph::pag::NONE;
-use spoor_graph::{Pag, Result};
+use spoor_graph::{Error, Pag, Result};
 
 /// One strategy's placement and prediction.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -40,7 +40,9 @@ fn with_k(group_of: Vec<u32>, k: u32) -> Placement {
 
 /// Searches a placement on `k` processors.
 pub fn search(pag: &Pag, k: u32, costs: &Costs, rounds: u32) -> Result<SearchResult> {
-    let k = k.max(1);
+    if k == 0 {
+        return Err(Error::Usage("a placement on 0 processors: give at least 1".into()));
+    }
     let procs = pag.defs.processes.len();
     let names = crate::placement::process_names(&pag.defs);
     let eval = |p: &Placement| gag::predict(pag, p, costs).map(|x| x.time_ns);

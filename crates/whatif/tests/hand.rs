@@ -14,7 +14,7 @@ fn cpu_cp(pag: &spoor_graph::Pag) -> i64 {
 #[test]
 fn figure1_groups_give_the_papers_epts() {
     let pag = pag_of_file("whatif/figure1.txt", Mode::Cpu);
-    let place = Placement::parse_inline(&pag, "p1,p2;p3").unwrap();
+    let place = Placement::parse_inline(&pag, "--place", "p1,p2;p3").unwrap();
     let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
     assert_eq!(pred.time_ns, ms(8.0));
     assert_eq!(cpu_cp(&gag), ms(8.0), "the GAG's critical path is the prediction");
@@ -60,7 +60,7 @@ fn figure1_groups_give_the_papers_epts() {
 fn spa_with_the_clients_on_one_processor() {
     // Worked in testdata/whatif/spa-clients.md: 11.60 ms.
     let pag = pag_of_file("cp/spa.txt", Mode::Cpu);
-    let place = Placement::parse_inline(&pag, "server;client1,client2,client3").unwrap();
+    let place = Placement::parse_inline(&pag, "--place", "server;client1,client2,client3").unwrap();
     let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
     assert_eq!(pred.time_ns, ms(11.60));
     assert_eq!(cpu_cp(&gag), ms(11.60));
@@ -119,7 +119,7 @@ fn nf_with_a_table_and_lbf_with_it() {
     assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &costs).unwrap().time_ns, ms(9.0));
     // p1,p2;p3 (LBF and NF): the p2 -> p1 message is local: 8 + 0.5; p3's endRecv at
     // max(1, 0 + 2) = 2.
-    let place = Placement::parse_inline(&pag, "p1,p2;p3").unwrap();
+    let place = Placement::parse_inline(&pag, "--place", "p1,p2;p3").unwrap();
     let (gag, pred) = build_gag(&pag, &place, &costs).unwrap();
     assert_eq!(pred.time_ns, ms(8.5));
     assert_eq!(cpu_cp(&gag), ms(8.5));
@@ -130,9 +130,12 @@ fn nf_with_a_table_and_lbf_with_it() {
 #[test]
 fn bad_placements_are_refused_with_the_names() {
     let pag = pag_of_file("cp/spa.txt", Mode::Cpu);
-    let e = Placement::parse_inline(&pag, "server,clientX;client1,client2").unwrap_err().to_string();
+    let e =
+        Placement::parse_inline(&pag, "--place", "server,clientX;client1,client2").unwrap_err().to_string();
     assert!(e.contains("clientX") && e.contains("leaves out these processes: client3"), "{e}");
-    let e = Placement::parse_inline(&pag, "server,client1;client1,client2,client3").unwrap_err().to_string();
+    let e = Placement::parse_inline(&pag, "--place", "server,client1;client1,client2,client3")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("more than once: client1"), "{e}");
     let e = Placement::parse_file(&pag, "p.txt", "# two\nA: server, client1\n\n").unwrap_err().to_string();
     assert!(e.starts_with("p.txt: ") && e.contains("client2, client3"), "{e}");
@@ -154,7 +157,8 @@ fn lock_hand_offs_wait_like_receives() {
         ms(5.0)
     );
     let (gag, pred) =
-        build_gag(&pag, &Placement::parse_inline(&pag, "t1,t2").unwrap(), &Costs::default()).unwrap();
+        build_gag(&pag, &Placement::parse_inline(&pag, "--place", "t1,t2").unwrap(), &Costs::default())
+            .unwrap();
     assert_eq!(pred.time_ns, ms(7.0));
     assert_eq!(cpu_cp(&gag), ms(7.0));
     let times = |kind: &str| -> Vec<i64> {

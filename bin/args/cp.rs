@@ -1,0 +1,103 @@
+//! The command line of spoor-cp, shared with `spoor man` and `spoor completions`.
+
+use clap::{Parser, ValueEnum};
+use spoor_graph::Mode;
+
+pub const ABOUT: &str = "\
+The critical path is the longest path through the Program Activity Graph (formats/pag.md).
+In cpu mode local arcs weigh the process time between two events and waiting weighs nothing
+(the run's time with one processor per process); in wall mode they weigh elapsed time and the
+path is the chain of activities and waits that determined the end time (its length is the
+measured elapsed time). Scopes: global (all applications); intra (--app A: A's own graph,
+arcs from other applications ignored); inter (--app A: the longest path that begins and ends
+in A, through other applications only where they lead back to A). The input is an ordered
+trace (spoor-order's output) or a PAG file (spoor-pag's output).";
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+pub enum ScopeArg {
+    /// Every application.
+    Global,
+    /// One application's own graph (--app), other applications' arcs ignored.
+    Intra,
+    /// The longest path that begins and ends in one application (--app).
+    Inter,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// Human tables.
+    Text,
+    /// One table: section,name,time_ns,share,detail (formats/pag.md).
+    Csv,
+    /// One JSON object.
+    Json,
+}
+
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-cp run.o                                    the path, by process and procedure
+  spoor-cp --zeroing --top 8 run.o                  what each procedure's time costs
+  spoor-cp --weight wall --profile all --path run.o
+  spoor-cp --scope inter --app clientA run.o
+  spoor-cp --phase solve -f csv -o cp.csv run.o
+  spoor-pag run.o -o run.pag && spoor-cp --near 5 run.pag";
+
+/// Critical paths, critical-path profiles, zeroing and near-critical paths.
+#[derive(Parser)]
+#[command(name = "spoor-cp", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
+pub struct Args {
+    /// An ordered trace or a PAG file; `-` for standard input.
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// Arc weights when building from a trace (a PAG file keeps its own).
+    #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
+    pub weight: Mode,
+    /// Message-arc weights from this communication-cost table (formats/nettable.md).
+    #[arg(long, value_name = "TABLE")]
+    pub net: Option<String>,
+    /// Which applications the path may run through.
+    #[arg(long, value_enum, default_value = "global")]
+    pub scope: ScopeArg,
+    /// The application of --scope intra or inter.
+    #[arg(long, value_name = "NAME")]
+    pub app: Option<String>,
+    /// Only the events within this phase (from its first begin to its last end).
+    #[arg(long, value_name = "NAME")]
+    pub phase: Option<String>,
+    /// Only the events within T0..T1 (times like 2ms, 1.5s, 300us, or nanoseconds).
+    #[arg(long, value_name = "T0..T1")]
+    pub window: Option<String>,
+    /// Profiles to print: a comma-separated list of application, machine, process,
+    /// thread, procedure, inclusive, message; `all`; or `none`.
+    #[arg(long, value_name = "LEVELS", default_value = "process,procedure")]
+    pub profile: String,
+    /// Rows per profile in the text form (0: all; CSV and JSON always have all).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub rows: usize,
+    /// Print the path itself, arc by arc.
+    #[arg(long)]
+    pub path: bool,
+    /// Critical-path zeroing: the path's length with each of the top procedures' own
+    /// time set to zero (exclusive), and with everything it calls too (inclusive).
+    #[arg(long)]
+    pub zeroing: bool,
+    /// How many procedures --zeroing tries: the K with the most exclusive time on the
+    /// path and the K with the most inclusive time.
+    #[arg(long, value_name = "K", default_value_t = 16)]
+    pub top: usize,
+    /// The lengths of the K longest distinct paths.
+    #[arg(long, value_name = "K")]
+    pub near: Option<usize>,
+    /// Output form.
+    #[arg(short, long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write to this file (complete or not at all) instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<std::path::PathBuf>,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Say nothing on standard error unless something is wrong.
+    #[arg(short, long)]
+    pub quiet: bool,
+}

@@ -1,0 +1,54 @@
+//! The command line of spoor-gag, shared with `spoor man` and `spoor completions`.
+
+use clap::Parser;
+
+pub const ABOUT: &str = "\
+The events of every process placed on one processor run there in the order the LBF paper's
+algorithm gives them: runnable processes share the processor equally (round robin with an
+infinitely small quantum), a receive ends at the later of its local readiness and its send's
+time plus the transfer time, and collectives, locks and spawns wait for their remote arcs the
+same way. The output is a PAG file (formats/pag.md) whose locations are the processors: its
+cpu-mode critical path (spoor-cp) is the predicted time. With --net, message arcs weigh the
+table's time, local when both ends share a processor (the networking factor).
+Placements: --place 'a,b;c,d' (processes by name, processors separated by `;`), a file
+(formats/placement.md), or a rule: process (one processor each), machine (as recorded),
+block:K, cyclic:K.";
+
+pub const EXAMPLES: &str = "\
+Examples:
+  spoor-gag --predict --place 'server;client1,client2,client3' run.o
+  spoor-gag --predict --place-by block:4 --net host.csv run.o
+  spoor-gag --place-file nodes.txt -o run.gag run.o && spoor-cp run.gag";
+
+/// Predict a run on another placement of its processes: the Group Activity Graph.
+#[derive(Parser)]
+#[command(name = "spoor-gag", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
+pub struct Args {
+    /// An ordered trace or a PAG file in cpu mode; `-` for standard input.
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// Processes per processor: `a,b;c,d`.
+    #[arg(long, value_name = "SPEC")]
+    pub place: Option<String>,
+    /// A placement file (formats/placement.md).
+    #[arg(long, value_name = "FILE")]
+    pub place_file: Option<String>,
+    /// process, machine, block:K or cyclic:K.
+    #[arg(long, value_name = "RULE")]
+    pub place_by: Option<String>,
+    /// Message-arc weights from this communication-cost table (formats/nettable.md).
+    #[arg(long, value_name = "TABLE")]
+    pub net: Option<String>,
+    /// Print the predicted time instead of writing the GAG.
+    #[arg(long)]
+    pub predict: bool,
+    /// Print the GAG as text, one node or arc a line, instead of writing it.
+    #[arg(long)]
+    pub dump: bool,
+    /// Write to this file (complete or not at all) instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<std::path::PathBuf>,
+    /// Say nothing on standard error unless something is wrong.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
