@@ -178,13 +178,13 @@ fn samples_take_no_time_in_a_gag() {
     let plain = pag_of_file("late-sender.txt", Mode::Cpu);
     let pag = pag_of_bytes("late-sender with samples", late_sender_with_samples(), Mode::Cpu);
     for spec in ["rank0;rank1;rank2", "rank0,rank1,rank2"] {
-        let p0 = Placement::parse_inline(&plain, spec).unwrap();
-        let p1 = Placement::parse_inline(&pag, spec).unwrap();
+        let p0 = Placement::parse_inline(&plain, "--place", spec).unwrap();
+        let p1 = Placement::parse_inline(&pag, "--place", spec).unwrap();
         let (_, want) = build_gag(&plain, &p0, &Costs::default()).unwrap();
         let (gag, got) = build_gag(&pag, &p1, &Costs::default()).unwrap();
         assert_eq!(got.time_ns, want.time_ns, "{spec}");
         assert_eq!(cpu_cp(&gag), want.time_ns, "{spec}: the GAG's path is the prediction");
     }
-    let one = Placement::parse_inline(&pag, "rank0;rank1;rank2").unwrap();
+    let one = Placement::parse_inline(&pag, "--place", "rank0;rank1;rank2").unwrap();
     assert_eq!(predict(&pag, &one, &Costs::default()).unwrap().time_ns, ms(10.2), "the cpu-mode path");
 }
