@@ -68,7 +68,8 @@ pub struct Args {
     #[arg(long, value_name = "T0..T1")]
     pub window: Option<String>,
     /// Profiles to print: a comma-separated list of application, machine, process,
-    /// thread, procedure, inclusive, message; `all`; or `none`.
+    /// thread, procedure, inclusive, message, imbalance (each procedure's time on the
+    /// path beyond its mean per process); `all`; or `none`.
     #[arg(long, value_name = "LEVELS", default_value = "process,procedure")]
     pub profile: String,
     /// Rows per profile in the text form (0: all; CSV and JSON always have all).

@@ -17,10 +17,13 @@ pub enum Level {
     Inclusive,
     /// Remote arcs by the machines they join.
     Message,
+    /// The imbalance impact of each procedure (Scalasca's critical-path profile): its
+    /// time on the path less its mean time per process, where positive.
+    Imbalance,
 }
 
 impl Level {
-    pub const ALL: [Level; 7] = [
+    pub const ALL: [Level; 8] = [
         Level::Application,
         Level::Machine,
         Level::Process,
@@ -28,6 +31,7 @@ impl Level {
         Level::Procedure,
         Level::Inclusive,
         Level::Message,
+        Level::Imbalance,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +43,7 @@ impl Level {
             Level::Procedure => "procedure",
             Level::Inclusive => "inclusive",
             Level::Message => "message",
+            Level::Imbalance => "imbalance",
         }
     }
 
@@ -68,6 +73,9 @@ fn arc_label(kind: ArcKind) -> &'static str {
 /// Rows with no time are left out; at every level but `Inclusive` and `Message` the
 /// rows add up to the path's length.
 pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
+    if level == Level::Imbalance {
+        return imbalance(pag, path);
+    }
     let mut acc: BTreeMap<String, i64> = BTreeMap::new();
     let name = |id: Option<spoor_model::StrId>| {
         id.map_or_else(|| "?".to_owned(), |n| pag.defs.strings.name(n).into_owned())
@@ -100,7 +108,7 @@ pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
                             *acc.entry(pag.proc_name(p)).or_default() += s.weight;
                         }
                     }
-                    Level::Message => {}
+                    Level::Message | Level::Imbalance => {}
                 }
             }
             Pred::Arc(a) => {
@@ -143,6 +151,41 @@ fn on_stack(pag: &Pag, ctx: u32) -> Vec<u32> {
         c = pag.contexts[c as usize].parent;
     }
     seen
+}
+
+/// The imbalance impact of each procedure on the path: its exclusive time on the path
+/// less its mean exclusive time per process (over the whole graph, in the graph's
+/// weights), where positive, largest first. Their sum is how much of the path is
+/// imbalance: the time the path spends in a procedure beyond what an average process
+/// spent in it.
+pub fn imbalance(pag: &Pag, path: &CriticalPath) -> Vec<Row> {
+    let mut total: BTreeMap<u32, i64> = BTreeMap::new();
+    let mut processes = std::collections::BTreeSet::new();
+    for i in 0..pag.nodes() {
+        let l = pag.loc[i];
+        if l == NONE {
+            continue;
+        }
+        processes.insert(pag.process_of(l));
+        *total.entry(pag.proc_of_ctx(pag.ctx[i])).or_default() += pag.weight[i];
+    }
+    let n = processes.len().max(1) as i64;
+    let mut on_path: BTreeMap<u32, i64> = BTreeMap::new();
+    for s in &path.steps {
+        if matches!(s.pred, Pred::Source | Pred::Local(_)) {
+            *on_path.entry(pag.proc_of_ctx(pag.ctx[s.node as usize])).or_default() += s.weight;
+        }
+    }
+    let mut rows: Vec<Row> = on_path
+        .into_iter()
+        .map(|(p, t)| Row {
+            name: pag.proc_name(p),
+            time_ns: (t - total.get(&p).copied().unwrap_or(0) / n).max(0),
+        })
+        .filter(|r| r.time_ns > 0)
+        .collect();
+    rows.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then_with(|| a.name.cmp(&b.name)));
+    rows
 }
 
 /// Critical-path time per procedure id, exclusive (innermost procedure) or inclusive

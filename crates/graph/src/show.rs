@@ -183,6 +183,15 @@ pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
                 row.name
             )?;
         }
+        if p.level == "imbalance" {
+            let all: i64 = p.rows.iter().map(|r| r.time_ns).sum();
+            writeln!(
+                out,
+                "{:>14}  {:>5.1}%  in all: the path's time beyond each procedure's mean per process",
+                fmt_ns(all),
+                share(all, r.length_ns)
+            )?;
+        }
         if shown < p.rows.len() {
             let rest: i64 = p.rows[shown..].iter().map(|r| r.time_ns).sum();
             writeln!(

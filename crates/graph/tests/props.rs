@@ -350,3 +350,21 @@ fn distances_made_while_building_are_dropped_when_a_later_t0_clamps_a_source() {
     assert_eq!(made.expect("wall-mode distances"), plain);
     assert_eq!(plain.length, 50 + 250);
 }
+
+/// The imbalance impact of injected extra work: 3 ms of `late` on one rank of four in
+/// each of 5 barrier steps is on the cpu-mode path (15 ms) against a mean of 15 / 4 ms
+/// per process, an impact of 11.25 ms; the balanced compute has none.
+#[test]
+fn imbalance_impact_is_the_injected_work_beyond_its_mean() {
+    let extra = vec![spoor_synth::ExtraWork { proc: "late".into(), ranks: vec![2], ns: 3_000_000 }];
+    let s = Spec { procs: 4, steps: 5, imbalance: 0.0, extra, ..Spec::new(Workload::Barrier) };
+    let pag = spoor_testkit::synth_pag(&s, Mode::Cpu);
+    let path = critical_path(&pag, &CpOptions::default());
+    let rows = spoor_graph::profile::profile(&pag, &path, spoor_graph::profile::Level::Imbalance);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!((rows[0].name.as_str(), rows[0].time_ns), ("late", 11_250_000));
+    // Without the injection nothing is imbalanced.
+    let even = spoor_testkit::synth_pag(&Spec { extra: Vec::new(), ..s }, Mode::Cpu);
+    let path = critical_path(&even, &CpOptions::default());
+    assert!(spoor_graph::profile::profile(&even, &path, spoor_graph::profile::Level::Imbalance).is_empty());
+}
