@@ -75,7 +75,8 @@ pub struct Args {
     /// Most message lines in the space-time diagram (the longest transits).
     #[arg(long, default_value_t = 500)]
     pub arrows: usize,
-    /// Rows of the longest-transit message table.
+    /// Rows of the longest-transit message table, of the largest waits and of their root
+    /// causes (also the waits outlined in the space-time diagram).
     #[arg(long, default_value_t = 10)]
     pub top: usize,
     /// Draw the critical path (spoor-cp's, global scope, in this weight mode) over the
