@@ -101,8 +101,11 @@ impl Timelines<'_> {
     /// The delay-caused waits on `loc` that overlap `[a, b]`, with the overlap.
     fn waits_in(&self, loc: LocId, a: i64, b: i64) -> Vec<(usize, i64)> {
         let Some(r) = self.by_loc.get(loc as usize) else { return Vec::new() };
+        // A location's waits do not overlap, so their ends rise with their starts.
+        let mine = &self.instances[r.clone()];
+        let first = r.start + mine.partition_point(|w| w.start + w.duration <= a);
         let mut v = Vec::new();
-        for i in r.clone() {
+        for i in first..r.end {
             let w = &self.instances[i];
             if w.start >= b {
                 break;

@@ -85,6 +85,9 @@ pub(crate) struct LocState {
     lock_request: Option<i64>,
     /// Recent late-sender instances: (send time, instance index).
     late_senders: VecDeque<(i64, usize)>,
+    /// At least the latest send time in `late_senders` (a receive of a message sent
+    /// later than all of them can show none to be out of order).
+    late_senders_max: i64,
     /// MPI_Init and MPI_Finalize on this location.
     init: Option<Span>,
     finalize: Option<Span>,
@@ -370,7 +373,10 @@ impl Detector {
         let li = e.loc as usize;
         // Earlier late senders that waited while this message, sent before theirs, was
         // on its way: they waited in the wrong order.
-        for &(t, k) in &self.locs[li].late_senders {
+        let st = &self.locs[li];
+        let scan =
+            st.late_senders.iter().take(if st.late_senders_max > send_time { WRONG_ORDER_WINDOW } else { 0 });
+        for &(t, k) in scan {
             if t > send_time && self.instances[k].pattern == Pattern::LateSender {
                 self.instances[k].pattern = Pattern::LateSenderWrongOrder;
             }
@@ -386,6 +392,7 @@ impl Detector {
                 st.late_senders.pop_front();
             }
             st.late_senders.push_back((send_time, self.instances.len() - 1));
+            st.late_senders_max = st.late_senders_max.max(send_time);
             if let Some(run) = &mut st.run {
                 run.1 = run.1.max(until);
             }
