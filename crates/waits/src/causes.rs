@@ -61,7 +61,13 @@ pub struct RootCauses {
 
 /// Whether a pattern's waits are caused by another location being late.
 pub fn caused_by_delay(p: Pattern) -> bool {
-    !matches!(p, Pattern::BarrierCompletion | Pattern::NxNCompletion | Pattern::InitCompletion)
+    !matches!(
+        p,
+        Pattern::BarrierCompletion
+            | Pattern::NxNCompletion
+            | Pattern::InitCompletion
+            | Pattern::FinalizeCompletion
+    )
 }
 
 /// The waits and work of the locations, indexed for interval queries.

@@ -541,18 +541,18 @@ impl Detector {
                     );
                 }
             }
-            // Time in MPI_Finalize before the last process entered it.
-            if let Some(&(l1, s1)) = fin.iter().max_by_key(|(l, s)| (s.enter.0, *l)) {
+            // Time in MPI_Finalize before the last process entered it, and after the
+            // first left it.
+            let last_in = fin.iter().max_by_key(|(l, s)| (s.enter.0, *l)).copied();
+            let first_out = fin.iter().min_by_key(|(l, s)| (s.leave.0, *l)).copied();
+            if let (Some((l1, s1)), Some((l0, s0))) = (last_in, first_out) {
                 for &(l, s) in fin.iter().filter(|_| fin.len() > 1) {
                     let cause = Some((EventRef { loc: l1, index: s1.enter.1 }, s1.enter.0));
-                    self.push(
-                        Pattern::WaitAtFinalize,
-                        l,
-                        s.site,
-                        s.enter.0,
-                        s1.enter.0.min(s.leave.0),
-                        cause,
-                    );
+                    let until = s1.enter.0.min(s.leave.0);
+                    self.push(Pattern::WaitAtFinalize, l, s.site, s.enter.0, until, cause);
+                    let cause = Some((EventRef { loc: l0, index: s0.leave.1 }, s0.leave.0));
+                    let from = s0.leave.0.max(until).max(s.enter.0);
+                    self.push(Pattern::FinalizeCompletion, l, s.site, from, s.leave.0, cause);
                 }
             }
         }

@@ -32,12 +32,14 @@ pub enum Pattern {
     InitCompletion,
     /// Time in MPI_Finalize before the last process entered it.
     WaitAtFinalize,
+    /// Time in MPI_Finalize after the first process left it.
+    FinalizeCompletion,
     /// A thread waits to acquire a lock that another holds.
     LockContention,
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 12] = [
+    pub const ALL: [Pattern; 13] = [
         Pattern::LateSender,
         Pattern::LateSenderWrongOrder,
         Pattern::LateReceiver,
@@ -49,6 +51,7 @@ impl Pattern {
         Pattern::NxNCompletion,
         Pattern::InitCompletion,
         Pattern::WaitAtFinalize,
+        Pattern::FinalizeCompletion,
         Pattern::LockContention,
     ];
 
@@ -66,6 +69,7 @@ impl Pattern {
             Pattern::NxNCompletion => "nxn_completion",
             Pattern::InitCompletion => "init_completion",
             Pattern::WaitAtFinalize => "wait_at_finalize",
+            Pattern::FinalizeCompletion => "finalize_completion",
             Pattern::LockContention => "lock_contention",
         }
     }

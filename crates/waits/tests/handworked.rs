@@ -107,9 +107,11 @@ fn collectives_init_finalize_and_a_lock() {
         i(WaitAtBarrier, 1, "MPI_Barrier", 21.0, 2.0),
         i(BarrierCompletion, 1, "MPI_Barrier", 23.1, 0.1),
         i(WaitAtFinalize, 1, "MPI_Finalize", 41.0, 3.0),
+        i(FinalizeCompletion, 1, "MPI_Finalize", 44.5, 0.1),
         i(InitCompletion, 2, "MPI_Init", 1.0, 0.5),
         i(NxNCompletion, 2, "MPI_Allreduce", 6.2, 0.2),
         i(BarrierCompletion, 2, "MPI_Barrier", 23.1, 0.2),
+        i(FinalizeCompletion, 2, "MPI_Finalize", 44.5, 0.2),
     ];
     assert_eq!(instances(&defs, &w), want);
     // Totals by pattern × procedure × process.
