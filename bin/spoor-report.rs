@@ -105,10 +105,10 @@ fn main() {
             rows: args.rows.max(1),
             arrows: args.arrows,
             top: args.top,
-            // Wait states cost a fold of their own: only for the tables that show them.
-            waits: args.tables.is_empty()
-                || args.tables.iter().any(|t| t == "waits")
-                || matches!(args.format, Form::Chrome),
+            // Wait states and their root causes take memory that grows with the trace:
+            // only for the tables and pictures that show them.
+            waits: args.tables.iter().any(|t| t == "waits")
+                || matches!(args.format, Form::Svg | Form::Html | Form::Chrome),
         };
         let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
         let lib = |e: spoor_report::Error| match e {
