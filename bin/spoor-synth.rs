@@ -5,7 +5,7 @@ use clap::{CommandFactory, Parser};
 use spoor_cli::{Output, Progress};
 use spoor_format::{text, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event};
-use spoor_synth::{ExtraWork, Sink, Spec, SpecError};
+use spoor_synth::{ExtraWork, Sink, SlowLink, Spec, SpecError};
 use std::io::{self, Write};
 
 #[path = "args/synth.rs"]
@@ -31,6 +31,7 @@ impl Args {
             extra: self.extra_work.iter().map(|x| ExtraWork::parse(x)).collect::<Result<_, _>>()?,
             serial_ns: self.serialize,
             hot_lock_ns: self.hot_lock,
+            slow_link: self.slow_link.as_deref().map(SlowLink::parse).transpose()?,
         };
         if let Some(n) = self.events {
             spec.steps = spec.steps_for_events(n);

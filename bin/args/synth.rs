@@ -46,7 +46,8 @@ Examples:
   spoor-synth ring --text --procs 3 --steps 2
   spoor-synth master-worker --apps 2 --machines 4 --kernels 8 -o mw.spoor
   spoor-synth stencil --procs 16 --extra-work late:5:2000000   rank 5 late by 2 ms a step
-  spoor-synth barrier --serialize 1000000 --hot-lock 500000";
+  spoor-synth barrier --serialize 1000000 --hot-lock 500000
+  spoor-synth pipeline --procs 4 --slow-link 1-2:3000000";
 
 /// Write a synthetic trace: client/server (the LBF paper's SPA), SPMD ring and stencil,
 /// master/worker, pipeline or barrier loop, at any size, with known answers.
@@ -110,6 +111,9 @@ pub struct Args {
     /// procedure `critical`.
     #[arg(long, value_name = "NS", default_value_t = 0)]
     pub hot_lock: u64,
+    /// A slow link: every message between ranks A and B (either way) takes NS more.
+    #[arg(long, value_name = "A-B:NS")]
+    pub slow_link: Option<String>,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,

@@ -368,3 +368,22 @@ fn imbalance_impact_is_the_injected_work_beyond_its_mean() {
     let path = critical_path(&even, &CpOptions::default());
     assert!(spoor_graph::profile::profile(&even, &path, spoor_graph::profile::Level::Imbalance).is_empty());
 }
+
+/// A slow link between ranks 1 and 2 of a pipeline (3 ms more a message): the wall-mode
+/// path, which carries the last item across every link, is exactly 3 ms longer, and
+/// the 3 ms are on the path's message arcs from node1 to node2.
+#[test]
+fn a_slow_link_lengthens_the_path_by_its_delay_on_that_link() {
+    let s = Spec { procs: 4, steps: 6, imbalance: 0.0, ..Spec::new(Workload::Pipeline) };
+    let slow = Spec { slow_link: Some(spoor_synth::SlowLink { a: 1, b: 2, ns: 3_000_000 }), ..s.clone() };
+    let link = |spec: &Spec| {
+        let pag = spoor_testkit::synth_pag(spec, Mode::Wall);
+        let path = critical_path(&pag, &CpOptions::default());
+        let rows = spoor_graph::profile::profile(&pag, &path, spoor_graph::profile::Level::Message);
+        let on_link = rows.iter().find(|r| r.name == "message node1 -> node2").map_or(0, |r| r.time_ns);
+        (path.length, on_link)
+    };
+    let ((len0, link0), (len1, link1)) = (link(&s), link(&slow));
+    assert_eq!(len1 - len0, 3_000_000);
+    assert_eq!(link1 - link0, 3_000_000);
+}

@@ -181,6 +181,32 @@ pub struct Spec {
     /// barrier only: each step, before the barrier, every rank takes lock 1 and holds it
     /// this many ns in procedure `critical` (a hot lock); 0: none.
     pub hot_lock_ns: u64,
+    /// A slow link: every point-to-point message between these two ranks (either way)
+    /// takes this many ns more to arrive.
+    pub slow_link: Option<SlowLink>,
+}
+
+/// A link between two ranks made slower by a fixed time per message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlowLink {
+    pub a: u32,
+    pub b: u32,
+    pub ns: u64,
+}
+
+impl SlowLink {
+    /// `A-B:NS`.
+    pub fn parse(s: &str) -> Result<SlowLink, SpecError> {
+        let bad = || {
+            SpecError(format!("--slow-link takes A-B:NS (two ranks and the extra ns a message), not `{s}`"))
+        };
+        let (pair, ns) = s.split_once(':').ok_or_else(bad)?;
+        let (a, b) = pair.split_once('-').ok_or_else(bad)?;
+        let num = |t: &str| t.trim().parse::<u64>().map_err(|_| bad());
+        let (a, b, ns) = (num(a)?, num(b)?, num(ns)?);
+        let rank = |x: u64| u32::try_from(x).map_err(|_| bad());
+        Ok(SlowLink { a: rank(a)?, b: rank(b)?, ns })
+    }
 }
 
 /// Extra work injected into a workload: after each main compute of the ranks named,
@@ -272,6 +298,7 @@ impl Spec {
             extra: Vec::new(),
             serial_ns: 0,
             hot_lock_ns: 0,
+            slow_link: None,
         }
     }
 
@@ -310,6 +337,16 @@ impl Spec {
                 return err("extra work needs ranks that compute every step; master-worker's tasks go to whichever worker is free".into());
             }
         }
+        if let Some(l) = self.slow_link {
+            if l.a >= self.procs || l.b >= self.procs || l.a == l.b {
+                return err(format!(
+                    "a slow link joins two different ranks from 0 to {}, not {} and {}",
+                    self.procs - 1,
+                    l.a,
+                    l.b
+                ));
+            }
+        }
         if (self.serial_ns > 0 || self.hot_lock_ns > 0) && w != Workload::Barrier {
             return err(
                 "a serialization point and a hot lock are injected into the barrier workload only".into()
@@ -330,7 +367,10 @@ impl Spec {
         let per_step = 2 * (self.compute_ns as u128 + extra)
             + 2 * p * (self.serial_ns as u128 + self.hot_lock_ns as u128)
             + 16 * self.call_ns as u128
-            + 8 * (self.latency_ns as u128 + (self.bytes as f64 / self.bandwidth).ceil() as u128 + 8);
+            + 8 * (self.latency_ns as u128
+                + self.slow_link.map_or(0, |l| l.ns as u128)
+                + (self.bytes as f64 / self.bandwidth).ceil() as u128
+                + 8);
         let bound = (self.steps as u128 + 1).saturating_mul(p * p).saturating_mul(per_step + 1);
         if bound >= 1u128 << 62 {
             return err("the simulated run would last longer than the clocks can count; \
@@ -483,6 +523,9 @@ impl Spec {
         }
         if self.hot_lock_ns > 0 {
             s += &format!(" --hot-lock {}", self.hot_lock_ns);
+        }
+        if let Some(l) = self.slow_link {
+            s += &format!(" --slow-link {}-{}:{}", l.a, l.b, l.ns);
         }
         s
     }

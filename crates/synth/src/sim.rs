@@ -376,9 +376,14 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// The arrival time of a message of `bytes` sent at `t`.
-    fn arrival(&self, t: i64, bytes: u64) -> i64 {
-        t + self.spec.transfer_ns(bytes)
+    /// The arrival time of a message of `bytes` sent at `t` from rank `from` to `to`
+    /// (later by the slow link's extra time when it joins the two).
+    fn arrival(&self, from: u32, to: u32, t: i64, bytes: u64) -> i64 {
+        let slow = match self.spec.slow_link {
+            Some(l) if (l.a, l.b) == (from, to) || (l.b, l.a) == (from, to) => l.ns as i64,
+            _ => 0,
+        };
+        t + self.spec.transfer_ns(bytes) + slow
     }
 
     /// A blocking (eager) send from `r` to rank `to`; returns the message's arrival time.
@@ -390,7 +395,7 @@ impl<'a> Ctx<'a> {
         self.emit(r, kind)?;
         self.busy(r, self.call_b);
         self.leave(r, P::Send)?;
-        Ok(self.arrival(t, bytes))
+        Ok(self.arrival(r, to, t, bytes))
     }
 
     /// Rank `r` enters a blocking receive and starts waiting.
@@ -452,7 +457,7 @@ impl<'a> Ctx<'a> {
         self.emit(r, kind)?;
         self.busy(r, self.call_b);
         self.leave(r, P::Isend)?;
-        Ok((request, self.arrival(t, bytes)))
+        Ok((request, self.arrival(r, to, t, bytes)))
     }
 
     /// Rank `r` enters MPI_Waitall.

@@ -445,6 +445,10 @@ fn event_count_is_exact_everywhere() {
                     let s = Spec { call_ns: 0, latency_ns: 0, bytes: 0, imbalance: 1.0, ..s };
                     run(&s);
                     run(&Spec { kernels: 3, ..s.clone() });
+                    if procs > 1 {
+                        let slow_link = Some(SlowLink { a: 0, b: procs - 1, ns: 11 });
+                        run(&Spec { slow_link, ..s.clone() });
+                    }
                     if w == Workload::Barrier {
                         run(&Spec { serial_ns: 5, hot_lock_ns: 3, ..s.clone() });
                     }
@@ -739,4 +743,16 @@ fn extra_work_parses_describes_and_is_checked() {
     let described =
         Spec { extra: vec![ExtraWork::parse("f:1:9").unwrap()], ..spec(Workload::Ring, 2, 1) }.describe();
     assert!(described.ends_with(" --extra-work f:1:9"), "{described}");
+}
+
+#[test]
+fn slow_link_parses_and_is_checked() {
+    assert_eq!(SlowLink::parse("1-2:3000").unwrap(), SlowLink { a: 1, b: 2, ns: 3000 });
+    for bad in ["1-2", "1:3", "a-2:3", "1-2:x", "1-99999999999:3"] {
+        assert!(SlowLink::parse(bad).is_err(), "{bad}");
+    }
+    let on = |a, b| Spec { slow_link: Some(SlowLink { a, b, ns: 5 }), ..spec(Workload::Ring, 3, 1) };
+    assert!(on(0, 2).validate().is_ok());
+    assert!(on(0, 3).validate().is_err() && on(1, 1).validate().is_err());
+    assert!(on(0, 2).describe().ends_with(" --slow-link 0-2:5"));
 }

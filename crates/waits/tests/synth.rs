@@ -127,3 +127,26 @@ fn invariants_on_every_workload() {
         }
     }
 }
+
+/// A slow link between ranks 1 and 2 of a pipeline (3 ms more a message): rank 2 receives
+/// every item late, so rank 3 waits for it, and the root cause of what the link adds is
+/// rank 2's time in MPI_Recv, on the slow link's receiving side.
+#[test]
+fn a_slow_link_is_found_at_its_receiving_end() {
+    let s = Spec { procs: 4, steps: 6, imbalance: 0.0, ..Spec::new(Workload::Pipeline) };
+    let slow = Spec { slow_link: Some(spoor_synth::SlowLink { a: 1, b: 2, ns: 3_000_000 }), ..s.clone() };
+    let (_, w0) = waits(&s);
+    let (defs, w) = waits(&slow);
+    let top = &w.causes.delays[0];
+    assert_eq!(
+        (top.loc, w.callpaths.render(&defs, top.callpath).as_str()),
+        (2, "main > MPI_Recv"),
+        "{:?}",
+        w.causes
+    );
+    let added = charged(&w) - charged(&w0);
+    assert!(
+        added > 0 && (top.cost_ns() - added as f64).abs() < 0.05 * added as f64,
+        "{top:?} against {added}"
+    );
+}
