@@ -1,0 +1,17 @@
+//! Any bytes given to the PAG file reader: an error, or a PAG whose critical
+//! path can be computed and that the writer writes back to a file that reads
+//! back to the same PAG (the same bytes when written again).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use spoor_graph::{cp, file, CpOptions};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(pag) = file::read("fuzz", data) else { return };
+    let _ = cp::length(&pag, &CpOptions::default());
+    let mut out = Vec::new();
+    file::write(&mut out, &pag).expect("writing to memory");
+    let again = file::read("again", &out[..]).expect("the writer's PAG reads back");
+    let mut out_again = Vec::new();
+    file::write(&mut out_again, &again).expect("writing to memory");
+    assert!(out_again == out, "the PAG read back writes other bytes");
+});

@@ -1,0 +1,19 @@
+//! Any Paraver trace: an error or a trace, never a panic or a runaway allocation.
+//! The input is the `.prv` (plain or gzip-ed), the `.pcf` and the `.row`
+//! joined by `common::SEPARATOR` (a missing part: no such file).
+#![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
+use libfuzzer_sys::fuzz_target;
+use spoor_import::read_paraver_with;
+
+fuzz_target!(|data: &[u8]| {
+    let parts = common::split(data);
+    let dir = common::scratch("paraver");
+    let prv = common::put(dir, "t.prv", parts[0]);
+    for (ext, bytes) in ["pcf", "row"].iter().zip(parts.get(1..).unwrap_or_default()) {
+        common::put(dir, &format!("t.{ext}"), bytes);
+    }
+    let _ = read_paraver_with(&prv, &Default::default());
+});
