@@ -80,13 +80,41 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The largest small text file [`read_text`] takes.
+pub const MAX_TEXT_FILE: u64 = 64 << 20;
+
 /// A small text file read whole (a placement, a scenario, a cost table): bytes that are
-/// not UTF-8 are an error naming the line and the byte offset in the file.
+/// not UTF-8 are an error naming the line and the byte offset in the file, and a file
+/// longer than [`MAX_TEXT_FILE`] (or a device that never ends) is refused once that much
+/// has been read.
 pub fn read_text(path: &str) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes).map_err(|e| Error::io(path, &e))?;
+    if bytes.len() as u64 > MAX_TEXT_FILE {
+        return Err(Error::corrupt(path, MAX_TEXT_FILE, "expected a small text file, not more than 64 MiB"));
+    }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
         Error { offset: Some(at as u64), ..Error::at_line(path, line, "not valid UTF-8 text") }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_text_refuses_what_never_ends_and_what_is_not_utf8() {
+        let e = read_text("/dev/zero").unwrap_err();
+        assert_eq!(e.offset, Some(MAX_TEXT_FILE));
+        assert!(e.to_string().contains("/dev/zero") && e.to_string().contains("64 MiB"), "{e}");
+        let d = std::env::temp_dir().join(format!("spoor-read-text-{}", std::process::id()));
+        std::fs::write(&d, b"ok\nbad \xff here\n").unwrap();
+        let e = read_text(d.to_str().unwrap()).unwrap_err();
+        assert_eq!((e.line, e.offset), (Some(2), Some(7)), "{e}");
+        std::fs::remove_file(&d).unwrap();
+    }
 }
