@@ -384,6 +384,12 @@ fn html_report_opens_with_a_summary() {
         waits.contains(r#"<td class="num">9.150</td><td class="num">0.030</td><td class="num">0.000</td>"#)
     );
     assert!(!page.contains("<caption>"), "headings are not repeated as captions");
+    // Waits outside every procedure are named as the tables name them (t2 of lock.txt
+    // waits 2 ms for the lock outside any procedure).
+    let lock = d.ordered(&testdata("whatif/lock.txt"), "lock.spoor");
+    let page = text("report", &[&lock, "-f", "html"]);
+    assert!(page.contains(r#"<tr><td>(outside any procedure)</td><td>t2</td><td class="num">2.000</td>"#), "{page}");
+    assert!(!page.contains("?4294967295"));
     // An unordered trace has no path, and the summary says why.
     let page = text("report", &[&testdata("late-sender.txt"), "-f", "html"]);
     assert!(page.contains("No critical path:"), "{}", &page[..2000.min(page.len())]);

@@ -150,7 +150,7 @@ impl Pag {
 
     pub fn proc_name(&self, proc: StrId) -> String {
         if proc == NONE {
-            "(outside any procedure)".to_owned()
+            spoor_model::OUTSIDE_ANY_PROCEDURE.to_owned()
         } else {
             self.defs.strings.name(proc).into_owned()
         }

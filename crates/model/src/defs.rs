@@ -3,6 +3,9 @@ use std::collections::HashMap;
 
 /// Index into the string table.
 pub type StrId = u32;
+
+/// How reports name time spent outside every procedure.
+pub const OUTSIDE_ANY_PROCEDURE: &str = "(outside any procedure)";
 /// Index of a location (one thread of one process): the stream an event belongs to.
 pub type LocId = u32;
 pub type AppId = u32;

@@ -144,7 +144,7 @@ fn largest_waits(a: &Analysis) -> Table {
     for p in waits.into_iter().take(TOP) {
         let ns = |v: i64| Cell::Num(v as f64);
         t.push(vec![
-            Cell::Text(a.defs.strings.name(p.proc).into_owned()),
+            Cell::Text(a.proc_label(p.proc)),
             Cell::Text(a.location_name(p.loc)),
             ns(total(p)),
             Cell::Num(pct(total(p), elapsed)),

@@ -77,9 +77,14 @@ fn num(v: u64) -> Cell {
 }
 
 impl Analysis {
+    /// A procedure's name, the label of time outside every procedure for its id.
+    pub(crate) fn proc_label(&self, id: StrId) -> String {
+        self.s(id)
+    }
+
     fn s(&self, id: StrId) -> String {
         if id == OUTSIDE {
-            return "(outside procedures)".into();
+            return spoor_model::OUTSIDE_ANY_PROCEDURE.into();
         }
         self.defs.strings.name(id).into_owned()
     }

@@ -102,7 +102,7 @@ fn check_expected(a: &Analysis, file: &str) -> usize {
     let text = std::fs::read_to_string(testdata(file)).unwrap();
     let mut n = 0;
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        // The row may hold spaces ("(outside procedures)"): table first, value and column last.
+        // The row may hold spaces ("(outside any procedure)"): table first, value and column last.
         let (head, value) = line.rsplit_once(' ').unwrap();
         let (head, col) = head.rsplit_once(' ').unwrap();
         let (table, row) = head.split_once(' ').unwrap();

@@ -106,7 +106,7 @@ impl CallPaths {
 /// A procedure's name, `(outside any procedure)` for [`OUTSIDE`].
 pub fn proc_name(defs: &Definitions, p: StrId) -> String {
     if p == OUTSIDE {
-        "(outside any procedure)".into()
+        spoor_model::OUTSIDE_ANY_PROCEDURE.into()
     } else {
         defs.strings.name(p).into_owned()
     }
