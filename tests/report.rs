@@ -388,7 +388,10 @@ fn html_report_opens_with_a_summary() {
     // waits 2 ms for the lock outside any procedure).
     let lock = d.ordered(&testdata("whatif/lock.txt"), "lock.spoor");
     let page = text("report", &[&lock, "-f", "html"]);
-    assert!(page.contains(r#"<tr><td>(outside any procedure)</td><td>t2</td><td class="num">2.000</td>"#), "{page}");
+    assert!(
+        page.contains(r#"<tr><td>(outside any procedure)</td><td>t2</td><td class="num">2.000</td>"#),
+        "{page}"
+    );
     assert!(!page.contains("?4294967295"));
     // An unordered trace has no path, and the summary says why.
     let page = text("report", &[&testdata("late-sender.txt"), "-f", "html"]);
