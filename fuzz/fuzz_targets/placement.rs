@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(p) = Placement::parse_file(pag, "fuzz", text) {
         check(pag, p);
     }
-    if let Ok(p) = Placement::parse_inline(pag, text) {
+    if let Ok(p) = Placement::parse_inline(pag, "--place", text) {
         check(pag, p);
     }
     if let Ok(rule) = PlaceBy::parse(text) {

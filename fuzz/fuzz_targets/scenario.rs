@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
             && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
             && !f.starts_with('.')
     };
-    if !spec.placement.iter().filter_map(|p| p.file.as_ref()).all(plain)
+    if !spec.placement.iter().filter_map(|p| p.get_ref().file.as_ref()).all(plain)
         || !spec.network.iter().filter_map(|n| n.table.as_ref()).all(plain)
     {
         return;
