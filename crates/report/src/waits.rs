@@ -3,7 +3,7 @@
 
 use crate::table::{Cell, Table, Unit};
 use crate::{Analysis, Error, Result};
-use spoor_waits::{proc_name, Instance, Pattern};
+use spoor_waits::{proc_name, Instance};
 use std::collections::BTreeMap;
 
 /// Count and time of some waits.
@@ -45,6 +45,33 @@ impl Analysis {
         Ok((v, w))
     }
 
+    /// The `top` longest waits of the focused locations, longest first (none without
+    /// wait states).
+    pub fn largest_waits(&self) -> Vec<&Instance> {
+        let Ok(w) = self.wait_states() else { return Vec::new() };
+        self.largest_wait_indices().into_iter().map(|k| &w.instances[k]).collect()
+    }
+
+    /// The indices (in `WaitStates::instances`) of the `top` longest focused waits,
+    /// longest first (ties: location, start); none without wait states.
+    fn largest_wait_indices(&self) -> Vec<usize> {
+        let Ok(w) = self.wait_states() else { return Vec::new() };
+        let ins = &w.instances;
+        let mut v: Vec<usize> =
+            (0..ins.len()).filter(|&k| self.focus.get(ins[k].loc as usize) == Some(&true)).collect();
+        let order = |a: &usize, b: &usize| {
+            let (x, y) = (&ins[*a], &ins[*b]);
+            y.duration.cmp(&x.duration).then_with(|| (x.loc, x.start).cmp(&(y.loc, y.start)))
+        };
+        // Only the first `top` need sorting.
+        if v.len() > self.opts.top && self.opts.top > 0 {
+            v.select_nth_unstable_by(self.opts.top - 1, order);
+        }
+        v.truncate(self.opts.top);
+        v.sort_by(order);
+        v
+    }
+
     /// The wait-state tables: by pattern, pattern × procedure, pattern × process, and the
     /// `top` largest waits.
     pub fn waits_tables(&self) -> Result<Vec<Table>> {
@@ -71,7 +98,11 @@ impl Analysis {
             "Wait states by pattern and procedure",
             &with(&[("pattern", Unit::Text), ("procedure", Unit::Text)]),
         );
-        for ((p, f), s) in by_time(sums(&waits, |i| (i.pattern, proc_name(&self.defs, i.proc)))) {
+        let by_proc_name = sums(&waits, |i| (i.pattern, i.proc))
+            .into_iter()
+            .map(|((p, f), s)| ((p, proc_name(&self.defs, f)), s))
+            .collect();
+        for ((p, f), s) in by_time(by_proc_name) {
             let mut row = vec![Cell::Text(p.name().into()), Cell::Text(f)];
             row.extend(sum_cells(&s));
             by_proc.push(row);
@@ -81,14 +112,19 @@ impl Analysis {
             "Wait states by pattern and process",
             &with(&[("pattern", Unit::Text), ("process", Unit::Text)]),
         );
-        let process_of = |i: &Instance| {
-            let d = &self.defs;
-            d.locations
-                .get(i.loc as usize)
-                .and_then(|l| d.processes.get(l.process as usize))
-                .map_or_else(|| format!("location {}", i.loc), |p| d.strings.name(p.name).into_owned())
-        };
-        for ((p, name), s) in by_time(sums(&waits, |i| (i.pattern, process_of(i)))) {
+        let d = &self.defs;
+        let by_process_name =
+            sums(&waits, |i| (i.pattern, d.locations.get(i.loc as usize).map(|l| l.process)))
+                .into_iter()
+                .map(|((p, process), s)| {
+                    let name = process.and_then(|q| d.processes.get(q as usize)).map_or_else(
+                        || "(undefined process)".to_owned(),
+                        |q| d.strings.name(q.name).into_owned(),
+                    );
+                    ((p, name), s)
+                })
+                .collect();
+        for ((p, name), s) in by_time(by_process_name) {
             let mut row = vec![Cell::Text(p.name().into()), Cell::Text(name)];
             row.extend(sum_cells(&s));
             by_process.push(row);
@@ -110,10 +146,9 @@ impl Analysis {
                 ("kind", Unit::Text),
             ],
         );
-        let index: std::collections::HashMap<*const Instance, usize> =
-            w.instances.iter().enumerate().map(|(k, i)| (i as *const Instance, k)).collect();
         let origin = self.span().map_or(0, |s| s.0);
-        for i in self.largest_waits() {
+        for k in self.largest_wait_indices() {
+            let i = &w.instances[k];
             let cause = i.cause.map_or_else(String::new, |c| {
                 format!("{} event {}", self.defs.location_label(c.loc), c.index)
             });
@@ -124,7 +159,7 @@ impl Analysis {
                 Cell::Num((i.start - origin) as f64),
                 Cell::Num(i.duration as f64),
                 Cell::Text(cause),
-                Cell::Text(kind(index.get(&(i as *const Instance)).and_then(|&k| w.causes.waits[k]))),
+                Cell::Text(kind(w.causes.waits[k])),
             ]);
         }
         t.notes.push("start: since the run's first event".into());
@@ -177,22 +212,5 @@ fn kind(c: Option<spoor_waits::WaitCause>) -> String {
             if c.direct() { "direct" } else { "indirect" },
             if c.propagating() { "propagating" } else { "terminal" }
         ),
-    }
-}
-
-impl Analysis {
-    /// The `top` longest waits of the focused locations, longest first (none without
-    /// wait states).
-    pub fn largest_waits(&self) -> Vec<&Instance> {
-        let Ok((mut v, _)) = self.focused_waits() else { return Vec::new() };
-        v.sort_by(|a, b| b.duration.cmp(&a.duration).then_with(|| (a.loc, a.start).cmp(&(b.loc, b.start))));
-        v.truncate(self.opts.top);
-        v
-    }
-
-    /// The total of each pattern over the focused locations (for summaries).
-    pub fn wait_pattern_totals(&self) -> Vec<(Pattern, i64)> {
-        let Ok((waits, _)) = self.focused_waits() else { return Vec::new() };
-        by_time(sums(&waits, |i| i.pattern)).into_iter().map(|(p, s)| (p, s.time)).collect()
     }
 }
