@@ -1,5 +1,8 @@
 //! Any bytes given to the binary reader: an error or a trace, never a panic or a runaway allocation.
 #![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use spoor_format::{ReadOptions, TraceReader};
 

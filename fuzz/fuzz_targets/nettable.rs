@@ -1,6 +1,9 @@
 //! Any text given to the communication-cost table parser: an error naming a
 //! line, or a table whose times can be looked up for any size.
 #![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use spoor_graph::NetTable;
 

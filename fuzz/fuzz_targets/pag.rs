@@ -2,6 +2,9 @@
 //! path can be computed and that the writer writes back to a file that reads
 //! back to the same PAG (the same bytes when written again).
 #![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use spoor_graph::{cp, file, CpOptions};
 

@@ -2,6 +2,9 @@
 //! the `--by` rules), over the PAG of testdata/cp/spa.txt: an error, or a
 //! placement that puts every location in a group.
 #![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use spoor_graph::{Mode, Pag};
 use spoor_whatif::{PlaceBy, Placement};

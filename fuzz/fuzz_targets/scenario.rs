@@ -2,6 +2,9 @@
 //! testdata/cp/spa.txt with testdata/whatif as its folder: an error, or a sweep
 //! that runs (when it has at most 64 scenarios: a file may ask for millions).
 #![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use spoor_graph::{Mode, Pag};
 use spoor_whatif::scenario::{ScenarioFile, Sweep};

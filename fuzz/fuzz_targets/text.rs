@@ -1,6 +1,9 @@
 //! Any text given to the text-form parser: an error naming a line, or events that
 //! write back to text that parses to the same events.
 #![no_main]
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use spoor_format::text::{self, TextParser};
 
