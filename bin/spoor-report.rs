@@ -109,6 +109,11 @@ fn main() {
             // only for the tables and pictures that show them.
             waits: args.tables.iter().any(|t| t == "waits")
                 || matches!(args.format, Form::Svg | Form::Html | Form::Chrome),
+            // The wait-state tables alone need none of the statistics.
+            stats: !(matches!(args.format, Form::Text | Form::Csv | Form::Json)
+                && !args.tables.is_empty()
+                && args.tables.iter().all(|t| t == "waits")
+                && args.compare.is_empty()),
         };
         let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
         let lib = |e: spoor_report::Error| match e {

@@ -634,3 +634,41 @@ fn messages_received_before_they_are_sent_are_named() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// The wait-state tables alone skip the statistics: the same tables as beside them, the
+/// same events and span, and still the warning about messages received before they are
+/// sent (counted by the wait states then).
+#[test]
+fn wait_states_alone_match_wait_states_beside_the_statistics() {
+    let d = Dir::new();
+    let t = d.synth(
+        &["stencil", "--procs", "8", "--events", "20000", "--seed", "5", "--extra-work", "compute:3:40000"],
+        "s.spoor",
+    );
+    let tables = |args: &[&str]| -> serde_json::Value {
+        let mut a = vec![t.as_str(), "-f", "json"];
+        a.extend(args);
+        serde_json::from_slice(&ok("report", &a)).unwrap()
+    };
+    let alone = tables(&["-t", "waits"]);
+    let beside = tables(&["-t", "waits", "-t", "utilization"]);
+    let waits = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"].as_str().unwrap().starts_with("waits."))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(waits(&alone).len(), 5, "{alone}");
+    assert_eq!(waits(&alone), waits(&beside));
+    for k in ["events", "span", "ordered", "matched"] {
+        assert_eq!(alone[k], beside[k], "{k}");
+    }
+    let skew = d.ordered(&testdata("order/skew-samples.txt"), "skew.spoor");
+    let out = run("report", &[&skew, "-t", "waits"], b"", &[]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("5 messages are received before they are sent"), "{err}");
+}

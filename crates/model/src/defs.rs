@@ -222,6 +222,14 @@ impl Definitions {
         self.processes.get(l.process as usize)
     }
 
+    /// A location's own name (`location N` for one not defined).
+    pub fn location_name(&self, loc: LocId) -> String {
+        match self.locations.get(loc as usize) {
+            Some(l) => self.strings.name(l.name).into_owned(),
+            None => format!("location {loc}"),
+        }
+    }
+
     /// A location as a reader knows it: its process's name, then the location's own
     /// name when it differs (`MPI Rank 3/Master thread`, `rank0`); `location N` when
     /// it is not defined.

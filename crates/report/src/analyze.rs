@@ -4,8 +4,10 @@
 //! histograms and the space-time rows. Messages are joined through their partner
 //! annotations. The fold is sequential in input order, so results do not depend on the
 //! number of threads; decoding runs on another thread, a few blocks ahead.
+//!
+//! [`Pass`] is one [`Observer`] of that fold; the Chrome export and the wait states are
+//! others, and a report computes only those its output needs.
 
-use crate::chrome::ChromeWriter;
 use crate::grid::Grid;
 use crate::metric::Metric;
 use spoor_model::{Definitions, Event, EventRef, Kind, LocId, StrId};
@@ -16,6 +18,41 @@ use std::collections::{BinaryHeap, HashMap};
 pub const OUTSIDE: StrId = StrId::MAX;
 /// The caller of a procedure entered with an empty stack.
 pub const ROOT: StrId = StrId::MAX;
+
+/// What watches the fold over a trace: every event in input order (each location's
+/// events in that location's order). What it found it gives at its own end.
+pub trait Observer {
+    fn event(&mut self, defs: &Definitions, e: &Event);
+}
+
+/// What every report counts, whatever else it computes: events, the run's span, and
+/// times that go back in input order (clock-condition violations in an ordered trace).
+#[derive(Default)]
+pub struct Counts {
+    pub events: u64,
+    pub backwards: u64,
+    /// The earliest and latest times seen.
+    pub span: Option<(i64, i64)>,
+    t_last: Option<i64>,
+}
+
+impl Observer for Counts {
+    fn event(&mut self, _: &Definitions, e: &Event) {
+        let t = e.wall;
+        self.events += 1;
+        match self.t_last {
+            Some(tl) if t < tl => self.backwards += 1,
+            _ => self.t_last = Some(t),
+        }
+        self.span = Some(self.span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+    }
+}
+
+impl Observer for spoor_waits::Waits {
+    fn event(&mut self, defs: &Definitions, e: &Event) {
+        spoor_waits::Waits::event(self, defs, e);
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Wait {
@@ -216,11 +253,10 @@ struct LocState {
     busy_counted: bool,
     outside: usize,
     index: u64,
-    recv_posted: Option<(i64, u64)>, // (recv_begin time, its event index)
-    wait_since: i64,
+    /// When the blocking receive in progress was posted.
+    recv_posted: Option<i64>,
     irecv_posted: HashMap<u64, i64>,
     last_delivered: Option<u64>,
-    chrome_send: Option<(i64, String)>,
 }
 
 struct PendingSend {
@@ -261,9 +297,6 @@ pub struct Pass {
     pub grid: Grid,
     pub hist: Vec<(Metric, usize)>,
     pub rows: Vec<Row>,
-    pub events: u64,
-    /// Times that went backwards in an ordered trace (clock-condition violations).
-    pub backwards: u64,
     /// Leaves that matched no open procedure; frames closed implicitly.
     pub stray_leaves: u64,
     pub implicit_leaves: u64,
@@ -287,11 +320,10 @@ pub struct Pass {
     n_busy: u64,
     loc_row: Vec<Option<usize>>,
     opts: PassOptions,
-    pub(crate) chrome: Option<ChromeWriter>,
 }
 
 impl Pass {
-    pub fn new(defs: &Definitions, opts: PassOptions, chrome: Option<ChromeWriter>) -> Pass {
+    pub fn new(defs: &Definitions, opts: PassOptions) -> Pass {
         let n = defs.locations.len();
         let mut grid = Grid::new(opts.bins);
         let hist = opts.hist.iter().map(|&m| (m, grid.add_series())).collect();
@@ -316,8 +348,6 @@ impl Pass {
             grid,
             hist,
             rows,
-            events: 0,
-            backwards: 0,
             late_messages: 0,
             stray_leaves: 0,
             implicit_leaves: 0,
@@ -337,7 +367,6 @@ impl Pass {
             n_busy: 0,
             loc_row,
             opts,
-            chrome,
         };
         for l in 0..n as LocId {
             let outside = p.proc_stats(l, OUTSIDE);
@@ -354,10 +383,8 @@ impl Pass {
                 outside,
                 index: 0,
                 recv_posted: None,
-                wait_since: 0,
                 irecv_posted: HashMap::new(),
                 last_delivered: None,
-                chrome_send: None,
             });
         }
         p
@@ -378,18 +405,20 @@ impl Pass {
             arcs.len() - 1
         })
     }
+}
 
+impl Observer for Pass {
     /// Takes one event. Events of a location must come in that location's order.
-    pub fn event(&mut self, defs: &Definitions, e: &Event) {
+    fn event(&mut self, _: &Definitions, e: &Event) {
         let li = e.loc as usize;
         if li >= self.state.len() {
             return; // the reader checks locations; nothing to charge it to
         }
-        self.events += 1;
         let t = e.wall;
-        // The NPT potential: integral of 1 / (locations busy) over time, up to t.
+        // The NPT potential: integral of 1 / (locations busy) over time, up to t. A time
+        // that goes back (a clock-condition violation) adds nothing.
         match self.t_last {
-            Some(tl) if t < tl => self.backwards += 1,
+            Some(tl) if t < tl => {}
             Some(tl) => {
                 if self.n_busy > 0 {
                     self.phi += (t - tl) as f64 / self.n_busy as f64;
@@ -412,7 +441,7 @@ impl Pass {
             });
         }
         let index = self.state[li].index;
-        self.kind(defs, e, index);
+        self.kind(e, index);
         let st = &mut self.state[li];
         if st.in_phase {
             let s = &mut self.locs[li];
@@ -435,17 +464,14 @@ impl Pass {
         st.prev_cpu = e.cpu;
         st.index += 1;
     }
+}
 
+impl Pass {
     /// Charges the interval from the location's previous event to `t`.
     fn interval(&mut self, loc: LocId, t: i64, cpu: Option<i64>, phi: f64) {
         let li = loc as usize;
         let st = &mut self.state[li];
         let t0 = st.prev_wall;
-        if let Some((ts, name)) = st.chrome_send.take() {
-            if let Some(c) = &mut self.chrome {
-                c.complete(loc, ts, t.max(ts), &name, "message");
-            }
-        }
         if !st.in_phase || st.ended {
             return;
         }
@@ -538,7 +564,7 @@ impl Pass {
         st.stack.last().map_or(st.outside, |f| f.stats)
     }
 
-    fn kind(&mut self, defs: &Definitions, e: &Event, index: u64) {
+    fn kind(&mut self, e: &Event, index: u64) {
         let loc = e.loc;
         let li = loc as usize;
         let t = e.wall;
@@ -568,9 +594,6 @@ impl Pass {
                     self_cpu: 0,
                     recursive,
                 });
-                if let Some(c) = &mut self.chrome {
-                    c.begin(loc, t, &defs.strings.name(*proc));
-                }
             }
             Kind::Leave { proc } => match self.state[li].stack.iter().rposition(|f| f.proc == *proc) {
                 Some(at) => {
@@ -578,7 +601,7 @@ impl Pass {
                         if self.state[li].stack.len() > at + 1 {
                             self.implicit_leaves += 1;
                         }
-                        self.pop_frame(defs, loc, t, e.cpu);
+                        self.pop_frame(loc, t, e.cpu);
                     }
                 }
                 None => self.stray_leaves += 1,
@@ -594,25 +617,23 @@ impl Pass {
                     self.count_point(loc, Metric::MsgsSent, t, 1.0);
                     self.count_point(loc, Metric::BytesSent, t, *bytes as f64);
                 }
-                self.send(defs, e, index, *to, *tag, *bytes);
+                self.send(e, index, *to, *tag, *bytes);
             }
             Kind::RecvBegin { from, .. } => {
                 let st = &mut self.state[li];
                 st.wait = Wait::Recv { any: from.is_none() };
-                st.recv_posted = Some((t, index));
+                st.recv_posted = Some(t);
             }
             Kind::IrecvRequest { request, .. } => {
                 self.state[li].irecv_posted.insert(*request, t);
             }
-            Kind::RecvEnd { bytes, from, .. } | Kind::IrecvComplete { bytes, from, .. } => {
+            Kind::RecvEnd { bytes, .. } | Kind::IrecvComplete { bytes, .. } => {
                 let posted = match &e.kind {
                     Kind::RecvEnd { .. } => {
                         self.state[li].wait = Wait::None;
                         self.state[li].recv_posted.take()
                     }
-                    Kind::IrecvComplete { request, .. } => {
-                        self.state[li].irecv_posted.remove(request).map(|p| (p, u64::MAX))
-                    }
+                    Kind::IrecvComplete { request, .. } => self.state[li].irecv_posted.remove(request),
                     _ => None,
                 };
                 let p = self.innermost(loc);
@@ -625,19 +646,10 @@ impl Pass {
                     self.count_point(loc, Metric::MsgsRecv, t, 1.0);
                     self.count_point(loc, Metric::BytesRecv, t, *bytes as f64);
                 }
-                if let (Some(c), Some((p, i))) = (&mut self.chrome, posted) {
-                    if i != u64::MAX {
-                        let name = format!("recv from {}", loc_name(defs, *from));
-                        c.complete(loc, p, t, &name, "wait");
-                    }
-                }
-                self.recv(e, index, posted.map(|p| p.0));
+                self.recv(e, index, posted);
             }
-            Kind::CollBegin { .. } => {
-                self.state[li].wait = Wait::Coll;
-                self.state[li].wait_since = t;
-            }
-            Kind::CollEnd { op, .. } => {
+            Kind::CollBegin { .. } => self.state[li].wait = Wait::Coll,
+            Kind::CollEnd { .. } => {
                 self.state[li].wait = Wait::None;
                 if counted {
                     self.locs[li].colls += 1;
@@ -645,20 +657,9 @@ impl Pass {
                     self.procs[p].colls += 1;
                     self.count_point(loc, Metric::Colls, t, 1.0);
                 }
-                if let Some(c) = &mut self.chrome {
-                    c.complete(loc, self.state[li].wait_since.min(t), t, op.name(), "wait");
-                }
             }
-            Kind::LockRequest { .. } => {
-                self.state[li].wait = Wait::Lock;
-                self.state[li].wait_since = t;
-            }
-            Kind::LockAcquire { lock } => {
-                self.state[li].wait = Wait::None;
-                if let Some(c) = &mut self.chrome {
-                    c.complete(loc, self.state[li].wait_since.min(t), t, &format!("lock {lock}"), "wait");
-                }
-            }
+            Kind::LockRequest { .. } => self.state[li].wait = Wait::Lock,
+            Kind::LockAcquire { .. } => self.state[li].wait = Wait::None,
             Kind::PhaseBegin { name } if Some(*name) == self.opts.phase => self.state[li].in_phase = true,
             Kind::PhaseEnd { name } if Some(*name) == self.opts.phase => self.state[li].in_phase = false,
             Kind::ProcessEnd | Kind::ThreadEnd => {
@@ -669,7 +670,7 @@ impl Pass {
         }
     }
 
-    fn pop_frame(&mut self, defs: &Definitions, loc: LocId, t: i64, cpu: Option<i64>) {
+    fn pop_frame(&mut self, loc: LocId, t: i64, cpu: Option<i64>) {
         let li = loc as usize;
         let Some(f) = self.state[li].stack.pop() else { return };
         let incl = (t - f.enter_wall).max(0);
@@ -688,12 +689,9 @@ impl Pass {
         a.child_wall += (incl - f.self_wall).max(0);
         a.self_cpu += f.self_cpu;
         a.child_cpu += (incl_cpu - f.self_cpu).max(0);
-        if let Some(c) = &mut self.chrome {
-            c.end(loc, t, &defs.strings.name(f.proc));
-        }
     }
 
-    fn send(&mut self, defs: &Definitions, e: &Event, index: u64, to: LocId, tag: u32, bytes: u64) {
+    fn send(&mut self, e: &Event, index: u64, to: LocId, tag: u32, bytes: u64) {
         let loc = e.loc;
         let li = loc as usize;
         self.message_events += 1;
@@ -708,11 +706,6 @@ impl Pass {
                     self.finish(m);
                 }
             }
-        }
-        if let Some(c) = &mut self.chrome {
-            c.flow_start(loc, e.wall, loc, index);
-            self.state[li].chrome_send =
-                Some((e.wall, format!("send to {} ({bytes} B)", loc_name(defs, to))));
         }
         let Some(partner) = e.ann.partner else {
             self.missing_partners += 1;
@@ -738,9 +731,6 @@ impl Pass {
             self.missing_partners += 1;
             return;
         };
-        if let Some(c) = &mut self.chrome {
-            c.flow_end(e.loc, e.wall, partner.loc, partner.index);
-        }
         let r = PendingRecv { loc: e.loc, end: e.wall, posted };
         let me = EventRef { loc: e.loc, index };
         match self.pending_sends.remove(&me) {
@@ -817,19 +807,13 @@ impl Pass {
     }
 
     /// Closes what is still open (frames at each location's last event, messages).
-    pub fn finish_pass(&mut self, defs: &Definitions) {
+    pub fn finish_pass(&mut self) {
         for l in 0..self.state.len() {
             let loc = l as LocId;
-            if let Some((ts, name)) = self.state[l].chrome_send.take() {
-                let end = self.state[l].prev_wall;
-                if let Some(c) = &mut self.chrome {
-                    c.complete(loc, ts, end.max(ts), &name, "message");
-                }
-            }
             let (t, cpu) = (self.state[l].prev_wall, self.state[l].prev_cpu);
             while !self.state[l].stack.is_empty() {
                 self.implicit_leaves += 1;
-                self.pop_frame(defs, loc, t, cpu);
+                self.pop_frame(loc, t, cpu);
             }
         }
         let mut open: Vec<u64> = self.open.keys().copied().collect();
@@ -844,12 +828,5 @@ impl Pass {
             std::mem::take(&mut self.heap).into_iter().map(|Reverse(r)| r.0).collect();
         longest.sort_by_key(|m| Reverse(Ranked(m.clone())));
         self.messages.longest = longest;
-    }
-}
-
-pub fn loc_name(defs: &Definitions, l: LocId) -> String {
-    match defs.locations.get(l as usize) {
-        Some(x) => defs.strings.name(x.name).into_owned(),
-        None => format!("location {l}"),
     }
 }

@@ -2,10 +2,112 @@
 //! written as the pass goes: processes and threads as tracks, procedures as B/E slices,
 //! waits and sends as X slices, messages as flow arrows (s at the send, f at the
 //! receive completion), and a path overlay (the critical path) as its own process.
+//! [`ChromeExport`] is the observer of the fold that writes it; [`ChromeWriter`] the
+//! document.
 
+use crate::analyze::Observer;
 use crate::overlay::Overlay;
-use spoor_model::{Definitions, LocId};
+use spoor_model::{Definitions, Event, Kind, LocId, StrId};
 use std::io::{self, Write};
+
+/// The export as an observer of the fold: each location's open procedures, its posted
+/// receive, where its current wait began and its send slice still open (a send is drawn
+/// up to the location's next event).
+pub struct ChromeExport {
+    w: ChromeWriter,
+    locs: Vec<ExportLoc>,
+}
+
+#[derive(Default)]
+struct ExportLoc {
+    started: bool,
+    /// The index of the location's next event (a message's flow id names its send).
+    index: u64,
+    last: i64,
+    stack: Vec<StrId>,
+    recv_posted: Option<i64>,
+    wait_since: i64,
+    send: Option<(i64, String)>,
+}
+
+impl ChromeExport {
+    /// Starts the document on `out`.
+    pub fn new(out: Box<dyn Write>, defs: &Definitions) -> ChromeExport {
+        let mut locs = Vec::new();
+        locs.resize_with(defs.locations.len(), ExportLoc::default);
+        ChromeExport { w: ChromeWriter::new(out, defs), locs }
+    }
+
+    /// Closes what is still open at each location's last event: its send slice, then
+    /// its procedures, innermost first. The document goes on (waits, an overlay).
+    pub fn finish_pass(mut self, defs: &Definitions) -> ChromeWriter {
+        for (l, st) in self.locs.iter_mut().enumerate() {
+            let loc = l as LocId;
+            if let Some((ts, name)) = st.send.take() {
+                self.w.complete(loc, ts, st.last.max(ts), &name, "message");
+            }
+            while let Some(p) = st.stack.pop() {
+                self.w.end(loc, st.last, &defs.strings.name(p));
+            }
+        }
+        self.w
+    }
+}
+
+impl Observer for ChromeExport {
+    fn event(&mut self, defs: &Definitions, e: &Event) {
+        let (loc, t) = (e.loc, e.wall);
+        let Some(st) = self.locs.get_mut(loc as usize) else { return };
+        let w = &mut self.w;
+        let index = st.index;
+        if st.started {
+            if let Some((ts, name)) = st.send.take() {
+                w.complete(loc, ts, t.max(ts), &name, "message");
+            }
+        }
+        st.started = true;
+        match &e.kind {
+            Kind::Enter { proc } => {
+                st.stack.push(*proc);
+                w.begin(loc, t, &defs.strings.name(*proc));
+            }
+            // Frames left open inside the one left close with it.
+            Kind::Leave { proc } => {
+                if let Some(at) = st.stack.iter().rposition(|p| p == proc) {
+                    for p in st.stack.drain(at..).rev() {
+                        w.end(loc, t, &defs.strings.name(p));
+                    }
+                }
+            }
+            Kind::Send { to, bytes, .. } | Kind::Isend { to, bytes, .. } => {
+                w.flow_start(loc, t, loc, index);
+                st.send = Some((t, format!("send to {} ({bytes} B)", defs.location_name(*to))));
+            }
+            Kind::RecvBegin { .. } => st.recv_posted = Some(t),
+            Kind::RecvEnd { from, .. } => {
+                if let Some(p) = st.recv_posted.take() {
+                    w.complete(loc, p, t, &format!("recv from {}", defs.location_name(*from)), "wait");
+                }
+                if let Some(s) = e.ann.partner {
+                    w.flow_end(loc, t, s.loc, s.index);
+                }
+            }
+            Kind::IrecvComplete { .. } => {
+                if let Some(s) = e.ann.partner {
+                    w.flow_end(loc, t, s.loc, s.index);
+                }
+            }
+            Kind::CollBegin { .. } | Kind::LockRequest { .. } => st.wait_since = t,
+            Kind::CollEnd { op, .. } => w.complete(loc, st.wait_since.min(t), t, op.name(), "wait"),
+            Kind::LockAcquire { lock } => {
+                w.complete(loc, st.wait_since.min(t), t, &format!("lock {lock}"), "wait")
+            }
+            _ => {}
+        }
+        st.last = t;
+        st.index += 1;
+    }
+}
 
 pub struct ChromeWriter {
     out: Box<dyn Write>,
@@ -154,7 +256,7 @@ impl ChromeWriter {
             js(name)
         ));
         for s in &o.segments {
-            let ln = crate::analyze::loc_name(defs, s.loc);
+            let ln = defs.location_name(s.loc);
             let item = format!(
                 "{{\"ph\":\"X\",\"cat\":\"critical\",\"name\":{},\"pid\":{pid},\"tid\":0,\"ts\":{},\"dur\":{},\"args\":{{\"location\":{}}}}}",
                 js(&ln),

@@ -28,7 +28,7 @@ pub use render::{render, render_compare, Format, Selection};
 pub use table::{Cell, Column, Table, Unit};
 pub use tables::TableKind;
 
-use analyze::{Pass, PassOptions};
+use analyze::{Counts, Observer, Pass, PassOptions};
 use spoor_format::{binary::flags, ReadOptions, TraceReader};
 use spoor_model::{Definitions, LocId};
 use std::io::Write;
@@ -89,6 +89,10 @@ pub struct Options {
     pub top: usize,
     /// Find the wait states too (an ordered trace only; formats/waits.md).
     pub waits: bool,
+    /// Compute the statistics: every table but the wait states, the histograms and the
+    /// space-time diagram (off: the wait states alone, a good deal faster; a text trace
+    /// always gets them).
+    pub stats: bool,
 }
 
 impl Default for Options {
@@ -102,6 +106,7 @@ impl Default for Options {
             arrows: 500,
             top: 10,
             waits: false,
+            stats: true,
         }
     }
 }
@@ -119,6 +124,9 @@ pub struct Analysis {
     pub matched: bool,
     pub focus: Vec<bool>,
     pub opts: Options,
+    /// The statistics were computed ([`Options::stats`]).
+    stats: bool,
+    counts: Counts,
     pass: Pass,
     /// The wait states, when asked for and the trace allows them; else why not.
     waits: std::result::Result<spoor_waits::WaitStates, String>,
@@ -222,38 +230,55 @@ fn pass_options(defs: &Definitions, opts: &Options, focus: Vec<bool>) -> PassOpt
 }
 
 pub fn analyze_reader(
-    mut reader: TraceReader,
+    reader: TraceReader,
     opts: &Options,
     chrome: Option<Box<dyn Write>>,
     overlay: Option<&Overlay>,
 ) -> Result<Analysis> {
     let name = reader.name().to_owned();
-    let (defs, pass, ordered, matched, waits) = match reader.header().map(|h| h.flags) {
+    let flags = reader.header().map(|h| h.flags);
+    // The text form: its definitions are complete only at its end; it is small.
+    let (text, defs0) = match flags {
         None => {
-            // The text form: its definitions are complete only at its end; it is small.
             let (defs, events) = reader.read_all()?;
-            let focus = resolve_focus(&defs, &opts.focus)?;
-            let cw = chrome.map(|w| chrome::ChromeWriter::new(w, &defs));
-            let mut pass = Pass::new(&defs, pass_options(&defs, opts, focus), cw);
-            let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs));
-            for e in &events {
-                pass.event(&defs, e);
-                if let Some(w) = &mut waits {
-                    w.event(&defs, e);
-                }
-            }
-            pass.finish_pass(&defs);
-            let ordered = pass.backwards == 0;
-            let matched = pass.missing_partners == 0;
-            (defs, pass, ordered, matched, waits)
+            (Ok((defs.clone(), events)), defs)
         }
-        Some(fl) => {
+        Some(_) => {
             let defs = reader.defs().clone();
-            let focus = resolve_focus(&defs, &opts.focus)?;
-            let ordered = fl & flags::GLOBAL_ORDER != 0;
-            let cw = chrome.map(|w| chrome::ChromeWriter::new(w, &defs));
-            let mut pass = Pass::new(&defs, pass_options(&defs, opts, focus), cw);
-            let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs));
+            (Err(reader), defs)
+        }
+    };
+    let focus = resolve_focus(&defs0, &opts.focus)?;
+    // A text trace's order and partners are found by the statistics.
+    let stats = opts.stats || text.is_ok();
+    let mut counts = Counts::default();
+    let mut pass = Pass::new(&defs0, pass_options(&defs0, opts, focus));
+    let mut export = chrome.map(|w| chrome::ChromeExport::new(w, &defs0));
+    let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs0));
+    let mut observers: Vec<&mut dyn Observer> = vec![&mut counts];
+    if stats {
+        observers.push(&mut pass);
+    }
+    if let Some(x) = &mut export {
+        observers.push(x);
+    }
+    if let Some(w) = &mut waits {
+        observers.push(w);
+    }
+    // Each observer takes a whole block in turn: they are independent of one another.
+    let mut fold = |events: &[spoor_model::Event]| {
+        for o in observers.iter_mut() {
+            for e in events {
+                o.event(&defs0, e);
+            }
+        }
+    };
+    let defs = match text {
+        Ok((defs, events)) => {
+            fold(&events);
+            defs
+        }
+        Err(mut reader) => {
             // Decode on another thread a few blocks ahead; fold here, in input order.
             let (tx, rx) = std::sync::mpsc::sync_channel(8);
             let decoder = std::thread::spawn(move || {
@@ -274,22 +299,18 @@ pub fn analyze_reader(
                 reader
             });
             for b in rx {
-                let b = b?;
-                for e in &b.events {
-                    pass.event(&defs, e);
-                    if let Some(w) = &mut waits {
-                        w.event(&defs, e);
-                    }
-                }
+                fold(&b?.events);
             }
             let reader = decoder.join().map_err(|_| Error::Bad("the decoding thread failed".into()))?;
             // A later definitions chunk may have named what the first did not.
-            let defs = reader.defs().clone();
-            pass.finish_pass(&defs);
-            (defs, pass, ordered, fl & flags::MATCHED != 0, waits)
+            reader.defs().clone()
         }
     };
-    let mut pass = pass;
+    pass.finish_pass();
+    let (ordered, matched) = match flags {
+        None => (counts.backwards == 0, pass.missing_partners == 0),
+        Some(fl) => (fl & flags::GLOBAL_ORDER != 0, fl & flags::MATCHED != 0),
+    };
     let waits = match waits {
         None => Err("wait states were not asked for".to_owned()),
         Some(_) if !(ordered && matched) => {
@@ -298,8 +319,8 @@ pub fn analyze_reader(
         }
         Some(w) => w.finish(&defs, &name).map_err(|e| e.to_string()),
     };
-    if let Some(c) = pass.chrome.take() {
-        let mut c = c;
+    if let Some(x) = export {
+        let mut c = x.finish_pass(&defs);
         if let Ok(w) = &waits {
             c.waits(&defs, w);
         }
@@ -318,13 +339,18 @@ pub fn analyze_reader(
         }
     }
     let focus = resolve_focus(&defs, &opts.focus)?;
-    Ok(Analysis { name, defs, ordered, matched, focus, opts: opts.clone(), pass, waits })
+    Ok(Analysis { name, defs, ordered, matched, focus, opts: opts.clone(), stats, counts, pass, waits })
 }
 
 impl Analysis {
     /// Events read.
+    /// Whether the statistics were computed ([`Options::stats`]).
+    pub fn stats(&self) -> bool {
+        self.stats
+    }
+
     pub fn events(&self) -> u64 {
-        self.pass.events
+        self.counts.events
     }
 
     /// Per-location totals, indexed by location id.
@@ -348,33 +374,39 @@ impl Analysis {
 
     /// The first and last moments of the run (every location), if it has events.
     pub fn span(&self) -> Option<(i64, i64)> {
-        let mut it = self.pass.locs.iter().filter_map(|l| l.seen);
-        let (a, b) = it.next()?;
-        Some(it.fold((a, b), |(x, y), (p, q)| (x.min(p), y.max(q))))
+        self.counts.span
     }
 
     pub fn location_name(&self, l: LocId) -> String {
-        analyze::loc_name(&self.defs, l)
+        self.defs.location_name(l)
     }
 
     /// Matched messages received before they were sent: their transit times (negative)
     /// and the waits they explain are wrong (formats/report.md).
     pub fn clock_violations(&self) -> spoor_model::ClockViolations {
-        spoor_model::ClockViolations { messages: self.pass.late_messages, ..Default::default() }
+        let messages = match (&self.waits, self.stats) {
+            (Ok(w), false) => w.late_messages,
+            _ => self.pass.late_messages,
+        };
+        spoor_model::ClockViolations { messages, ..Default::default() }
     }
 
-    /// Lines about what the report could not count or show.
+    /// Lines about what the report could not count or show (without the statistics,
+    /// only what concerns the wait states).
     pub fn notes(&self) -> Vec<String> {
         let p = &self.pass;
         let mut n: Vec<String> = self.clock_violations().warning().into_iter().collect();
+        if !self.stats {
+            return n;
+        }
         if !self.ordered {
             n.push(
                 "no NPT profile: it needs the events in one global time order; run spoor-order first".into(),
             );
-        } else if p.backwards > 0 {
+        } else if self.counts.backwards > 0 {
             n.push(format!(
                 "{} events earlier than one before them (clock-condition violations); NPT takes them at the latest time seen",
-                p.backwards
+                self.counts.backwards
             ));
         }
         if !self.matched {

@@ -61,6 +61,12 @@ fn items(a: &Analysis, sel: &Selection, pictures: bool) -> Result<Vec<Item>> {
         Some(l) => vec![l],
         None => Level::ALL.iter().copied().filter(|&l| l != Level::Thread || multi_threaded(a)).collect(),
     };
+    let only_waits = !sel.tables.is_empty() && sel.tables.iter().all(|&k| k == TableKind::Waits);
+    if !a.stats() && (pictures || !only_waits) {
+        return Err(Error::Bad(
+            "the statistics were not computed (Options::stats): only the wait states can be shown".into(),
+        ));
+    }
     if sel.tables.is_empty() {
         for &l in &levels {
             out.push(Item::Table(a.metric_table(l)));

@@ -159,6 +159,8 @@ pub(crate) struct Detector {
     pub(crate) callpaths: CallPaths,
     /// Receive completions without a partner, or whose partner came later.
     pub(crate) unmatched: u64,
+    /// Receive completions earlier than their send.
+    pub(crate) late_messages: u64,
     pub(crate) out_of_order: Option<(EventRef, EventRef)>,
 }
 
@@ -176,6 +178,7 @@ impl Detector {
             instances: Vec::new(),
             callpaths: CallPaths::default(),
             unmatched: 0,
+            late_messages: 0,
             out_of_order: None,
         }
     }
@@ -361,6 +364,7 @@ impl Detector {
             return;
         };
         let send_time = send.time;
+        self.late_messages += u64::from(e.wall < send_time);
         self.sync(e.loc, e.wall, Peer::Loc(send_ref.loc, send_time));
         self.sync(send_ref.loc, send_time, Peer::Loc(e.loc, e.wall));
         let Some(send) = self.sends.get_mut(&send_ref) else { return };

@@ -129,6 +129,9 @@ pub struct WaitStates {
     pub totals: BTreeMap<(Pattern, StrId, ProcId), Total>,
     /// Receive completions without a partner (they could not be judged).
     pub unmatched: u64,
+    /// Receive completions earlier than their send (clock-condition violations: their
+    /// waits are wrong).
+    pub late_messages: u64,
     /// Blocking sends and collective instances whose partners never came.
     pub open_sends: usize,
     pub open_collectives: usize,
@@ -240,6 +243,7 @@ impl Waits {
             callpaths: std::mem::take(&mut d.callpaths),
             totals,
             unmatched: d.unmatched,
+            late_messages: d.late_messages,
             open_sends,
             open_collectives,
             causes,
