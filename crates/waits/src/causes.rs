@@ -7,6 +7,7 @@
 use crate::detect::{Detector, Peer};
 use crate::{Instance, Pattern};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 use serde::Serialize;
 use spoor_model::LocId;
 
@@ -76,15 +77,60 @@ struct Timelines<'a> {
     instances: &'a [Instance],
     /// The range of each location's instances in `instances` (sorted by location, start).
     by_loc: Vec<std::ops::Range<usize>>,
+    /// Per location, where its last query into its runs, its waits and its
+    /// synchronizations ended: the waits are charged latest first, so the next query
+    /// is near, and a search from there touches a few cache lines, not a whole array's.
+    hints: Vec<[Cell<usize>; 3]>,
 }
 
+/// [`slice::partition_point`] searched outwards from `hint` (then set to the answer).
+fn partition_near<T>(v: &[T], hint: &Cell<usize>, pred: impl Fn(&T) -> bool) -> usize {
+    let n = v.len();
+    let h = hint.get().min(n);
+    let at = if h < n && pred(&v[h]) {
+        // The answer is past h: double the step until past it.
+        let (mut lo, mut step) = (h + 1, 1);
+        loop {
+            let probe = lo + step - 1;
+            if probe >= n {
+                break lo + v[lo..].partition_point(&pred);
+            }
+            if !pred(&v[probe]) {
+                break lo + v[lo..probe].partition_point(&pred);
+            }
+            lo = probe + 1;
+            step *= 2;
+        }
+    } else {
+        // The answer is h or before.
+        let (mut hi, mut step) = (h, 1);
+        loop {
+            if hi == 0 {
+                break 0;
+            }
+            let lo = hi.saturating_sub(step);
+            if pred(&v[lo]) {
+                break lo + 1 + v[lo + 1..hi].partition_point(&pred);
+            }
+            hi = lo;
+            step *= 2;
+        }
+    };
+    hint.set(at);
+    at
+}
+
+/// Time per call path, sorted by call path.
+type Work = Vec<(u32, i64)>;
+
 impl Timelines<'_> {
-    /// Time per call path on `loc` in `[a, b]`, the delay-caused waits taken out.
-    fn work(&self, loc: LocId, a: i64, b: i64) -> FxHashMap<u32, i64> {
-        let mut m: FxHashMap<u32, i64> = FxHashMap::default();
-        let Some(st) = self.d.locs.get(loc as usize) else { return m };
+    /// Time per call path on `loc` in `[a, b]`, the delay-caused waits (`waits`, from
+    /// [`Timelines::waits_in`] over the same interval) taken out; into `out`.
+    fn work(&self, loc: LocId, a: i64, b: i64, waits: &[(usize, i64)], out: &mut Work) {
+        out.clear();
+        let Some(st) = self.d.locs.get(loc as usize) else { return };
         let runs = &st.runs;
-        let first = runs.partition_point(|r| r.0 <= a).saturating_sub(1);
+        let first = partition_near(runs, &self.hints[loc as usize][0], |r| r.0 <= a).saturating_sub(1);
         for k in first..runs.len() {
             let (s, path) = runs[k];
             if s >= b {
@@ -93,24 +139,33 @@ impl Timelines<'_> {
             let e = runs.get(k + 1).map_or(st.last, |r| r.0);
             let len = e.min(b) - s.max(a);
             if len > 0 {
-                *m.entry(path).or_default() += len;
+                out.push((path, len));
             }
         }
-        for (i, ov) in self.waits_in(loc, a, b) {
-            if let Some(t) = m.get_mut(&self.instances[i].callpath) {
-                *t = (*t - ov).max(0);
+        // An interval holds few call paths, visited again and again: sorting and merging
+        // beats hashing.
+        out.sort_unstable_by_key(|x| x.0);
+        out.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 += later.1;
+            }
+            same
+        });
+        for &(i, ov) in waits {
+            if let Ok(k) = out.binary_search_by_key(&self.instances[i].callpath, |x| x.0) {
+                out[k].1 = (out[k].1 - ov).max(0);
             }
         }
-        m
     }
 
-    /// The delay-caused waits on `loc` that overlap `[a, b]`, with the overlap.
-    fn waits_in(&self, loc: LocId, a: i64, b: i64) -> Vec<(usize, i64)> {
-        let Some(r) = self.by_loc.get(loc as usize) else { return Vec::new() };
+    /// The delay-caused waits on `loc` that overlap `[a, b]`, with the overlap; into `out`.
+    fn waits_in(&self, loc: LocId, a: i64, b: i64, out: &mut Vec<(usize, i64)>) {
+        out.clear();
+        let Some(r) = self.by_loc.get(loc as usize) else { return };
         // A location's waits do not overlap, so their ends rise with their starts.
         let mine = &self.instances[r.clone()];
-        let first = r.start + mine.partition_point(|w| w.start + w.duration <= a);
-        let mut v = Vec::new();
+        let first = r.start + partition_near(mine, &self.hints[loc as usize][1], |w| w.start + w.duration <= a);
         for i in first..r.end {
             let w = &self.instances[i];
             if w.start >= b {
@@ -118,10 +173,9 @@ impl Timelines<'_> {
             }
             let ov = (w.start + w.duration).min(b) - w.start.max(a);
             if ov > 0 && caused_by_delay(w.pattern) {
-                v.push((i, ov));
+                out.push((i, ov));
             }
         }
-        v
     }
 
     /// When `w` (before `tw`) and `d` (before `td`) last synchronized: where each one's
@@ -130,7 +184,7 @@ impl Timelines<'_> {
     fn last_sync(&self, w: LocId, tw: i64, d: LocId, td: i64) -> (i64, i64) {
         let start = |l: LocId| self.d.locs.get(l as usize).and_then(|s| s.runs.first()).map_or(0, |r| r.0);
         let Some(st) = self.d.locs.get(w as usize) else { return (start(w), start(d)) };
-        let upto = st.syncs.partition_point(|s| s.at <= tw);
+        let upto = partition_near(&st.syncs, &self.hints[w as usize][2], |s| s.at <= tw);
         for s in st.syncs[..upto].iter().rev() {
             let peer_time = match s.peer {
                 Peer::Loc(x, t) if x == d => Some(t),
@@ -167,12 +221,14 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
         }
         i = j;
     }
-    let t = Timelines { d, instances, by_loc };
+    let hints = (0..by_loc.len()).map(|_| Default::default()).collect();
+    let t = Timelines { d, instances, by_loc, hints };
     let mut order: Vec<usize> = (0..instances.len())
         .filter(|&i| caused_by_delay(instances[i].pattern) && instances[i].cause.is_some())
         .collect();
     let end = |i: usize| instances[i].start + instances[i].duration;
-    order.sort_by_key(|&i| std::cmp::Reverse((end(i), instances[i].start, instances[i].loc)));
+    // The index last: the key is unique, and the order that of a stable sort.
+    order.sort_unstable_by_key(|&i| (std::cmp::Reverse((end(i), instances[i].start, instances[i].loc)), i));
     let mut rank = vec![usize::MAX; instances.len()];
     for (k, &i) in order.iter().enumerate() {
         rank[i] = k;
@@ -180,29 +236,39 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
     let mut incoming = vec![0.0f64; instances.len()];
     let mut out = RootCauses { waits: vec![None; instances.len()], ..Default::default() };
     let mut delays: FxHashMap<(LocId, u32), (f64, f64)> = FxHashMap::default();
+    // The cause's side, kept while consecutive waits share it (the members of one
+    // collective instance wait for the same last member over the same interval).
+    let mut d_side: Option<(LocId, i64, i64)> = None;
+    let (mut work_d, mut waits_d, mut work_w, mut waits_w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &i in &order {
         let w = &instances[i];
         let Some(cause) = w.cause else { continue };
         let (dl, c) = (cause.loc, w.cause_time);
         let (tw, td) = t.last_sync(w.loc, w.start, dl, c);
-        let work_d = t.work(dl, td, c);
-        let work_w = t.work(w.loc, tw, w.start);
-        let waits_d = t.waits_in(dl, td, c);
+        if d_side != Some((dl, td, c)) {
+            t.waits_in(dl, td, c, &mut waits_d);
+            t.work(dl, td, c, &waits_d, &mut work_d);
+            d_side = Some((dl, td, c));
+        }
+        t.waits_in(w.loc, tw, w.start, &mut waits_w);
+        t.work(w.loc, tw, w.start, &waits_w, &mut work_w);
         let wait_d: i64 = waits_d.iter().map(|x| x.1).sum();
-        let wait_w: i64 = t.waits_in(w.loc, tw, w.start).iter().map(|x| x.1).sum();
+        let wait_w: i64 = waits_w.iter().map(|x| x.1).sum();
         // The excess of d over w, per call path and in waiting; d's whole interval when it
         // did nothing more than w (the wait then came from elsewhere in the interval).
         let mut parts: Vec<(u32, f64)> = work_d
             .iter()
-            .map(|(&p, &v)| (p, (v - work_w.get(&p).copied().unwrap_or(0)).max(0) as f64))
+            .map(|&(p, v)| {
+                let theirs = work_w.binary_search_by_key(&p, |x| x.0).map_or(0, |k| work_w[k].1);
+                (p, (v - theirs).max(0) as f64)
+            })
             .filter(|x| x.1 > 0.0)
             .collect();
         let mut waited = (wait_d - wait_w).max(0) as f64;
         if parts.is_empty() && waited == 0.0 {
-            parts = work_d.iter().map(|(&p, &v)| (p, v as f64)).filter(|x| x.1 > 0.0).collect();
+            parts = work_d.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0).collect();
             waited = wait_d as f64;
         }
-        parts.sort_by_key(|x| x.0);
         let sum: f64 = parts.iter().map(|x| x.1).sum::<f64>() + waited;
         let own = w.duration as f64;
         let passed = incoming[i];
@@ -239,4 +305,27 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
         b.cost_ns().total_cmp(&a.cost_ns()).then_with(|| (a.loc, a.callpath).cmp(&(b.loc, b.callpath)))
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::partition_near;
+    use std::cell::Cell;
+
+    /// From every hint, the answer of `partition_point`, and the hint moves to it.
+    #[test]
+    fn partition_near_is_partition_point() {
+        let v: Vec<i64> = vec![1, 3, 3, 3, 7, 9, 12, 12, 20, 31, 40, 40, 41];
+        for n in 0..=v.len() {
+            let v = &v[..n];
+            for x in -1..45 {
+                let want = v.partition_point(|&y| y <= x);
+                for h in 0..=n + 2 {
+                    let hint = Cell::new(h);
+                    assert_eq!(partition_near(v, &hint, |&y| y <= x), want, "n {n} x {x} hint {h}");
+                    assert_eq!(hint.get(), want);
+                }
+            }
+        }
+    }
 }

@@ -154,7 +154,8 @@ pub(crate) struct Detector {
     /// The members' end times of every judged collective instance, sorted by location.
     pub(crate) coll_ends: Vec<Vec<(LocId, i64)>>,
     colls: FxHashMap<(CommId, u64), Vec<Member>>,
-    calls: FxHashMap<StrId, Call>,
+    /// Each procedure's [`Call`], by string id, found once (`None`: not yet).
+    calls: Vec<Option<Call>>,
     pub(crate) instances: Vec<Instance>,
     pub(crate) callpaths: CallPaths,
     /// Receive completions without a partner, or whose partner came later.
@@ -174,7 +175,7 @@ impl Detector {
             releases: FxHashMap::default(),
             coll_ends: Vec::new(),
             colls: FxHashMap::default(),
-            calls: FxHashMap::default(),
+            calls: Vec::new(),
             instances: Vec::new(),
             callpaths: CallPaths::default(),
             unmatched: 0,
@@ -184,7 +185,19 @@ impl Detector {
     }
 
     fn call(&mut self, defs: &Definitions, proc: StrId) -> Call {
-        *self.calls.entry(proc).or_insert_with(|| classify(&defs.strings.name(proc)))
+        let i = proc as usize;
+        if let Some(Some(c)) = self.calls.get(i) {
+            return *c;
+        }
+        let c = classify(&defs.strings.name(proc));
+        // String ids are dense; an id past them all (no such string) is not kept.
+        if i < defs.strings.len().max(self.calls.len()) {
+            if i >= self.calls.len() {
+                self.calls.resize(i + 1, None);
+            }
+            self.calls[i] = Some(c);
+        }
+        c
     }
 
     fn site(&self, loc: LocId) -> Site {

@@ -229,7 +229,8 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let mut instances = std::mem::take(&mut d.instances);
-        instances.sort_by_key(|i| (i.loc, i.start, i.pattern));
+        // A location's waits never overlap (each lasts a while): the key is unique.
+        instances.sort_unstable_by_key(|i| (i.loc, i.start, i.pattern));
         let causes = causes::root_causes(d, &instances);
         let mut totals: BTreeMap<(Pattern, StrId, ProcId), Total> = BTreeMap::new();
         for i in &instances {
