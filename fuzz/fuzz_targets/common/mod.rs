@@ -1,10 +1,7 @@
 //! What the targets share: an allocator that refuses runaway requests, and for
-//! those that read several files, one input split into the files and a scratch
-//! folder (per process) to write them to.
+//! those that read several files, one input split into the files (which they
+//! read from memory, never from disk).
 #![allow(dead_code)]
-
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Separates the files of one input (`fuzz/seed` writes seeds in this layout).
 pub const SEPARATOR: &[u8] = b"\n%%spoor-fuzz-file%%\n";
@@ -28,27 +25,6 @@ fn find(data: &[u8]) -> Option<usize> {
     let n = SEPARATOR.len();
     (0..data.len().saturating_sub(n - 1))
         .find(|&i| data[i] == SEPARATOR[0] && data[i..i + n].iter().zip(SEPARATOR).all(|(a, b)| a == b))
-}
-
-/// An empty folder of this process under `$TMPDIR` (use /dev/shm to keep the
-/// disk out of it), emptied at each call: no file of one input is seen by the next.
-pub fn scratch(target: &str) -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    let dir =
-        DIR.get_or_init(|| std::env::temp_dir().join(format!("spoor-fuzz-{target}-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).expect("scratch folder");
-    dir
-}
-
-/// Writes `bytes` to `dir/name`, making the folders on the way.
-pub fn put(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("scratch folder");
-    }
-    std::fs::write(&path, bytes).expect("scratch file");
-    path
 }
 
 /// The largest single allocation a target may ask for. Without AddressSanitizer,
