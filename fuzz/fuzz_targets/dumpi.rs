@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use spoor_import::{read_dumpi_from, MemFiles};
 use std::path::Path;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: common::one_thread(), |data: &[u8]| {
     let parts = common::split(data);
     let mut files = MemFiles::new();
     files.insert("fuzz.meta", parts[0]);

@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use spoor_import::{ClockMode, MemFiles, Otf2Archive, Otf2Options};
 use std::path::Path;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: common::one_thread(), |data: &[u8]| {
     let parts = common::split(data);
     let mut files = MemFiles::new();
     files.insert("traces.otf2", parts[0]);
