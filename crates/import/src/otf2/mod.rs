@@ -199,7 +199,7 @@ impl Otf2Archive {
 }
 
 impl<F: TraceFiles> Otf2Archive<F> {
-    /// Opens the archive of `anchor` (its `.otf2` file) among `files`: the
+    /// Opens the archive of `anchor_path` (its `.otf2` file) among `files`: the
     /// other files are found beside it as on disk (`traces.def`,
     /// `traces/<id>.def`, `traces/<id>.evt` for `traces.otf2`), and the
     /// application is named after its folder (`files.canonicalize`).
