@@ -7,14 +7,15 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use spoor_import::read_dumpi_full;
+use spoor_import::{read_dumpi_from, MemFiles};
+use std::path::Path;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: common::one_thread(), |data: &[u8]| {
     let parts = common::split(data);
-    let dir = common::scratch("dumpi");
-    let meta = common::put(dir, "fuzz.meta", parts[0]);
+    let mut files = MemFiles::new();
+    files.insert("fuzz.meta", parts[0]);
     for (r, bin) in parts.iter().skip(1).take(4).enumerate() {
-        common::put(dir, &format!("fuzz-{r:04}.bin"), bin);
+        files.insert(format!("fuzz-{r:04}.bin"), *bin);
     }
-    let _ = read_dumpi_full(&meta);
+    let _ = read_dumpi_from(&files, Path::new("fuzz.meta"));
 });

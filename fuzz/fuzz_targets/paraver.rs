@@ -6,14 +6,15 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use spoor_import::read_paraver_with;
+use spoor_import::{read_paraver_from, MemFiles};
+use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
     let parts = common::split(data);
-    let dir = common::scratch("paraver");
-    let prv = common::put(dir, "t.prv", parts[0]);
+    let mut files = MemFiles::new();
+    files.insert("t.prv", parts[0]);
     for (ext, bytes) in ["pcf", "row"].iter().zip(parts.get(1..).unwrap_or_default()) {
-        common::put(dir, &format!("t.{ext}"), bytes);
+        files.insert(format!("t.{ext}"), *bytes);
     }
-    let _ = read_paraver_with(&prv, &Default::default());
+    let _ = read_paraver_from(&files, Path::new("t.prv"), &Default::default());
 });

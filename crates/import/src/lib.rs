@@ -5,11 +5,18 @@
 //! - [`otf2`]: OTF2 archives (Score-P), a native reader (no C library).
 //! - [`paraver`]: Paraver traces (Extrae): `.prv` (plain or gzip-ed) with its `.pcf` and `.row`.
 //! - [`dumpi`]: SST DUMPI traces: the `.meta` file and one `.bin` per rank.
+//!
+//! Each reads its files through [`TraceFiles`]: the entry points that take
+//! paths read the file system, their `_from` forms ([`Otf2Archive::open_from`],
+//! [`paraver::read_paraver_from`], [`dumpi::read_dumpi_from`]) any source,
+//! such as files in memory ([`MemFiles`]).
 
 pub mod dumpi;
+pub mod files;
 pub mod otf2;
 pub mod paraver;
 
-pub use dumpi::{read_dumpi, read_dumpi_full, DumpiTrace};
+pub use dumpi::{read_dumpi, read_dumpi_from, read_dumpi_full, DumpiTrace};
+pub use files::{Disk, MemFiles, TraceFiles};
 pub use otf2::{ClockInfo, ClockMode, LocationEvents, Otf2Archive, Otf2Options};
-pub use paraver::{read_paraver, read_paraver_with, ParaverOptions, ParaverTrace};
+pub use paraver::{read_paraver, read_paraver_from, read_paraver_with, ParaverOptions, ParaverTrace};

@@ -3,6 +3,7 @@
 //! r zero-padded to 4 digits (or the first width from 4 to 9, then 0 to 3,
 //! under which every rank's file exists, as DUMPI's tools search).
 
+use crate::files::{Disk, TraceFiles};
 use spoor_format::Error;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,15 @@ pub fn parse(file: &str, text: &str) -> Result<Meta, Error> {
 
 /// The `.bin` of every rank announced by the `.meta` at `meta_path`.
 pub fn rank_files(meta_path: &Path, meta: &Meta) -> Result<Vec<PathBuf>, Error> {
+    rank_files_from(&Disk, meta_path, meta)
+}
+
+/// [`rank_files`] among `files`.
+pub fn rank_files_from(
+    files: &impl TraceFiles,
+    meta_path: &Path,
+    meta: &Meta,
+) -> Result<Vec<PathBuf>, Error> {
     let dir = meta_path.parent().unwrap_or(Path::new(""));
     let mut prefixes = vec![dir.join(&meta.fileprefix)];
     if let Some(base) = Path::new(&meta.fileprefix).file_name() {
@@ -81,13 +91,13 @@ pub fn rank_files(meta_path: &Path, meta: &Meta) -> Result<Vec<PathBuf>, Error> 
     for prefix in &prefixes {
         for i in 0..10 {
             let width = (4 + i) % 10;
-            if (0..meta.numprocs).all(|r| name(prefix, width, r).is_file()) {
+            if (0..meta.numprocs).all(|r| files.is_file(&name(prefix, width, r))) {
                 return Ok((0..meta.numprocs).map(|r| name(prefix, width, r)).collect());
             }
         }
     }
     // Name the first missing file under the usual width.
-    let r = (0..meta.numprocs).find(|&r| !name(&prefixes[0], 4, r).is_file()).unwrap_or(0);
+    let r = (0..meta.numprocs).find(|&r| !files.is_file(&name(&prefixes[0], 4, r))).unwrap_or(0);
     let missing = name(&prefixes[0], 4, r);
     Err(Error::io(
         &missing.display().to_string(),

@@ -56,6 +56,7 @@ pub mod comms;
 pub mod layout;
 pub mod meta;
 
+use crate::files::{Disk, TraceFiles};
 use crate::paraver::Warnings;
 use bin::{BinFile, Call, Status};
 use comms::CommTable;
@@ -141,15 +142,21 @@ pub fn read_dumpi(meta: &Path) -> Result<(Definitions, Vec<Event>), Error> {
 
 /// Reads a DUMPI trace from its `.meta`, with statistics and warnings.
 pub fn read_dumpi_full(meta_path: &Path) -> Result<DumpiTrace, Error> {
+    read_dumpi_from(&Disk, meta_path)
+}
+
+/// [`read_dumpi_full`] over the files of `files` (e.g. [`MemFiles`](crate::MemFiles)):
+/// the `.meta` at `meta_path` and the rank files beside it.
+pub fn read_dumpi_from(files: &impl TraceFiles, meta_path: &Path) -> Result<DumpiTrace, Error> {
     let meta_name = meta_path.display().to_string();
-    let text = std::fs::read(meta_path).map_err(|e| Error::io(&meta_name, &e))?;
+    let text = files.read(meta_path).map_err(|e| Error::io(&meta_name, &e))?;
     let meta = meta::parse(&meta_name, &String::from_utf8_lossy(&text))?;
-    let files = meta::rank_files(meta_path, &meta)?;
-    let bins: Vec<BinFile> = files
+    let paths = meta::rank_files_from(files, meta_path, &meta)?;
+    let bins: Vec<BinFile> = paths
         .par_iter()
         .map(|f| {
             let name = f.display().to_string();
-            let data = std::fs::read(f).map_err(|e| Error::io(&name, &e))?;
+            let data = files.read(f).map_err(|e| Error::io(&name, &e))?;
             bin::parse(&name, &data)
         })
         .collect::<Result<_, _>>()?;
@@ -228,7 +235,7 @@ pub fn read_dumpi_full(meta_path: &Path) -> Result<DumpiTrace, Error> {
     events.sort_by_key(|e| (e.wall, e.loc));
     let ranks = bins
         .iter()
-        .zip(&files)
+        .zip(&paths)
         .map(|(b, f)| {
             let mut calls = BTreeMap::new();
             for c in &b.calls {

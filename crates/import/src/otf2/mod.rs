@@ -17,6 +17,10 @@
 //! handed on in location order; memory stays bounded whatever the size of
 //! the archive.
 //!
+//! [`Otf2Archive::open`] reads the files of the file system;
+//! [`Otf2Archive::open_from`] those of any [`TraceFiles`] (e.g. [`MemFiles`](crate::MemFiles),
+//! whose events files are read as they are held, not mapped).
+//!
 //! # Definitions
 //!
 //! One application, named after the archive's directory; a machine per
@@ -85,6 +89,7 @@ mod defs;
 mod events;
 mod names;
 
+use crate::files::{Contents, Disk, TraceFiles};
 use anchor::{Anchor, AnchorError};
 use buf::{chunk_header, Bad, ChunkHeader};
 use clock::{Interval, TimeConv};
@@ -159,8 +164,10 @@ struct LocalData {
     samples: Vec<Event>,
 }
 
-/// An open OTF2 archive: its definitions, ready to decode events.
-pub struct Otf2Archive {
+/// An open OTF2 archive: its definitions, ready to decode events; its
+/// files are read through `F` (by default the file system).
+pub struct Otf2Archive<F = Disk> {
+    files: F,
     anchor_path: PathBuf,
     /// `<dir>/<name>`: location files are `<dir>/<name>/<id>.evt`.
     base: PathBuf,
@@ -176,8 +183,8 @@ fn corrupt(file: &Path, base: usize, b: Bad) -> Error {
     Error::corrupt(&file.display().to_string(), (base + b.at) as u64, b.msg)
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::io(&path.display().to_string(), &e))
+fn read_file<'f>(files: &'f impl TraceFiles, path: &Path) -> Result<std::borrow::Cow<'f, [u8]>, Error> {
+    files.read(path).map_err(|e| Error::io(&path.display().to_string(), &e))
 }
 
 impl Otf2Archive {
@@ -187,8 +194,18 @@ impl Otf2Archive {
     }
 
     pub fn open_with(anchor_path: &Path, opts: Otf2Options) -> Result<Self, Error> {
+        Self::open_from(Disk, anchor_path, opts)
+    }
+}
+
+impl<F: TraceFiles> Otf2Archive<F> {
+    /// Opens the archive of `anchor_path` (its `.otf2` file) among `files`: the
+    /// other files are found beside it as on disk (`traces.def`,
+    /// `traces/<id>.def`, `traces/<id>.evt` for `traces.otf2`), and the
+    /// application is named after its folder (`files.canonicalize`).
+    pub fn open_from(files: F, anchor_path: &Path, opts: Otf2Options) -> Result<Self, Error> {
         let afile = anchor_path.display().to_string();
-        let bytes = read_file(anchor_path)?;
+        let bytes = read_file(&files, anchor_path)?;
         let anchor = anchor::parse(&bytes).map_err(|e| match e {
             AnchorError::Corrupt(b) => corrupt(anchor_path, 0, b),
             AnchorError::Unsupported(at, message) => Error {
@@ -205,13 +222,14 @@ impl Otf2Archive {
             _ => PathBuf::from("."),
         };
         let base = dir.join(&name);
-        let app = std::fs::canonicalize(&dir)
+        let app = files
+            .canonicalize(&dir)
             .ok()
             .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "otf2".into());
 
         let def_path = dir.join(format!("{name}.def"));
-        let def_bytes = read_file(&def_path)?;
+        let def_bytes = read_file(&files, &def_path)?;
         let global = defs::parse_global(&def_bytes, anchor.chunk_size_defs as usize)
             .map_err(|b| corrupt(&def_path, 0, b))?;
         let mut built = defs::build(&global, &app).map_err(|b| corrupt(&def_path, 0, b))?;
@@ -229,7 +247,7 @@ impl Otf2Archive {
             .par_iter()
             .map(|&(id, _)| {
                 let path = base.join(format!("{id}.def"));
-                let local = match std::fs::read(&path) {
+                let local = match files.read(&path) {
                     Ok(d) => defs::parse_local(&d, anchor.chunk_size_defs as usize)
                         .map_err(|b| corrupt(&path, 0, b))?,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => defs::Local::default(),
@@ -272,6 +290,7 @@ impl Otf2Archive {
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Otf2Archive {
+            files,
             anchor_path: anchor_path.to_owned(),
             base,
             anchor,
@@ -332,7 +351,7 @@ impl Otf2Archive {
         let few = n < rayon::current_num_threads();
         // Largest files first, one location per task: the threads stay busy to the end.
         let mut order: Vec<(u64, usize)> =
-            (0..n).map(|i| (std::fs::metadata(self.evt_path(i)).map(|m| m.len()).unwrap_or(0), i)).collect();
+            (0..n).map(|i| (self.files.file_len(&self.evt_path(i)).unwrap_or(0), i)).collect();
         order.sort_by(|a, b| b.cmp(a));
         let mut done: Vec<(usize, Result<Decoded, Error>)> =
             order.par_iter().with_max_len(1).map(|&(_, i)| (i, self.decode_location(i, few))).collect();
@@ -394,16 +413,15 @@ impl Otf2Archive {
     /// Opens and maps location `i`'s events file and checks its chunk
     /// headers; `None` when there is no file and the location has no events.
     /// `windowed`: see [`EvtFile::window`].
-    fn open_evt(&self, i: usize, windowed: bool) -> Result<Option<EvtFile>, Error> {
+    fn open_evt(&self, i: usize, windowed: bool) -> Result<Option<EvtFile<'_>>, Error> {
         let path = self.evt_path(i);
-        let file = match std::fs::File::open(&path) {
-            Ok(f) => f,
+        let map = match self.files.map(&path, windowed) {
+            Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.built.locations[i].1 == 0 => {
                 return Ok(None)
             }
             Err(e) => return Err(Error::io(&path.display().to_string(), &e)),
         };
-        let map = map_file(&file, windowed).map_err(|e| Error::io(&path.display().to_string(), &e))?;
         let cs = self.anchor.chunk_size_events as usize;
         let mut f = EvtFile { path, map, cs, windowed, headers: Vec::new(), total: 0 };
         let data = f.data();
@@ -678,7 +696,7 @@ impl Otf2Archive {
         &self,
         i: usize,
         block_events: usize,
-        creators: Option<&ThreadParents>,
+        creators: Option<&ThreadParents<'_, F>>,
         send: &mut dyn FnMut(Vec<BlockEncoder>) -> bool,
     ) -> Result<LocSummary, Error> {
         let loc = i as LocId;
@@ -726,14 +744,14 @@ type Decoded = (LocationEvents, Vec<(CommId, u64)>, Vec<(CommId, u64)>);
 /// location's decoding if done by then, else from a quick pass over its file
 /// ([`Otf2Archive::scan_creates`]). A key's parent is the first location
 /// (in location order) that created it, as in [`Otf2Archive::read_all`].
-struct ThreadParents<'a> {
-    archive: &'a Otf2Archive,
+struct ThreadParents<'a, F> {
+    archive: &'a Otf2Archive<F>,
     creates: Vec<OnceLock<Vec<(CommId, u64)>>>,
     map: OnceLock<HashMap<(CommId, u64), LocId>>,
 }
 
-impl<'a> ThreadParents<'a> {
-    fn new(archive: &'a Otf2Archive) -> Self {
+impl<'a, F: TraceFiles> ThreadParents<'a, F> {
+    fn new(archive: &'a Otf2Archive<F>) -> Self {
         let creates = (0..archive.location_count()).map(|_| OnceLock::new()).collect();
         ThreadParents { archive, creates, map: OnceLock::new() }
     }
@@ -744,7 +762,7 @@ impl<'a> ThreadParents<'a> {
     }
 }
 
-impl Parents for ThreadParents<'_> {
+impl<F: TraceFiles> Parents for ThreadParents<'_, F> {
     fn parent(&self, key: (CommId, u64)) -> Option<LocId> {
         let map = self.map.get_or_init(|| {
             let mut map = HashMap::new();
@@ -855,10 +873,10 @@ impl Gate {
     }
 }
 
-/// A location's events file, mapped, with its checked chunk headers.
-struct EvtFile {
+/// A location's events file, mapped (or in memory), with its checked chunk headers.
+struct EvtFile<'a> {
     path: PathBuf,
-    map: Option<memmap2::Mmap>,
+    map: Contents<'a>,
     /// The chunk size.
     cs: usize,
     windowed: bool,
@@ -867,9 +885,9 @@ struct EvtFile {
     total: usize,
 }
 
-impl EvtFile {
+impl EvtFile<'_> {
     fn data(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
+        &self.map
     }
 
     /// Before chunk `k` is read, when the map is windowed: at the first
@@ -877,7 +895,7 @@ impl EvtFile {
     /// those of the window read in (in one call rather than a page fault
     /// each), so that the file's pages in memory stay within two windows.
     fn window(&self, k: usize) {
-        let Some(m) = self.map.as_ref().filter(|_| self.windowed) else { return };
+        let Some(m) = self.map.mapped().filter(|_| self.windowed) else { return };
         let per = (MAP_WINDOW / self.cs).max(1);
         if !k.is_multiple_of(per) {
             return;
@@ -922,24 +940,6 @@ fn skipped_map(st: &DecState, dropped: u64, cancelled: u64) -> BTreeMap<String, 
         skipped.insert("MPI_IRECV_REQUEST (cancelled)".into(), cancelled);
     }
     skipped
-}
-
-/// Maps a file read-only (`None` for an empty file).
-/// `windowed`: the pages are not read in now but a window at a time (see
-/// [`EvtFile::window`]).
-fn map_file(file: &std::fs::File, windowed: bool) -> std::io::Result<Option<memmap2::Mmap>> {
-    if file.metadata()?.len() == 0 {
-        return Ok(None);
-    }
-    let mut opts = memmap2::MmapOptions::new();
-    if !windowed {
-        opts.populate();
-    }
-    // SAFETY: the map is read-only and private to this call; OTF2 archives are
-    // not modified while they are read (a concurrent writer could only change
-    // the bytes decoded, which are all checked).
-    let map = unsafe { opts.map(file)? };
-    Ok(Some(map))
 }
 
 /// A vector for `n` events. A large one asks for transparent huge pages: an

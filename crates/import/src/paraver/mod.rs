@@ -71,11 +71,11 @@ pub use pcf::{EventType, Pcf};
 pub use row::Row;
 
 use crate::dumpi::mpi_collective;
+use crate::files::{Disk, TraceFiles};
 use spoor_format::text::MAX_LINE;
 use spoor_format::Error;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -240,11 +240,21 @@ pub fn read_paraver(prv: &Path) -> Result<(Definitions, Vec<Event>), Error> {
 
 /// Reads a Paraver trace: the `.prv` at `prv` and its `.pcf` and `.row`.
 pub fn read_paraver_with(prv: &Path, opts: &ParaverOptions) -> Result<ParaverTrace, Error> {
+    read_paraver_from(&Disk, prv, opts)
+}
+
+/// [`read_paraver_with`] over the files of `files` (e.g. [`MemFiles`](crate::MemFiles)):
+/// the `.prv` at `prv`, the `.pcf` and `.row` beside it or at the paths of `opts`.
+pub fn read_paraver_from(
+    files: &impl TraceFiles,
+    prv: &Path,
+    opts: &ParaverOptions,
+) -> Result<ParaverTrace, Error> {
     let mut warnings = Warnings::default();
     let (pcf_path, row_path) = companion_paths(prv);
     let pcf_path = opts.pcf.clone().unwrap_or(pcf_path);
     let row_path = opts.row.clone().unwrap_or(row_path);
-    let pcf = match read_text(&pcf_path)? {
+    let pcf = match read_text(files, &pcf_path)? {
         Some(text) => Some(pcf::parse(&pcf_path.display().to_string(), &text)?),
         None => {
             warnings.add(format!(
@@ -254,7 +264,7 @@ pub fn read_paraver_with(prv: &Path, opts: &ParaverOptions) -> Result<ParaverTra
             None
         }
     };
-    let row = match read_text(&row_path)? {
+    let row = match read_text(files, &row_path)? {
         Some(text) => Some(row::parse(&row_path.display().to_string(), &text)?),
         None => {
             warnings.add(format!("{}: not found: locations are named by number", row_path.display()));
@@ -262,8 +272,7 @@ pub fn read_paraver_with(prv: &Path, opts: &ParaverOptions) -> Result<ParaverTra
         }
     };
     let file = prv.display().to_string();
-    let f = File::open(prv).map_err(|e| Error::io(&file, &e))?;
-    let mut plain = BufReader::with_capacity(1 << 16, f);
+    let mut plain = files.open(prv).map_err(|e| Error::io(&file, &e))?;
     let gz = plain.fill_buf().map_err(|e| Error::io(&file, &e))?.starts_with(&[0x1f, 0x8b]);
     let input: Box<dyn BufRead> = if gz {
         Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(plain)))
@@ -277,8 +286,8 @@ pub fn read_paraver_with(prv: &Path, opts: &ParaverOptions) -> Result<ParaverTra
 }
 
 /// The file's text, `None` if it does not exist.
-fn read_text(path: &Path) -> Result<Option<String>, Error> {
-    match std::fs::read(path) {
+fn read_text(files: &impl TraceFiles, path: &Path) -> Result<Option<String>, Error> {
+    match files.read(path) {
         Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(&path.display().to_string(), &e)),
