@@ -2,7 +2,7 @@
 //! host, or fitted from a trace's own messages (the spoor-whatif crate).
 
 use clap::Parser;
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
 use spoor_graph::{file, Mode};
 use spoor_whatif::calibrate;
 
@@ -15,7 +15,7 @@ fn main() {
     spoor_cli::run("spoor-calibrate", || {
         let (rows, comments) = match &args.from_trace {
             Some(f) => {
-                let pag = file::load(f, Mode::Cpu, None, args.quiet)?;
+                let pag = file::load(f, Mode::Cpu, None, &Console::new("spoor-calibrate", args.quiet))?;
                 if let Some(w) = pag.clock_violations().warning() {
                     eprintln!("spoor-calibrate: warning: {w}");
                 }

@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, bail};
 use clap::Parser;
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
 use spoor_graph::profile::Level;
 use spoor_graph::show::{self, CpReport};
 use spoor_graph::{cp, whatif, CpOptions, Scope};
@@ -49,8 +49,9 @@ fn main() {
         }
         let levels = levels(&args.profile)?;
         let mode = args.weight;
+        let console = Console::new("spoor-cp", args.quiet);
         let (pag, made) =
-            spoor_graph::file::load_with_distances(&args.input, mode, args.net.as_deref(), args.quiet)?;
+            spoor_graph::file::load_with_distances(&args.input, mode, args.net.as_deref(), &console)?;
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,
             (ScopeArg::Global, Some(_)) => bail!("--app needs --scope intra or inter"),

@@ -3,7 +3,7 @@
 //! formats/placement.md).
 
 use clap::Parser;
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode, NetTable};
 use spoor_whatif::{build_gag, placement, predict, Costs};
@@ -24,10 +24,11 @@ fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-gag", || {
         // The prediction prints the cpu-mode critical path beside it: made while building.
+        let console = Console::new("spoor-gag", args.quiet);
         let (pag, made) = if args.predict {
-            file::load_with_distances(&args.input, Mode::Cpu, None, args.quiet)?
+            file::load_with_distances(&args.input, Mode::Cpu, None, &console)?
         } else {
-            (file::load(&args.input, Mode::Cpu, None, args.quiet)?, None)
+            (file::load(&args.input, Mode::Cpu, None, &console)?, None)
         };
         if let Some(w) = pag.clock_violations().warning() {
             eprintln!("spoor-gag: warning: {w}");
@@ -38,7 +39,7 @@ fn main() {
             args.place_file.as_deref(),
             args.place_by.as_deref(),
         )?;
-        let table = args.net.as_deref().map(|t| NetTable::load(t, "spoor-gag", args.quiet)).transpose()?;
+        let table = args.net.as_deref().map(|t| NetTable::load(t, &console)).transpose()?;
         let costs = Costs { net: table.as_ref(), ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         if args.predict {

@@ -2,7 +2,8 @@
 //! write the trace in a causally consistent total order (the spoor-order crate's `order`).
 
 use clap::Parser;
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
+use spoor_model::Feedback;
 use spoor_order::order::{self, OrderOptions, OrderSummary};
 use spoor_order::Input;
 use std::io::Write;
@@ -71,8 +72,9 @@ fn main() {
             return Ok(());
         }
         let mut out = Output::create(args.output.as_deref())?;
-        let opts = OrderOptions { block_events: args.block_events.max(1), progress: !args.quiet };
-        let s = order::order(&input, &mut out, &opts).map_err(into_anyhow)?;
+        let opts = OrderOptions { block_events: args.block_events.max(1) };
+        let console = Console::new("spoor-order", args.quiet);
+        let s = order::order_with_feedback(&input, &mut out, &opts, &console).map_err(into_anyhow)?;
         out.commit()?;
         if !s.problems.is_empty() {
             eprintln!(
@@ -88,11 +90,11 @@ fn main() {
             }
         }
         warn_clocks(&s);
-        if s.released_spawns > 0 && !args.quiet {
-            eprintln!(
-                "spoor-order: warning: {} spawn(s) placed before their parent's clock allowed, to avoid a cycle",
+        if s.released_spawns > 0 {
+            console.warn(&format!(
+                "{} spawn(s) placed before their parent's clock allowed, to avoid a cycle",
                 s.released_spawns
-            );
+            ));
         }
         Ok(())
     })

@@ -2,7 +2,7 @@
 //! listing (the spoor-graph crate; formats/pag.md).
 
 use clap::Parser;
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
 use spoor_graph::{file, show};
 use std::io::Write;
 
@@ -14,7 +14,7 @@ fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-pag", || {
         let mode = args.weight;
-        let pag = file::load(&args.input, mode, args.net.as_deref(), args.quiet)?;
+        let pag = file::load(&args.input, mode, args.net.as_deref(), &Console::new("spoor-pag", args.quiet))?;
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {
             show::write_dump(&mut out, &pag)?;

@@ -4,8 +4,9 @@
 
 use anyhow::bail;
 use clap::Parser;
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
 use spoor_graph::{file, Mode, NetTable};
+use spoor_model::Feedback;
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
 use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
 use spoor_whatif::{placement, search, Costs};
@@ -49,7 +50,8 @@ fn main() {
             (None, Some(i)) => base.join(i).to_string_lossy().into_owned(),
             (None, None) => "-".to_owned(),
         };
-        let mut pag = file::load(&input, Mode::Cpu, None, args.quiet)?;
+        let console = Console::new("spoor-whatif", args.quiet);
+        let mut pag = file::load(&input, Mode::Cpu, None, &console)?;
         if let Some(w) = pag.clock_violations().warning() {
             eprintln!("spoor-whatif: warning: {w}");
         }
@@ -63,10 +65,8 @@ fn main() {
                 bail!("with --scenarios, placements and networks come from the scenario file");
             }
             let sweep = Sweep::new(&pag, f, spec, &base)?;
-            if !args.quiet {
-                for w in &sweep.warnings {
-                    eprintln!("spoor-whatif: warning: {w}");
-                }
+            for w in &sweep.warnings {
+                console.warn(w);
             }
             let rows = sweep.run(&pag)?;
             match args.format {
@@ -75,7 +75,7 @@ fn main() {
             }
             return out.commit();
         }
-        let table = args.net.as_deref().map(|t| NetTable::load(t, "spoor-whatif", args.quiet)).transpose()?;
+        let table = args.net.as_deref().map(|t| NetTable::load(t, &console)).transpose()?;
         let costs = Costs { net: table.as_ref(), ..Costs::default() };
         if let Some(k) = args.search {
             if args.place.is_some() || args.place_file.is_some() || args.place_by.is_some() {

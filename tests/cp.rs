@@ -202,6 +202,36 @@ fn net_table_replaces_message_weights() {
 }
 
 #[test]
+fn net_table_warnings_name_the_command_that_reads_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("spa.spoor");
+    std::fs::write(&trace, ordered("cp/spa.txt")).unwrap();
+    let trace = trace.to_str().unwrap();
+    let table = dir.path().join("net.csv");
+    std::fs::write(&table, "bytes,local_ns,remote_ns\n0,5,5\n10,4,4\n").unwrap();
+    let table = table.to_str().unwrap();
+    // Both columns fall from 5 ns at 0 bytes to 4 ns at 10 bytes: a warning each, and
+    // nothing else on standard error for the ordered SPA.
+    let warnings = |command: &str| {
+        ["local", "remote"]
+            .map(|col| {
+                format!(
+                    "{command}: warning: {table}: {col} time falls from 5 ns at 0 bytes to 4 ns at 10 bytes (not monotone)\n"
+                )
+            })
+            .concat()
+    };
+    for (name, command) in [("cp", "spoor-cp"), ("pag", "spoor-pag")] {
+        let out = run(name, &["--net", table, trace, "-o", "/dev/null"], b"");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), warnings(command));
+        let out = run(name, &["-q", "--net", table, trace, "-o", "/dev/null"], b"");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), "", "spoor-{name} -q");
+    }
+}
+
+#[test]
 fn spoor_report_draws_the_critical_path() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("ls.spoor");

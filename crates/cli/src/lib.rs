@@ -1,5 +1,6 @@
 //! Plumbing shared by the binaries in bin/: exit codes (design.md, "Conventions"),
-//! output written to a temporary file and renamed, and quiet exit on a closed pipe.
+//! output written to a temporary file and renamed, quiet exit on a closed pipe, and
+//! the progress bars and warnings of the libraries' work ([`Console`]).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -176,7 +177,8 @@ pub fn rate(count: u64, unit: &str, secs: f64) -> Option<String> {
 /// a terminal (never in pipelines' logs or batch jobs' output files).
 pub struct Progress {
     bar: Option<indicatif::ProgressBar>,
-    pending: std::cell::Cell<u64>,
+    done: std::cell::Cell<u64>,
+    drawn: std::cell::Cell<u64>,
 }
 
 impl Progress {
@@ -201,27 +203,83 @@ impl Progress {
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
             bar
         });
-        Progress { bar, pending: std::cell::Cell::new(0) }
+        Progress { bar, done: std::cell::Cell::new(0), drawn: std::cell::Cell::new(0) }
     }
 
     /// Adds `n`; cheap enough to call once per event.
     #[inline]
     pub fn add(&self, n: u64) {
+        self.set(self.done.get() + n);
+    }
+
+    /// `done` units so far; the bar moves once every 65,536 of them.
+    #[inline]
+    pub fn set(&self, done: u64) {
         if let Some(bar) = &self.bar {
-            let p = self.pending.get() + n;
-            if p >= 1 << 16 {
-                bar.inc(p);
-                self.pending.set(0);
-            } else {
-                self.pending.set(p);
+            self.done.set(done);
+            if done.abs_diff(self.drawn.get()) >= 1 << 16 {
+                bar.set_position(done);
+                self.drawn.set(done);
             }
+        }
+    }
+
+    /// Runs `f` (which writes to standard error) with the bar off the screen.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
         }
     }
 
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
-            bar.inc(self.pending.take());
+            bar.set_position(self.done.get());
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// What a command shows on standard error while a library works for it: the progress
+/// of long work as a [`Progress`] bar, and warnings as `command: warning: ...` lines;
+/// nothing of either under `--quiet`.
+pub struct Console {
+    command: &'static str,
+    quiet: bool,
+    bar: std::sync::Mutex<Option<Progress>>,
+}
+
+impl Console {
+    /// For `command` (its name, the prefix of every line), silent when `quiet`.
+    pub fn new(command: &'static str, quiet: bool) -> Console {
+        Console { command, quiet, bar: std::sync::Mutex::new(None) }
+    }
+
+    fn bar(&self) -> std::sync::MutexGuard<'_, Option<Progress>> {
+        self.bar.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl spoor_model::Feedback for Console {
+    fn progress(&self, unit: &str, done: u64, total: Option<u64>) {
+        if !self.quiet {
+            self.bar().get_or_insert_with(|| Progress::new(unit, total)).set(done);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar().take() {
+            bar.finish();
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        if !self.quiet {
+            let line = || eprintln!("{}: warning: {message}", self.command);
+            match &*self.bar() {
+                Some(bar) => bar.suspend(line),
+                None => line(),
+            }
         }
     }
 }

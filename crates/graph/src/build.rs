@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
 use spoor_format::TraceReader;
-use spoor_model::{CollOp, Definitions, Event, LocId};
+use spoor_model::{CollOp, Definitions, Event, Feedback, LocId, Silent};
 
 // Kind codes (spoor_model::Kind::code).
 const PROCESS_BEGIN: u8 = 0;
@@ -180,22 +180,22 @@ struct Tracker {
 /// lock acquisition and spawned begin carries its partner, and every event comes after
 /// the events it waits for).
 pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
-    build_inner(reader, mode, false, false).map(|(pag, _)| pag)
+    build_inner(reader, mode, false, &Silent).map(|(pag, _)| pag)
 }
 
 /// `build`, with the forward diffusion of the global scope made on the way (for
 /// `cp::critical_path_with`); `None` when a spawn arc made it unusable.
 pub fn build_with_distances(reader: TraceReader, mode: Mode) -> Result<(Pag, Option<Distances>)> {
-    build_inner(reader, mode, true, false)
+    build_inner(reader, mode, true, &Silent)
 }
 
-/// `build` or `build_with_distances`; `progress` shows a bar of the events added on a
-/// terminal's standard error.
+/// `build` or `build_with_distances`, telling `feedback` how many events are added so
+/// far.
 pub(crate) fn build_inner(
     mut reader: TraceReader,
     mode: Mode,
     distances: bool,
-    progress: bool,
+    feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
     let file = reader.name().to_owned();
     if let Some(h) = reader.header() {
@@ -252,7 +252,8 @@ pub(crate) fn build_inner(
             let built_all = &built_all;
             scope.spawn(move || populate(&regions, built_all));
         }
-        let bar = progress.then(|| spoor_cli::Progress::new("events", expected.map(|n| n as u64)));
+        let total = expected.map(|n| n as u64);
+        let mut added = 0;
         let read = reader.par_raw_blocks_each(
             |defs, raw| {
                 raw.check_crc()?;
@@ -272,18 +273,15 @@ pub(crate) fn build_inner(
                     failed = Some(e);
                     return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
                 }
-                if let Some(bar) = &bar {
-                    bar.add(block.len() as u64);
-                }
+                added += block.len() as u64;
+                feedback.progress("events", added, total);
                 block.clear();
                 pool.lock().expect("the buffer pool is never poisoned").push(block);
                 Ok(())
             },
         );
         built_all.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(bar) = &bar {
-            bar.finish();
-        }
+        feedback.finish();
         read
     });
     if let Some(e) = failed {

@@ -2,6 +2,7 @@
 //! communication-cost table (formats/nettable.md).
 
 use crate::error::{Error, Result};
+use spoor_model::Feedback;
 
 /// How local arcs are weighed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -146,15 +147,12 @@ impl NetTable {
         Ok((NetTable { rows }, warnings))
     }
 
-    /// Reads and parses the table at `path`; its warnings go to standard error, after
-    /// `command: `, unless `quiet`.
-    pub fn load(path: &str, command: &str, quiet: bool) -> Result<NetTable> {
+    /// Reads and parses the table at `path`; its warnings go to `feedback`.
+    pub fn load(path: &str, feedback: &dyn Feedback) -> Result<NetTable> {
         let text = spoor_format::read_text(path)?;
         let (table, warnings) = NetTable::parse(path, &text)?;
-        if !quiet {
-            for w in warnings {
-                eprintln!("{command}: warning: {w}");
-            }
+        for w in &warnings {
+            feedback.warn(w);
         }
         Ok(table)
     }

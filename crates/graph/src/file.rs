@@ -9,7 +9,7 @@ use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
 use spoor_format::varint::{put_i64, put_u64, Cursor, VarintError};
 use spoor_format::{ReadOptions, TraceReader};
-use spoor_model::KIND_COUNT;
+use spoor_model::{Feedback, KIND_COUNT};
 use std::io::{self, Read, Write};
 
 pub const MAGIC: [u8; 8] = *b"\x89SPAG\r\n\x1a";
@@ -459,10 +459,10 @@ fn trailing(c: &Cursor) -> DecodeResult<()> {
 
 /// Opens `path` (`-`: standard input) as a PAG file or, failing that, as a trace to
 /// build a PAG from in `mode`; `net` replaces message-arc weights (a PAG file keeps
-/// its mode; asking for the other one is an error). Unless `quiet`, table warnings go to
-/// standard error, and so does a progress bar of the build when it is a terminal.
-pub fn load(path: &str, mode: Mode, net: Option<&str>, quiet: bool) -> Result<Pag> {
-    load_inner(path, mode, net, quiet, false).map(|(pag, _)| pag)
+/// its mode; asking for the other one is an error). `feedback` hears how far the build
+/// has got and the table's warnings.
+pub fn load(path: &str, mode: Mode, net: Option<&str>, feedback: &dyn Feedback) -> Result<Pag> {
+    load_inner(path, mode, net, feedback, false).map(|(pag, _)| pag)
 }
 
 /// `load`, with the global scope's distances when the PAG is built from a trace here
@@ -471,16 +471,16 @@ pub fn load_with_distances(
     path: &str,
     mode: Mode,
     net: Option<&str>,
-    quiet: bool,
+    feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    load_inner(path, mode, net, quiet, true)
+    load_inner(path, mode, net, feedback, true)
 }
 
 fn load_inner(
     path: &str,
     mode: Mode,
     net: Option<&str>,
-    quiet: bool,
+    feedback: &dyn Feedback,
     distances: bool,
 ) -> Result<(Pag, Option<Distances>)> {
     let mut first = [0u8; 8];
@@ -491,7 +491,7 @@ fn load_inner(
             std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first)
     };
-    let build = |r: TraceReader| build::build_inner(r, mode, distances, !quiet);
+    let build = |r: TraceReader| build::build_inner(r, mode, distances, feedback);
     let (mut pag, mut made) = if pag_file {
         let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         let pag = read(path, f)?;
@@ -516,7 +516,7 @@ fn load_inner(
         build(TraceReader::open(path, ReadOptions::default())?)?
     };
     if let Some(t) = net {
-        pag.apply_net(&NetTable::load(t, "spoor", quiet)?);
+        pag.apply_net(&NetTable::load(t, feedback)?);
         made = None;
     }
     Ok((pag, made))

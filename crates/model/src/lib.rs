@@ -9,7 +9,9 @@
 mod clock;
 mod defs;
 mod event;
+mod feedback;
 
 pub use clock::ClockViolations;
 pub use defs::*;
 pub use event::*;
+pub use feedback::{Collected, Feedback, Silent};

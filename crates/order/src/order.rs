@@ -24,7 +24,7 @@ use crate::{Error, Result};
 use spoor_format::binary::{flags, Form};
 use spoor_format::raw::{self, BlockCursor};
 use spoor_format::{NextBlock, TraceWriter, WriterOptions};
-use spoor_model::{Annotations, Definitions, Event, EventRef, Kind, LocId};
+use spoor_model::{Annotations, Definitions, Event, EventRef, Feedback, Kind, LocId, Silent};
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
@@ -35,13 +35,11 @@ use std::sync::Arc;
 pub struct OrderOptions {
     /// Events per block of the output.
     pub block_events: usize,
-    /// A bar of the events written, on standard error when it is a terminal.
-    pub progress: bool,
 }
 
 impl Default for OrderOptions {
     fn default() -> Self {
-        OrderOptions { block_events: WriterOptions::default().block_events, progress: false }
+        OrderOptions { block_events: WriterOptions::default().block_events }
     }
 }
 
@@ -120,6 +118,16 @@ pub fn check(input: &Input) -> Result<OrderSummary> {
 /// Lamport clock. Unmatched events are reported in the summary, not dropped; a cycle
 /// is an error naming its events.
 pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<OrderSummary> {
+    order_with_feedback(input, out, opts, &Silent)
+}
+
+/// `order`, telling `feedback` how many of the input's events are written so far.
+pub fn order_with_feedback(
+    input: &Input,
+    out: impl Write,
+    opts: &OrderOptions,
+    feedback: &dyn Feedback,
+) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, false)?;
     // Matching (inside the replay) takes the records.
     let records = std::mem::take(&mut scan.records);
@@ -210,7 +218,8 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
             r
         });
         let mut written = Ok(());
-        let bar = opts.progress.then(|| spoor_cli::Progress::new("events", Some(scan.total_events())));
+        let total = Some(scan.total_events());
+        let mut written_events = 0;
         // Batch k was given to worker k % workers; the workers end when the replay does.
         'write: for k in 0.. {
             let Ok(done) = done_rxs[k % workers].recv() else { break };
@@ -230,13 +239,10 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
                 written = Err(Error::Write(e));
                 break 'write;
             }
-            if let Some(bar) = &bar {
-                bar.add(count);
-            }
+            written_events += count;
+            feedback.progress("events", written_events, total);
         }
-        if let Some(bar) = &bar {
-            bar.finish();
-        }
+        feedback.finish();
         drop(done_rxs);
         let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         written?;

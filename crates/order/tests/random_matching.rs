@@ -324,7 +324,7 @@ proptest! {
         let run = generate(seed, locs, steps);
         let input = Input::from_bytes("random", binary(&run));
         let mut out = Vec::new();
-        let s = order::order(&input, &mut out, &OrderOptions { block_events: 5, progress: false }).unwrap();
+        let s = order::order(&input, &mut out, &OrderOptions { block_events: 5 }).unwrap();
         let list: Vec<String> = s.problems.iter().map(|p| p.describe(&run.defs)).collect();
         prop_assert_eq!(s.error_count(), unreceived(&run).len(), "{:#?}", list);
         let (_, events) = TraceReader::from_bytes("out", out, ReadOptions::default()).unwrap().read_all().unwrap();
@@ -360,7 +360,7 @@ proptest! {
         let bytes = binary(&run);
         let input = Input::from_bytes("skewed", bytes);
         let mut out = Vec::new();
-        let s = order::order(&input, &mut out, &OrderOptions { block_events: 3, progress: false }).unwrap();
+        let s = order::order(&input, &mut out, &OrderOptions { block_events: 3 }).unwrap();
         prop_assert_eq!(s.error_count(), unreceived(&run).len());
         let (_, events) = TraceReader::from_bytes("out", out, ReadOptions::default()).unwrap().read_all().unwrap();
         let mut pos: HashMap<EventRef, usize> = HashMap::new();

@@ -458,7 +458,7 @@ fn compare(seed: u64, locs: u32, per_loc: usize, form: u8, in_block: usize, out_
     let input = Input::from_bytes("random", encode(&defs, &events, form, in_block));
     let want = reference(&input, out_block);
     let mut out = Vec::new();
-    let got = order::order(&input, &mut out, &OrderOptions { block_events: out_block, progress: false });
+    let got = order::order(&input, &mut out, &OrderOptions { block_events: out_block });
     match (&want.out, got) {
         (Ok(bytes), Ok(_)) => assert!(*bytes == out, "seed {seed}: outputs differ"),
         (Err(message), Err(e)) => assert_eq!(*message, e.to_string(), "seed {seed}"),

@@ -10,7 +10,7 @@
 //! defaults).
 
 use spoor_format::{ReadOptions, TraceReader};
-use spoor_model::{Event, EventRef};
+use spoor_model::{Collected, Event, EventRef};
 use spoor_order::align::{self, AlignOptions};
 use spoor_order::order::{self, OrderOptions};
 use spoor_order::Input;
@@ -88,8 +88,10 @@ fn order_answers() {
         let cycle: Vec<&Vec<String>> = exp.iter().filter(|e| e[0] == "cycle").collect();
         if !cycle.is_empty() {
             let mut out = Vec::new();
-            let err =
-                order::order(&input, &mut out, &OrderOptions::default()).expect_err("a cycle is an error");
+            let seen = Collected::default();
+            let err = order::order_with_feedback(&input, &mut out, &OrderOptions::default(), &seen)
+                .expect_err("a cycle is an error");
+            assert_eq!(seen.finished(), 1, "{name}: the progress ends when the order fails");
             let msg = err.to_string();
             assert!(msg.contains("cycle"), "{name}: {msg}");
             for e in &cycle {
@@ -107,8 +109,12 @@ fn order_answers() {
             continue;
         }
         let mut out = Vec::new();
-        let s2 = order::order(&input, &mut out, &OrderOptions::default())
+        let seen = Collected::default();
+        let s2 = order::order_with_feedback(&input, &mut out, &OrderOptions { block_events: 3 }, &seen)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Every event written is counted, out of the input's events.
+        assert_eq!(seen.last_progress(), Some(("events".to_owned(), s2.events, Some(s2.events))), "{name}");
+        assert_eq!(seen.finished(), 1, "{name}");
         assert_eq!(s2.problems, summary.problems, "{name}: order and check agree");
         let events = read(out);
         let refs = by_ref(&events);

@@ -18,7 +18,7 @@ pub fn testdata(rel: &str) -> String {
 pub fn ordered_bytes(name: &str, bytes: Vec<u8>) -> Vec<u8> {
     let input = Input::from_bytes(name, bytes);
     let mut out = Vec::new();
-    order::order(&input, &mut out, &OrderOptions { block_events: 7, progress: false }).expect("spoor-order");
+    order::order(&input, &mut out, &OrderOptions { block_events: 7 }).expect("spoor-order");
     out
 }
 
