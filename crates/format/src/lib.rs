@@ -15,5 +15,7 @@ pub mod varint;
 pub mod writer;
 
 pub use error::{read_text, Error, ErrorKind};
-pub use reader::{Block, NextBlock, OwnedRawBlock, RawBlock, ReadOptions, SalvageReport, TraceReader};
+pub use reader::{
+    Block, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, TraceReader,
+};
 pub use writer::{TraceWriter, WriterOptions};

@@ -157,6 +157,28 @@ fn is_gzip(b: &[u8]) -> bool {
     b.len() >= 2 && b[0] == 0x1f && b[1] == 0x8b
 }
 
+/// The blocks of a [`TraceReader::read_ahead`], in order.
+pub struct ReadAhead {
+    rx: std::sync::mpsc::Receiver<Result<Block, Error>>,
+    thread: std::thread::JoinHandle<TraceReader>,
+}
+
+impl Iterator for ReadAhead {
+    type Item = Result<Block, Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rx.recv().ok()
+    }
+}
+
+impl ReadAhead {
+    /// Stops reading and gives the reader back: its definitions then hold every
+    /// definitions chunk read so far.
+    pub fn finish(self) -> TraceReader {
+        drop(self.rx);
+        self.thread.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    }
+}
+
 impl TraceReader {
     /// Opens `path`, or standard input for `-`, detecting the form from its first bytes.
     pub fn open(path: &str, opts: ReadOptions) -> Result<Self, Error> {
@@ -551,6 +573,29 @@ impl TraceReader {
     /// What a salvaging read lost so far.
     pub fn salvage_report(&self) -> &SalvageReport {
         &self.report
+    }
+
+    /// Decodes the blocks on another thread, at most `depth` ahead of their consumer,
+    /// in the order of the input; the first error ends them. What a consumer does with a
+    /// block overlaps the decoding of the next ones.
+    pub fn read_ahead(mut self, depth: usize) -> ReadAhead {
+        let (tx, rx) = std::sync::mpsc::sync_channel(depth.max(1));
+        let thread = std::thread::spawn(move || {
+            loop {
+                let b = self.next_block();
+                let last = !matches!(b, Ok(Some(_)));
+                if let Some(b) = b.transpose() {
+                    if tx.send(b).is_err() {
+                        break;
+                    }
+                }
+                if last {
+                    break;
+                }
+            }
+            self
+        });
+        ReadAhead { rx, thread }
     }
 
     /// The next block in the order of the input; `None` at the end.

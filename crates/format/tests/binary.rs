@@ -157,6 +157,26 @@ proptest! {
     }
 
     #[test]
+    fn reading_ahead_gives_the_blocks_in_order((defs, events) in arb_trace(80)) {
+        let b = write(&defs, &events, small_blocks());
+        let (_, seq) = read_whole(&b, false).unwrap();
+        let r = TraceReader::from_reader("p", Box::new(std::io::Cursor::new(b.clone())), ReadOptions::default()).unwrap();
+        let mut ahead = r.read_ahead(2);
+        let got: Vec<Event> = (&mut ahead).map(|blk| blk.unwrap().events).collect::<Vec<_>>().concat();
+        prop_assert!(same_events(&got, &seq));
+        prop_assert_eq!(ahead.finish().defs().locations.len(), defs.locations.len());
+        // A cut file: the blocks before the cut, then its error, then nothing.
+        if b.len() > 60 {
+            let cut = TraceReader::from_reader("cut", Box::new(std::io::Cursor::new(b[..b.len() - 20].to_vec())), ReadOptions::default());
+            if let Ok(r) = cut {
+                let items: Vec<_> = r.read_ahead(1).collect();
+                prop_assert!(items.last().is_some_and(|x| x.is_err()));
+                prop_assert!(items[..items.len() - 1].iter().all(|x| x.is_ok()));
+            }
+        }
+    }
+
+    #[test]
     fn random_bytes_never_panic(tail in prop::collection::vec(any::<u8>(), 0..300), keep_magic in any::<bool>()) {
         let mut b = if keep_magic { spoor_format::binary::Header::new(0).encode() } else { Vec::new() };
         b.extend_from_slice(&tail);

@@ -1181,39 +1181,12 @@ fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<A
     let t2 = clc.unwrap_or(t1);
     let mut next = vec![0usize; t2.len()];
     // Blocks are decoded on another thread while this one rewrites and encodes.
-    std::thread::scope(|s| -> Result<()> {
-        let rx = read_ahead(s, reader);
-        for b in rx.iter() {
-            let b = b.map_err(|e| input.rename(e))?;
-            rewrite(b, &t2, &mut next, input, &mut w)?;
-        }
-        Ok(())
-    })?;
+    for b in reader.read_ahead(8) {
+        let b = b.map_err(|e| input.rename(e))?;
+        rewrite(b, &t2, &mut next, input, &mut w)?;
+    }
     w.finish().map_err(Error::Write)?;
     Ok(report)
-}
-
-/// Decodes the blocks of `reader` on a thread of `s`, in order; the first error ends it.
-fn read_ahead<'s>(
-    s: &'s std::thread::Scope<'s, '_>,
-    mut reader: spoor_format::TraceReader,
-) -> std::sync::mpsc::Receiver<std::result::Result<spoor_format::Block, spoor_format::Error>> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(8);
-    s.spawn(move || loop {
-        match reader.next_block() {
-            Ok(Some(b)) => {
-                if tx.send(Ok(b)).is_err() {
-                    break;
-                }
-            }
-            Ok(None) => break,
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                break;
-            }
-        }
-    });
-    rx
 }
 
 /// Gives the events of `b` their times from `t2` and writes them.

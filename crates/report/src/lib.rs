@@ -278,30 +278,13 @@ pub fn analyze_reader(
             fold(&events);
             defs
         }
-        Err(mut reader) => {
+        Err(reader) => {
             // Decode on another thread a few blocks ahead; fold here, in input order.
-            let (tx, rx) = std::sync::mpsc::sync_channel(8);
-            let decoder = std::thread::spawn(move || {
-                loop {
-                    match reader.next_block() {
-                        Ok(Some(b)) => {
-                            if tx.send(Ok(b)).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            break;
-                        }
-                    }
-                }
-                reader
-            });
-            for b in rx {
+            let mut blocks = reader.read_ahead(8);
+            for b in &mut blocks {
                 fold(&b?.events);
             }
-            let reader = decoder.join().map_err(|_| Error::Bad("the decoding thread failed".into()))?;
+            let reader = blocks.finish();
             // A later definitions chunk may have named what the first did not.
             reader.defs().clone()
         }
