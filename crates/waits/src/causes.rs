@@ -7,9 +7,9 @@
 use crate::detect::{Detector, Peer};
 use crate::{Instance, Pattern};
 use rustc_hash::FxHashMap;
-use std::cell::Cell;
 use serde::Serialize;
 use spoor_model::LocId;
+use std::cell::Cell;
 
 /// Work of one call path on one location that made others wait.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -165,7 +165,8 @@ impl Timelines<'_> {
         let Some(r) = self.by_loc.get(loc as usize) else { return };
         // A location's waits do not overlap, so their ends rise with their starts.
         let mine = &self.instances[r.clone()];
-        let first = r.start + partition_near(mine, &self.hints[loc as usize][1], |w| w.start + w.duration <= a);
+        let first =
+            r.start + partition_near(mine, &self.hints[loc as usize][1], |w| w.start + w.duration <= a);
         for i in first..r.end {
             let w = &self.instances[i];
             if w.start >= b {
