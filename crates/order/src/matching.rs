@@ -430,6 +430,19 @@ impl LocPass<'_> {
     }
 }
 
+/// What a location has open during its pass: requests, a blocking receive, a
+/// collective begun, the locks it holds or asked for, and its collectives so far.
+#[derive(Default)]
+struct InFlight {
+    isends: HashMap<u64, Ev>,
+    irecvs: HashMap<u64, Posted>,
+    recv: Option<Posted>,
+    coll: Option<(Ev, CollOp, CommId)>,
+    coll_seq: HashMap<CommId, u64>,
+    held: Vec<(u64, Ev)>,
+    requested: HashMap<u64, Ev>,
+}
+
 /// The first pass of matching over the records of location `loc`.
 fn location_pass<'d>(
     defs: &'d Definitions,
@@ -456,32 +469,26 @@ fn location_pass<'d>(
         sections: Vec::new(),
         spawns: Vec::new(),
     };
-    let mut open_isend: HashMap<u64, Ev> = HashMap::default();
-    let mut open_irecv: HashMap<u64, Posted> = HashMap::default();
-    let mut pending_recv: Option<Posted> = None;
-    let mut pending_coll: Option<(Ev, CollOp, CommId)> = None;
-    let mut coll_seq: HashMap<CommId, u64> = HashMap::default();
-    let mut held: Vec<(u64, Ev)> = Vec::new();
-    let mut requested: HashMap<u64, Ev> = HashMap::default();
+    let mut open = InFlight::default();
     for r in recs {
+        b.record(&mut open, r);
+    }
+    b.finish(open);
+    b
+}
+
+impl LocPass<'_> {
+    /// Takes one record of the location.
+    fn record(&mut self, open: &mut InFlight, r: &Record) {
+        let (defs, loc) = (self.defs, self.loc);
+        let b = self;
         let ev = Ev { at: EventRef { loc, index: r.index }, wall: r.wall };
         let rec = r.rec();
         match rec {
             Rec::Send { to, comm, tag, bytes, request } => {
-                b.sends.push(((loc, to, comm, tag), SendItem { ev, bytes, kind: rec.kind_name() }));
-                if let Some(q) = request {
-                    if let Some(old) = open_isend.insert(q, ev) {
-                        b.problem(
-                            ProblemKind::Request,
-                            old,
-                            "isend",
-                            Some(ev.at),
-                            format!("request {q} is posted again before it completed"),
-                        );
-                    }
-                }
+                b.send(open, ev, rec, (loc, to, comm, tag), bytes, request)
             }
-            Rec::SendDone { request } => match open_isend.remove(&request) {
+            Rec::SendDone { request } => match open.isends.remove(&request) {
                 Some(isend) => b.partner(ev.at, isend.at),
                 None => b.problem(
                     ProblemKind::Request,
@@ -494,8 +501,8 @@ fn location_pass<'d>(
             Rec::RecvPost { from, comm, tag, request } => {
                 let p = Posted { ev, kind: rec.kind_name(), from, comm, tag };
                 let old = match request {
-                    None => pending_recv.replace(p),
-                    Some(q) => open_irecv.insert(q, p),
+                    None => open.recv.replace(p),
+                    Some(q) => open.irecvs.insert(q, p),
                 };
                 if let Some(old) = old {
                     b.problem(
@@ -508,39 +515,10 @@ fn location_pass<'d>(
                 }
             }
             Rec::RecvDone { from, comm, tag, bytes, request } => {
-                let posted = match request {
-                    None => pending_recv.take(),
-                    Some(q) => open_irecv.remove(&q),
-                };
-                let key = match &posted {
-                    Some(p) => {
-                        b.partner(p.ev.at, ev.at);
-                        let bad_from = p.from.is_some_and(|f| f != from);
-                        let bad_tag = p.tag.is_some_and(|t| t != tag);
-                        if bad_from || bad_tag || p.comm != comm {
-                            b.problem(
-                                ProblemKind::Inconsistent,
-                                ev,
-                                rec.kind_name(),
-                                Some(p.ev.at),
-                                format!(
-                                    "completes from {} tag {tag} on {}, but was posted for {} tag {} on {}",
-                                    b.loc_name(from),
-                                    describe::comm(defs, comm),
-                                    p.from.map_or("any source".into(), |f| b.loc_name(f)),
-                                    tag_text(p.tag),
-                                    describe::comm(defs, p.comm),
-                                ),
-                            );
-                        }
-                        p.ev.at.index
-                    }
-                    None => r.index,
-                };
-                b.recvs.push(((from, loc, comm, tag), RecvItem { key, ev, bytes, kind: rec.kind_name() }));
+                b.recv_done(open, ev, r.index, rec, (from, loc, comm, tag), bytes, request)
             }
             Rec::CollBegin { op, comm } => {
-                if let Some((old, oop, _)) = pending_coll.replace((ev, op, comm)) {
+                if let Some((old, oop, _)) = open.coll.replace((ev, op, comm)) {
                     b.problem(
                         ProblemKind::Collective,
                         old,
@@ -550,43 +528,19 @@ fn location_pass<'d>(
                     );
                 }
             }
-            Rec::CollEnd { op, comm, root } => {
-                let begin = match pending_coll.take() {
-                    Some((bev, bop, bcomm)) if bcomm == comm && bop == op => bev,
-                    Some((bev, bop, bcomm)) => {
-                        b.problem(
-                            ProblemKind::Collective,
-                            ev,
-                            "coll_end",
-                            Some(bev.at),
-                            format!(
-                                "{} on {} ends, but {} on {} began",
-                                op.name(),
-                                describe::comm(defs, comm),
-                                bop.name(),
-                                describe::comm(defs, bcomm)
-                            ),
-                        );
-                        ev
-                    }
-                    None => ev,
-                };
-                let seq = coll_seq.entry(comm).or_insert(0);
-                b.colls.push(((comm, *seq), CollPart { loc, begin, end: ev, op, root }));
-                *seq += 1;
-            }
+            Rec::CollEnd { op, comm, root } => b.coll_end(open, ev, op, comm, root),
             Rec::LockRequest { lock } => {
-                requested.insert(lock, ev);
+                open.requested.insert(lock, ev);
             }
             Rec::LockAcquire { lock } => {
-                if let Some(req) = requested.remove(&lock) {
+                if let Some(req) = open.requested.remove(&lock) {
                     b.partner(req.at, ev.at);
                 }
-                held.push((lock, ev));
+                open.held.push((lock, ev));
             }
-            Rec::LockRelease { lock } => match held.iter().rposition(|&(k, _)| k == lock) {
+            Rec::LockRelease { lock } => match open.held.iter().rposition(|&(k, _)| k == lock) {
                 Some(i) => {
-                    let (_, acq) = held.remove(i);
+                    let (_, acq) = open.held.remove(i);
                     b.sections.push(((app_of(defs, loc), lock), Section { acquire: acq, release: Some(ev) }));
                 }
                 None => b.problem(
@@ -606,44 +560,157 @@ fn location_pass<'d>(
             Rec::Offset { .. } => {}
         }
     }
-    for (q, ev) in open_isend {
-        b.problem(ProblemKind::Request, ev, "isend", None, format!("send request {q} never completes"));
-    }
-    for p in open_irecv.into_values().chain(pending_recv) {
-        b.problem(
-            ProblemKind::UnmatchedRecv,
-            p.ev,
-            p.kind,
-            None,
-            format!(
-                "a receive from {} tag {} on {} is posted but never completes",
-                p.from.map_or("any source".into(), |f| b.loc_name(f)),
-                tag_text(p.tag),
-                describe::comm(defs, p.comm)
-            ),
-        );
-    }
-    if let Some((ev, op, _)) = pending_coll {
-        b.problem(
-            ProblemKind::Collective,
-            ev,
-            "coll_begin",
-            None,
-            format!("{} begins but never ends", op.name()),
-        );
-    }
-    for (lock, acq) in held {
-        b.sections.push(((app_of(defs, loc), lock), Section { acquire: acq, release: None }));
-    }
-    // Channels in key order; a channel's sends in order (as pushed), its receives in
-    // posting order (usually already theirs: keys are unique, so unstable is exact).
-    (b.send_items, b.send_runs) = by_channel(std::mem::take(&mut b.sends), |_| {});
-    (b.recv_items, b.recv_runs) = by_channel(std::mem::take(&mut b.recvs), |rs| {
-        if !rs.is_sorted_by_key(|r| (r.key, r.ev.at.index)) {
-            rs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
+
+    fn send(
+        &mut self,
+        open: &mut InFlight,
+        ev: Ev,
+        rec: Rec,
+        key: ChannelKey,
+        bytes: u64,
+        request: Option<u64>,
+    ) {
+        let b = self;
+        b.sends.push((key, SendItem { ev, bytes, kind: rec.kind_name() }));
+        if let Some(q) = request {
+            if let Some(old) = open.isends.insert(q, ev) {
+                b.problem(
+                    ProblemKind::Request,
+                    old,
+                    "isend",
+                    Some(ev.at),
+                    format!("request {q} is posted again before it completed"),
+                );
+            }
         }
-    });
-    b
+    }
+
+    /// A receive completed: joined to its posting, checked against it, and filed under
+    /// its channel with the posting's index as its key (receives match in posting order).
+    #[allow(clippy::too_many_arguments)]
+    fn recv_done(
+        &mut self,
+        open: &mut InFlight,
+        ev: Ev,
+        index: u64,
+        rec: Rec,
+        key: ChannelKey,
+        bytes: u64,
+        request: Option<u64>,
+    ) {
+        let defs = self.defs;
+        let b = self;
+        let (from, _, comm, tag) = key;
+        let posted = match request {
+            None => open.recv.take(),
+            Some(q) => open.irecvs.remove(&q),
+        };
+        let order = match &posted {
+            Some(p) => {
+                b.partner(p.ev.at, ev.at);
+                let bad_from = p.from.is_some_and(|f| f != from);
+                let bad_tag = p.tag.is_some_and(|t| t != tag);
+                if bad_from || bad_tag || p.comm != comm {
+                    b.problem(
+                        ProblemKind::Inconsistent,
+                        ev,
+                        rec.kind_name(),
+                        Some(p.ev.at),
+                        format!(
+                            "completes from {} tag {tag} on {}, but was posted for {} tag {} on {}",
+                            b.loc_name(from),
+                            describe::comm(defs, comm),
+                            p.from.map_or("any source".into(), |f| b.loc_name(f)),
+                            tag_text(p.tag),
+                            describe::comm(defs, p.comm),
+                        ),
+                    );
+                }
+                p.ev.at.index
+            }
+            None => index,
+        };
+        b.recvs.push((key, RecvItem { key: order, ev, bytes, kind: rec.kind_name() }));
+    }
+
+    fn coll_end(&mut self, open: &mut InFlight, ev: Ev, op: CollOp, comm: CommId, root: Option<LocId>) {
+        let (defs, loc) = (self.defs, self.loc);
+        let b = self;
+        let begin = match open.coll.take() {
+            Some((bev, bop, bcomm)) if bcomm == comm && bop == op => bev,
+            Some((bev, bop, bcomm)) => {
+                b.problem(
+                    ProblemKind::Collective,
+                    ev,
+                    "coll_end",
+                    Some(bev.at),
+                    format!(
+                        "{} on {} ends, but {} on {} began",
+                        op.name(),
+                        describe::comm(defs, comm),
+                        bop.name(),
+                        describe::comm(defs, bcomm)
+                    ),
+                );
+                ev
+            }
+            None => ev,
+        };
+        let seq = open.coll_seq.entry(comm).or_insert(0);
+        b.colls.push(((comm, *seq), CollPart { loc, begin, end: ev, op, root }));
+        *seq += 1;
+    }
+
+    /// What is still open at the location's end is reported; its channels are sorted.
+    fn finish(&mut self, open: InFlight) {
+        let (defs, loc) = (self.defs, self.loc);
+        let b = self;
+        let InFlight {
+            isends: open_isend,
+            irecvs: open_irecv,
+            recv: pending_recv,
+            coll: pending_coll,
+            held,
+            ..
+        } = open;
+        for (q, ev) in open_isend {
+            b.problem(ProblemKind::Request, ev, "isend", None, format!("send request {q} never completes"));
+        }
+        for p in open_irecv.into_values().chain(pending_recv) {
+            b.problem(
+                ProblemKind::UnmatchedRecv,
+                p.ev,
+                p.kind,
+                None,
+                format!(
+                    "a receive from {} tag {} on {} is posted but never completes",
+                    p.from.map_or("any source".into(), |f| b.loc_name(f)),
+                    tag_text(p.tag),
+                    describe::comm(defs, p.comm)
+                ),
+            );
+        }
+        if let Some((ev, op, _)) = pending_coll {
+            b.problem(
+                ProblemKind::Collective,
+                ev,
+                "coll_begin",
+                None,
+                format!("{} begins but never ends", op.name()),
+            );
+        }
+        for (lock, acq) in held {
+            b.sections.push(((app_of(defs, loc), lock), Section { acquire: acq, release: None }));
+        }
+        // Channels in key order; a channel's sends in order (as pushed), its receives in
+        // posting order (usually already theirs: keys are unique, so unstable is exact).
+        (b.send_items, b.send_runs) = by_channel(std::mem::take(&mut b.sends), |_| {});
+        (b.recv_items, b.recv_runs) = by_channel(std::mem::take(&mut b.recvs), |rs| {
+            if !rs.is_sorted_by_key(|r| (r.key, r.ev.at.index)) {
+                rs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
+            }
+        });
+    }
 }
 
 /// `items` grouped by channel, channels in key order, each channel's items in the order
@@ -752,9 +819,32 @@ enum Records<'a> {
     Owned(Vec<Vec<Record>>),
 }
 
+/// Spans of one channel's items in `Gathered::sends_of` and `recvs_of`: (location,
+/// first, end).
+type Span = Option<(usize, usize, usize)>;
+
+/// What the per-location passes found, merged in location order.
+struct Gathered {
+    coll: BTreeMap<(CommId, u64), Vec<CollPart>>,
+    locks: BTreeMap<(AppId, u64), Vec<Section>>,
+    spawns: Vec<Spawn>,
+    sends_of: Vec<Vec<SendItem>>,
+    recvs_of: Vec<Vec<RecvItem>>,
+    /// Each channel's sends (all of one location) and receives (all of another), in key
+    /// order.
+    channels: Vec<(ChannelKey, (Span, Span))>,
+}
+
+/// Matched point-to-point messages.
+struct PointToPoint {
+    messages: Vec<Message>,
+    count: usize,
+    late: u64,
+}
+
 fn match_all(
     defs: &Definitions,
-    mut records: Records,
+    records: Records,
     partners: bool,
     points: bool,
     want_messages: bool,
@@ -771,6 +861,37 @@ fn match_all(
         points: vec![Vec::new(); n],
         problems: Vec::new(),
     };
+    let g = gather(&mut b, records, n);
+    let p2p = point_to_point(&mut b, &g, want_messages);
+    let instances = collectives(&mut b, g.coll, n);
+    let handoffs = lock_handoffs(&mut b, g.locks);
+    // Per location, in parallel (each sort on its own: the result does not depend on threads).
+    b.partners.par_iter_mut().for_each(|v| {
+        v.sort_by_key(|&(i, _)| i);
+        v.shrink_to_fit();
+    });
+    b.points.par_iter_mut().for_each(|v| {
+        v.sort_by_key(|&(i, _)| i);
+        v.shrink_to_fit();
+    });
+    b.problems.sort_by_key(|x| (x.at, x.kind));
+    Sync {
+        messages: p2p.messages,
+        message_count: p2p.count,
+        late_messages: p2p.late,
+        instances,
+        handoffs,
+        spawns: g.spawns,
+        partners: b.partners,
+        points: b.points,
+        problems: b.problems,
+    }
+}
+
+/// Each location's own records in parallel (a few at a time, to bound what waits to be
+/// merged), merged in location order: its own partners, points and problems into `b`.
+fn gather(b: &mut Builder, mut records: Records, n: usize) -> Gathered {
+    let (defs, partners, points) = (b.defs, b.want_partners, b.want_points);
     let mut coll: BTreeMap<(CommId, u64), Vec<CollPart>> = BTreeMap::new();
     let mut locks: BTreeMap<(AppId, u64), Vec<Section>> = BTreeMap::new();
     let mut spawns = Vec::new();
@@ -778,7 +899,6 @@ fn match_all(
     // to be merged), merged in location order.
     let mut sends_of: Vec<Vec<SendItem>> = Vec::with_capacity(n);
     let mut recvs_of: Vec<Vec<RecvItem>> = Vec::with_capacity(n);
-    type Span = Option<(usize, usize, usize)>;
     let mut channels: HashMap<ChannelKey, (Span, Span)> = HashMap::default();
     const AT_ONCE: usize = 16;
     for first in (0..n).step_by(AT_ONCE) {
@@ -827,20 +947,22 @@ fn match_all(
             recvs_of.push(pass.recv_items);
         }
     }
-    // Each channel's sends (all of one location) and receives (all of another), as
-    // (location, first, end) in `sends_of` and `recvs_of`, in key order.
     let mut channels: Vec<(ChannelKey, (Span, Span))> = channels.into_iter().collect();
+    channels.sort_unstable_by_key(|&(k, _)| k);
+    Gathered { coll, locks, spawns, sends_of, recvs_of, channels }
+}
 
-    // Point to point: the k-th send of a channel goes to its k-th receive.
+/// Point to point: the k-th send of a channel goes to its k-th receive.
+fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointToPoint {
+    let defs = b.defs;
     let mut messages = Vec::new();
     let mut message_count = 0;
     let mut late_messages = 0;
-    channels.sort_unstable_by_key(|&(k, _)| k);
     let empty_sends: [SendItem; 0] = [];
     let empty_recvs: [RecvItem; 0] = [];
-    for ((from, to, comm, tag), (ss, rs)) in channels {
-        let sends = ss.map_or(&empty_sends[..], |(l, a, z)| &sends_of[l][a..z]);
-        let recvs = rs.map_or(&empty_recvs[..], |(l, a, z)| &recvs_of[l][a..z]);
+    for &((from, to, comm, tag), (ss, rs)) in &g.channels {
+        let sends = ss.map_or(&empty_sends[..], |(l, a, z)| &g.sends_of[l][a..z]);
+        let recvs = rs.map_or(&empty_recvs[..], |(l, a, z)| &g.recvs_of[l][a..z]);
         let matched = sends.len().min(recvs.len());
         message_count += matched;
         for (s, r) in sends.iter().zip(recvs) {
@@ -882,17 +1004,22 @@ fn match_all(
             )
         };
         for s in &sends[matched..] {
-            let detail = format!("no receive matches this message {} ({} bytes)", chan(&b), s.bytes);
+            let detail = format!("no receive matches this message {} ({} bytes)", chan(b), s.bytes);
             b.problem(ProblemKind::UnmatchedSend, s.ev, s.kind, None, detail);
         }
         for r in &recvs[matched..] {
-            let detail =
-                format!("no send matches this receive of a message {} ({} bytes)", chan(&b), r.bytes);
+            let detail = format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.bytes);
             b.problem(ProblemKind::UnmatchedRecv, r.ev, r.kind, None, detail);
         }
     }
 
-    // Collectives.
+    PointToPoint { messages, count: message_count, late: late_messages }
+}
+
+/// Collectives: each instance's members in rank order, checked (members, operation,
+/// root) and given their points.
+fn collectives(b: &mut Builder, coll: BTreeMap<(CommId, u64), Vec<CollPart>>, n: usize) -> Vec<Instance> {
+    let defs = b.defs;
     let mut instances = Vec::new();
     // Per location, its rank (first position) in the communicator `ranks_of`.
     let mut ranks: Vec<usize> = vec![usize::MAX; n];
@@ -919,86 +1046,8 @@ fn match_all(
         }
         let rank_of = |l: LocId| ranks.get(l as usize).copied().unwrap_or(usize::MAX);
         parts.sort_by_key(|p| (rank_of(p.loc), p.loc));
-        let first = Ev { at: parts[0].end.at, wall: parts[0].end.wall };
-        let what = || format!("collective #{seq} on {}", describe::comm(defs, comm));
-        for p in &parts {
-            if !c.members.is_empty() && rank_of(p.loc) == usize::MAX {
-                b.problem(
-                    ProblemKind::Collective,
-                    p.end,
-                    "coll_end",
-                    None,
-                    format!("{}: {} is not a member", what(), b.loc_name(p.loc)),
-                );
-            }
-        }
-        if !c.members.is_empty() {
-            present.clear();
-            present.resize(c.members.len(), false);
-            for p in &parts {
-                if let Some(x) = present.get_mut(rank_of(p.loc)) {
-                    *x = true;
-                }
-            }
-            let missing: Vec<String> = c
-                .members
-                .iter()
-                .filter(|&&m| !present.get(rank_of(m)).copied().unwrap_or(false))
-                .map(|&m| b.loc_name(m))
-                .collect();
-            if !missing.is_empty() {
-                b.problem(
-                    ProblemKind::Collective,
-                    first,
-                    "coll_end",
-                    None,
-                    format!("{} ({}): {} did not take part", what(), parts[0].op.name(), missing.join(", ")),
-                );
-            }
-        }
+        let root = check_collective(b, comm, seq, &parts, &rank_of, &mut present);
         let op = parts[0].op;
-        for p in &parts[1..] {
-            if p.op != op {
-                b.problem(
-                    ProblemKind::Collective,
-                    p.end,
-                    "coll_end",
-                    Some(parts[0].end.at),
-                    format!(
-                        "{}: this member does {}, {} does {}",
-                        what(),
-                        p.op.name(),
-                        b.loc_name(parts[0].loc),
-                        op.name()
-                    ),
-                );
-            }
-        }
-        let root_loc = parts.iter().find_map(|p| p.root);
-        if let Some(rl) = root_loc {
-            for p in &parts {
-                if p.root.is_some_and(|r| r != rl) {
-                    b.problem(
-                        ProblemKind::Collective,
-                        p.end,
-                        "coll_end",
-                        None,
-                        format!("{}: members disagree on the root", what()),
-                    );
-                    break;
-                }
-            }
-        }
-        let root = root_loc.and_then(|rl| parts.iter().position(|p| p.loc == rl)).map(|i| i as u32);
-        if needs_root(op) && root_loc.is_some() && root.is_none() {
-            b.problem(
-                ProblemKind::Collective,
-                first,
-                "coll_end",
-                None,
-                format!("{}: the root {} did not take part", what(), b.loc_name(root_loc.unwrap_or(0))),
-            );
-        }
         let inst = instances.len() as u32;
         let mut members = Vec::with_capacity(parts.len());
         for (m, p) in parts.iter().enumerate() {
@@ -1018,7 +1067,108 @@ fn match_all(
         instances.push(Instance { comm, seq, op, shape: shape_of(op, root), members });
     }
 
-    // Locks: sections in the order of their acquisitions.
+    instances
+}
+
+/// Checks one collective instance (its members in rank order): members that are not
+/// in the communicator or missing, operations and roots that disagree, a root that did
+/// not take part. Returns the root's position among the members.
+fn check_collective(
+    b: &mut Builder,
+    comm: CommId,
+    seq: u64,
+    parts: &[CollPart],
+    rank_of: &dyn Fn(LocId) -> usize,
+    present: &mut Vec<bool>,
+) -> Option<u32> {
+    let defs = b.defs;
+    let c = &defs.comms[comm as usize];
+    let first = Ev { at: parts[0].end.at, wall: parts[0].end.wall };
+    let what = || format!("collective #{seq} on {}", describe::comm(defs, comm));
+    for p in parts {
+        if !c.members.is_empty() && rank_of(p.loc) == usize::MAX {
+            b.problem(
+                ProblemKind::Collective,
+                p.end,
+                "coll_end",
+                None,
+                format!("{}: {} is not a member", what(), b.loc_name(p.loc)),
+            );
+        }
+    }
+    if !c.members.is_empty() {
+        present.clear();
+        present.resize(c.members.len(), false);
+        for p in parts {
+            if let Some(x) = present.get_mut(rank_of(p.loc)) {
+                *x = true;
+            }
+        }
+        let missing: Vec<String> = c
+            .members
+            .iter()
+            .filter(|&&m| !present.get(rank_of(m)).copied().unwrap_or(false))
+            .map(|&m| b.loc_name(m))
+            .collect();
+        if !missing.is_empty() {
+            b.problem(
+                ProblemKind::Collective,
+                first,
+                "coll_end",
+                None,
+                format!("{} ({}): {} did not take part", what(), parts[0].op.name(), missing.join(", ")),
+            );
+        }
+    }
+    let op = parts[0].op;
+    for p in &parts[1..] {
+        if p.op != op {
+            b.problem(
+                ProblemKind::Collective,
+                p.end,
+                "coll_end",
+                Some(parts[0].end.at),
+                format!(
+                    "{}: this member does {}, {} does {}",
+                    what(),
+                    p.op.name(),
+                    b.loc_name(parts[0].loc),
+                    op.name()
+                ),
+            );
+        }
+    }
+    let root_loc = parts.iter().find_map(|p| p.root);
+    if let Some(rl) = root_loc {
+        for p in parts {
+            if p.root.is_some_and(|r| r != rl) {
+                b.problem(
+                    ProblemKind::Collective,
+                    p.end,
+                    "coll_end",
+                    None,
+                    format!("{}: members disagree on the root", what()),
+                );
+                break;
+            }
+        }
+    }
+    let root = root_loc.and_then(|rl| parts.iter().position(|p| p.loc == rl)).map(|i| i as u32);
+    if needs_root(op) && root_loc.is_some() && root.is_none() {
+        b.problem(
+            ProblemKind::Collective,
+            first,
+            "coll_end",
+            None,
+            format!("{}: the root {} did not take part", what(), b.loc_name(root_loc.unwrap_or(0))),
+        );
+    }
+    root
+}
+
+/// Locks: sections in the order of their acquisitions; each release hands the lock to
+/// the next acquisition.
+fn lock_handoffs(b: &mut Builder, locks: BTreeMap<(AppId, u64), Vec<Section>>) -> Vec<Handoff> {
     let mut handoffs = Vec::new();
     for ((_, lock), mut secs) in locks {
         secs.sort_by_key(|s| (s.acquire.wall, s.acquire.at));
@@ -1063,27 +1213,7 @@ fn match_all(
         }
     }
 
-    // Per location, in parallel (each sort on its own: the result does not depend on threads).
-    b.partners.par_iter_mut().for_each(|v| {
-        v.sort_by_key(|&(i, _)| i);
-        v.shrink_to_fit();
-    });
-    b.points.par_iter_mut().for_each(|v| {
-        v.sort_by_key(|&(i, _)| i);
-        v.shrink_to_fit();
-    });
-    b.problems.sort_by_key(|x| (x.at, x.kind));
-    Sync {
-        messages,
-        message_count,
-        late_messages,
-        instances,
-        handoffs,
-        spawns,
-        partners: b.partners,
-        points: b.points,
-        problems: b.problems,
-    }
+    handoffs
 }
 
 #[cfg(test)]
