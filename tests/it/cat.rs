@@ -1,64 +1,40 @@
 //! spoor-cat and the spoor front command, run as a user runs them.
 
+use crate::common::*;
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-const CAT: &str = env!("CARGO_BIN_EXE_spoor-cat");
-const SYNTH: &str = env!("CARGO_BIN_EXE_spoor-synth");
-const SPOOR: &str = env!("CARGO_BIN_EXE_spoor");
 const WORKLOADS: [&str; 6] = ["spa", "ring", "stencil", "master-worker", "pipeline", "barrier"];
 
-fn run(cmd: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut c = Command::new(cmd)
-        .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        let mut i = c.stdin.take().unwrap();
-        i.write_all(input).unwrap();
-    }
-    c.wait_with_output().unwrap()
-}
-
-fn ok(cmd: &str, args: &[&str], stdin: Option<&[u8]>) -> Vec<u8> {
-    let o = run(cmd, args, stdin);
-    assert!(o.status.success(), "{cmd} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    o.stdout
-}
-
 fn synth(workload: &str) -> Vec<u8> {
-    ok(SYNTH, &[workload, "--procs", "6", "--steps", "4", "--seed", "3"], None)
+    ok("synth", &[workload, "--procs", "6", "--steps", "4", "--seed", "3"], b"")
 }
 
 #[test]
 fn binary_to_text_to_binary_round_trips_every_workload() {
     for w in WORKLOADS {
         let bin = synth(w);
-        let text = ok(CAT, &["-"], Some(&bin));
-        let bin2 = ok(CAT, &["-f", "binary", "-"], Some(&text));
-        let text2 = ok(CAT, &["-"], Some(&bin2));
+        let text = ok("cat", &["-"], &bin);
+        let bin2 = ok("cat", &["-f", "binary", "-"], &text);
+        let text2 = ok("cat", &["-"], &bin2);
         assert_eq!(String::from_utf8(text.clone()).unwrap(), String::from_utf8(text2).unwrap(), "{w}");
         // Re-encoding the same events with the same block size gives the same bytes.
         assert!(bin == bin2, "{w}: binary differs after a round trip through text");
         // The synthesizer's own text output (events in generation order) is the same
         // trace: encoded, it gives the same bytes.
-        let direct = ok(SYNTH, &[w, "--procs", "6", "--steps", "4", "--seed", "3", "--text"], None);
-        assert!(ok(CAT, &["-f", "binary", "-"], Some(&direct)) == bin, "{w}: --text is another trace");
+        let direct = ok("synth", &[w, "--procs", "6", "--steps", "4", "--seed", "3", "--text"], b"");
+        assert!(ok("cat", &["-f", "binary", "-"], &direct) == bin, "{w}: --text is another trace");
     }
 }
 
 #[test]
 fn count_and_json_agree_with_the_text() {
     let bin = synth("stencil");
-    let text = String::from_utf8(ok(CAT, &["-"], Some(&bin))).unwrap();
+    let text = String::from_utf8(ok("cat", &["-"], &bin)).unwrap();
     let events = text.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count();
-    let count: usize =
-        String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
+    let count: usize = String::from_utf8(ok("cat", &["--count", "-"], &bin)).unwrap().trim().parse().unwrap();
     assert_eq!(count, events);
-    let json = String::from_utf8(ok(CAT, &["-f", "json", "-"], Some(&bin))).unwrap();
+    let json = String::from_utf8(ok("cat", &["-f", "json", "-"], &bin)).unwrap();
     let mut lines = json.lines();
     let defs: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
     assert_eq!(defs["definitions"]["locations"].as_array().unwrap().len(), 6);
@@ -72,13 +48,14 @@ fn count_and_json_agree_with_the_text() {
 
 #[test]
 fn output_is_the_same_with_one_thread_and_many() {
-    let bin = synth("master-worker");
+    let trace = synth("master-worker");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("t.spoor");
-    std::fs::write(&f, &bin).unwrap();
+    std::fs::write(&f, &trace).unwrap();
     let f = f.to_str().unwrap();
     let with = |threads: &str, args: &[&str]| {
-        let o = Command::new(CAT).args(args).arg(f).env("RAYON_NUM_THREADS", threads).output().unwrap();
+        let o =
+            Command::new(bin("cat")).args(args).arg(f).env("RAYON_NUM_THREADS", threads).output().unwrap();
         assert!(o.status.success());
         o.stdout
     };
@@ -89,25 +66,24 @@ fn output_is_the_same_with_one_thread_and_many() {
 
 #[test]
 fn truncated_input_fails_and_salvage_recovers() {
-    let bin = ok(SYNTH, &["ring", "--procs", "4", "--steps", "2000", "--block-events", "256"], None);
+    let bin = ok("synth", &["ring", "--procs", "4", "--steps", "2000", "--block-events", "256"], b"");
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.spoor");
     std::fs::write(&cut, &bin[..bin.len() * 2 / 3]).unwrap();
     let cut = cut.to_str().unwrap();
-    let o = run(CAT, &["--count", cut], None);
+    let o = run("cat", &["--count", cut], b"", &[]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("cut.spoor") && err.contains("byte") && err.contains("truncated"), "{err}");
-    let o = run(CAT, &["--salvage", "--count", cut], None);
+    let o = run("cat", &["--salvage", "--count", cut], b"", &[]);
     assert_eq!(o.status.code(), Some(0));
     let got: u64 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-    let total: u64 =
-        String::from_utf8(ok(CAT, &["--count", "-"], Some(&bin))).unwrap().trim().parse().unwrap();
+    let total: u64 = String::from_utf8(ok("cat", &["--count", "-"], &bin)).unwrap().trim().parse().unwrap();
     assert!(got > total / 3 && got < total, "{got} of {total}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("salvaged") && err.contains("bytes after it lost"), "{err}");
     // The same through a pipe.
-    let o = run(CAT, &["--salvage", "--count", "-"], Some(&bin[..bin.len() * 2 / 3]));
+    let o = run("cat", &["--salvage", "--count", "-"], &bin[..bin.len() * 2 / 3], &[]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim().parse::<u64>().unwrap(), got);
 }
 
@@ -115,17 +91,17 @@ fn truncated_input_fails_and_salvage_recovers() {
 fn a_newer_version_exits_3_and_bad_text_names_the_line() {
     let mut bin = synth("ring");
     bin[8] = 9;
-    let o = run(CAT, &["-"], Some(&bin));
+    let o = run("cat", &["-"], &bin, &[]);
     assert_eq!(o.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&o.stderr).contains("upgrade spoor"));
-    let o = run(CAT, &["-"], Some(b"0 10 - enter main\n0 20 - sned to=1\n"));
+    let o = run("cat", &["-"], b"0 10 - enter main\n0 20 - sned to=1\n", &[]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("<stdin>: line 2"), "{err}");
-    let o = run(CAT, &["/nonexistent/trace"], None);
+    let o = run("cat", &["/nonexistent/trace"], b"", &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/trace"));
-    let o = run(CAT, &["--no-such-flag"], None);
+    let o = run("cat", &["--no-such-flag"], b"", &[]);
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -133,18 +109,18 @@ fn a_newer_version_exits_3_and_bad_text_names_the_line() {
 fn a_failed_run_leaves_no_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.txt");
-    let o = run(CAT, &["-o", out.to_str().unwrap(), "-"], Some(b"0 10 - enter main\nbad line\n"));
+    let o = run("cat", &["-o", out.to_str().unwrap(), "-"], b"0 10 - enter main\nbad line\n", &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "a file was left behind");
-    let o = run(CAT, &["-o", out.to_str().unwrap(), "-"], Some(b"0 10 - enter main\n"));
+    let o = run("cat", &["-o", out.to_str().unwrap(), "-"], b"0 10 - enter main\n", &[]);
     assert!(o.status.success());
     assert!(std::fs::read_to_string(&out).unwrap().contains("0 10 - enter main"));
 }
 
 #[test]
 fn a_closed_pipe_downstream_is_quiet() {
-    let bin = ok(SYNTH, &["stencil", "--procs", "16", "--steps", "2000"], None);
-    let mut cat = Command::new(CAT)
+    let trace = ok("synth", &["stencil", "--procs", "16", "--steps", "2000"], b"");
+    let mut cat = Command::new(bin("cat"))
         .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -153,7 +129,7 @@ fn a_closed_pipe_downstream_is_quiet() {
         .unwrap();
     let mut stdin = cat.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(&bin);
+        let _ = stdin.write_all(&trace);
     });
     // Read one line, then close the pipe, as `head -n 1` does.
     let mut out = cat.stdout.take().unwrap();
@@ -168,43 +144,43 @@ fn a_closed_pipe_downstream_is_quiet() {
 
 #[test]
 fn the_front_command_lists_and_runs_the_commands() {
-    let help = String::from_utf8(ok(SPOOR, &["--help"], None)).unwrap();
+    let help = String::from_utf8(ok("spoor", &["--help"], b"")).unwrap();
     for verb in ["cat", "synth", "import", "order", "cp", "report"] {
         assert!(help.lines().any(|l| l.trim_start().starts_with(verb)), "{verb} missing:\n{help}");
     }
     // Every command listed exists: with all binaries built, none is missing.
     assert!(!help.contains("not installed"), "{help}");
     let bin = synth("barrier");
-    assert_eq!(ok(SPOOR, &["cat", "--count", "-"], Some(&bin)), ok(CAT, &["--count", "-"], Some(&bin)));
-    let o = run(SPOOR, &["nosuchverb"], None);
+    assert_eq!(ok("spoor", &["cat", "--count", "-"], &bin), ok("cat", &["--count", "-"], &bin));
+    let o = run("spoor", &["nosuchverb"], b"", &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no command 'nosuchverb'"));
     // Exit codes pass through.
-    let o = run(SPOOR, &["cat", "/nonexistent"], None);
+    let o = run("spoor", &["cat", "/nonexistent"], b"", &[]);
     assert_eq!(o.status.code(), Some(1));
 }
 
 /// Every command, by its binary.
-const COMMANDS: [(&str, &str); 13] = [
-    ("record", env!("CARGO_BIN_EXE_spoor-record")),
-    ("import", env!("CARGO_BIN_EXE_spoor-import")),
-    ("synth", env!("CARGO_BIN_EXE_spoor-synth")),
-    ("cat", env!("CARGO_BIN_EXE_spoor-cat")),
-    ("merge", env!("CARGO_BIN_EXE_spoor-merge")),
-    ("align", env!("CARGO_BIN_EXE_spoor-align")),
-    ("order", env!("CARGO_BIN_EXE_spoor-order")),
-    ("pag", env!("CARGO_BIN_EXE_spoor-pag")),
-    ("gag", env!("CARGO_BIN_EXE_spoor-gag")),
-    ("cp", env!("CARGO_BIN_EXE_spoor-cp")),
-    ("whatif", env!("CARGO_BIN_EXE_spoor-whatif")),
-    ("calibrate", env!("CARGO_BIN_EXE_spoor-calibrate")),
-    ("report", env!("CARGO_BIN_EXE_spoor-report")),
+const COMMANDS: [&str; 13] = [
+    "record",
+    "import",
+    "synth",
+    "cat",
+    "merge",
+    "align",
+    "order",
+    "pag",
+    "gag",
+    "cp",
+    "whatif",
+    "calibrate",
+    "report",
 ];
 
 #[test]
 fn every_command_describes_every_option_and_gives_examples() {
-    for (verb, exe) in COMMANDS {
-        let help = String::from_utf8(ok(exe, &["-h"], None)).unwrap();
+    for verb in COMMANDS {
+        let help = String::from_utf8(ok(verb, &["-h"], b"")).unwrap();
         let options = help.lines().skip_while(|l| *l != "Options:").skip(1).take_while(|l| !l.is_empty());
         for line in options {
             // `  -f, --format <FORMAT>  Output form ...`: the text after two spaces.
@@ -214,7 +190,7 @@ fn every_command_describes_every_option_and_gives_examples() {
         let examples: Vec<&str> = help.lines().skip_while(|l| *l != "Examples:").skip(1).collect();
         assert!(examples.iter().filter(|l| l.contains(&format!("spoor-{verb} "))).count() >= 2, "{help}");
         // The long help keeps them after the command's description.
-        let long = String::from_utf8(ok(exe, &["--help"], None)).unwrap();
+        let long = String::from_utf8(ok(verb, &["--help"], b"")).unwrap();
         assert!(
             long.contains("Examples:") && long.ends_with(&format!("{}\n", examples.join("\n"))),
             "{long}"
@@ -225,13 +201,13 @@ fn every_command_describes_every_option_and_gives_examples() {
 #[test]
 fn man_pages_and_completions_cover_every_command() {
     let dir = tempfile::tempdir().unwrap();
-    ok(SPOOR, &["man", "-o", dir.path().to_str().unwrap()], None);
+    ok("spoor", &["man", "-o", dir.path().to_str().unwrap()], b"");
     let mut pages: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     pages.sort();
-    let mut want: Vec<String> = COMMANDS.iter().map(|c| format!("spoor-{}.1", c.0)).collect();
+    let mut want: Vec<String> = COMMANDS.iter().map(|verb| format!("spoor-{verb}.1")).collect();
     want.push("spoor.1".into());
     want.sort();
     assert_eq!(pages, want);
@@ -240,30 +216,30 @@ fn man_pages_and_completions_cover_every_command() {
         cp.contains(".TH spoor-cp 1") && cp.contains("\\-\\-zeroing") && cp.contains("Examples:"),
         "{cp}"
     );
-    assert_eq!(ok(SPOOR, &["man", "cp"], None), cp.as_bytes());
-    let front = String::from_utf8(ok(SPOOR, &["man"], None)).unwrap();
+    assert_eq!(ok("spoor", &["man", "cp"], b""), cp.as_bytes());
+    let front = String::from_utf8(ok("spoor", &["man"], b"")).unwrap();
     assert!(front.contains(".TH spoor 1") && front.contains("whatif"), "{front}");
-    let o = run(SPOOR, &["man", "nosuch"], None);
+    let o = run("spoor", &["man", "nosuch"], b"", &[]);
     assert_eq!(o.status.code(), Some(2));
-    let bash = String::from_utf8(ok(SPOOR, &["completions", "bash"], None)).unwrap();
-    for (verb, _) in COMMANDS {
+    let bash = String::from_utf8(ok("spoor", &["completions", "bash"], b"")).unwrap();
+    for verb in COMMANDS {
         assert!(bash.contains(&format!(" spoor-{verb}\n")), "no completion for spoor-{verb}");
     }
     assert!(bash.contains("-o default spoor\n") && bash.contains("--zeroing"));
-    let zsh = String::from_utf8(ok(SPOOR, &["completions", "zsh"], None)).unwrap();
+    let zsh = String::from_utf8(ok("spoor", &["completions", "zsh"], b"")).unwrap();
     assert_eq!(zsh.matches("#compdef ").count(), COMMANDS.len() + 1);
-    assert_eq!(run(SPOOR, &["completions", "tcsh"], None).status.code(), Some(2));
+    assert_eq!(run("spoor", &["completions", "tcsh"], b"", &[]).status.code(), Some(2));
 }
 
 #[test]
 fn gzip_and_hand_written_text_are_read_everywhere() {
     let text = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/late-sender.txt")).unwrap();
     let mut gz = flate2_gzip(&text);
-    let a = ok(CAT, &["-"], Some(&text));
-    let b = ok(CAT, &["-"], Some(&gz));
+    let a = ok("cat", &["-"], &text);
+    let b = ok("cat", &["-"], &gz);
     assert_eq!(a, b);
     gz.truncate(gz.len() - 10);
-    let o = run(CAT, &["-"], Some(&gz));
+    let o = run("cat", &["-"], &gz, &[]);
     assert_eq!(o.status.code(), Some(1));
 }
 
@@ -297,14 +273,14 @@ fn text_definitions_naming_undefined_ids_are_refused_everywhere() {
     ];
     let dir = tempfile::tempdir().unwrap();
     let commands: [(&str, &[&str]); 8] = [
-        (CAT, &[]),
-        (CAT, &["-f", "binary", "-o"]),
-        (env!("CARGO_BIN_EXE_spoor-report"), &[]),
-        (env!("CARGO_BIN_EXE_spoor-order"), &[]),
-        (env!("CARGO_BIN_EXE_spoor-align"), &[]),
-        (env!("CARGO_BIN_EXE_spoor-merge"), &[]),
-        (env!("CARGO_BIN_EXE_spoor-pag"), &[]),
-        (env!("CARGO_BIN_EXE_spoor-cp"), &[]),
+        ("cat", &[]),
+        ("cat", &["-f", "binary", "-o"]),
+        ("report", &[]),
+        ("order", &[]),
+        ("align", &[]),
+        ("merge", &[]),
+        ("pag", &[]),
+        ("cp", &[]),
     ];
     for (i, (defs, line, what)) in cases.iter().enumerate() {
         let input = dir.path().join(format!("bad{i}.txt"));
@@ -316,7 +292,7 @@ fn text_definitions_naming_undefined_ids_are_refused_everywhere() {
                 args.push(out.to_str().unwrap());
             }
             args.push(input.to_str().unwrap());
-            let o = run(cmd, &args, None);
+            let o = run(cmd, &args, b"", &[]);
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(1), "{cmd} {args:?}: {err}");
             assert!(!err.contains("panicked"), "{cmd} {args:?}: {err}");

@@ -2,40 +2,11 @@
 //! errors and exit codes, output identical for 1 and many threads, a 1,000-process
 //! space-time diagram, and the HTML report opened in headless Chromium.
 
-mod common;
+use crate::common::*;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin(name: &str) -> &'static str {
-    match name {
-        "report" => env!("CARGO_BIN_EXE_spoor-report"),
-        "order" => env!("CARGO_BIN_EXE_spoor-order"),
-        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
-        "import" => env!("CARGO_BIN_EXE_spoor-import"),
-        "align" => env!("CARGO_BIN_EXE_spoor-align"),
-        _ => unreachable!("{name}"),
-    }
-}
-
-fn testdata(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name).to_string_lossy().into_owned()
-}
-
-fn run(name: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    common::run_with_stdin(bin(name), args, stdin, env)
-}
-
-fn ok(name: &str, args: &[&str]) -> Vec<u8> {
-    let out = run(name, args, b"", &[]);
-    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
-
-fn text(name: &str, args: &[&str]) -> String {
-    String::from_utf8(ok(name, args)).unwrap()
-}
+use std::path::PathBuf;
+use std::process::Command;
 
 struct Dir(tempfile::TempDir);
 
@@ -49,14 +20,14 @@ impl Dir {
     /// A text trace through spoor-order, written to `f`.
     fn ordered(&self, src: &str, f: &str) -> String {
         let out = self.path(f);
-        ok("order", &[src, "-o", &out]);
+        ok("order", &[src, "-o", &out], b"");
         out
     }
     fn synth(&self, args: &[&str], f: &str) -> String {
         let raw = self.path(&format!("{f}.raw"));
         let mut a = args.to_vec();
         a.extend(["-o", &raw]);
-        ok("synth", &a);
+        ok("synth", &a, b"");
         self.ordered(&raw, f)
     }
 }
@@ -67,16 +38,16 @@ fn csv_of_one_table_is_exact() {
     let t = d.ordered(&testdata("late-sender.txt"), "ls.spoor");
     // Hand-worked in testdata/report/late-sender.expected.
     assert_eq!(
-        text("report", &[&t, "--table", "messages", "-f", "csv"]),
+        ok_text("report", &[&t, "--table", "messages", "-f", "csv"]),
         "time,messages,min,avg,max\ntransit,2,50000,50000,50000\nqueue,2,0,0,0\n\
          recv_wait,2,8030000,8565000,9100000\nprocessing,1,20000,20000,20000\nreply,0,,,\n"
     );
     assert_eq!(
-        text("report", &[&t, "-t", "profile", "-l", "process", "-m", "wait", "-f", "csv"]),
+        ok_text("report", &[&t, "-t", "profile", "-l", "process", "-m", "wait", "-f", "csv"]),
         "process,wait,share\nrank2,9180000,52.48713550600343\nrank1,8160000,46.65523156089194\nrank0,150000,0.8576329331046312\n"
     );
     let several =
-        text("report", &[&t, "-t", "utilization", "-t", "histogram", "--hist", "calls", "-f", "csv"]);
+        ok_text("report", &[&t, "-t", "utilization", "-t", "histogram", "--hist", "calls", "-f", "csv"]);
     assert!(
         several
             .starts_with("# utilization\nprocess,application,threads,busy,idle,blocked,busy,idle,blocked\n"),
@@ -90,7 +61,7 @@ fn json_holds_every_table_and_histogram() {
     let d = Dir::new();
     let t = d.ordered(&testdata("report/server.txt"), "s.spoor");
     let v: serde_json::Value =
-        serde_json::from_slice(&ok("report", &[&t, "-f", "json", "--hist", "busy", "--hist", "npt"]))
+        serde_json::from_slice(&ok("report", &[&t, "-f", "json", "--hist", "busy", "--hist", "npt"], b""))
             .unwrap();
     assert_eq!(v["ordered"], true);
     assert_eq!(v["matched"], true);
@@ -139,7 +110,7 @@ fn text_report_and_standard_input() {
     ] {
         assert!(s.contains(title), "{title} missing:\n{s}");
     }
-    assert_eq!(s, text("report", &[&t]), "a file and a pipe give the same report");
+    assert_eq!(s, ok_text("report", &[&t]), "a file and a pipe give the same report");
 }
 
 #[test]
@@ -147,7 +118,7 @@ fn unordered_input_and_bad_names_are_errors_listing_what_exists() {
     let d = Dir::new();
     let raw = testdata("late-sender.txt");
     // Without spoor-order: what needs matching is left out with a note, or refused when asked for.
-    let s = text("report", &[&raw]);
+    let s = ok_text("report", &[&raw]);
     assert!(
         s.contains("note: no message transactions: they need matched messages; run spoor-order first"),
         "{s}"
@@ -204,7 +175,7 @@ fn unordered_input_and_bad_names_are_errors_listing_what_exists() {
 fn chrome_export_is_well_formed() {
     let d = Dir::new();
     let t = d.synth(&["master-worker", "--procs", "4", "--steps", "3"], "mw.spoor");
-    let v: serde_json::Value = serde_json::from_slice(&ok("report", &[&t, "-f", "chrome"])).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&ok("report", &[&t, "-f", "chrome"], b"")).unwrap();
     let evs = v["traceEvents"].as_array().unwrap();
     let names: Vec<&str> = evs
         .iter()
@@ -237,8 +208,8 @@ fn chrome_export_is_well_formed() {
     assert_eq!(s.len(), 21);
     assert_eq!(s, f, "every flow start has its end");
     assert!(evs.iter().any(|e| e["ph"] == "X" && e["cat"] == "wait"));
-    let bytes = ok("report", &[&t, "-f", "chrome"]);
-    assert_eq!(bytes, ok("report", &[&t, "-f", "chrome"]), "deterministic");
+    let bytes = ok("report", &[&t, "-f", "chrome"], b"");
+    assert_eq!(bytes, ok("report", &[&t, "-f", "chrome"], b""), "deterministic");
 }
 
 #[test]
@@ -306,7 +277,7 @@ fn identical_with_one_and_many_threads() {
 fn spacetime_at_a_thousand_processes() {
     let d = Dir::new();
     let t = d.synth(&["ring", "--procs", "1000", "--steps", "3"], "ring.spoor");
-    let svg = text("report", &[&t, "-f", "svg", "--rows", "50", "--arrows", "200"]);
+    let svg = ok_text("report", &[&t, "-f", "svg", "--rows", "50", "--arrows", "200"]);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains("1000 locations in 50 rows of up to 20 consecutive locations"), "{}", &svg[..600]);
     assert!(svg.contains("3000 messages, the 200 longest in transit drawn"), "{}", &svg[..600]);
@@ -322,7 +293,7 @@ fn compare_sets_runs_side_by_side() {
     let d = Dir::new();
     let a = d.synth(&["barrier", "--procs", "4", "--steps", "5", "--imbalance", "0"], "a.spoor");
     let b = d.synth(&["barrier", "--procs", "4", "--steps", "5", "--imbalance", "0.5"], "b.spoor");
-    let csv = text("report", &[&a, "--compare", &b, "-l", "application", "-f", "csv"]);
+    let csv = ok_text("report", &[&a, "--compare", &b, "-l", "application", "-f", "csv"]);
     let mut lines = csv.lines();
     let head = lines.next().unwrap();
     assert_eq!(head, format!("application,metric,{a},{b},diff {b},diff% {b}"));
@@ -335,10 +306,10 @@ fn compare_sets_runs_side_by_side() {
         wait[3].parse::<f64>().unwrap() > wait[2].parse::<f64>().unwrap(),
         "imbalance means more waiting: {wait:?}"
     );
-    let svg = text("report", &[&a, "--compare", &b, "-f", "svg", "--hist", "busy"]);
+    let svg = ok_text("report", &[&a, "--compare", &b, "-f", "svg", "--hist", "busy"]);
     let hist = svg.split("histogram-busy").nth(1).unwrap();
     assert_eq!(hist.matches(r#"class="series""#).count(), 2, "the runs overlaid");
-    let t = text("report", &[&a, "--compare", &a, "-l", "process"]);
+    let t = ok_text("report", &[&a, "--compare", &a, "-l", "process"]);
     assert!(t.contains(&format!("diff {a}#2")), "{t}");
 }
 
@@ -365,7 +336,7 @@ fn chromium() -> String {
 fn html_report_opens_with_a_summary() {
     let d = Dir::new();
     let t = d.ordered(&testdata("late-sender.txt"), "ls.spoor");
-    let page = text("report", &[&t, "-f", "html"]);
+    let page = ok_text("report", &[&t, "-f", "html"]);
     let first = page.find("<section").unwrap();
     let summary = &page[first..page[first..].find("</section>").unwrap() + first];
     assert!(summary.contains("<h2>Summary</h2>"), "{summary}");
@@ -387,14 +358,14 @@ fn html_report_opens_with_a_summary() {
     // Waits outside every procedure are named as the tables name them (t2 of lock.txt
     // waits 2 ms for the lock outside any procedure).
     let lock = d.ordered(&testdata("whatif/lock.txt"), "lock.spoor");
-    let page = text("report", &[&lock, "-f", "html"]);
+    let page = ok_text("report", &[&lock, "-f", "html"]);
     assert!(
         page.contains(r#"<tr><td>(outside any procedure)</td><td>t2</td><td class="num">2.000</td>"#),
         "{page}"
     );
     assert!(!page.contains("?4294967295"));
     // An unordered trace has no path, and the summary says why.
-    let page = text("report", &[&testdata("late-sender.txt"), "-f", "html"]);
+    let page = ok_text("report", &[&testdata("late-sender.txt"), "-f", "html"]);
     assert!(page.contains("No critical path:"), "{}", &page[..2000.min(page.len())]);
 }
 
@@ -405,7 +376,7 @@ fn html_report_in_headless_chromium() {
     let d = Dir::new();
     let t = d.synth(&["spa", "--procs", "6", "--steps", "4"], "spa.spoor");
     let html = d.path("report.html");
-    ok("report", &[&t, "-f", "html", "--hist", "busy", "--hist", "cpu", "-m", "self", "-o", &html]);
+    ok("report", &[&t, "-f", "html", "--hist", "busy", "--hist", "cpu", "-m", "self", "-o", &html], b"");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         !page.contains("http://")
@@ -482,15 +453,15 @@ fn html_report_in_headless_chromium() {
 /// 0's extra work in `foo` the root cause of the chain.
 #[test]
 fn wait_states_of_a_real_trace_match_otf2_print() {
-    let Some(data) = common::data() else { return };
+    let Some(data) = data() else { return };
     let archive = data.join("otf2/casita-4_mpi_ls_barr");
     let d = Dir::new();
     let raw = d.path("c4.spoor");
-    ok("import", &[archive.to_str().unwrap(), "-o", &raw]);
+    ok("import", &[archive.to_str().unwrap(), "-o", &raw], b"");
     let aligned = d.path("c4-aligned.spoor");
-    ok("align", &[&raw, "-o", &aligned]);
+    ok("align", &[&raw, "-o", &aligned], b"");
     let t = d.ordered(&aligned, "c4-ordered.spoor");
-    let csv = text("report", &[&t, "-t", "waits", "-f", "csv"]);
+    let csv = ok_text("report", &[&t, "-t", "waits", "-f", "csv"]);
     // otf2-print: (location, time) of each ENTER MPI_Recv and each MPI_SEND's receiver.
     let out = Command::new("otf2-print")
         .arg(archive.join("traces.otf2"))
@@ -538,14 +509,14 @@ fn wait_states_of_a_real_trace_match_otf2_print() {
 fn wait_states_are_marked_in_the_chrome_export_and_the_spacetime_diagram() {
     let d = Dir::new();
     let t = d.ordered(&testdata("late-sender.txt"), "ls.spoor");
-    let chrome = text("report", &[&t, "-f", "chrome"]);
+    let chrome = ok_text("report", &[&t, "-f", "chrome"]);
     assert_eq!(chrome.matches("\"cat\":\"wait-state\"").count(), 6, "{chrome}");
     let rank2 = r#""cat":"wait-state","name":"late_sender","pid":2,"tid":2,"ts":1000.000,"dur":9100.000"#;
     assert!(chrome.contains(rank2), "{chrome}");
-    let svg = text("report", &[&t, "-f", "svg"]);
+    let svg = ok_text("report", &[&t, "-f", "svg"]);
     assert_eq!(svg.matches(r#"class="wait-state""#).count(), 6);
     assert!(svg.contains("late_sender: rank2 waits 9.100 ms"), "{svg}");
-    let svg = text("report", &[&t, "-f", "svg", "--top", "1"]);
+    let svg = ok_text("report", &[&t, "-f", "svg", "--top", "1"]);
     assert_eq!(svg.matches(r#"class="wait-state""#).count(), 1);
 }
 
@@ -555,7 +526,7 @@ fn wait_states_are_marked_in_the_chrome_export_and_the_spacetime_diagram() {
 /// same on 1 and 4 threads.
 #[test]
 fn wait_state_invariants_on_the_real_traces() {
-    let Some(data) = common::data() else { return };
+    let Some(data) = data() else { return };
     let inputs = [
         "otf2/casita-4_mpi_ls_barr",
         "otf2/casita-10_scorep_mpi_tags",
@@ -567,9 +538,9 @@ fn wait_state_invariants_on_the_real_traces() {
     let d = Dir::new();
     for (k, rel) in inputs.iter().enumerate() {
         let raw = d.path(&format!("{k}.spoor"));
-        ok("import", &[data.join(rel).to_str().unwrap(), "-o", &raw]);
+        ok("import", &[data.join(rel).to_str().unwrap(), "-o", &raw], b"");
         let aligned = d.path(&format!("{k}-aligned.spoor"));
-        ok("align", &[&raw, "-o", &aligned]);
+        ok("align", &[&raw, "-o", &aligned], b"");
         let t = d.ordered(&aligned, &format!("{k}-ordered.spoor"));
         let r = spoor_format::TraceReader::open(&t, spoor_format::ReadOptions::default()).unwrap();
         let (defs, w) = spoor_waits::analyze(r).unwrap_or_else(|e| panic!("{rel}: {e}"));
@@ -648,7 +619,7 @@ fn wait_states_alone_match_wait_states_beside_the_statistics() {
     let tables = |args: &[&str]| -> serde_json::Value {
         let mut a = vec![t.as_str(), "-f", "json"];
         a.extend(args);
-        serde_json::from_slice(&ok("report", &a)).unwrap()
+        serde_json::from_slice(&ok("report", &a, b"")).unwrap()
     };
     let alone = tables(&["-t", "waits"]);
     let beside = tables(&["-t", "waits", "-t", "utilization"]);

@@ -3,38 +3,29 @@
 //! Needs Debian's libopenmpi-dev and openmpi-bin (scripts/test installs them); without
 //! mpicc the test fails, saying so.
 
-use std::path::{Path, PathBuf};
+use crate::common::*;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-fn tool(name: &str) -> PathBuf {
-    std::env::var_os("PATH")
-        .and_then(|p| p.to_str().map(|p| p.split(':').map(|d| Path::new(d).join(name)).find(|p| p.is_file())))
-        .flatten()
-        .unwrap_or_else(|| {
-            panic!("{name} not found: install Debian's libopenmpi-dev and openmpi-bin (scripts/test installs them)")
-        })
-}
-
-fn run(c: &mut Command, what: &str) -> Vec<u8> {
+/// The standard output of a command that must succeed.
+fn stdout_of(c: &mut Command, what: &str) -> Vec<u8> {
     let out = c.stdin(Stdio::null()).output().unwrap();
-    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_success(&out, what);
     out.stdout
 }
 
 #[test]
 fn the_late_senders_computation_is_on_the_critical_path_of_a_real_run() {
     let dir = tempfile::tempdir().unwrap();
+    let (mpicc, mpirun) = mpi();
     let exe = dir.path().join("ring");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ring.c");
+    let src = root().join("examples/ring.c");
     // -O0 keeps `compute` a function of its own for the procedure hooks.
-    run(
-        Command::new(tool("mpicc")).args(["-O0", "-finstrument-functions", "-o"]).arg(&exe).arg(&src),
-        "mpicc",
-    );
+    stdout_of(Command::new(mpicc).args(["-O0", "-finstrument-functions", "-o"]).arg(&exe).arg(&src), "mpicc");
     let rec = dir.path().join("rec");
-    run(
-        Command::new(tool("mpirun"))
-            .args(["--oversubscribe", "-np", "4", env!("CARGO_BIN_EXE_spoor-record"), "-o"])
+    stdout_of(
+        Command::new(mpirun)
+            .args(["--oversubscribe", "-np", "4", bin("record"), "-o"])
             .arg(&rec)
             .arg("--")
             .arg(&exe)
@@ -48,19 +39,13 @@ fn the_late_senders_computation_is_on_the_critical_path_of_a_real_run() {
     ranks.sort();
     assert_eq!(ranks.len(), 4);
     let merged = dir.path().join("m.spoor");
-    run(Command::new(env!("CARGO_BIN_EXE_spoor-merge")).args(&ranks).arg("-o").arg(&merged), "spoor-merge");
+    stdout_of(Command::new(bin("merge")).args(&ranks).arg("-o").arg(&merged), "spoor-merge");
     let aligned = dir.path().join("a.spoor");
-    run(
-        Command::new(env!("CARGO_BIN_EXE_spoor-align")).arg("-q").arg(&merged).arg("-o").arg(&aligned),
-        "spoor-align",
-    );
+    stdout_of(Command::new(bin("align")).arg("-q").arg(&merged).arg("-o").arg(&aligned), "spoor-align");
     let ordered = dir.path().join("o.spoor");
-    run(
-        Command::new(env!("CARGO_BIN_EXE_spoor-order")).arg("-q").arg(&aligned).arg("-o").arg(&ordered),
-        "spoor-order",
-    );
-    let json = run(
-        Command::new(env!("CARGO_BIN_EXE_spoor-cp")).arg(&ordered).args([
+    stdout_of(Command::new(bin("order")).arg("-q").arg(&aligned).arg("-o").arg(&ordered), "spoor-order");
+    let json = stdout_of(
+        Command::new(bin("cp")).arg(&ordered).args([
             "--weight",
             "wall",
             "--profile",

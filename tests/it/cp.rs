@@ -1,43 +1,11 @@
 //! spoor-pag and spoor-cp end to end: pipes from spoor-order, PAG files, output forms,
 //! threads, exit codes and errors.
 
-mod common;
-
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn bin(name: &str) -> &'static str {
-    match name {
-        "order" => env!("CARGO_BIN_EXE_spoor-order"),
-        "pag" => env!("CARGO_BIN_EXE_spoor-pag"),
-        "cp" => env!("CARGO_BIN_EXE_spoor-cp"),
-        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
-        "import" => env!("CARGO_BIN_EXE_spoor-import"),
-        "align" => env!("CARGO_BIN_EXE_spoor-align"),
-        _ => unreachable!("{name}"),
-    }
-}
-
-fn testdata(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name).to_string_lossy().into_owned()
-}
-
-fn run(name: &str, args: &[&str], stdin: &[u8]) -> Output {
-    common::run_with_stdin(bin(name), args, stdin, &[])
-}
-
-fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = run(name, args, stdin);
-    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
+use crate::common::*;
+use std::process::{Command, Stdio};
 
 fn ordered(rel: &str) -> Vec<u8> {
     ok("order", &["-q", &testdata(rel)], b"")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).unwrap()
 }
 
 #[test]
@@ -114,7 +82,7 @@ fn output_is_identical_on_one_and_many_threads() {
 #[test]
 fn bad_input_is_refused_with_names() {
     // Not ordered: a hand-written trace straight from the text form.
-    let out = run("cp", &[&testdata("late-sender.txt")], b"");
+    let out = run("cp", &[&testdata("late-sender.txt")], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("late-sender.txt: event 0:0 (process_begin) has no Lamport clock"), "{err}");
@@ -124,21 +92,21 @@ fn bad_input_is_refused_with_names() {
         .output()
         .unwrap()
         .stdout;
-    let out = run("pag", &[], &bin_trace);
+    let out = run("pag", &[], &bin_trace, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("run it through spoor-order first"), "{}", text(&out.stderr));
     let trace = ordered("cp/client-server.txt");
-    let out = run("cp", &["--scope", "inter", "--app", "nobody"], &trace);
+    let out = run("cp", &["--scope", "inter", "--app", "nobody"], &trace, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains("no application named `nobody`; the trace has: server, clientA, clientB")
     );
-    let out = run("cp", &["--phase", "p"], &trace);
+    let out = run("cp", &["--phase", "p"], &trace, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("no phase `p`: the trace has no phases"), "{}", text(&out.stderr));
-    let out = run("cp", &["--phase", "nosuch"], &ordered("report/server.txt"));
+    let out = run("cp", &["--phase", "nosuch"], &ordered("report/server.txt"), &[]);
     assert!(text(&out.stderr).ends_with("the trace has: rpc\n"), "{}", text(&out.stderr));
-    let out = run("cp", &["--profile", "galaxy"], &trace);
+    let out = run("cp", &["--profile", "galaxy"], &trace, &[]);
     assert!(text(&out.stderr).contains("no profile level `galaxy`; there are: application, machine"));
     // A PAG with a cycle: an arc whose source is its own target.
     let mut pag = ok("pag", &[], &trace);
@@ -148,12 +116,12 @@ fn bad_input_is_refused_with_names() {
     pag[gap_at] = 0;
     let crc = crc32(&pag[at + 9..at + 9 + payload_len]);
     pag[at + 5..at + 9].copy_from_slice(&crc.to_le_bytes());
-    let out = run("cp", &[], &pag);
+    let out = run("cp", &[], &pag, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("comes from itself: a cycle"), "{}", text(&out.stderr));
     // Truncated PAG.
     let good = ok("pag", &[], &trace);
-    let out = run("cp", &[], &good[..good.len() - 5]);
+    let out = run("cp", &[], &good[..good.len() - 5], &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("<stdin>"), "{}", text(&out.stderr));
 }
@@ -196,7 +164,7 @@ fn net_table_replaces_message_weights() {
     // reply reaches client 3 a ms later: 11.40 + its last 0.10 = 11.50 ms.
     assert!(out.starts_with("critical path: 11.500 ms"), "{out}");
     std::fs::write(&table, "bytes,local_ns,remote_ns\n0,5,5\n10,4,4\n").unwrap();
-    let out = run("cp", &["--net", table.to_str().unwrap()], &trace);
+    let out = run("cp", &["--net", table.to_str().unwrap()], &trace, &[]);
     assert!(out.status.success());
     assert!(text(&out.stderr).contains("not monotone"), "{}", text(&out.stderr));
 }
@@ -222,10 +190,10 @@ fn net_table_warnings_name_the_command_that_reads_the_table() {
             .concat()
     };
     for (name, command) in [("cp", "spoor-cp"), ("pag", "spoor-pag")] {
-        let out = run(name, &["--net", table, trace, "-o", "/dev/null"], b"");
+        let out = run(name, &["--net", table, trace, "-o", "/dev/null"], b"", &[]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(text(&out.stderr), warnings(command));
-        let out = run(name, &["-q", "--net", table, trace, "-o", "/dev/null"], b"");
+        let out = run(name, &["-q", "--net", table, trace, "-o", "/dev/null"], b"", &[]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(text(&out.stderr), "", "spoor-{name} -q");
     }
@@ -259,7 +227,7 @@ fn spoor_report_draws_the_critical_path() {
 
 #[test]
 fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
-    let Some(data) = common::data() else { return };
+    let Some(data) = data() else { return };
     let traces = [
         "otf2/casita-10_scorep_mpi_tags/traces.otf2",
         "otf2/casita-4_mpi_ls_barr/traces.otf2",
@@ -276,7 +244,7 @@ fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
         // Clock-offset samples carry no activity: the run is its other events.
         let walls = || events.iter().filter(|e| e.kind.name() != "clock_offset").map(|e| e.wall);
         let elapsed = walls().max().unwrap() - walls().min().unwrap();
-        let out = run("cp", &["--weight", "wall", "-f", "json", "--profile", "none"], &ordered);
+        let out = run("cp", &["--weight", "wall", "-f", "json", "--profile", "none"], &ordered, &[]);
         assert!(out.status.success(), "{t}: {}", text(&out.stderr));
         assert!(!text(&out.stderr).contains("warning"), "{t}: aligned clocks: {}", text(&out.stderr));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -320,7 +288,7 @@ fn long_work_shows_progress_on_a_terminal_only() {
         "-q still shows progress"
     );
     // Not a terminal: nothing on standard error but what spoor-cp has to say.
-    let out = run("cp", &[ordered, "-o", "/dev/null"], b"");
+    let out = run("cp", &[ordered, "-o", "/dev/null"], b"", &[]);
     assert!(out.status.success());
     assert!(
         !bar(&String::from_utf8_lossy(&out.stderr)),
@@ -337,12 +305,12 @@ fn long_work_shows_progress_on_a_terminal_only() {
 /// sample comes 3.35 ms later and is not part of it), with MPI_Init on top.
 #[test]
 fn casita_10_paths_know_their_clocks() {
-    let Some(data) = common::data() else { return };
+    let Some(data) = data() else { return };
     let path = data.join("otf2/casita-10_scorep_mpi_tags/traces.otf2");
     let imported = ok("import", &["-q", path.to_str().unwrap()], b"");
     let json = |ordered: &[u8]| -> (serde_json::Value, String) {
         let args = ["--weight", "wall", "-f", "json", "--profile", "procedure", "--path"];
-        let out = run("cp", &args, ordered);
+        let out = run("cp", &args, ordered, &[]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         (serde_json::from_slice(&out.stdout).unwrap(), text(&out.stderr))
     };
@@ -378,7 +346,7 @@ fn casita_10_paths_know_their_clocks() {
 fn violating_clocks_are_never_silent() {
     let trace = testdata("order/skew-samples.txt");
     let warning = "warning: 5 messages are received before they are sent (clock-condition violations)";
-    let out = run("order", &["-q", &trace], b"");
+    let out = run("order", &["-q", &trace], b"", &[]);
     assert!(out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -387,7 +355,7 @@ fn violating_clocks_are_never_silent() {
     );
     let ordered = out.stdout;
     for (cmd, args) in [("pag", vec!["-q"]), ("cp", vec!["-q", "--weight", "wall"]), ("cp", vec!["-q"])] {
-        let out = run(cmd, &args, &ordered);
+        let out = run(cmd, &args, &ordered, &[]);
         assert!(out.status.success());
         let err = text(&out.stderr);
         assert!(err.contains(&format!("spoor-{cmd}: {warning}")), "{cmd} {args:?}: {err}");
@@ -400,13 +368,13 @@ fn violating_clocks_are_never_silent() {
     assert!(notes.contains("2 clock-offset sample(s), offsets up to 1.000 ms, were not applied"), "{notes}");
     // A PAG file keeps what it takes to say it.
     let pag = ok("pag", &["-q", "--weight", "wall"], &ordered);
-    let out = run("cp", &["-q", "--weight", "wall"], &pag);
+    let out = run("cp", &["-q", "--weight", "wall"], &pag, &[]);
     assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
 
     let aligned = ok("align", &["-q", &trace], b"");
-    let out = run("order", &["-q"], &aligned);
+    let out = run("order", &["-q"], &aligned, &[]);
     assert_eq!(text(&out.stderr), "");
-    let out = run("cp", &["-q", "--weight", "wall", "-f", "json"], &out.stdout);
+    let out = run("cp", &["-q", "--weight", "wall", "-f", "json"], &out.stdout, &[]);
     assert_eq!(text(&out.stderr), "");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v.get("notes").is_none(), "{v}");

@@ -1,21 +1,16 @@
 //! spoor-import over the real traces of $SPOOR_DATA, checked against their known facts.
 
-mod common;
-
-use common::data;
+use crate::common::*;
 use std::collections::BTreeMap;
 use std::process::Command;
-
-const IMPORT: &str = env!("CARGO_BIN_EXE_spoor-import");
-const CAT: &str = env!("CARGO_BIN_EXE_spoor-cat");
 
 /// Imports `input` and counts the events of each kind.
 fn import_kinds(input: &std::path::Path) -> BTreeMap<String, usize> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.spoor");
-    let o = Command::new(IMPORT).arg(input).arg("-o").arg(&out).output().unwrap();
+    let o = Command::new(bin("import")).arg(input).arg("-o").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(CAT).args(["-f", "json"]).arg(&out).output().unwrap();
+    let o = Command::new(bin("cat")).args(["-f", "json"]).arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut kinds = BTreeMap::new();
     for line in String::from_utf8(o.stdout).unwrap().lines().skip(1) {
@@ -52,15 +47,15 @@ fn casita_tags_and_pipit_ping_pong_have_their_known_records() {
 #[test]
 fn bad_inputs_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(IMPORT).arg(dir.path()).output().unwrap();
+    let o = Command::new(bin("import")).arg(dir.path()).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("without traces.otf2"));
     let bogus = dir.path().join("traces.otf2");
     std::fs::write(&bogus, b"not an anchor").unwrap();
-    let o = Command::new(IMPORT).arg(&bogus).output().unwrap();
+    let o = Command::new(bin("import")).arg(&bogus).output().unwrap();
     assert_ne!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stderr).contains("traces.otf2"));
-    let o = Command::new(IMPORT).arg(dir.path().join("nothing.prv")).output().unwrap();
+    let o = Command::new(bin("import")).arg(dir.path().join("nothing.prv")).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing.prv"));
 }
@@ -96,8 +91,6 @@ fn dumpi_testtrace_has_its_ring_and_collectives() {
 #[test]
 fn every_real_trace_imports_and_passes_order_check_and_the_pipeline() {
     let Some(d) = data() else { return };
-    const ORDER: &str = env!("CARGO_BIN_EXE_spoor-order");
-    const ALIGN: &str = env!("CARGO_BIN_EXE_spoor-align");
     let traces = [
         "otf2/casita-4_mpi_ls_barr",
         "otf2/casita-10_scorep_mpi_tags",
@@ -108,16 +101,16 @@ fn every_real_trace_imports_and_passes_order_check_and_the_pipeline() {
     let dir = tempfile::tempdir().unwrap();
     for t in traces {
         let out = dir.path().join("t.spoor");
-        let o = Command::new(IMPORT).arg(d.join(t)).arg("-o").arg(&out).output().unwrap();
+        let o = Command::new(bin("import")).arg(d.join(t)).arg("-o").arg(&out).output().unwrap();
         assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
-        let o = Command::new(ORDER).arg("--check").arg(&out).output().unwrap();
+        let o = Command::new(bin("order")).arg("--check").arg(&out).output().unwrap();
         let report = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success() && report.contains("no problems"), "{t}: {report}");
         let aligned = dir.path().join("a.spoor");
-        let o = Command::new(ALIGN).arg(&out).arg("-o").arg(&aligned).output().unwrap();
+        let o = Command::new(bin("align")).arg(&out).arg("-o").arg(&aligned).output().unwrap();
         assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
         let ordered = dir.path().join("o.spoor");
-        let o = Command::new(ORDER).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
+        let o = Command::new(bin("order")).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
         assert!(o.status.success(), "{t}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
@@ -128,12 +121,9 @@ fn every_real_trace_imports_and_passes_order_check_and_the_pipeline() {
 #[test]
 fn paraver_epoch_wall_path_is_the_runtime() {
     let Some(d) = data() else { return };
-    const ORDER: &str = env!("CARGO_BIN_EXE_spoor-order");
-    const ALIGN: &str = env!("CARGO_BIN_EXE_spoor-align");
-    const CP: &str = env!("CARGO_BIN_EXE_spoor-cp");
     let dir = tempfile::tempdir().unwrap();
     let imported = dir.path().join("t.spoor");
-    let o = Command::new(IMPORT)
+    let o = Command::new(bin("import"))
         .arg(d.join("paraver/pypop-epoch-2proc"))
         .arg("-o")
         .arg(&imported)
@@ -144,12 +134,12 @@ fn paraver_epoch_wall_path_is_the_runtime() {
     // What is not imported is counted on standard error by type.
     assert!(err.contains("skipped 3486 values of event type 70000001 (Caller at level 1)"), "{err}");
     let aligned = dir.path().join("a.spoor");
-    let o = Command::new(ALIGN).arg(&imported).arg("-o").arg(&aligned).output().unwrap();
+    let o = Command::new(bin("align")).arg(&imported).arg("-o").arg(&aligned).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ordered = dir.path().join("o.spoor");
-    let o = Command::new(ORDER).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
+    let o = Command::new(bin("order")).arg(&aligned).arg("-o").arg(&ordered).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(CP)
+    let o = Command::new(bin("cp"))
         .args(["--weight", "wall", "--format", "json", "--profile", "none"])
         .arg(&ordered)
         .output()

@@ -5,57 +5,18 @@
 //! The MPI tests need Debian's libopenmpi-dev and openmpi-bin (scripts/test installs them);
 //! without mpicc they fail, saying so.
 
+use crate::common::*;
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Definitions, Event, Kind};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn bin(name: &str) -> &'static str {
-    match name {
-        "record" => env!("CARGO_BIN_EXE_spoor-record"),
-        "merge" => env!("CARGO_BIN_EXE_spoor-merge"),
-        "align" => env!("CARGO_BIN_EXE_spoor-align"),
-        "order" => env!("CARGO_BIN_EXE_spoor-order"),
-        "cat" => env!("CARGO_BIN_EXE_spoor-cat"),
-        _ => unreachable!("{name}"),
-    }
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn ok(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what}: {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn tool(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(name)).find(|p| p.is_file())
-}
-
-/// mpicc and mpirun, or a failure that says what to install.
-fn mpi() -> (PathBuf, PathBuf) {
-    match (tool("mpicc"), tool("mpirun")) {
-        (Some(cc), Some(run)) => (cc, run),
-        _ => panic!(
-            "mpicc or mpirun not found: install Debian's libopenmpi-dev and openmpi-bin \
-             (scripts/test installs them) to run the MPI recording tests"
-        ),
-    }
-}
-
 /// Compiles a C source of the repository into `dir`.
 fn compile(cc: &Path, src: &str, flags: &[&str], dir: &Path) -> PathBuf {
     let exe = dir.join(Path::new(src).file_stem().unwrap());
     let out = Command::new(cc).args(flags).arg("-o").arg(&exe).arg(root().join(src)).output().unwrap();
-    ok(&out, &format!("compiling {src}"));
+    assert_success(&out, &format!("compiling {src}"));
     exe
 }
 
@@ -101,7 +62,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn pipeline(dir: &Path, tmp: &Path) -> ((Definitions, Vec<Event>), serde_json::Value) {
     let merged = tmp.join("merged.spoor");
     let out = Command::new(bin("merge")).args(files(dir)).arg("-o").arg(&merged).output().unwrap();
-    ok(&out, "spoor-merge");
+    assert_success(&out, "spoor-merge");
     let aligned = tmp.join("aligned.spoor");
     let report = tmp.join("align.json");
     let out = Command::new(bin("align"))
@@ -112,9 +73,9 @@ fn pipeline(dir: &Path, tmp: &Path) -> ((Definitions, Vec<Event>), serde_json::V
         .arg(&aligned)
         .output()
         .unwrap();
-    ok(&out, "spoor-align");
+    assert_success(&out, "spoor-align");
     let out = Command::new(bin("order")).arg("--check").arg(&aligned).output().unwrap();
-    ok(&out, "spoor-order --check");
+    assert_success(&out, "spoor-order --check");
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("no problems"),
         "{}",
@@ -232,10 +193,10 @@ fn mpi_ring_with_a_late_sender() {
     let tmp = tempfile::tempdir().unwrap();
     let exe = compile(&cc, "examples/ring.c", &["-O1"], tmp.path());
     let plain = mpirun(4, None, &exe, &[]);
-    ok(&plain, "ring");
+    assert_success(&plain, "ring");
     let dir = tmp.path().join("traces");
     let rec = mpirun(4, Some(&dir), &exe, &[]);
-    ok(&rec, "recorded ring");
+    assert_success(&rec, "recorded ring");
     assert_eq!(sorted_lines(&rec.stdout), sorted_lines(&plain.stdout), "recording changed the output");
     let names: Vec<String> =
         files(&dir).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
@@ -312,10 +273,10 @@ fn mpi_stencil_nonblocking_halo_and_allreduce() {
     let tmp = tempfile::tempdir().unwrap();
     let exe = compile(&cc, "examples/stencil.c", &["-O2"], tmp.path());
     let plain = mpirun(4, None, &exe, &["20", "16"]);
-    ok(&plain, "stencil");
+    assert_success(&plain, "stencil");
     let dir = tmp.path().join("traces");
     let rec = mpirun(4, Some(&dir), &exe, &["20", "16"]);
-    ok(&rec, "recorded stencil");
+    assert_success(&rec, "recorded stencil");
     assert_eq!(rec.stdout, plain.stdout, "recording changed the output");
     let ((defs, events), report) = pipeline(&dir, tmp.path());
     check_cpu(&events);
@@ -374,7 +335,7 @@ fn mpi_spa_with_procedure_hooks() {
     let exe = compile(&cc, "examples/spa.c", &["-O1", "-finstrument-functions"], tmp.path());
     let dir = tmp.path().join("traces");
     let rec = mpirun(4, Some(&dir), &exe, &[]);
-    ok(&rec, "recorded spa");
+    assert_success(&rec, "recorded spa");
     let out = String::from_utf8_lossy(&rec.stdout);
     for c in 1..=3 {
         assert!(out.contains(&format!("server: served client {c} 8 times")), "{out}");
@@ -533,7 +494,7 @@ fn killed_and_crashed_programs_leave_readable_traces() {
         let f = files(d);
         assert_eq!(f.len(), 1);
         let out = Command::new(bin("cat")).arg("--salvage").arg(&f[0]).output().unwrap();
-        ok(&out, "spoor-cat --salvage");
+        assert_success(&out, "spoor-cat --salvage");
         let (defs, events) = read(&f[0], true);
         let works = events
             .iter()
@@ -587,7 +548,7 @@ fn example(name: &str) -> PathBuf {
             .current_dir(root())
             .output()
             .unwrap();
-        ok(&out, &format!("cargo build --example {name}"));
+        assert_success(&out, &format!("cargo build --example {name}"));
     }
     exe
 }
@@ -602,7 +563,7 @@ fn rust_client_server_over_tcp_with_the_rust_api() {
         .args(["--clients", "3", "--requests", "4"])
         .output()
         .unwrap();
-    ok(&out, "tcp_client_server");
+    assert_success(&out, "tcp_client_server");
     assert_eq!(files(&dir).len(), 4);
     let ((defs, events), _) = pipeline(&dir, tmp.path());
     check_cpu(&events);
@@ -663,7 +624,7 @@ fn build_preload(target: &Path, path: &Path) -> Output {
         .env("CARGO_TARGET_DIR", target)
         .output()
         .unwrap();
-    ok(&out, "cargo build -p spoor-record-preload");
+    assert_success(&out, "cargo build -p spoor-record-preload");
     out
 }
 
@@ -708,7 +669,7 @@ fn a_library_built_without_mpicc_refuses_mpi_programs_until_mpi_appears() {
         .env("SPOOR_RECORD_DIR", tmp.path().join("direct"))
         .output()
         .unwrap();
-    ok(&direct, "ring with the library preloaded");
+    assert_success(&direct, "ring with the library preloaded");
     let err = String::from_utf8_lossy(&direct.stderr);
     assert!(err.contains("this program uses MPI") && err.contains("not recorded"), "{err}");
     // Programs without MPI are still recorded with it.
@@ -722,7 +683,7 @@ fn a_library_built_without_mpicc_refuses_mpi_programs_until_mpi_appears() {
         .env("SPOOR_PRELOAD", &lib)
         .output()
         .unwrap();
-    ok(&rec, "spin recorded with the library without MPI");
+    assert_success(&rec, "spin recorded with the library without MPI");
     assert_eq!(files(&tmp.path().join("spin-traces")).len(), 1);
 
     // MPI appears in a directory of PATH: the same build command now gives the wrappers.
@@ -731,7 +692,7 @@ fn a_library_built_without_mpicc_refuses_mpi_programs_until_mpi_appears() {
     assert!(spoor_record::launch::preload_has_mpi(&lib).unwrap());
     let dir = tmp.path().join("traces");
     let rec = mpirun_command(4, Some(&dir), &ring, &[]).env("SPOOR_PRELOAD", &lib).output().unwrap();
-    ok(&rec, "recorded ring");
+    assert_success(&rec, "recorded ring");
     assert_eq!(files(&dir).len(), 4, "one trace per rank");
     let ((defs, events), _) = pipeline(&dir, tmp.path());
     check_ring_tokens(&defs, &events);
@@ -759,7 +720,7 @@ fn spoor_record_alone_uses_the_library_built_into_it() {
             .env_remove("SPOOR_PRELOAD")
             .output()
             .unwrap();
-        ok(&rec, &format!("{run} run of spoor-record alone"));
+        assert_success(&rec, &format!("{run} run of spoor-record alone"));
         let f = files(&dir);
         assert_eq!(f.len(), 1);
         let (defs, events) = read(&f[0], false);

@@ -1,39 +1,14 @@
 //! spoor-gag, spoor-whatif and spoor-calibrate end to end: pipelines from spoor-order,
 //! GAG files read by spoor-cp, scenario sweeps, procedure LBF, search, tables, errors.
 
+use crate::common::*;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn bin(name: &str) -> &'static str {
-    match name {
-        "order" => env!("CARGO_BIN_EXE_spoor-order"),
-        "cp" => env!("CARGO_BIN_EXE_spoor-cp"),
-        "gag" => env!("CARGO_BIN_EXE_spoor-gag"),
-        "whatif" => env!("CARGO_BIN_EXE_spoor-whatif"),
-        "calibrate" => env!("CARGO_BIN_EXE_spoor-calibrate"),
-        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
-        _ => unreachable!("{name}"),
-    }
-}
-
-fn testdata(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name).to_string_lossy().into_owned()
-}
-
-fn run(name: &str, args: &[&str]) -> Output {
-    Command::new(bin(name)).args(args).output().expect("the command runs")
-}
-
-fn ok(name: &str, args: &[&str]) -> String {
-    let out = run(name, args);
-    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
+use std::process::Command;
 
 /// testdata/cp/spa.txt ordered, in a temporary folder.
 fn spa(dir: &Path) -> String {
     let o = dir.join("spa.o").to_string_lossy().into_owned();
-    ok("order", &["-q", &testdata("cp/spa.txt"), "-o", &o]);
+    ok_text("order", &["-q", &testdata("cp/spa.txt"), "-o", &o]);
     o
 }
 
@@ -42,11 +17,11 @@ fn gag_file_read_by_spoor_cp_is_the_prediction() {
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
     let gag = dir.path().join("spa.gag").to_string_lossy().into_owned();
-    ok("gag", &["-q", "--place", "server;client1,client2,client3", &o, "-o", &gag]);
-    let cp = ok("cp", &["--profile", "process", &gag]);
+    ok_text("gag", &["-q", "--place", "server;client1,client2,client3", &o, "-o", &gag]);
+    let cp = ok_text("cp", &["--profile", "process", &gag]);
     assert!(cp.starts_with("critical path: 11.600 ms (cpu mode"), "{cp}");
     assert!(cp.contains("cpu0") && cp.contains("cpu1"), "{cp}");
-    let out = run("gag", &["--predict", "--place", "server;client1,client2,client3", &o]);
+    let out = run("gag", &["--predict", "--place", "server;client1,client2,client3", &o], b"", &[]);
     let p = String::from_utf8_lossy(&out.stdout);
     assert!(p.starts_with("predicted time: 11.600 ms on 2 processors"), "{p}");
     // 32 events take well under a millisecond: a time shown as 0.000 s gives no rate
@@ -62,14 +37,15 @@ fn gag_file_read_by_spoor_cp_is_the_prediction() {
     // A placement file and the rules.
     let pf = dir.path().join("p.txt");
     std::fs::write(&pf, "# clients together\nsrv: server\nclients: client1, client2, client3\n").unwrap();
-    let p = ok("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
+    let p = ok_text("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
     assert!(p.starts_with("predicted time: 11.600 ms"), "{p}");
-    let p = ok("gag", &["--predict", "--place-by", "process", &o]);
+    let p = ok_text("gag", &["--predict", "--place-by", "process", &o]);
     assert!(p.starts_with("predicted time: 9.600 ms on 4 processors"), "{p}");
-    let p = ok("gag", &["--predict", "--place-by", "block:1", &o]);
+    let p = ok_text("gag", &["--predict", "--place-by", "block:1", &o]);
     assert!(p.starts_with("predicted time: 13.380 ms on 1 processors"), "{p}");
     // NF: a table with 1 ms between processors (worked in the scenario test below).
-    let p = ok("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/slow.csv"), &o]);
+    let p =
+        ok_text("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/slow.csv"), &o]);
     assert!(p.starts_with("predicted time: 11.500 ms"), "{p}");
 }
 
@@ -77,16 +53,20 @@ fn gag_file_read_by_spoor_cp_is_the_prediction() {
 fn bad_placements_and_tables() {
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
-    let out = run("gag", &["--place", "server,clientX;client1", &o]);
+    let out = run("gag", &["--place", "server,clientX;client1", &o], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("clientX") && e.contains("leaves out these processes: client2, client3"), "{e}");
-    let out = run("gag", &["--place-by", "blocks:2", &o]);
+    let out = run("gag", &["--place-by", "blocks:2", &o], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("block:K"));
     // A table that is not monotone is accepted, with a warning naming the rows.
-    let out =
-        run("gag", &["--predict", "--place-by", "process", "--net", &testdata("whatif/falling.csv"), &o]);
+    let out = run(
+        "gag",
+        &["--predict", "--place-by", "process", "--net", &testdata("whatif/falling.csv"), &o],
+        b"",
+        &[],
+    );
     assert!(out.status.success());
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("warning") && e.contains("remote time falls from 9000 ns at 64 bytes"), "{e}");
@@ -97,7 +77,7 @@ fn bad_placements_and_tables() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let out = run("gag", &["--predict", wall.to_str().unwrap()]);
+    let out = run("gag", &["--predict", wall.to_str().unwrap()], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("wall mode"));
 }
@@ -107,7 +87,7 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
     let sc = testdata("whatif/spa-scenarios.toml");
-    let csv = ok("whatif", &["-q", "--scenarios", &sc, &o]);
+    let csv = ok_text("whatif", &["-q", "--scenarios", &sc, &o]);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 17, "{csv}");
     let row = |placement: &str, net: &str, mv: &str, zero: &str| -> Vec<String> {
@@ -128,27 +108,27 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     // 2.00, 4.15 and 7.30, client3's at 11.40, its end at 11.50.
     assert_eq!(row("process", "slow", "none", "none")[6], "11500000");
     // JSON: the same rows, and the same on one thread as on several.
-    let json = ok("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "1", &o]);
+    let json = ok_text("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "1", &o]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 16);
     assert_eq!(v[0]["predicted_ns"], 9600000);
     assert_eq!(v[0]["move"], "none");
-    assert_eq!(json, ok("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "3", &o]));
+    assert_eq!(json, ok_text("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "3", &o]));
     // Bad scenario files name the file and line.
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "moves = [\"servBusy2\"]\n[[placement]]\nby = \"process\"\nplace = \"server\"\n")
         .unwrap();
-    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
+    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one of by, place, file"));
     std::fs::write(&bad, "movs = []\n").unwrap();
-    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
+    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o], b"", &[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code() == Some(1) && e.contains("bad.toml: line 1"), "{e}");
     // Values the trace does not know: the file and the line of the value.
     let fails = |text: &[u8], want: &[&str]| {
         std::fs::write(&bad, text).unwrap();
-        let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o]);
+        let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o], b"", &[]);
         let e = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{e}");
         for w in want {
@@ -170,7 +150,7 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     // A placement file: the line of a name the trace does not have, and bad UTF-8.
     let pf = dir.path().join("p.txt");
     std::fs::write(&pf, "srv: server\nclients: client1, clientX\n").unwrap();
-    let out = run("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
+    let out = run("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o], b"", &[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.code() == Some(1) && e.contains("p.txt: line 2: the placement names processes"),
@@ -181,7 +161,7 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
         "{e}"
     );
     std::fs::write(&pf, b"srv: server\nclients: client1,\xff client2, client3\n").unwrap();
-    let out = run("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o]);
+    let out = run("gag", &["--predict", "--place-file", pf.to_str().unwrap(), &o], b"", &[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code() == Some(1) && e.contains("p.txt: line 2: byte 29: not valid UTF-8"), "{e}");
 }
@@ -192,10 +172,10 @@ fn scenario_zeroing_is_inclusive() {
     // move of serve gives 4.21 ms (one processor per process: the cpu-mode path).
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path().join("helper.o").to_string_lossy().into_owned();
-    ok("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
+    ok_text("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
     let sc = dir.path().join("s.toml");
     std::fs::write(&sc, "moves = [\"serve\"]\nzeroings = [\"serve\"]\n").unwrap();
-    let csv = ok("whatif", &["-q", "--scenarios", sc.to_str().unwrap(), &h]);
+    let csv = ok_text("whatif", &["-q", "--scenarios", sc.to_str().unwrap(), &h]);
     let predicted = |mv: &str, zero: &str| -> String {
         let cols = csv.lines().map(|l| l.split(',').collect::<Vec<_>>()).find(|c| c[3] == mv && c[4] == zero);
         cols.unwrap_or_else(|| panic!("{csv}"))[6].to_owned()
@@ -209,26 +189,26 @@ fn scenario_zeroing_is_inclusive() {
 fn procedure_lbf_beside_zeroing_and_search() {
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
-    let csv = ok("whatif", &["--procedure", "servBusy1", "--procedure", "servBusy2", &o]);
+    let csv = ok_text("whatif", &["--procedure", "servBusy1", "--procedure", "servBusy2", &o]);
     assert!(csv.contains("servBusy1,9600000,7950000,0.171875,2000000,7950000,0.171875"), "{csv}");
     assert!(csv.contains("servBusy2,9600000,5110000,0.467708,6000000,3600000,0.625000"), "{csv}");
     // testdata/cp/helper.txt: serve's 3.10 ms (3.00 in its helper) moves with the reply
     // and saves 0.19 ms; its own 0.10 zeroed saves 0.10, with the helper 3.10.
     let h = dir.path().join("helper.o").to_string_lossy().into_owned();
-    ok("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
-    let csv = ok("whatif", &["--procedure", "serve", &h]);
+    ok_text("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
+    let csv = ok_text("whatif", &["--procedure", "serve", &h]);
     assert!(
         csv.ends_with(
             "\nserve,4400000,4210000,0.043182,3100000,4300000,0.022727,1300000,0.704545,0.061290\n"
         ),
         "{csv}"
     );
-    let out = run("whatif", &["--procedure", "nothere", &o]);
+    let out = run("whatif", &["--procedure", "nothere", &o], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("servBusy2"));
     // Search on 2 processors: every strategy's prediction is a real GAG prediction of
     // its placement, and the local search is no worse than greedy, block or cyclic.
-    let csv = ok("whatif", &["-q", "--search", "2", &o]);
+    let csv = ok_text("whatif", &["-q", "--search", "2", &o]);
     let rows: Vec<Vec<String>> = csv
         .lines()
         .skip(1)
@@ -240,12 +220,12 @@ fn procedure_lbf_beside_zeroing_and_search() {
     );
     let best: i64 = rows[3][2].parse().unwrap();
     // No placement on 0 processors (it gave one processor's, labelled as such).
-    let out = run("whatif", &["--search", "0", &o]);
+    let out = run("whatif", &["--search", "0", &o], b"", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--search"));
     assert!(out.stdout.is_empty());
     for r in &rows {
-        let p = ok("gag", &["--predict", "--place", &r[3], &o]);
+        let p = ok_text("gag", &["--predict", "--place", &r[3], &o]);
         let ms: f64 = p["predicted time: ".len()..].split(' ').next().unwrap().parse().unwrap();
         assert_eq!((ms * 1e6).round() as i64, r[2].parse::<i64>().unwrap(), "{r:?}");
         assert!(best <= r[2].parse::<i64>().unwrap());
@@ -254,35 +234,40 @@ fn procedure_lbf_beside_zeroing_and_search() {
 
 #[test]
 fn calibrate_measures_and_fits_tables_that_parse() {
-    let t = ok("calibrate", &["--reps", "20", "--sizes", "1,4096,65536"]);
+    let t = ok_text("calibrate", &["--reps", "20", "--sizes", "1,4096,65536"]);
     assert_eq!(table_rows(&t), 3, "{t}");
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
-    let t = ok("calibrate", &["--from-trace", &o]);
+    let t = ok_text("calibrate", &["--from-trace", &o]);
     assert!(t.contains("\nbytes,local_ns,remote_ns\n64,50000,50000\n"), "{t}");
     // Fitted from a synthetic trace with known transfer times: 2 us + bytes / (1 byte/ns).
     let raw = dir.path().join("ring.raw");
     let ring = dir.path().join("ring.o");
-    ok("synth", &["ring", "--procs", "4", "--steps", "20", "--bytes", "4096", "-o", raw.to_str().unwrap()]);
-    ok("order", &["-q", raw.to_str().unwrap(), "-o", ring.to_str().unwrap()]);
-    let t = ok("calibrate", &["--from-trace", ring.to_str().unwrap()]);
+    ok_text(
+        "synth",
+        &["ring", "--procs", "4", "--steps", "20", "--bytes", "4096", "-o", raw.to_str().unwrap()],
+    );
+    ok_text("order", &["-q", raw.to_str().unwrap(), "-o", ring.to_str().unwrap()]);
+    let t = ok_text("calibrate", &["--from-trace", ring.to_str().unwrap()]);
     assert!(t.contains("\n4096,"), "{t}");
     // Transfer times that fall with the size (testdata/whatif/falling-messages.txt): the
     // table keeps 50 us for 4096 bytes, says so, and its readers have nothing to warn of.
     let falling = dir.path().join("falling.o");
-    ok("order", &["-q", &testdata("whatif/falling-messages.txt"), "-o", falling.to_str().unwrap()]);
+    ok_text("order", &["-q", &testdata("whatif/falling-messages.txt"), "-o", falling.to_str().unwrap()]);
     let table = dir.path().join("t.csv");
-    ok("calibrate", &["--from-trace", falling.to_str().unwrap(), "-o", table.to_str().unwrap()]);
+    ok_text("calibrate", &["--from-trace", falling.to_str().unwrap(), "-o", table.to_str().unwrap()]);
     let t = std::fs::read_to_string(&table).unwrap();
     assert!(t.ends_with("\nbytes,local_ns,remote_ns\n64,50000,50000\n4096,50000,50000\n"), "{t}");
     assert!(t.contains("# local time at 4096 bytes raised from 10000 ns to 50000 ns"), "{t}");
-    let out = run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()]);
+    let out =
+        run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()], b"", &[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !e.contains("warning"), "{e}");
     // Measured tables are monotone too, whatever the noise.
-    let t = ok("calibrate", &["--reps", "5", "--sizes", "1,2,4,8,16,32,64,128"]);
+    let t = ok_text("calibrate", &["--reps", "5", "--sizes", "1,2,4,8,16,32,64,128"]);
     std::fs::write(&table, &t).unwrap();
-    let out = run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()]);
+    let out =
+        run("gag", &["--predict", "--net", table.to_str().unwrap(), falling.to_str().unwrap()], b"", &[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !e.contains("warning"), "{t}{e}");
 }

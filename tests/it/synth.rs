@@ -1,19 +1,9 @@
 //! spoor-synth end to end: the binary's traces read back with the format's reader.
 
+use crate::common::*;
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Definitions, Event, Kind};
 use spoor_synth::{Spec, Workload};
-use std::process::{Command, Output};
-
-fn synth(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spoor-synth")).args(args).output().expect("spoor-synth runs")
-}
-
-fn ok(args: &[&str]) -> Vec<u8> {
-    let out = synth(args);
-    assert!(out.status.success(), "spoor-synth {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
 
 fn read(bytes: Vec<u8>) -> (Definitions, Vec<Event>) {
     TraceReader::from_bytes("synth", bytes, ReadOptions::default()).unwrap().read_all().unwrap()
@@ -22,7 +12,7 @@ fn read(bytes: Vec<u8>) -> (Definitions, Vec<Event>) {
 #[test]
 fn every_workload_reads_back() {
     for w in Workload::ALL {
-        let bytes = ok(&[w.name(), "--procs", "5", "--steps", "3"]);
+        let bytes = ok("synth", &[w.name(), "--procs", "5", "--steps", "3"], b"");
         let (defs, events) = read(bytes.clone());
         let spec = Spec { procs: 5, steps: 3, ..Spec::new(w) };
         assert_eq!(events.len() as u64, spec.event_count(), "{w}");
@@ -36,15 +26,15 @@ fn every_workload_reads_back() {
             assert_eq!(a, b, "{w} location {loc}");
         }
         // Deterministic: the same options give the same bytes.
-        assert_eq!(ok(&[w.name(), "--procs", "5", "--steps", "3"]), bytes, "{w}");
+        assert_eq!(ok("synth", &[w.name(), "--procs", "5", "--steps", "3"], b""), bytes, "{w}");
     }
 }
 
 #[test]
 fn counts_by_hand() {
-    let (_, ev) = read(ok(&["ring", "--procs", "4", "--steps", "3"]));
+    let (_, ev) = read(ok("synth", &["ring", "--procs", "4", "--steps", "3"], b""));
     assert_eq!(ev.iter().filter(|e| matches!(e.kind, Kind::Send { .. })).count(), 12);
-    let (defs, ev) = read(ok(&["spa", "--steps", "5"]));
+    let (defs, ev) = read(ok("synth", &["spa", "--steps", "5"], b""));
     let enters = |name: &str| {
         let id = defs.strings.lookup(name).unwrap();
         ev.iter().filter(|e| e.kind == Kind::Enter { proc: id }).count()
@@ -52,14 +42,14 @@ fn counts_by_hand() {
     assert_eq!(enters("servBusy1"), 5);
     assert_eq!(enters("servBusy2"), 10);
     assert_eq!(enters("clientWork"), 15);
-    let (_, ev) = read(ok(&["barrier", "--procs", "3", "--steps", "7"]));
+    let (_, ev) = read(ok("synth", &["barrier", "--procs", "3", "--steps", "7"], b""));
     assert_eq!(ev.iter().filter(|e| matches!(e.kind, Kind::CollEnd { .. })).count(), 21);
 }
 
 #[test]
 fn events_option_is_close() {
     for w in Workload::ALL {
-        let (_, ev) = read(ok(&[w.name(), "--events", "100000", "--procs", "8"]));
+        let (_, ev) = read(ok("synth", &[w.name(), "--events", "100000", "--procs", "8"], b""));
         let n = ev.len() as f64;
         assert!((n - 100_000.0).abs() < 10_000.0, "{w}: {n} events");
     }
@@ -70,17 +60,17 @@ fn output_file_and_text_form() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.spoor");
     let args = ["stencil", "--procs", "6", "--steps", "2", "--apps", "2", "--machines", "2"];
-    let out = synth(&[&args[..], &["-o", file.to_str().unwrap()]].concat());
+    let out = run("synth", &[&args[..], &["-o", file.to_str().unwrap()]].concat(), b"", &[]);
     assert!(out.status.success() && out.stdout.is_empty());
     let bytes = std::fs::read(&file).unwrap();
-    assert_eq!(bytes, ok(&args));
+    assert_eq!(bytes, ok("synth", &args, b""));
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "only the output file is left");
     let (defs, events) = read(bytes);
     assert_eq!(defs.apps.len(), 2);
     assert_eq!(defs.machines.len(), 2);
     assert_eq!(defs.processes.len(), 12);
-    let text = ok(&[&args[..], &["--text"]].concat());
+    let text = ok("synth", &[&args[..], &["--text"]].concat(), b"");
     assert!(text.starts_with(b"spoor-text 1\n"));
     let (tdefs, tevents) = read(text);
     assert_eq!(tdefs, defs);
@@ -102,7 +92,7 @@ fn usage_errors_exit_2() {
         &["ring", "--bandwidth", "0"],
         &[],
     ] {
-        let out = synth(args);
+        let out = run("synth", args, b"", &[]);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
         assert!(!out.stderr.is_empty());
@@ -111,14 +101,14 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn unwritable_output_exits_1() {
-    let out = synth(&["ring", "-o", "/nonexistent-dir/x.spoor"]);
+    let out = run("synth", &["ring", "-o", "/nonexistent-dir/x.spoor"], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("spoor-synth"));
 }
 
 #[test]
 fn help_describes_every_workload() {
-    let help = String::from_utf8(ok(&["--help"])).unwrap();
+    let help = String::from_utf8(ok("synth", &["--help"], b"")).unwrap();
     for w in Workload::ALL {
         assert!(help.contains(w.name()), "{w}");
     }

@@ -1,40 +1,13 @@
 //! spoor-merge, spoor-align and spoor-order end to end: the binaries, their pipes,
 //! their reports, exit codes and errors.
 
-mod common;
+use crate::common::*;
 
 use spoor_format::binary::flags;
 use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, Kind};
 use std::path::Path;
 use std::process::Output;
-
-fn bin(name: &str) -> &'static str {
-    match name {
-        "merge" => env!("CARGO_BIN_EXE_spoor-merge"),
-        "align" => env!("CARGO_BIN_EXE_spoor-align"),
-        "order" => env!("CARGO_BIN_EXE_spoor-order"),
-        "synth" => env!("CARGO_BIN_EXE_spoor-synth"),
-        "cat" => env!("CARGO_BIN_EXE_spoor-cat"),
-        "import" => env!("CARGO_BIN_EXE_spoor-import"),
-        _ => unreachable!("{name}"),
-    }
-}
-
-fn testdata(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/order").join(name).to_string_lossy().into_owned()
-}
-
-/// Runs a command with `stdin` and extra environment.
-fn run(name: &str, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    common::run_with_stdin(bin(name), args, stdin, env)
-}
-
-fn ok(name: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = run(name, args, stdin, &[]);
-    assert!(out.status.success(), "spoor-{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
 
 fn read(bytes: Vec<u8>) -> (u64, Definitions, Vec<Event>) {
     let r = TraceReader::from_bytes("out", bytes, ReadOptions::default()).unwrap();
@@ -88,7 +61,7 @@ fn output_does_not_depend_on_the_number_of_threads() {
     let p = dir.path().join("s.spoor");
     std::fs::write(&p, &synth).unwrap();
     let ps = p.to_str().unwrap();
-    let text = testdata("collectives.txt");
+    let text = testdata("order/collectives.txt");
     for (cmd, args) in [
         ("merge", vec![ps, text.as_str()]),
         ("merge", vec![ps]),
@@ -108,7 +81,7 @@ fn output_does_not_depend_on_the_number_of_threads() {
 
 #[test]
 fn check_lists_problems_and_fails() {
-    let out = run("order", &["--check", &testdata("unmatched.txt")], b"", &[]);
+    let out = run("order", &["--check", &testdata("order/unmatched.txt")], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
@@ -120,7 +93,7 @@ fn check_lists_problems_and_fails() {
     ] {
         assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
     }
-    let json = run("order", &["--check", "--format", "json", &testdata("unmatched.txt")], b"", &[]);
+    let json = run("order", &["--check", "--format", "json", &testdata("order/unmatched.txt")], b"", &[]);
     assert_eq!(json.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["errors"], 7);
@@ -128,19 +101,19 @@ fn check_lists_problems_and_fails() {
     assert_eq!(v["problems"][0]["location_name"], "rank0");
     assert_eq!(v["problems"][0]["wall"], 10_000);
     // Without --check the trace is written, and the problems reported on standard error.
-    let out = run("order", &[&testdata("unmatched.txt")], b"", &[]);
+    let out = run("order", &[&testdata("order/unmatched.txt")], b"", &[]);
     assert!(out.status.success());
     assert!(stderr(&out).contains("2 unmatched send"), "{}", stderr(&out));
     let (_, _, events) = read(out.stdout);
     assert_eq!(events.len(), 17, "unmatched events are kept");
     // A clean trace passes.
-    let out = run("order", &["--check", &testdata("p2p.txt")], b"", &[]);
+    let out = run("order", &["--check", &testdata("order/p2p.txt")], b"", &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]
 fn a_cycle_names_its_events() {
-    let out = run("order", &[&testdata("cycle.txt")], b"", &[]);
+    let out = run("order", &[&testdata("order/cycle.txt")], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
     assert!(e.contains("cycle"), "{e}");
@@ -152,13 +125,13 @@ fn a_cycle_names_its_events() {
         e.contains("rank1 (location 1) event 2 (recv_end at 10 us) waits for rank0 (location 0) event 3"),
         "{e}"
     );
-    let check = run("order", &["--check", &testdata("cycle.txt")], b"", &[]);
+    let check = run("order", &["--check", &testdata("order/cycle.txt")], b"", &[]);
     assert_eq!(check.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&check.stdout).contains("cycle:"));
     // With -o, a failure leaves no file behind.
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("out.spoor");
-    let out = run("order", &[&testdata("cycle.txt"), "-o", o.to_str().unwrap()], b"", &[]);
+    let out = run("order", &[&testdata("order/cycle.txt"), "-o", o.to_str().unwrap()], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
@@ -167,7 +140,7 @@ fn a_cycle_names_its_events() {
 fn align_reports_and_repairs() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
-    let out = run("align", &[&testdata("skew.txt"), "--report", report.to_str().unwrap()], b"", &[]);
+    let out = run("align", &[&testdata("order/skew.txt"), "--report", report.to_str().unwrap()], b"", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out.stderr.is_empty(), "the report goes to the file");
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
@@ -180,13 +153,14 @@ fn align_reports_and_repairs() {
     let moved: Vec<&Event> = events.iter().filter(|e| e.loc == 1).collect();
     assert!(moved.iter().all(|e| e.ann.raw_wall == Some(e.wall + 1_000_000)));
     // The text report on standard error.
-    let out = run("align", &[&testdata("skew.txt")], b"", &[]);
+    let out = run("align", &[&testdata("order/skew.txt")], b"", &[]);
     let e = stderr(&out);
     assert!(e.contains("violations before:             5 (messages 5"), "{e}");
     assert!(e.contains("violations after (final):      0"), "{e}");
     assert!(e.contains("rank1") && e.contains("-1 ms"), "{e}");
     // Without offsets the controlled logical clock alone repairs the violations.
-    let out = run("align", &[&testdata("skew.txt"), "--method", "none", "--min-latency", "2us"], b"", &[]);
+    let out =
+        run("align", &[&testdata("order/skew.txt"), "--method", "none", "--min-latency", "2us"], b"", &[]);
     assert!(stderr(&out).contains("violations after (final):      0"), "{}", stderr(&out));
     let input = spoor_order::Input::from_bytes("aligned", out.stdout);
     let scan = spoor_order::scan::scan(&input, true).unwrap();
@@ -202,7 +176,7 @@ fn align_reports_and_repairs() {
 /// --method messages says so and keeps the recorded clocks.
 #[test]
 fn alignment_never_makes_real_clocks_worse() {
-    let Some(data) = common::data() else { return };
+    let Some(data) = data() else { return };
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
     let report_arg = report.to_str().unwrap();
@@ -388,7 +362,7 @@ fn merge_follows_definitions_that_change_mid_stream() {
     }
     let bytes = w.finish().unwrap();
     // Through a pipe: the definitions change while the merge is under way.
-    let other = testdata("p2p.txt");
+    let other = testdata("order/p2p.txt");
     let out = ok("merge", &["-", &other], &bytes);
     let (_, d, e) = read(out);
     let name = |ev: &Event| match ev.kind {

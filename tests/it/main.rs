@@ -1,0 +1,14 @@
+//! The commands end to end, as a user runs them: one test binary (one link, one run) with
+//! a module per command family and the helpers they share in `common`.
+
+mod common;
+
+mod cat;
+mod cp;
+mod cp_recorded;
+mod import;
+mod order;
+mod record;
+mod report;
+mod synth;
+mod whatif;
