@@ -277,6 +277,13 @@ mod tests {
             let own = invocations(&help);
             assert!(own.len() >= 3, "spoor-{verb} has {} examples", own.len());
             all.extend(own);
+            // Subcommands (spoor-whatif's modes) give their own examples.
+            for sub in command().get_subcommands() {
+                let help = sub.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+                let own = invocations(&help);
+                assert!(own.len() >= 2, "spoor-{verb} {} has {} examples", sub.get_name(), own.len());
+                all.extend(own);
+            }
         }
         for words in &all {
             let command = match words[0].strip_prefix("spoor-") {

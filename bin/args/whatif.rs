@@ -1,20 +1,12 @@
 //! The command line of spoor-whatif, shared with `spoor man` and `spoor completions`.
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 pub const ABOUT: &str = "\
---scenarios FILE (formats/scenarios.md): every combination of the file's placements, networks
-(communication-cost tables), procedure moves and zeroings is predicted (process LBF on the
-Group Activity Graph, NF, procedure LBF, critical-path zeroing of a procedure with everything
-it calls): one row each with the
-predicted time and its change against the measured time (the run's elapsed time) and the ideal
-time (the cpu-mode critical path). The trace is read once; scenarios run in parallel.
---procedure F: procedure LBF (F moved from the sending to the receiving side of every message
-it precedes) beside critical-path zeroing of F, as the LBF paper's Figure 10: exclusive (F's
-own time) and inclusive (F with everything it calls, which a move carries along), and the
-move's saving as a share of the inclusive zeroing's.
---search K: a placement of the processes on K processors, greedy then local search, beside
-block and cyclic placement.";
+Three modes, one subcommand each: `scenarios` predicts every combination of a scenario file's
+placements, networks, procedure moves and zeroings; `procedure` sets procedure LBF beside
+critical-path zeroing; `search` looks for a good placement on K processors. Each reads an
+ordered trace or a PAG file in cpu mode; times are integer nanoseconds (formats/scenarios.md).";
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -26,55 +18,132 @@ pub enum Format {
 
 pub const EXAMPLES: &str = "\
 Examples:
-  spoor-whatif --scenarios sweep.toml run.o         every combination in the file
-  spoor-whatif --procedure servBusy2 run.o          move it to the clients, or zero it
-  spoor-whatif --procedure solve --place-by block:2 run.o
-  spoor-whatif --search 4 --net host.csv -f json run.o";
+  spoor-whatif scenarios sweep.toml run.o           every combination in the file
+  spoor-whatif procedure servBusy2 run.o            move it to the clients, or zero it
+  spoor-whatif procedure solve --place-by block:2 run.o
+  spoor-whatif search 4 --net host.csv -f json run.o";
+
+pub const SCENARIOS_ABOUT: &str = "\
+Every combination of the file's placements, networks (communication-cost tables), procedure
+moves and zeroings is predicted (process LBF on the Group Activity Graph, NF, procedure LBF,
+critical-path zeroing of a procedure with everything it calls): one row each with the
+predicted time and its change against the measured time (the run's elapsed time) and the ideal
+time (the cpu-mode critical path). The trace is read once; scenarios run in parallel.
+Placements and networks come from the file alone.";
+
+pub const SCENARIOS_EXAMPLES: &str = "\
+Examples:
+  spoor-whatif scenarios sweep.toml run.o
+  spoor-whatif scenarios sweep.toml              the trace the file names as `input`
+  spoor-whatif scenarios sweep.toml -f json -o rows.json run.o";
+
+pub const PROCEDURE_ABOUT: &str = "\
+Procedure LBF (the procedure moved from the sending to the receiving side of every message it
+precedes) beside critical-path zeroing of it, as the LBF paper's Figure 10: exclusive (its own
+time) and inclusive (with everything it calls, which a move carries along), and the move's
+saving as a share of the inclusive zeroing's. One row per procedure.";
+
+pub const PROCEDURE_EXAMPLES: &str = "\
+Examples:
+  spoor-whatif procedure servBusy2 run.o
+  spoor-whatif procedure servBusy1,servBusy2 run.o     one row each
+  spoor-whatif procedure solve --place-by block:2 run.o";
+
+pub const SEARCH_ABOUT: &str = "\
+A placement of the processes on K processors: greedy, then local search from it, beside block
+and cyclic placement, each with its predicted time (process LBF on the Group Activity Graph).";
+
+pub const SEARCH_EXAMPLES: &str = "\
+Examples:
+  spoor-whatif search 2 run.o
+  spoor-whatif search 4 --net host.csv -f json run.o
+  spoor-whatif search 8 --rounds 50 run.o";
 
 /// What-if predictions: scenario sweeps, procedure LBF, placement search.
 #[derive(Parser)]
 #[command(name = "spoor-whatif", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
-    /// An ordered trace or a PAG file in cpu mode; `-` for standard input (default: the
-    /// scenario file's `input`, else standard input).
-    pub input: Option<String>,
-    /// A scenario file (TOML, formats/scenarios.md).
-    #[arg(long, value_name = "FILE")]
-    pub scenarios: Option<String>,
-    /// Procedure LBF of this procedure (moved from the sending to the receiving side of
-    /// its messages) beside its zeroing, exclusive and inclusive. Repeatable.
-    #[arg(long, value_name = "NAME")]
-    pub procedure: Vec<String>,
-    /// Search a placement of the processes on K processors (at least 1).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
-    pub search: Option<u32>,
-    /// Rounds of local search at most (for --search).
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub rounds: u32,
-    /// For --procedure: the placement to predict on, as processes per processor `a,b;c,d`
-    /// (default: one processor per process, the cpu-mode critical path).
-    #[arg(long, value_name = "SPEC")]
-    pub place: Option<String>,
-    /// For --procedure: the placement from a file (formats/placement.md).
-    #[arg(long, value_name = "FILE")]
-    pub place_file: Option<String>,
-    /// For --procedure: the placement by a rule: process, machine, block:K or cyclic:K.
-    #[arg(long, value_name = "RULE")]
-    pub place_by: Option<String>,
-    /// For --search: message-arc weights from this communication-cost table
-    /// (formats/nettable.md).
-    #[arg(long, value_name = "TABLE")]
-    pub net: Option<String>,
+    #[command(subcommand)]
+    pub mode: Mode,
     /// Output form.
-    #[arg(short, long, value_enum, default_value = "csv")]
+    #[arg(short, long, value_enum, default_value = "csv", global = true)]
     pub format: Format,
     /// Write to this file (complete or not at all) instead of standard output.
-    #[arg(short, long)]
+    #[arg(short, long, global = true)]
     pub output: Option<std::path::PathBuf>,
     /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", global = true)]
     pub threads: Option<usize>,
     /// Say nothing on standard error unless something is wrong.
-    #[arg(short, long)]
+    #[arg(short, long, global = true)]
     pub quiet: bool,
 }
+
+#[derive(Subcommand)]
+pub enum Mode {
+    /// Predict every combination of a scenario file (formats/scenarios.md).
+    #[command(long_about = SCENARIOS_ABOUT, after_help = SCENARIOS_EXAMPLES)]
+    Scenarios(Scenarios),
+    /// Procedure LBF of procedures beside their zeroing, exclusive and inclusive.
+    #[command(long_about = PROCEDURE_ABOUT, after_help = PROCEDURE_EXAMPLES)]
+    Procedure(Procedure),
+    /// Search a placement of the processes on K processors.
+    #[command(long_about = SEARCH_ABOUT, after_help = SEARCH_EXAMPLES)]
+    Search(Search),
+}
+
+#[derive(clap::Args)]
+pub struct Scenarios {
+    /// The scenario file (TOML, formats/scenarios.md).
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// An ordered trace or a PAG file in cpu mode; `-` for standard input (default: the
+    /// scenario file's `input`, else standard input).
+    #[arg(value_name = "TRACE")]
+    pub input: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct Procedure {
+    /// The procedure, or several separated by commas (a name holding a comma is taken
+    /// whole when the trace has a procedure of that name).
+    #[arg(value_name = "NAMES")]
+    pub names: String,
+    /// An ordered trace or a PAG file in cpu mode; `-` for standard input.
+    #[arg(value_name = "TRACE", default_value = "-")]
+    pub input: String,
+    /// The placement to predict on, as processes per processor `a,b;c,d` (default: one
+    /// processor per process, the cpu-mode critical path).
+    #[arg(long, value_name = "SPEC")]
+    pub place: Option<String>,
+    /// The placement from a file (formats/placement.md).
+    #[arg(long, value_name = "FILE")]
+    pub place_file: Option<String>,
+    /// The placement by a rule: process, machine, block:K or cyclic:K.
+    #[arg(long, value_name = "RULE")]
+    pub place_by: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct Search {
+    /// The number of processors (at least 1).
+    #[arg(value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub processors: u32,
+    /// An ordered trace or a PAG file in cpu mode; `-` for standard input.
+    #[arg(value_name = "TRACE", default_value = "-")]
+    pub input: String,
+    /// Rounds of local search at most.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub rounds: u32,
+    /// Message-arc weights from this communication-cost table (formats/nettable.md).
+    #[arg(long, value_name = "TABLE")]
+    pub net: Option<String>,
+}
+
+/// The flags that chose the mode before the modes were subcommands, with what replaces
+/// each: spoor-whatif names the new form instead of only refusing the old one.
+pub const FORMER_FLAGS: [(&str, &str); 3] = [
+    ("--scenarios", "spoor-whatif scenarios FILE [TRACE]"),
+    ("--procedure", "spoor-whatif procedure NAME[,NAME...] [TRACE]"),
+    ("--search", "spoor-whatif search K [TRACE]"),
+];

@@ -87,7 +87,7 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
     let sc = testdata("whatif/spa-scenarios.toml");
-    let csv = ok_text("whatif", &["-q", "--scenarios", &sc, &o]);
+    let csv = ok_text("whatif", &["-q", "scenarios", &sc, &o]);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 17, "{csv}");
     let row = |placement: &str, net: &str, mv: &str, zero: &str| -> Vec<String> {
@@ -108,27 +108,27 @@ fn scenario_sweep_gives_the_hand_worked_rows() {
     // 2.00, 4.15 and 7.30, client3's at 11.40, its end at 11.50.
     assert_eq!(row("process", "slow", "none", "none")[6], "11500000");
     // JSON: the same rows, and the same on one thread as on several.
-    let json = ok_text("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "1", &o]);
+    let json = ok_text("whatif", &["-q", "scenarios", &sc, "-f", "json", "--threads", "1", &o]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 16);
     assert_eq!(v[0]["predicted_ns"], 9600000);
     assert_eq!(v[0]["move"], "none");
-    assert_eq!(json, ok_text("whatif", &["-q", "--scenarios", &sc, "-f", "json", "--threads", "3", &o]));
+    assert_eq!(json, ok_text("whatif", &["-q", "scenarios", &sc, "-f", "json", "--threads", "3", &o]));
     // Bad scenario files name the file and line.
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "moves = [\"servBusy2\"]\n[[placement]]\nby = \"process\"\nplace = \"server\"\n")
         .unwrap();
-    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o], b"", &[]);
+    let out = run("whatif", &["scenarios", bad.to_str().unwrap(), &o], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one of by, place, file"));
     std::fs::write(&bad, "movs = []\n").unwrap();
-    let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o], b"", &[]);
+    let out = run("whatif", &["scenarios", bad.to_str().unwrap(), &o], b"", &[]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code() == Some(1) && e.contains("bad.toml: line 1"), "{e}");
     // Values the trace does not know: the file and the line of the value.
     let fails = |text: &[u8], want: &[&str]| {
         std::fs::write(&bad, text).unwrap();
-        let out = run("whatif", &["--scenarios", bad.to_str().unwrap(), &o], b"", &[]);
+        let out = run("whatif", &["scenarios", bad.to_str().unwrap(), &o], b"", &[]);
         let e = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{e}");
         for w in want {
@@ -175,7 +175,7 @@ fn scenario_zeroing_is_inclusive() {
     ok_text("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
     let sc = dir.path().join("s.toml");
     std::fs::write(&sc, "moves = [\"serve\"]\nzeroings = [\"serve\"]\n").unwrap();
-    let csv = ok_text("whatif", &["-q", "--scenarios", sc.to_str().unwrap(), &h]);
+    let csv = ok_text("whatif", &["-q", "scenarios", sc.to_str().unwrap(), &h]);
     let predicted = |mv: &str, zero: &str| -> String {
         let cols = csv.lines().map(|l| l.split(',').collect::<Vec<_>>()).find(|c| c[3] == mv && c[4] == zero);
         cols.unwrap_or_else(|| panic!("{csv}"))[6].to_owned()
@@ -189,26 +189,26 @@ fn scenario_zeroing_is_inclusive() {
 fn procedure_lbf_beside_zeroing_and_search() {
     let dir = tempfile::tempdir().unwrap();
     let o = spa(dir.path());
-    let csv = ok_text("whatif", &["--procedure", "servBusy1", "--procedure", "servBusy2", &o]);
+    let csv = ok_text("whatif", &["procedure", "servBusy1,servBusy2", &o]);
     assert!(csv.contains("servBusy1,9600000,7950000,0.171875,2000000,7950000,0.171875"), "{csv}");
     assert!(csv.contains("servBusy2,9600000,5110000,0.467708,6000000,3600000,0.625000"), "{csv}");
     // testdata/cp/helper.txt: serve's 3.10 ms (3.00 in its helper) moves with the reply
     // and saves 0.19 ms; its own 0.10 zeroed saves 0.10, with the helper 3.10.
     let h = dir.path().join("helper.o").to_string_lossy().into_owned();
     ok_text("order", &["-q", &testdata("cp/helper.txt"), "-o", &h]);
-    let csv = ok_text("whatif", &["--procedure", "serve", &h]);
+    let csv = ok_text("whatif", &["procedure", "serve", &h]);
     assert!(
         csv.ends_with(
             "\nserve,4400000,4210000,0.043182,3100000,4300000,0.022727,1300000,0.704545,0.061290\n"
         ),
         "{csv}"
     );
-    let out = run("whatif", &["--procedure", "nothere", &o], b"", &[]);
+    let out = run("whatif", &["procedure", "nothere", &o], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("servBusy2"));
     // Search on 2 processors: every strategy's prediction is a real GAG prediction of
     // its placement, and the local search is no worse than greedy, block or cyclic.
-    let csv = ok_text("whatif", &["-q", "--search", "2", &o]);
+    let csv = ok_text("whatif", &["-q", "search", "2", &o]);
     let rows: Vec<Vec<String>> = csv
         .lines()
         .skip(1)
@@ -220,9 +220,9 @@ fn procedure_lbf_beside_zeroing_and_search() {
     );
     let best: i64 = rows[3][2].parse().unwrap();
     // No placement on 0 processors (it gave one processor's, labelled as such).
-    let out = run("whatif", &["--search", "0", &o], b"", &[]);
+    let out = run("whatif", &["search", "0", &o], b"", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--search"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("<K>"));
     assert!(out.stdout.is_empty());
     for r in &rows {
         let p = ok_text("gag", &["--predict", "--place", &r[3], &o]);
@@ -230,6 +230,37 @@ fn procedure_lbf_beside_zeroing_and_search() {
         assert_eq!((ms * 1e6).round() as i64, r[2].parse::<i64>().unwrap(), "{r:?}");
         assert!(best <= r[2].parse::<i64>().unwrap());
     }
+}
+
+#[test]
+fn whatif_modes_are_subcommands_with_their_own_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let sc = testdata("whatif/spa-scenarios.toml");
+    // Usage errors exit 2 and write nothing: no mode, an option of another mode, and
+    // the former flags, which name the subcommand that replaces them.
+    let usage = |args: &[&str], want: &str| {
+        let out = run("whatif", args, b"", &[]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(want) && out.stdout.is_empty(), "{args:?}: {e}");
+    };
+    usage(&[&o], "unrecognized subcommand");
+    usage(&["scenarios", &sc, "--place-by", "process", &o], "--place-by");
+    usage(&["search", "2", "--place", "server", &o], "--place");
+    usage(&["procedure", "serve", "--net", &testdata("whatif/slow.csv"), &o], "--net");
+    usage(&["--scenarios", &sc, &o], "now a subcommand: spoor-whatif scenarios FILE [TRACE]");
+    usage(&["-q", "--procedure=servBusy1", &o], "spoor-whatif procedure NAME[,NAME...] [TRACE]");
+    usage(&["--search", "2", &o], "spoor-whatif search K [TRACE]");
+    // The options shared by every mode may come before the subcommand or after it.
+    let before = ok_text("whatif", &["-q", "-f", "json", "procedure", "servBusy1,servBusy2", &o]);
+    assert_eq!(before, ok_text("whatif", &["procedure", "servBusy1,servBusy2", &o, "-f", "json", "-q"]));
+    // The trace from standard input.
+    let stdin = std::fs::read(&o).unwrap();
+    assert_eq!(
+        text(&ok("whatif", &["-q", "search", "2"], &stdin)),
+        ok_text("whatif", &["-q", "search", "2", &o])
+    );
 }
 
 #[test]
