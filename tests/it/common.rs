@@ -1,6 +1,6 @@
 //! What the integration tests share: the commands by name, running them with standard
-//! input, the repository's testdata/, the real traces of $SPOOR_DATA and
-//! the tools found on PATH.
+//! input, the repository's testdata/, golden files, the real traces of $SPOOR_DATA
+//! and the tools found on PATH.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -86,6 +86,32 @@ pub fn ok_text(name: &str, args: &[&str]) -> String {
 /// Output that must be UTF-8.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).unwrap()
+}
+
+/// Set (to anything) to write the golden files instead of comparing against them.
+const REGENERATE: &str = "SPOOR_REGENERATE";
+
+/// Compares `actual` with the golden file testdata/`rel`, or with SPOOR_REGENERATE set,
+/// writes it there (then check the difference with `git diff testdata/`).
+pub fn golden(rel: &str, actual: &str) {
+    let path = testdata(rel);
+    if std::env::var_os(REGENERATE).is_some() {
+        std::fs::write(&path, actual).unwrap_or_else(|e| panic!("{path}: {e}"));
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run with {REGENERATE}=1 to write it)"));
+    if want != actual {
+        let line = want.lines().zip(actual.lines()).position(|(w, a)| w != a);
+        let line = line.unwrap_or(want.lines().count().min(actual.lines().count()));
+        panic!(
+            "{path} differs from the output at line {}:\n--- golden\n{}\n--- output\n{}\n\
+             (if the change is intended, run with {REGENERATE}=1 and check `git diff testdata/`)",
+            line + 1,
+            want.lines().nth(line).unwrap_or("<end>"),
+            actual.lines().nth(line).unwrap_or("<end>"),
+        );
+    }
 }
 
 /// $SPOOR_DATA, or `None` with a message (a failure under CI, where it must be set).

@@ -381,3 +381,24 @@ fn violating_clocks_are_never_silent() {
     // 0 to 800 us: rank 0's start to rank 1's end, on rank 0's clock.
     assert_eq!(v["length_ns"], 800_000);
 }
+
+/// The whole output of the main forms over every hand-made trace of testdata/cp, against
+/// testdata/cp/golden/TRACE.FORM (SPOOR_REGENERATE=1 writes them). The trace comes on
+/// standard input, so no path of this machine is in the output.
+#[test]
+fn outputs_match_their_golden_files() {
+    let all = ["--profile", "all", "--zeroing", "--near", "3", "--path"];
+    let forms: [(&str, Vec<&str>); 5] = [
+        ("cpu.out", all.to_vec()),
+        ("wall.out", [&["--weight", "wall"][..], &all].concat()),
+        ("cpu.csv", [&["-f", "csv"][..], &all].concat()),
+        ("wall.csv", [&["-f", "csv", "--weight", "wall"][..], &all].concat()),
+        ("cpu.json", [&["-f", "json"][..], &all].concat()),
+    ];
+    for trace in ["spa", "helper", "barrier", "client-server"] {
+        let input = ordered(&format!("cp/{trace}.txt"));
+        for (form, args) in &forms {
+            golden(&format!("cp/golden/{trace}.{form}"), &text(&ok("cp", args, &input)));
+        }
+    }
+}

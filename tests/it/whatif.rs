@@ -316,3 +316,33 @@ fn table_rows(text: &str) -> usize {
     }
     rows.len()
 }
+
+/// The whole output of every mode over the hand-made traces, against
+/// testdata/whatif/golden/NAME (SPOOR_REGENERATE=1 writes them). The trace comes on
+/// standard input, so no path of this machine is in the output.
+#[test]
+fn outputs_match_their_golden_files() {
+    let ordered = |rel: &str| ok("order", &["-q", &testdata(rel)], b"");
+    let (spa, helper) = (ordered("cp/spa.txt"), ordered("cp/helper.txt"));
+    let (figure1, lock) = (ordered("whatif/figure1.txt"), ordered("whatif/lock.txt"));
+    let (sweep, slow) = (testdata("whatif/spa-scenarios.toml"), testdata("whatif/slow.csv"));
+    let runs: [(&str, &[u8], Vec<&str>); 13] = [
+        ("spa.scenarios.csv", &spa, vec!["scenarios", &sweep, "-"]),
+        ("spa.scenarios.json", &spa, vec!["scenarios", &sweep, "-", "-f", "json"]),
+        ("spa.procedure.csv", &spa, vec!["procedure", "servBusy1,servBusy2"]),
+        ("spa.procedure.json", &spa, vec!["procedure", "servBusy1,servBusy2", "-f", "json"]),
+        ("spa.procedure-block2.csv", &spa, vec!["procedure", "servBusy1,servBusy2", "--place-by", "block:2"]),
+        ("spa.search2.csv", &spa, vec!["search", "2"]),
+        ("spa.search2.json", &spa, vec!["search", "2", "-f", "json"]),
+        ("spa.search2-slow.csv", &spa, vec!["search", "2", "--net", &slow]),
+        ("helper.procedure.csv", &helper, vec!["procedure", "serve,work"]),
+        ("helper.search1.csv", &helper, vec!["search", "1"]),
+        ("figure1.search2.csv", &figure1, vec!["search", "2"]),
+        ("lock.search1.csv", &lock, vec!["search", "1"]),
+        ("lock.search2.json", &lock, vec!["search", "2", "-f", "json"]),
+    ];
+    for (name, input, args) in runs {
+        let args = [&["-q"][..], &args].concat();
+        golden(&format!("whatif/golden/{name}"), &text(&ok("whatif", &args, input)));
+    }
+}
