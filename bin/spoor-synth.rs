@@ -3,9 +3,9 @@
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
 use spoor_cli::{Output, Progress};
-use spoor_format::{text, TraceWriter, WriterOptions};
+use spoor_format::{text, EventSink, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event};
-use spoor_synth::{ExtraWork, Sink, SlowLink, Spec, SpecError};
+use spoor_synth::{ExtraWork, SlowLink, Spec, SpecError};
 use std::io::{self, Write};
 
 #[path = "args/synth.rs"]
@@ -52,7 +52,7 @@ enum Form<'a, W: Write> {
     Text(W, &'a Definitions),
 }
 
-impl<W: Write> Sink for WriteSink<'_, W> {
+impl<W: Write> EventSink for WriteSink<'_, W> {
     fn event(&mut self, ev: Event) -> io::Result<()> {
         self.progress.add(1);
         match &mut self.out {

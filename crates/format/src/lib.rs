@@ -10,6 +10,7 @@ mod error;
 mod ordered;
 pub mod raw;
 pub mod reader;
+mod sink;
 pub mod text;
 pub mod varint;
 pub mod writer;
@@ -18,4 +19,5 @@ pub use error::{read_text, Error, ErrorKind};
 pub use reader::{
     Block, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, TraceReader,
 };
+pub use sink::{Count, EventSink, FnSink};
 pub use writer::{TraceWriter, WriterOptions};

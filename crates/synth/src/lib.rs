@@ -40,7 +40,8 @@
 //! `MPI_COMM_WORLD` has the id of its application and its locations as members in
 //! rank order.
 
-use spoor_model::{CommId, Definitions, Event, LocId};
+use spoor_format::EventSink;
+use spoor_model::{CommId, Definitions, LocId};
 use std::fmt;
 use std::io;
 
@@ -531,44 +532,6 @@ impl Spec {
     }
 }
 
-/// Where generated events go.
-pub trait Sink {
-    fn event(&mut self, ev: Event) -> io::Result<()>;
-}
-
-impl Sink for Vec<Event> {
-    fn event(&mut self, ev: Event) -> io::Result<()> {
-        self.push(ev);
-        Ok(())
-    }
-}
-
-impl<S: Sink + ?Sized> Sink for &mut S {
-    fn event(&mut self, ev: Event) -> io::Result<()> {
-        (**self).event(ev)
-    }
-}
-
-/// A sink that calls a closure for every event.
-pub struct FnSink<F>(pub F);
-
-impl<F: FnMut(Event) -> io::Result<()>> Sink for FnSink<F> {
-    fn event(&mut self, ev: Event) -> io::Result<()> {
-        (self.0)(ev)
-    }
-}
-
-/// A sink that only counts events (for benchmarks of the generator itself).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Count(pub u64);
-
-impl Sink for Count {
-    fn event(&mut self, _: Event) -> io::Result<()> {
-        self.0 += 1;
-        Ok(())
-    }
-}
-
 /// The definitions of the trace [`generate`] produces for `spec`: machines
 /// "node0".., then per application its processes and locations (one thread each;
 /// location id = app * procs + rank) and its world communicator (id = app), and
@@ -581,7 +544,7 @@ pub fn definitions(spec: &Spec) -> Definitions {
 /// Simulates `spec` and sends its events to `sink`; returns how many it sent
 /// (always [`Spec::event_count`]). Events of one location come in time order;
 /// events of different locations are interleaved step by step.
-pub fn generate(spec: &Spec, sink: &mut dyn Sink) -> io::Result<u64> {
+pub fn generate(spec: &Spec, sink: &mut dyn EventSink) -> io::Result<u64> {
     spec.validate().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let (_, names) = sim::build(spec);
     let mut ctx = sim::Ctx::new(spec, names, sink);

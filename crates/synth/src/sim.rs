@@ -2,7 +2,8 @@
 //! workload is built from. Each operation emits its events at once, at the
 //! process's current clock, so a location's events always leave in time order.
 
-use crate::{rng, Sink, Spec, Workload};
+use crate::{rng, Spec, Workload};
+use spoor_format::EventSink;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, StrId};
 use std::io;
 
@@ -194,7 +195,7 @@ pub(crate) enum Draw {
 pub(crate) struct Ctx<'a> {
     pub spec: &'a Spec,
     names: Names,
-    sink: &'a mut dyn Sink,
+    sink: &'a mut dyn EventSink,
     count: u64,
     /// Call overhead before and after a call's operation event.
     call_a: i64,
@@ -206,7 +207,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(spec: &'a Spec, names: Names, sink: &'a mut dyn Sink) -> Self {
+    pub(crate) fn new(spec: &'a Spec, names: Names, sink: &'a mut dyn EventSink) -> Self {
         let call = spec.call_ns as i64;
         Ctx {
             spec,

@@ -1,5 +1,6 @@
 use super::*;
-use spoor_model::{CollOp, Kind, StrId};
+use spoor_format::{Count, FnSink};
+use spoor_model::{CollOp, Event, Kind, StrId};
 use std::collections::{HashMap, HashSet, VecDeque};
 
 fn spec(w: Workload, procs: u32, steps: u64) -> Spec {
