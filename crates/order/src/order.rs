@@ -157,91 +157,22 @@ pub fn order_with_feedback(
             let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Encoded>(2);
             job_txs.push(job_tx);
             done_rxs.push(done_rx);
-            s.spawn(move || {
-                let mut enc = MultiBlock::default();
-                for mut batch in job_rx.iter() {
-                    let done = if batch.out.len() == block_events {
-                        // A payload the writer is done with, if there is one.
-                        let buf = payloads.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
-                        enc.start(block_events as u64, buf);
-                        batch.encode(&mut enc);
-                        Encoded::Block(enc.finish())
-                    } else {
-                        let mut events = Vec::with_capacity(batch.out.len());
-                        batch.events(&mut events);
-                        Encoded::Events(events)
-                    };
-                    for c in batch.chunks.drain(..) {
-                        recycle(Some(c), pool);
-                    }
-                    batch.out.clear();
-                    let _ = back_tx.send(batch);
-                    if done_tx.send(done).is_err() {
-                        break;
-                    }
-                }
-            });
+            s.spawn(move || encode_batches(job_rx, done_tx, back_tx, payloads, pool, block_events));
         }
         let scan = &scan;
         let replay = s.spawn(move || {
-            let mut batch = Batch::with_capacity(block_events);
-            let mut sent = 0u64;
-            let r = replay_stream(input, scan, records, pool, &mut |e: Emit| {
-                // The chunk's slot in this batch's `chunks`.
-                if e.tag.0 != sent {
-                    *e.tag = (sent, batch.chunks.len() as u32);
-                    batch.chunks.push(e.chunk.clone());
-                }
-                let (ploc, pidx) = e.partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
-                batch.out.push(Out {
-                    chunk: e.tag.1,
-                    idx: e.idx as u32,
-                    loc: e.loc,
-                    wall: e.wall,
-                    ploc,
-                    lamport: e.lamport,
-                    pidx,
-                });
-                if batch.out.len() >= block_events {
-                    let empty = back_rx.try_recv().unwrap_or_else(|_| Batch::with_capacity(block_events));
-                    let full = std::mem::replace(&mut batch, empty);
-                    job_txs[(sent % workers as u64) as usize]
-                        .send(full)
-                        .map_err(|_| std::io::Error::other("the writer stopped"))?;
-                    sent += 1;
-                }
-                Ok(())
-            });
-            if !batch.out.is_empty() {
-                let _ = job_txs[(sent % workers as u64) as usize].send(batch);
-            }
+            let mut batcher = Batcher {
+                batch: Batch::with_capacity(block_events),
+                sent: 0,
+                block_events,
+                job_txs,
+                back_rx,
+            };
+            let r = replay_stream(input, scan, records, pool, &mut |e: Emit| batcher.push(e));
+            batcher.flush();
             r
         });
-        let mut written = Ok(());
-        let total = Some(scan.total_events());
-        let mut written_events = 0;
-        // Batch k was given to worker k % workers; the workers end when the replay does.
-        'write: for k in 0.. {
-            let Ok(done) = done_rxs[k % workers].recv() else { break };
-            let (r, count) = match done {
-                Encoded::Block(b) => {
-                    let r = w.write_block(&b);
-                    if let Ok(mut p) = payloads.lock() {
-                        p.push(b.payload);
-                    }
-                    (r, b.count)
-                }
-                Encoded::Events(events) => {
-                    (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64)
-                }
-            };
-            if let Err(e) = r {
-                written = Err(Error::Write(e));
-                break 'write;
-            }
-            written_events += count;
-            feedback.progress("events", written_events, total);
-        }
+        let written = write_encoded(&mut w, &done_rxs, payloads, feedback, Some(scan.total_events()));
         feedback.finish();
         drop(done_rxs);
         let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -253,6 +184,118 @@ pub fn order_with_feedback(
     }
     w.finish().map_err(Error::Write)?;
     Ok(summary)
+}
+
+/// An encoding thread: each batch it is given encoded as a block (a last, shorter one
+/// as its events), handed on in the order given; the batch goes back empty.
+fn encode_batches(
+    job_rx: std::sync::mpsc::Receiver<Batch>,
+    done_tx: std::sync::mpsc::SyncSender<Encoded>,
+    back_tx: std::sync::mpsc::Sender<Batch>,
+    payloads: &std::sync::Mutex<Vec<Vec<u8>>>,
+    pool: &Pool,
+    block_events: usize,
+) {
+    let mut enc = MultiBlock::default();
+    for mut batch in job_rx.iter() {
+        let done = if batch.out.len() == block_events {
+            // A payload the writer is done with, if there is one.
+            let buf = payloads.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+            enc.start(block_events as u64, buf);
+            batch.encode(&mut enc);
+            Encoded::Block(enc.finish())
+        } else {
+            let mut events = Vec::with_capacity(batch.out.len());
+            batch.events(&mut events);
+            Encoded::Events(events)
+        };
+        for c in batch.chunks.drain(..) {
+            recycle(Some(c), pool);
+        }
+        batch.out.clear();
+        let _ = back_tx.send(batch);
+        if done_tx.send(done).is_err() {
+            break;
+        }
+    }
+}
+
+/// The replay's sink: fills a batch, and gives each full one to the next encoding
+/// thread in turn (batch k to thread k % threads).
+struct Batcher {
+    batch: Batch,
+    /// The batches sent so far.
+    sent: u64,
+    block_events: usize,
+    job_txs: Vec<std::sync::mpsc::SyncSender<Batch>>,
+    back_rx: std::sync::mpsc::Receiver<Batch>,
+}
+
+impl Batcher {
+    #[inline]
+    fn push(&mut self, e: Emit) -> std::io::Result<()> {
+        let batch = &mut self.batch;
+        // The chunk's slot in this batch's `chunks`.
+        if e.tag.0 != self.sent {
+            *e.tag = (self.sent, batch.chunks.len() as u32);
+            batch.chunks.push(e.chunk.clone());
+        }
+        let (ploc, pidx) = e.partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
+        batch.out.push(Out {
+            chunk: e.tag.1,
+            idx: e.idx as u32,
+            loc: e.loc,
+            wall: e.wall,
+            ploc,
+            lamport: e.lamport,
+            pidx,
+        });
+        if batch.out.len() >= self.block_events {
+            let empty = self.back_rx.try_recv().unwrap_or_else(|_| Batch::with_capacity(self.block_events));
+            let full = std::mem::replace(&mut self.batch, empty);
+            self.job_txs[(self.sent % self.job_txs.len() as u64) as usize]
+                .send(full)
+                .map_err(|_| std::io::Error::other("the writer stopped"))?;
+            self.sent += 1;
+        }
+        Ok(())
+    }
+
+    /// Sends the last, partial batch.
+    fn flush(self) {
+        if !self.batch.out.is_empty() {
+            let _ = self.job_txs[(self.sent % self.job_txs.len() as u64) as usize].send(self.batch);
+        }
+    }
+}
+
+/// Writes the encoded blocks in their order (batch k from thread k % threads) until
+/// the threads end, telling `feedback` how far it has got.
+fn write_encoded<W: Write>(
+    w: &mut TraceWriter<W>,
+    done_rxs: &[std::sync::mpsc::Receiver<Encoded>],
+    payloads: &std::sync::Mutex<Vec<Vec<u8>>>,
+    feedback: &dyn Feedback,
+    total: Option<u64>,
+) -> Result<()> {
+    let mut written_events = 0;
+    for k in 0.. {
+        let Ok(done) = done_rxs[k % done_rxs.len()].recv() else { break };
+        let (r, count) = match done {
+            Encoded::Block(b) => {
+                let r = w.write_block(&b);
+                if let Ok(mut p) = payloads.lock() {
+                    p.push(b.payload);
+                }
+                (r, b.count)
+            }
+            Encoded::Events(events) => (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64),
+        };
+        r.map_err(Error::Write)?;
+        written_events += count;
+        feedback.progress("events", written_events, total);
+    }
+    Ok(())
 }
 
 /// An output block from an encoding thread: a full block encoded, or a last, shorter
