@@ -773,6 +773,21 @@ fn controlled_logical_clock(
     t: &[Vec<i64>],
     opts: &AlignOptions,
 ) -> Result<Clc> {
+    let (mut c, spawn_edges, released) = clc_forward(scan, input, sync, t, opts)?;
+    clc_backward(sync, t, &mut c, &spawn_edges, opts.min_latency);
+    Ok(Clc { times: c, released_spawns: released })
+}
+
+/// The forward pass: each event's corrected time, in an order that respects every
+/// dependence; the spawn edges met and the number of released spawn waits.
+#[allow(clippy::type_complexity)]
+fn clc_forward(
+    scan: &Scan,
+    input: &Input,
+    sync: &Sync,
+    t: &[Vec<i64>],
+    opts: &AlignOptions,
+) -> Result<(Vec<Vec<i64>>, Vec<(EventRef, EventRef)>, usize)> {
     let n = t.len();
     let lmin = opts.min_latency;
     let gamma = opts.gamma.clamp(0.0, 1.0);
@@ -826,13 +841,7 @@ fn controlled_logical_clock(
                 pending.push(child);
                 continue;
             }
-            let start = (0..n).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
-            let cycle = engine.cycle(start);
-            // The records were let go to save memory: read them again to name the events.
-            let again = scan::scan(input, false)?;
-            let what =
-                |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(&again, r), w));
-            return Err(Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what)));
+            return Err(clc_cycle(scan, input, t, &c, &engine));
         };
         let l = loc as usize;
         in_heap[l] = false;
@@ -861,11 +870,36 @@ fn controlled_logical_clock(
         pending.push(loc);
         left -= 1;
     }
+    Ok((c, spawn_edges, released))
+}
 
-    // Backward amortization. How far each source may move: its dependents' times.
+/// The error for a forward pass stuck in a cycle, naming its events.
+fn clc_cycle(scan: &Scan, input: &Input, t: &[Vec<i64>], c: &[Vec<i64>], engine: &Engine) -> Error {
+    let start = (0..t.len()).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
+    let cycle = engine.cycle(start);
+    // The records were let go to save memory: read them again to name the events.
+    let again = match scan::scan(input, false) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let what = |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(&again, r), w));
+    Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what))
+}
+
+/// The backward amortization: events before a jump move forward too, as far as
+/// their dependents' corrected times allow.
+fn clc_backward(
+    sync: &Sync,
+    t: &[Vec<i64>],
+    c: &mut [Vec<i64>],
+    spawn_edges: &[(EventRef, EventRef)],
+    lmin: i64,
+) {
+    let n = t.len();
+    // How far each source may move: its dependents' times.
     let mut cap: HashMap<EventRef, i64> = HashMap::default();
     let mut limit = |src: EventRef, dep: EventRef, lat: i64| {
-        let room = wall_of(&c, dep).saturating_sub(lat).saturating_sub(wall_of(&c, src)).max(0);
+        let room = wall_of(c, dep).saturating_sub(lat).saturating_sub(wall_of(c, src)).max(0);
         let e = cap.entry(src).or_insert(room);
         *e = (*e).min(room);
     };
@@ -875,7 +909,7 @@ fn controlled_logical_clock(
     for h in &sync.handoffs {
         limit(h.release, h.acquire, 0);
     }
-    for &(p, ch) in &spawn_edges {
+    for &(p, ch) in spawn_edges {
         limit(p, ch, 0);
     }
     for inst in &sync.instances {
@@ -885,7 +919,7 @@ fn controlled_logical_clock(
                 // The earliest end other than the member's own bounds its begin.
                 let mut low: [(i64, usize); 2] = [(i64::MAX, usize::MAX); 2];
                 for (j, m) in ms.iter().enumerate() {
-                    let e = wall_of(&c, m.end);
+                    let e = wall_of(c, m.end);
                     if e < low[0].0 {
                         low[1] = low[0];
                         low[0] = (e, j);
@@ -921,7 +955,6 @@ fn controlled_logical_clock(
         capl.sort_unstable();
         amortize(tl, cl, &capl);
     }
-    Ok(Clc { times: c, released_spawns: released })
 }
 
 /// The index of the next event the forward pass will give `p` a time.

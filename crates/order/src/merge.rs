@@ -149,39 +149,7 @@ impl Unifier {
             };
             machines.push(id);
         }
-        let mut seen = HashMap::new();
-        for p in &d.processes {
-            let app = m.apps[p.app as usize];
-            let name = s(p.name).to_owned();
-            let occ = occurrence(&mut seen, (app, name.clone(), p.rank));
-            let machine = machines[p.machine as usize];
-            let key = (app, name, p.rank, occ);
-            let id = match self.procs.get(&key) {
-                Some(&id) => {
-                    let have = self.defs.processes[id as usize].machine;
-                    if have != machine {
-                        let mname = |m: MachineId| {
-                            self.defs.strings.name(self.defs.machines[m as usize].name).into_owned()
-                        };
-                        self.warnings.push(format!(
-                            "{file}: process {} (rank {}) runs on {}, an earlier input put it on {}; keeping {}",
-                            key.1,
-                            key.2,
-                            mname(machine),
-                            mname(have),
-                            mname(have)
-                        ));
-                    }
-                    id
-                }
-                None => {
-                    let id = self.defs.add_process(&key.1, app, machine, p.rank);
-                    self.procs.insert(key, id);
-                    id
-                }
-            };
-            m.procs.push(id);
-        }
+        m.procs = self.add_processes(file, d, &m.apps, &machines);
         let mut seen = HashMap::new();
         for l in &d.locations {
             let proc = m.procs[l.process as usize];
@@ -231,6 +199,54 @@ impl Unifier {
             }
         }
         Ok(m)
+    }
+
+    /// The processes of `d` (whose applications and machines are `apps` and
+    /// `machines`): one of the same application, name, rank and occurrence is the
+    /// same process; a warning when two inputs put it on different machines.
+    fn add_processes(
+        &mut self,
+        file: &str,
+        d: &Definitions,
+        apps: &[AppId],
+        machines: &[MachineId],
+    ) -> Vec<ProcId> {
+        let s = |id: StrId| d.strings.get(id).unwrap_or("");
+        let mut seen = HashMap::new();
+        let mut procs = Vec::with_capacity(d.processes.len());
+        for p in &d.processes {
+            let app = apps[p.app as usize];
+            let name = s(p.name).to_owned();
+            let occ = occurrence(&mut seen, (app, name.clone(), p.rank));
+            let machine = machines[p.machine as usize];
+            let key = (app, name, p.rank, occ);
+            let id = match self.procs.get(&key) {
+                Some(&id) => {
+                    let have = self.defs.processes[id as usize].machine;
+                    if have != machine {
+                        let mname = |m: MachineId| {
+                            self.defs.strings.name(self.defs.machines[m as usize].name).into_owned()
+                        };
+                        self.warnings.push(format!(
+                            "{file}: process {} (rank {}) runs on {}, an earlier input put it on {}; keeping {}",
+                            key.1,
+                            key.2,
+                            mname(machine),
+                            mname(have),
+                            mname(have)
+                        ));
+                    }
+                    id
+                }
+                None => {
+                    let id = self.defs.add_process(&key.1, app, machine, p.rank);
+                    self.procs.insert(key, id);
+                    id
+                }
+            };
+            procs.push(id);
+        }
+        procs
     }
 }
 
