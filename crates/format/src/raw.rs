@@ -211,46 +211,11 @@ pub fn decode_block_canonical(
     mut f: impl FnMut(Event),
 ) -> Result<BlockFacts, DecodeError> {
     if form == Form::Local {
-        // Rarer (ordered traces passing through spoor-align): checked by encoding the
-        // events again.
-        let mut events = Vec::new();
-        let prefix = decode_block(payload, form, loc_count, |e| events.push(e))?;
-        let canonical = encode_block(&events, true).payload == payload;
-        let lo = events.iter().map(|e| e.wall).min().unwrap_or(0);
-        let hi = events.iter().map(|e| e.wall).max().unwrap_or(0);
-        events.into_iter().for_each(f);
-        return Ok(BlockFacts {
-            form,
-            loc: None,
-            count: prefix.count,
-            min_wall: lo,
-            max_wall: hi,
-            canonical,
-        });
+        return decode_local_canonical(payload, loc_count, f);
     }
     let mut cur = Cursor::new(payload);
     let c = &mut cur;
-    let block_loc = if form.multi() {
-        None
-    } else {
-        let at = c.pos;
-        let l = u32_of(c, "the block's location")?;
-        if l as usize >= loc_count {
-            return Err(DecodeError {
-                offset: at,
-                message: format!("block names location {l}, but {loc_count} locations are defined"),
-            });
-        }
-        Some(l)
-    };
-    let at = c.pos;
-    let count = c.u64().want(c, "the block's event count")?;
-    if count > (c.remaining() / 2) as u64 {
-        return Err(DecodeError {
-            offset: at,
-            message: format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
-        });
-    }
+    let (block_loc, count) = block_prefix(c, form, loc_count)?;
     let mut canonical =
         form == Form::Single && c.pos == block_loc.map_or(0, |l| vlen(l as u64)) + vlen(count);
     let mut wall: i64 = 0;
@@ -284,33 +249,7 @@ pub fn decode_block_canonical(
             canonical &= decode_annotations_ordered(c, &mut ev, &mut false)?;
         }
         if canonical {
-            // The head and length the encoder would write.
-            let (cmode, dc) = match ev.cpu {
-                None => (head::CPU_NONE, 0),
-                Some(x) => {
-                    let dc = x.wrapping_sub(prev_cpu);
-                    if dc == 0 {
-                        (head::CPU_UNCHANGED, 0)
-                    } else if dc == dw {
-                        (head::CPU_SAME_AS_WALL, 0)
-                    } else {
-                        (head::CPU_DELTA, dc)
-                    }
-                }
-            };
-            let annotated = !ev.ann.is_empty();
-            let chead = code | (cmode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 };
-            let mut len = 1 + vlen(zigzag(dw)) + kind_len(&ev.kind);
-            if block_loc.is_none() {
-                len += vlen(loc as u64);
-            }
-            if cmode == head::CPU_DELTA {
-                len += vlen(zigzag(dc));
-            }
-            if annotated {
-                len += annotations_len(&ev);
-            }
-            canonical = chead == h && len == c.pos - start;
+            canonical = encoded_as_written(&ev, h, dw, prev_cpu, block_loc.is_none(), c.pos - start);
         }
         if i == 0 {
             (lo, hi) = (wall, wall);
@@ -331,6 +270,83 @@ pub fn decode_block_canonical(
     }
     let _ = BlockPrefix { loc: block_loc, count };
     Ok(BlockFacts { form, loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
+}
+
+/// A per-location (1.1) block: rarer (ordered traces passing through spoor-align),
+/// checked by encoding the events again.
+fn decode_local_canonical(
+    payload: &[u8],
+    loc_count: usize,
+    f: impl FnMut(Event),
+) -> Result<BlockFacts, DecodeError> {
+    let form = Form::Local;
+    let mut events = Vec::new();
+    let prefix = decode_block(payload, form, loc_count, |e| events.push(e))?;
+    let canonical = encode_block(&events, true).payload == payload;
+    let lo = events.iter().map(|e| e.wall).min().unwrap_or(0);
+    let hi = events.iter().map(|e| e.wall).max().unwrap_or(0);
+    events.into_iter().for_each(f);
+    Ok(BlockFacts { form, loc: None, count: prefix.count, min_wall: lo, max_wall: hi, canonical })
+}
+
+/// A block's location (none for a multi-location form) and event count, checked.
+fn block_prefix(c: &mut Cursor, form: Form, loc_count: usize) -> Result<(Option<u32>, u64), DecodeError> {
+    let block_loc = if form.multi() {
+        None
+    } else {
+        let at = c.pos;
+        let l = u32_of(c, "the block's location")?;
+        if l as usize >= loc_count {
+            return Err(DecodeError {
+                offset: at,
+                message: format!("block names location {l}, but {loc_count} locations are defined"),
+            });
+        }
+        Some(l)
+    };
+    let at = c.pos;
+    let count = c.u64().want(c, "the block's event count")?;
+    if count > (c.remaining() / 2) as u64 {
+        return Err(DecodeError {
+            offset: at,
+            message: format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
+        });
+    }
+    Ok((block_loc, count))
+}
+
+/// Whether `ev`, read with head `h` from `len` bytes after a wall delta `dw` and a CPU
+/// time `prev_cpu`, has the head and length the encoder would write (`with_loc`: the
+/// event names its location).
+#[inline]
+fn encoded_as_written(ev: &Event, h: u8, dw: i64, prev_cpu: i64, with_loc: bool, len: usize) -> bool {
+    let code = h & head::KIND_MASK;
+    let (cmode, dc) = match ev.cpu {
+        None => (head::CPU_NONE, 0),
+        Some(x) => {
+            let dc = x.wrapping_sub(prev_cpu);
+            if dc == 0 {
+                (head::CPU_UNCHANGED, 0)
+            } else if dc == dw {
+                (head::CPU_SAME_AS_WALL, 0)
+            } else {
+                (head::CPU_DELTA, dc)
+            }
+        }
+    };
+    let annotated = !ev.ann.is_empty();
+    let chead = code | (cmode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 };
+    let mut want = 1 + vlen(zigzag(dw)) + kind_len(&ev.kind);
+    if with_loc {
+        want += vlen(ev.loc as u64);
+    }
+    if cmode == head::CPU_DELTA {
+        want += vlen(zigzag(dc));
+    }
+    if annotated {
+        want += annotations_len(ev);
+    }
+    chead == h && want == len
 }
 
 /// A block decoded one event at a time: the payload is kept as it is and each event is

@@ -108,6 +108,86 @@ impl std::ops::Deref for Bytes {
     }
 }
 
+/// What a scan of a whole file's chunk headers found.
+struct ChunkScan {
+    blocks: Vec<ChunkLoc>,
+    defs_chunk: Option<ChunkLoc>,
+    index_chunk: Option<ChunkLoc>,
+    end: Option<End>,
+    /// Where and why the scan stopped before a clean end.
+    stopped: Option<(u64, String)>,
+}
+
+/// Scans chunk headers only, from `pos`; payloads are checked when decoded. A mapped
+/// file's headers are read with pread, so the scan maps no pages: the decoding then
+/// maps each page once, and releases it once the blocks on it are handed on.
+fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64) -> Result<ChunkScan, Error> {
+    let file_len = bytes.len() as u64;
+    let mut blocks = Vec::new();
+    let mut defs_chunk = None;
+    let mut index_chunk = None;
+    let mut end = None;
+    let mut stopped = None;
+    loop {
+        if pos == file_len {
+            stopped = Some((pos, "the file ends without its end chunk: truncated".to_string()));
+            break;
+        }
+        if file_len - pos < chunk::HEADER_LEN as u64 {
+            stopped = Some((
+                pos,
+                format!(
+                    "expected a {}-byte chunk header, found {} bytes: truncated",
+                    chunk::HEADER_LEN,
+                    file_len - pos
+                ),
+            ));
+            break;
+        }
+        let at = pos as usize;
+        let h = ChunkHeader::decode(&bytes.header_at(at).map_err(|e| Error::io(name, &e))?);
+        if let Some(p) = h.problem() {
+            stopped = Some((pos, p));
+            break;
+        }
+        let body = pos + chunk::HEADER_LEN as u64;
+        if body + h.len as u64 > file_len {
+            stopped = Some((
+                pos,
+                format!("chunk declares {} bytes, only {} remain: truncated", h.len, file_len - body),
+            ));
+            break;
+        }
+        let c = ChunkLoc { offset: pos, header: h };
+        pos = body + h.len as u64;
+        match h.kind {
+            chunk::DEFS => defs_chunk = Some(c),
+            chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => blocks.push(c),
+            chunk::INDEX => index_chunk = Some(c),
+            chunk::END => {
+                let payload = payload_of(bytes, c);
+                if crc32fast::hash(payload) != h.crc {
+                    stopped = Some((c.offset, "end chunk fails its checksum".into()));
+                    break;
+                }
+                end = End::decode(payload);
+                if pos != file_len {
+                    stopped = Some((
+                        pos,
+                        format!(
+                            "expected the end of the file after the end chunk, found {} more bytes",
+                            file_len - pos
+                        ),
+                    ));
+                }
+                break;
+            }
+            _ => {} // optional chunk of a later minor version
+        }
+    }
+    Ok(ChunkScan { blocks, defs_chunk, index_chunk, end, stopped })
+}
+
 #[derive(Clone, Copy)]
 struct ChunkLoc {
     offset: u64,
@@ -277,7 +357,7 @@ impl TraceReader {
     fn from_whole(name: &str, bytes: Bytes, opts: ReadOptions) -> Result<Self, Error> {
         let header = Header::decode(&bytes).map_err(|e| header_error(name, e))?;
         let file_len = bytes.len() as u64;
-        let mut pos = header.header_len as u64;
+        let pos = header.header_len as u64;
         if pos > file_len {
             return Err(Error::corrupt(
                 name,
@@ -285,71 +365,7 @@ impl TraceReader {
                 format!("header length {pos} is beyond the end of the file"),
             ));
         }
-        let mut blocks = Vec::new();
-        let mut defs_chunk = None;
-        let mut index_chunk = None;
-        let mut end = None;
-        let mut stopped = None;
-        // Scan chunk headers only; payloads are checked when decoded. A mapped file's
-        // headers are read with pread, so the scan maps no pages: the decoding then maps
-        // each page once, and releases it once the blocks on it are handed on.
-        loop {
-            if pos == file_len {
-                stopped = Some((pos, "the file ends without its end chunk: truncated".to_string()));
-                break;
-            }
-            if file_len - pos < chunk::HEADER_LEN as u64 {
-                stopped = Some((
-                    pos,
-                    format!(
-                        "expected a {}-byte chunk header, found {} bytes: truncated",
-                        chunk::HEADER_LEN,
-                        file_len - pos
-                    ),
-                ));
-                break;
-            }
-            let at = pos as usize;
-            let h = ChunkHeader::decode(&bytes.header_at(at).map_err(|e| Error::io(name, &e))?);
-            if let Some(p) = h.problem() {
-                stopped = Some((pos, p));
-                break;
-            }
-            let body = pos + chunk::HEADER_LEN as u64;
-            if body + h.len as u64 > file_len {
-                stopped = Some((
-                    pos,
-                    format!("chunk declares {} bytes, only {} remain: truncated", h.len, file_len - body),
-                ));
-                break;
-            }
-            let c = ChunkLoc { offset: pos, header: h };
-            pos = body + h.len as u64;
-            match h.kind {
-                chunk::DEFS => defs_chunk = Some(c),
-                chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => blocks.push(c),
-                chunk::INDEX => index_chunk = Some(c),
-                chunk::END => {
-                    let payload = payload_of(&bytes, c);
-                    if crc32fast::hash(payload) != h.crc {
-                        stopped = Some((c.offset, "end chunk fails its checksum".into()));
-                        break;
-                    }
-                    end = End::decode(payload);
-                    if pos != file_len {
-                        stopped = Some((
-                            pos,
-                            format!(
-                                "expected the end of the file after the end chunk, found {} more bytes",
-                                file_len - pos
-                            ),
-                        ));
-                    }
-                    break;
-                }
-                _ => {} // optional chunk of a later minor version
-            }
-        }
+        let ChunkScan { blocks, defs_chunk, index_chunk, end, stopped } = scan_chunks(name, &bytes, pos)?;
         let mut r = Self::new_binary(name, opts, header, Source::Whole { bytes, blocks, next: 0 });
         if let Some((off, why)) = stopped {
             r.stop_or_fail(off, file_len - off, why)?;
@@ -368,21 +384,33 @@ impl TraceReader {
         }
         let block_count = blocks.len() as u64;
         if let Some(e) = end {
-            let index_at = index_chunk.map_or(0, |c| c.offset);
-            if e.index_offset != index_at {
-                let msg = format!(
-                    "the end chunk puts the index at byte {}, the file has it at {index_at}",
-                    e.index_offset
-                );
-                r.stop_or_fail(file_len, 0, msg)?;
-            }
-            if e.blocks != block_count {
-                let msg = format!("the end chunk counts {} blocks, the file holds {block_count}", e.blocks);
-                r.stop_or_fail(file_len, 0, msg)?;
-            }
+            r.check_end(&e, index_chunk, block_count, file_len)?;
         }
         r.end = end;
         Ok(r)
+    }
+
+    /// The end chunk must point at the index and count the blocks the file holds.
+    fn check_end(
+        &mut self,
+        e: &End,
+        index_chunk: Option<ChunkLoc>,
+        block_count: u64,
+        file_len: u64,
+    ) -> Result<(), Error> {
+        let index_at = index_chunk.map_or(0, |c| c.offset);
+        if e.index_offset != index_at {
+            let msg = format!(
+                "the end chunk puts the index at byte {}, the file has it at {index_at}",
+                e.index_offset
+            );
+            self.stop_or_fail(file_len, 0, msg)?;
+        }
+        if e.blocks != block_count {
+            let msg = format!("the end chunk counts {} blocks, the file holds {block_count}", e.blocks);
+            self.stop_or_fail(file_len, 0, msg)?;
+        }
+        Ok(())
     }
 
     fn from_stream(name: &str, input: Box<dyn BufRead + Send>, opts: ReadOptions) -> Result<Self, Error> {

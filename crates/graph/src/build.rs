@@ -534,26 +534,7 @@ impl<'a> Builder<'a> {
             return self.sample(s);
         }
         self.min_wall = self.min_wall.min(s.wall);
-        // The local arc into this event.
-        let weight = if st.last == NONE {
-            // The source arc; its weight needs t0 and is set in finish().
-            if s.cpu == NO_CPU {
-                0
-            } else {
-                s.cpu
-            }
-        } else {
-            let d = (s.wall - st.wall).max(0);
-            if !CPU {
-                d
-            } else if st.waiting {
-                0
-            } else if s.cpu != NO_CPU && st.cpu != NO_CPU {
-                (s.cpu - st.cpu).clamp(0, d)
-            } else {
-                d
-            }
-        };
+        let weight = local_weight::<CPU>(&st, s);
         let own_index = st.count;
         // A collective end that waits hangs from a virtual node made just before it.
         let coll_from = if s.code == COLL_END { self.collective_end(s)? } else { None };
@@ -576,19 +557,7 @@ impl<'a> Builder<'a> {
         let mut ctx = st.ctx;
         let mut waiting = st.waiting;
         match s.code {
-            ENTER => {
-                let entered = self.entered[l];
-                if entered.0 == ctx && entered.1 == s.a {
-                    ctx = entered.2;
-                } else {
-                    let next = self.contexts.len() as u32 + 1;
-                    ctx = *self.contexts.entry((st.ctx, s.a)).or_insert(next);
-                    if ctx == next {
-                        self.pag.contexts.push(Context { parent: st.ctx, proc: s.a });
-                    }
-                    self.entered[l] = (st.ctx, s.a, ctx);
-                }
-            }
+            ENTER => ctx = self.enter(l, st.ctx, s.a),
             LEAVE => {
                 // Pop to the matching procedure; a leave without its enter is ignored.
                 let mut c = ctx;
@@ -599,23 +568,7 @@ impl<'a> Builder<'a> {
                     ctx = self.pag.contexts[c as usize].parent;
                 }
             }
-            SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => {
-                let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
-                let k = self.key(s.partner_loc, s.partner_idx)?;
-                let from = Reached { node, dist: self.newest_dist };
-                let p = Pending { index: s.partner_idx, from, bytes: s.bytes, kind };
-                let target = s.partner_loc as usize;
-                match self.pending.get_mut(target) {
-                    Some(v) if v.len() < PENDING_IN_PLACE => v.push(p),
-                    None if target < self.locs.len() => {
-                        self.pending.resize_with(self.locs.len(), Vec::new);
-                        self.pending[target].push(p);
-                    }
-                    _ => {
-                        self.pending_more.insert(k, p);
-                    }
-                }
-            }
+            SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => self.send(s, node)?,
             RECV_BEGIN | LOCK_REQUEST => waiting = true,
             COLL_BEGIN => {
                 waiting = true;
@@ -628,25 +581,7 @@ impl<'a> Builder<'a> {
             RECV_END | IRECV_COMPLETE | LOCK_ACQUIRE => {
                 waiting = false;
                 if s.partner_loc != NO_PARTNER {
-                    let k = self.key(s.loc, own_index)?;
-                    // The newest of the partners that name this event, as a map would keep.
-                    let in_place = self
-                        .pending
-                        .get_mut(l)
-                        .and_then(|v| v.iter().rposition(|p| p.index == own_index).map(|at| v.remove(at)));
-                    let found = match in_place {
-                        Some(p) => Some(p),
-                        None if self.pending_more.is_empty() => None,
-                        None => self.pending_more.remove(&k),
-                    };
-                    match found {
-                        Some(p) if self.pag.loc[p.from.node as usize] == s.partner_loc => {
-                            let from = p.from.node;
-                            let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                            self.push_arc(node, from, p.from.dist, w, p.kind, p.bytes);
-                        }
-                        _ => return Err(self.out_of_order(s, own_index)),
-                    }
+                    self.receive(s, &st, node, own_index)?;
                 } else if s.code != LOCK_ACQUIRE {
                     self.unmatched_receives += 1;
                 }
@@ -677,6 +612,71 @@ impl<'a> Builder<'a> {
             st.dist = self.newest_dist;
         }
         Ok(())
+    }
+
+    /// The context entered by an ENTER of `proc` at location `l` in context `parent`.
+    #[inline(always)]
+    fn enter(&mut self, l: usize, parent: u32, proc: u32) -> u32 {
+        let entered = self.entered[l];
+        if entered.0 == parent && entered.1 == proc {
+            return entered.2;
+        }
+        let next = self.contexts.len() as u32 + 1;
+        let ctx = *self.contexts.entry((parent, proc)).or_insert(next);
+        if ctx == next {
+            self.pag.contexts.push(Context { parent, proc });
+        }
+        self.entered[l] = (parent, proc, ctx);
+        ctx
+    }
+
+    /// A send or lock release with a partner: its arc waits (in place at the partner's
+    /// location, or in the map when there are many) for the partner's node.
+    #[inline(always)]
+    fn send(&mut self, s: &Brief, node: u32) -> Result<()> {
+        let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
+        let k = self.key(s.partner_loc, s.partner_idx)?;
+        let from = Reached { node, dist: self.newest_dist };
+        let p = Pending { index: s.partner_idx, from, bytes: s.bytes, kind };
+        let target = s.partner_loc as usize;
+        match self.pending.get_mut(target) {
+            Some(v) if v.len() < PENDING_IN_PLACE => v.push(p),
+            None if target < self.locs.len() => {
+                self.pending.resize_with(self.locs.len(), Vec::new);
+                self.pending[target].push(p);
+            }
+            _ => {
+                self.pending_more.insert(k, p);
+            }
+        }
+        Ok(())
+    }
+
+    /// A receive end or lock acquisition with a partner (event `own_index` of its
+    /// location, whose state before it is `st`): the arc from the partner's node.
+    #[inline(always)]
+    fn receive(&mut self, s: &Brief, st: &LocState, node: u32, own_index: u64) -> Result<()> {
+        let l = s.loc as usize;
+        let k = self.key(s.loc, own_index)?;
+        // The newest of the partners that name this event, as a map would keep.
+        let in_place = self
+            .pending
+            .get_mut(l)
+            .and_then(|v| v.iter().rposition(|p| p.index == own_index).map(|at| v.remove(at)));
+        let found = match in_place {
+            Some(p) => Some(p),
+            None if self.pending_more.is_empty() => None,
+            None => self.pending_more.remove(&k),
+        };
+        match found {
+            Some(p) if self.pag.loc[p.from.node as usize] == s.partner_loc => {
+                let from = p.from.node;
+                let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
+                self.push_arc(node, from, p.from.dist, w, p.kind, p.bytes);
+                Ok(())
+            }
+            _ => Err(self.out_of_order(s, own_index)),
+        }
     }
 
     /// A clock-offset sample: a node that carries no activity. It hangs from the
@@ -937,5 +937,30 @@ impl<'a> Builder<'a> {
         self.pag.arc_kind = all.iter().map(|a| a.4).collect();
         self.pag.arc_bytes = all.iter().map(|a| a.5).collect();
         Ok(())
+    }
+}
+
+/// The weight of the local arc into event `s` from its location's previous one
+/// (state `st`); `CPU` for CPU-mode weights.
+#[inline(always)]
+fn local_weight<const CPU: bool>(st: &LocState, s: &Brief) -> i64 {
+    if st.last == NONE {
+        // The source arc; its weight needs t0 and is set in finish().
+        if s.cpu == NO_CPU {
+            0
+        } else {
+            s.cpu
+        }
+    } else {
+        let d = (s.wall - st.wall).max(0);
+        if !CPU {
+            d
+        } else if st.waiting {
+            0
+        } else if s.cpu != NO_CPU && st.cpu != NO_CPU {
+            (s.cpu - st.cpu).clamp(0, d)
+        } else {
+            d
+        }
     }
 }

@@ -121,8 +121,53 @@ pub fn is_pag(first: &[u8]) -> bool {
 pub fn read(name: &str, input: impl Read) -> Result<Pag> {
     let mut r = io::BufReader::with_capacity(1 << 16, input);
     let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
+    let mut pag = read_header(name, &mut r)?;
+    let mut offset = HEADER_LEN as u64;
+    let mut payload = Vec::new();
+    let mut seen_defs = false;
+    let mut seen_contexts = false;
+    loop {
+        let h = read_chunk(name, &mut r, offset, &mut payload)?;
+        let at = offset + chunk::HEADER_LEN as u64;
+        let fail = |e: (usize, String)| corrupt(at + e.0 as u64, e.1);
+        match h.kind {
+            kind::DEFS => {
+                pag.defs =
+                    binary::decode_defs(&payload).map_err(|e| corrupt(at + e.offset as u64, e.message))?;
+                seen_defs = true;
+            }
+            kind::CONTEXTS => {
+                contexts(&mut pag, &payload).map_err(fail)?;
+                seen_contexts = true;
+            }
+            kind::NODES if seen_defs && seen_contexts => nodes(&mut pag, &payload).map_err(fail)?,
+            kind::ARCS => arcs(&mut pag, &payload).map_err(fail)?,
+            kind::PHASES => phases(&mut pag, &payload).map_err(fail)?,
+            kind::NOTES => notes(&mut pag, &payload).map_err(fail)?,
+            kind::END => {
+                check_end(name, &pag, &payload, offset)?;
+                return Ok(pag);
+            }
+            kind::NODES => {
+                return Err(corrupt(offset, "node chunk before the definitions and contexts".into()))
+            }
+            k if k >= chunk::FIRST_OPTIONAL => {}
+            k => {
+                return Err(corrupt(
+                    offset,
+                    format!("expected a PAG chunk type (1 to 7, or 64 and up), found {k}"),
+                ))
+            }
+        }
+        offset = at + h.len as u64;
+    }
+}
+
+/// The header: magic, version, weight mode and t0, as an empty PAG.
+fn read_header(name: &str, r: &mut impl Read) -> Result<Pag> {
+    let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
     let mut head = [0u8; HEADER_LEN];
-    read_full(&mut r, &mut head)
+    read_full(r, &mut head)
         .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?
         .then_some(())
         .ok_or_else(|| {
@@ -144,89 +189,60 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
     let mode = Mode::from_code(head[12])
         .ok_or_else(|| corrupt(12, format!("expected a weight mode 0 or 1, found {}", head[12])))?;
     let t0 = i64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
-    let mut pag = Pag { mode, t0, ..Pag::default() };
-    let mut offset = HEADER_LEN as u64;
-    let mut payload = Vec::new();
-    let mut seen_defs = false;
-    let mut seen_contexts = false;
-    loop {
-        let mut h = [0u8; chunk::HEADER_LEN];
-        if !read_full(&mut r, &mut h).map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))? {
-            return Err(corrupt(
-                offset,
-                "expected a chunk header, found the end of the file (truncated: no end chunk)".into(),
-            ));
-        }
-        let h = ChunkHeader::decode(&h);
-        if h.len > chunk::MAX_PAYLOAD {
-            return Err(corrupt(
-                offset,
-                format!("chunk declares {} payload bytes, more than the limit", h.len),
-            ));
-        }
-        payload.clear();
-        let got = (&mut r)
-            .take(h.len as u64)
-            .read_to_end(&mut payload)
-            .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?;
-        if got < h.len as usize {
-            return Err(corrupt(
-                offset,
-                format!("chunk declares {} payload bytes, only {got} remain (truncated)", h.len),
-            ));
-        }
-        if crc32fast::hash(&payload) != h.crc {
-            return Err(corrupt(offset, "chunk checksum does not match its payload".into()));
-        }
-        let at = offset + chunk::HEADER_LEN as u64;
-        let fail = |e: (usize, String)| corrupt(at + e.0 as u64, e.1);
-        match h.kind {
-            kind::DEFS => {
-                pag.defs =
-                    binary::decode_defs(&payload).map_err(|e| corrupt(at + e.offset as u64, e.message))?;
-                seen_defs = true;
-            }
-            kind::CONTEXTS => {
-                contexts(&mut pag, &payload).map_err(fail)?;
-                seen_contexts = true;
-            }
-            kind::NODES if seen_defs && seen_contexts => nodes(&mut pag, &payload).map_err(fail)?,
-            kind::ARCS => arcs(&mut pag, &payload).map_err(fail)?,
-            kind::PHASES => phases(&mut pag, &payload).map_err(fail)?,
-            kind::NOTES => notes(&mut pag, &payload).map_err(fail)?,
-            kind::END => {
-                if payload.len() != 24 {
-                    return Err(corrupt(
-                        offset,
-                        format!("expected an end chunk of 24 bytes, found {}", payload.len()),
-                    ));
-                }
-                let v = |k: usize| u64::from_le_bytes(payload[k * 8..k * 8 + 8].try_into().expect("8 bytes"));
-                let want = (pag.nodes() as u64, pag.arcs() as u64, pag.contexts.len() as u64);
-                if (v(0), v(1), v(2)) != want {
-                    return Err(corrupt(
-                        at,
-                        format!(
-                            "the end chunk counts {} nodes, {} arcs, {} contexts; the file holds {}, {}, {} (a chunk is missing)",
-                            v(0), v(1), v(2), want.0, want.1, want.2
-                        ),
-                    ));
-                }
-                return Ok(pag);
-            }
-            kind::NODES => {
-                return Err(corrupt(offset, "node chunk before the definitions and contexts".into()))
-            }
-            k if k >= chunk::FIRST_OPTIONAL => {}
-            k => {
-                return Err(corrupt(
-                    offset,
-                    format!("expected a PAG chunk type (1 to 7, or 64 and up), found {k}"),
-                ))
-            }
-        }
-        offset = at + h.len as u64;
+    Ok(Pag { mode, t0, ..Pag::default() })
+}
+
+/// The next chunk (at `offset`): its header, and its payload, checked against its
+/// length and checksum, in `payload`.
+fn read_chunk(name: &str, r: &mut impl Read, offset: u64, payload: &mut Vec<u8>) -> Result<ChunkHeader> {
+    let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
+    let mut h = [0u8; chunk::HEADER_LEN];
+    if !read_full(r, &mut h).map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))? {
+        return Err(corrupt(
+            offset,
+            "expected a chunk header, found the end of the file (truncated: no end chunk)".into(),
+        ));
     }
+    let h = ChunkHeader::decode(&h);
+    if h.len > chunk::MAX_PAYLOAD {
+        return Err(corrupt(offset, format!("chunk declares {} payload bytes, more than the limit", h.len)));
+    }
+    payload.clear();
+    let got = r
+        .take(h.len as u64)
+        .read_to_end(payload)
+        .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?;
+    if got < h.len as usize {
+        return Err(corrupt(
+            offset,
+            format!("chunk declares {} payload bytes, only {got} remain (truncated)", h.len),
+        ));
+    }
+    if crc32fast::hash(payload) != h.crc {
+        return Err(corrupt(offset, "chunk checksum does not match its payload".into()));
+    }
+    Ok(h)
+}
+
+/// The end chunk (at `offset`) must count what the file holds: a missing chunk shows.
+fn check_end(name: &str, pag: &Pag, payload: &[u8], offset: u64) -> Result<()> {
+    let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
+    let at = offset + chunk::HEADER_LEN as u64;
+    if payload.len() != 24 {
+        return Err(corrupt(offset, format!("expected an end chunk of 24 bytes, found {}", payload.len())));
+    }
+    let v = |k: usize| u64::from_le_bytes(payload[k * 8..k * 8 + 8].try_into().expect("8 bytes"));
+    let want = (pag.nodes() as u64, pag.arcs() as u64, pag.contexts.len() as u64);
+    if (v(0), v(1), v(2)) != want {
+        return Err(corrupt(
+            at,
+            format!(
+                "the end chunk counts {} nodes, {} arcs, {} contexts; the file holds {}, {}, {} (a chunk is missing)",
+                v(0), v(1), v(2), want.0, want.1, want.2
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Fills `buf`; false at a clean end of input before the first byte, an error when

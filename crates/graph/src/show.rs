@@ -169,6 +169,14 @@ pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
     }
+    write_profiles_text(out, r)?;
+    write_zeroing_text(out, r)?;
+    write_near_text(out, r)?;
+    write_path_text(out, r)
+}
+
+/// The critical-path profiles, each cut to the rows asked for.
+fn write_profiles_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     for p in &r.profiles {
         writeln!(out)?;
         writeln!(out, "critical-path profile by {}:", p.level)?;
@@ -203,67 +211,78 @@ pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
             )?;
         }
     }
-    if let Some(z) = &r.zeroing {
-        writeln!(out)?;
+    Ok(())
+}
+
+fn write_zeroing_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
+    let Some(z) = &r.zeroing else { return Ok(()) };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "critical-path zeroing (exclusive: the procedure's own time set to zero; inclusive: with all it calls):"
+    )?;
+    writeln!(
+        out,
+        "{:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}  procedure",
+        "excl. on path", "new length", "saved", "incl. on path", "new length", "saved"
+    )?;
+    for row in z {
         writeln!(
             out,
-            "critical-path zeroing (exclusive: the procedure's own time set to zero; inclusive: with all it calls):"
+            "{:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {}",
+            fmt_ns(row.on_path_ns),
+            fmt_ns(row.length_ns),
+            fmt_ns(r.length_ns - row.length_ns),
+            fmt_ns(row.inclusive_on_path_ns),
+            fmt_ns(row.inclusive_length_ns),
+            fmt_ns(r.length_ns - row.inclusive_length_ns),
+            row.procedure
         )?;
-        writeln!(
-            out,
-            "{:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}  procedure",
-            "excl. on path", "new length", "saved", "incl. on path", "new length", "saved"
-        )?;
-        for row in z {
-            writeln!(
-                out,
-                "{:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {:>14}  {}",
-                fmt_ns(row.on_path_ns),
-                fmt_ns(row.length_ns),
-                fmt_ns(r.length_ns - row.length_ns),
-                fmt_ns(row.inclusive_on_path_ns),
-                fmt_ns(row.inclusive_length_ns),
-                fmt_ns(r.length_ns - row.inclusive_length_ns),
-                row.procedure
-            )?;
-        }
     }
-    if let Some(near) = &r.near {
-        writeln!(out)?;
-        writeln!(out, "longest distinct paths:")?;
-        writeln!(out, "{:>4}  {:>14}  {:>6}  {:>10}  ends on", "", "length", "share", "sidetracks")?;
-        for (k, p) in near.iter().enumerate() {
-            writeln!(
-                out,
-                "{:>4}  {:>14}  {:>5.1}%  {:>10}  {}",
-                k + 1,
-                fmt_ns(p.length_ns),
-                share(p.length_ns, r.length_ns),
-                p.sidetracks,
-                p.end
-            )?;
-        }
-    }
-    if let Some(path) = &r.path {
-        writeln!(out)?;
-        writeln!(out, "path ({} arcs, first to last):", path.len())?;
+    Ok(())
+}
+
+/// The longest distinct paths.
+fn write_near_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
+    let Some(near) = &r.near else { return Ok(()) };
+    writeln!(out)?;
+    writeln!(out, "longest distinct paths:")?;
+    writeln!(out, "{:>4}  {:>14}  {:>6}  {:>10}  ends on", "", "length", "share", "sidetracks")?;
+    for (k, p) in near.iter().enumerate() {
         writeln!(
             out,
-            "{:>14}  {:<10}  {:>14}  {:<14}  {:<10}  location",
-            "wall", "via", "weight", "kind", "event"
+            "{:>4}  {:>14}  {:>5.1}%  {:>10}  {}",
+            k + 1,
+            fmt_ns(p.length_ns),
+            share(p.length_ns, r.length_ns),
+            p.sidetracks,
+            p.end
         )?;
-        for p in path {
-            writeln!(
-                out,
-                "{:>14}  {:<10}  {:>14}  {:<14}  {:<10}  {}",
-                fmt_ns(p.wall_ns),
-                p.via,
-                fmt_ns(p.weight_ns),
-                p.kind,
-                p.event,
-                p.location
-            )?;
-        }
+    }
+    Ok(())
+}
+
+/// The path itself, arc by arc.
+fn write_path_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
+    let Some(path) = &r.path else { return Ok(()) };
+    writeln!(out)?;
+    writeln!(out, "path ({} arcs, first to last):", path.len())?;
+    writeln!(
+        out,
+        "{:>14}  {:<10}  {:>14}  {:<14}  {:<10}  location",
+        "wall", "via", "weight", "kind", "event"
+    )?;
+    for p in path {
+        writeln!(
+            out,
+            "{:>14}  {:<10}  {:>14}  {:<14}  {:<10}  {}",
+            fmt_ns(p.wall_ns),
+            p.via,
+            fmt_ns(p.weight_ns),
+            p.kind,
+            p.event,
+            p.location
+        )?;
     }
     Ok(())
 }

@@ -386,6 +386,9 @@ fn offset_samples(scan: &Scan, opts: &AlignOptions) -> Samples {
     samples
 }
 
+/// Messages per ordered pair of processes: (send wall, receive wall).
+type Pairs = HashMap<(ProcId, ProcId), Vec<(i64, i64)>>;
+
 /// Corrections per process.
 fn clock_maps(
     scan: &Scan,
@@ -406,21 +409,7 @@ fn clock_maps(
         .collect();
     let reference_loc = match &opts.reference {
         Some(r) => Some(find_location(defs, r)?),
-        None => {
-            // The most named reference that has no samples itself, else location 0.
-            let mut named: BTreeMap<ProcId, usize> = BTreeMap::new();
-            for q in sample_ref.iter().flatten() {
-                if sample_ref[*q as usize].is_none() {
-                    *named.entry(*q).or_default() += 1;
-                }
-            }
-            let root = named.iter().max_by_key(|(q, n)| (**n, Reverse(**q))).map(|(q, _)| *q);
-            match root {
-                Some(q) => defs.locations.iter().position(|l| l.process == q).map(|l| l as LocId),
-                None if defs.locations.is_empty() => None,
-                None => Some(0),
-            }
-        }
+        None => default_reference(defs, &sample_ref),
     };
     let Some(reference) = reference_loc else { return Ok((res, None)) };
     let Some(rp) = proc_of(defs, reference) else { return Ok((res, None)) };
@@ -430,53 +419,12 @@ fn clock_maps(
         return Ok((res, Some(reference)));
     }
 
-    // Each process's time range, on its own clock.
-    let mut process_range = vec![(i64::MAX, i64::MIN); np];
-    for (l, r) in scan.ranges.iter().enumerate() {
-        if let (Some(r), Some(p)) = (r, proc_of(defs, l as LocId)) {
-            let e = &mut process_range[p as usize];
-            *e = (e.0.min(r.min), e.1.max(r.max));
-        }
-    }
-    // Messages per ordered pair of processes: (send wall, receive wall).
-    let mut pairs: HashMap<(ProcId, ProcId), Vec<(i64, i64)>> = HashMap::default();
-    if matches!(opts.method, Method::Auto | Method::Messages) {
-        let mut add = |from: LocId, to: LocId, s: i64, r: i64| {
-            if let (Some(a), Some(b)) = (proc_of(defs, from), proc_of(defs, to)) {
-                if a != b {
-                    pairs.entry((a, b)).or_default().push((s, r));
-                }
-            }
-        };
-        for m in &sync.messages {
-            add(m.send.loc, m.recv.loc, m.send_wall, m.recv_wall);
-        }
-        for inst in &sync.instances {
-            let ms = &inst.members;
-            match inst.shape {
-                Shape::AllToAll | Shape::Prefix => {
-                    for w in ms.windows(2) {
-                        add(w[0].loc, w[1].loc, w[0].begin_wall, w[1].end_wall);
-                        if inst.shape == Shape::AllToAll {
-                            add(w[1].loc, w[0].loc, w[1].begin_wall, w[0].end_wall);
-                        }
-                    }
-                }
-                Shape::OneToAll { root } => {
-                    let r = &ms[root as usize];
-                    for m in ms {
-                        add(r.loc, m.loc, r.begin_wall, m.end_wall);
-                    }
-                }
-                Shape::AllToOne { root } => {
-                    let r = &ms[root as usize];
-                    for m in ms {
-                        add(m.loc, r.loc, m.begin_wall, r.end_wall);
-                    }
-                }
-            }
-        }
-    }
+    let process_range = process_ranges(scan, np);
+    let pairs = if matches!(opts.method, Method::Auto | Method::Messages) {
+        message_pairs(defs, sync)
+    } else {
+        Pairs::default()
+    };
     let mut neighbours: BTreeMap<ProcId, Vec<ProcId>> = BTreeMap::new();
     for &(a, b) in pairs.keys() {
         if a < b && pairs.contains_key(&(b, a)) {
@@ -484,94 +432,193 @@ fn clock_maps(
             neighbours.entry(b).or_default().push(a);
         }
     }
+    loop {
+        resolve_from_samples(&mut res, &sample_ref, samples);
+        let Some((a, b)) = heaviest_edge(&res, &neighbours, &pairs) else { break };
+        let fa = res[a as usize].clone().map(|r| r.map).unwrap_or(ClockMap::Identity);
+        res[b as usize] = Some(fit_from_messages(defs, opts, &pairs, process_range[b as usize], fa, a, b));
+    }
+    Ok((res, Some(reference)))
+}
+
+/// The most named reference that has no samples itself, else location 0.
+fn default_reference(defs: &Definitions, sample_ref: &[Option<ProcId>]) -> Option<LocId> {
+    let mut named: BTreeMap<ProcId, usize> = BTreeMap::new();
+    for q in sample_ref.iter().flatten() {
+        if sample_ref[*q as usize].is_none() {
+            *named.entry(*q).or_default() += 1;
+        }
+    }
+    let root = named.iter().max_by_key(|(q, n)| (**n, Reverse(**q))).map(|(q, _)| *q);
+    match root {
+        Some(q) => defs.locations.iter().position(|l| l.process == q).map(|l| l as LocId),
+        None if defs.locations.is_empty() => None,
+        None => Some(0),
+    }
+}
+
+/// Each process's time range, on its own clock.
+fn process_ranges(scan: &Scan, np: usize) -> Vec<(i64, i64)> {
+    let mut process_range = vec![(i64::MAX, i64::MIN); np];
+    for (l, r) in scan.ranges.iter().enumerate() {
+        if let (Some(r), Some(p)) = (r, proc_of(&scan.defs, l as LocId)) {
+            let e = &mut process_range[p as usize];
+            *e = (e.0.min(r.min), e.1.max(r.max));
+        }
+    }
+    process_range
+}
+
+/// The messages between processes, and the hand-offs collectives imply between their members.
+fn message_pairs(defs: &Definitions, sync: &Sync) -> Pairs {
+    let mut pairs: Pairs = HashMap::default();
+    let mut add = |from: LocId, to: LocId, s: i64, r: i64| {
+        if let (Some(a), Some(b)) = (proc_of(defs, from), proc_of(defs, to)) {
+            if a != b {
+                pairs.entry((a, b)).or_default().push((s, r));
+            }
+        }
+    };
+    for m in &sync.messages {
+        add(m.send.loc, m.recv.loc, m.send_wall, m.recv_wall);
+    }
+    for inst in &sync.instances {
+        let ms = &inst.members;
+        match inst.shape {
+            Shape::AllToAll | Shape::Prefix => {
+                for w in ms.windows(2) {
+                    add(w[0].loc, w[1].loc, w[0].begin_wall, w[1].end_wall);
+                    if inst.shape == Shape::AllToAll {
+                        add(w[1].loc, w[0].loc, w[1].begin_wall, w[0].end_wall);
+                    }
+                }
+            }
+            Shape::OneToAll { root } => {
+                let r = &ms[root as usize];
+                for m in ms {
+                    add(r.loc, m.loc, r.begin_wall, m.end_wall);
+                }
+            }
+            Shape::AllToOne { root } => {
+                let r = &ms[root as usize];
+                for m in ms {
+                    add(m.loc, r.loc, m.begin_wall, r.end_wall);
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// Aligns, until none is left, every process whose samples' reference is aligned.
+fn resolve_from_samples(res: &mut [Option<Resolved>], sample_ref: &[Option<ProcId>], samples: &Samples) {
+    let mut progress = true;
+    while progress {
+        progress = false;
+        for p in 0..res.len() {
+            if res[p].is_some() {
+                continue;
+            }
+            let Some(q) = sample_ref[p] else { continue };
+            let Some(rq) = res[q as usize].clone() else { continue };
+            let own = ClockMap::Samples(mean_per_time(&samples[p][&q]));
+            let map = match rq.map {
+                ClockMap::Identity => own,
+                other => ClockMap::Chain(Box::new(own), Box::new(other)),
+            };
+            res[p] = Some(Resolved { map, method: "samples", against: Some(q), note: None });
+            progress = true;
+        }
+    }
+}
+
+/// The samples sorted by time, those at the same time replaced by their mean.
+fn mean_per_time(samples: &[(i64, i64)]) -> Vec<(i64, f64)> {
+    let mut pts = samples.to_vec();
+    pts.sort_unstable();
+    let mut merged: Vec<(i64, f64)> = Vec::new();
+    let mut i = 0;
+    while i < pts.len() {
+        let mut j = i;
+        let mut sum = 0.0;
+        while j < pts.len() && pts[j].0 == pts[i].0 {
+            sum += pts[j].1 as f64;
+            j += 1;
+        }
+        merged.push((pts[i].0, sum / (j - i) as f64));
+        i = j;
+    }
+    merged
+}
+
+/// The next process to align from messages: the heaviest edge from an aligned process
+/// to one that is not (and has no usable samples, unless nothing else is left).
+fn heaviest_edge(
+    res: &[Option<Resolved>],
+    neighbours: &BTreeMap<ProcId, Vec<ProcId>>,
+    pairs: &Pairs,
+) -> Option<(ProcId, ProcId)> {
     let weight = |a: ProcId, b: ProcId| {
         pairs.get(&(a, b)).map_or(0, Vec::len).min(pairs.get(&(b, a)).map_or(0, Vec::len))
     };
-
-    loop {
-        // Samples whose reference is aligned.
-        let mut progress = true;
-        while progress {
-            progress = false;
-            for p in 0..np {
-                if res[p].is_some() {
-                    continue;
-                }
-                let Some(q) = sample_ref[p] else { continue };
-                let Some(rq) = res[q as usize].clone() else { continue };
-                let mut pts = samples[p][&q].clone();
-                pts.sort_unstable();
-                let mut merged: Vec<(i64, f64)> = Vec::new();
-                let mut i = 0;
-                while i < pts.len() {
-                    let mut j = i;
-                    let mut sum = 0.0;
-                    while j < pts.len() && pts[j].0 == pts[i].0 {
-                        sum += pts[j].1 as f64;
-                        j += 1;
-                    }
-                    merged.push((pts[i].0, sum / (j - i) as f64));
-                    i = j;
-                }
-                let own = ClockMap::Samples(merged);
-                let map = match rq.map {
-                    ClockMap::Identity => own,
-                    other => ClockMap::Chain(Box::new(own), Box::new(other)),
-                };
-                res[p] = Some(Resolved { map, method: "samples", against: Some(q), note: None });
-                progress = true;
-            }
+    let mut best: Option<(usize, ProcId, ProcId)> = None;
+    for (&a, ns) in neighbours {
+        if res[a as usize].is_none() {
+            continue;
         }
-        // One more process from messages: the heaviest edge from an aligned process to
-        // one that is not (and has no usable samples, unless nothing else is left).
-        let mut best: Option<(usize, ProcId, ProcId)> = None;
-        for (&a, ns) in &neighbours {
-            if res[a as usize].is_none() {
+        for &b in ns {
+            if res[b as usize].is_some() {
                 continue;
             }
-            for &b in ns {
-                if res[b as usize].is_some() {
-                    continue;
-                }
-                let w = weight(a, b);
-                let better = match best {
-                    None => true,
-                    Some((bw, ba, bb)) => w > bw || (w == bw && (a, b) < (ba, bb)),
-                };
-                if better {
-                    best = Some((w, a, b));
-                }
+            let w = weight(a, b);
+            let better = match best {
+                None => true,
+                Some((bw, ba, bb)) => w > bw || (w == bw && (a, b) < (ba, bb)),
+            };
+            if better {
+                best = Some((w, a, b));
             }
         }
-        let Some((_, a, b)) = best else { break };
-        let fa = res[a as usize].clone().map(|r| r.map).unwrap_or(ClockMap::Identity);
-        // Lower points from a -> b, upper from b -> a, in a's corrected time.
-        let lower: Vec<(i64, i64)> =
-            pairs[&(a, b)].iter().map(|&(s, r)| (r, fa.apply(s).saturating_sub(r))).collect();
-        let upper: Vec<(i64, i64)> =
-            pairs[&(b, a)].iter().map(|&(s, r)| (s, fa.apply(r).saturating_sub(s))).collect();
-        // A drift is carried over the whole run: it needs messages spread over at least
-        // half of it, or a few noisy latencies in a short stretch tilt the line far
-        // off at the ends.
-        let xs = lower.iter().chain(&upper).map(|p| p.0);
-        let span = xs.clone().max().unwrap_or(0) as i128 - xs.min().unwrap_or(0) as i128;
-        let (lo, hi) = process_range[b as usize];
-        let run = (hi as i128 - lo as i128).max(0);
-        let drift = 2 * span >= run;
-        let note = (!drift).then(|| {
-            format!(
-                "no drift fitted: the messages with {} span {:.3} % of the process's time (a drift needs half)",
-                describe::process(defs, a),
-                100.0 * span as f64 / run as f64
-            )
-        });
-        let map = match hull::fit_with(&lower, &upper, opts.max_drift, drift) {
-            Some(f) => ClockMap::Linear(f.line),
-            None => ClockMap::Identity,
-        };
-        res[b as usize] = Some(Resolved { map, method: "messages", against: Some(a), note });
     }
-    Ok((res, Some(reference)))
+    best.map(|(_, a, b)| (a, b))
+}
+
+/// `b`'s correction from its messages with `a`, whose correction is `fa`; `range` is
+/// `b`'s time range.
+fn fit_from_messages(
+    defs: &Definitions,
+    opts: &AlignOptions,
+    pairs: &Pairs,
+    range: (i64, i64),
+    fa: ClockMap,
+    a: ProcId,
+    b: ProcId,
+) -> Resolved {
+    // Lower points from a -> b, upper from b -> a, in a's corrected time.
+    let lower: Vec<(i64, i64)> =
+        pairs[&(a, b)].iter().map(|&(s, r)| (r, fa.apply(s).saturating_sub(r))).collect();
+    let upper: Vec<(i64, i64)> =
+        pairs[&(b, a)].iter().map(|&(s, r)| (s, fa.apply(r).saturating_sub(s))).collect();
+    // A drift is carried over the whole run: it needs messages spread over at least
+    // half of it, or a few noisy latencies in a short stretch tilt the line far
+    // off at the ends.
+    let xs = lower.iter().chain(&upper).map(|p| p.0);
+    let span = xs.clone().max().unwrap_or(0) as i128 - xs.min().unwrap_or(0) as i128;
+    let (lo, hi) = range;
+    let run = (hi as i128 - lo as i128).max(0);
+    let drift = 2 * span >= run;
+    let note = (!drift).then(|| {
+        format!(
+            "no drift fitted: the messages with {} span {:.3} % of the process's time (a drift needs half)",
+            describe::process(defs, a),
+            100.0 * span as f64 / run as f64
+        )
+    });
+    let map = match hull::fit_with(&lower, &upper, opts.max_drift, drift) {
+        Some(f) => ClockMap::Linear(f.line),
+        None => ClockMap::Identity,
+    };
+    Resolved { map, method: "messages", against: Some(a), note }
 }
 
 // ---------------------------------------------------------------------------
@@ -726,6 +773,21 @@ fn controlled_logical_clock(
     t: &[Vec<i64>],
     opts: &AlignOptions,
 ) -> Result<Clc> {
+    let (mut c, spawn_edges, released) = clc_forward(scan, input, sync, t, opts)?;
+    clc_backward(sync, t, &mut c, &spawn_edges, opts.min_latency);
+    Ok(Clc { times: c, released_spawns: released })
+}
+
+/// The forward pass: each event's corrected time, in an order that respects every
+/// dependence; the spawn edges met and the number of released spawn waits.
+#[allow(clippy::type_complexity)]
+fn clc_forward(
+    scan: &Scan,
+    input: &Input,
+    sync: &Sync,
+    t: &[Vec<i64>],
+    opts: &AlignOptions,
+) -> Result<(Vec<Vec<i64>>, Vec<(EventRef, EventRef)>, usize)> {
     let n = t.len();
     let lmin = opts.min_latency;
     let gamma = opts.gamma.clamp(0.0, 1.0);
@@ -779,13 +841,7 @@ fn controlled_logical_clock(
                 pending.push(child);
                 continue;
             }
-            let start = (0..n).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
-            let cycle = engine.cycle(start);
-            // The records were let go to save memory: read them again to name the events.
-            let again = scan::scan(input, false)?;
-            let what =
-                |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(&again, r), w));
-            return Err(Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what)));
+            return Err(clc_cycle(scan, input, t, &c, &engine));
         };
         let l = loc as usize;
         in_heap[l] = false;
@@ -814,11 +870,36 @@ fn controlled_logical_clock(
         pending.push(loc);
         left -= 1;
     }
+    Ok((c, spawn_edges, released))
+}
 
-    // Backward amortization. How far each source may move: its dependents' times.
+/// The error for a forward pass stuck in a cycle, naming its events.
+fn clc_cycle(scan: &Scan, input: &Input, t: &[Vec<i64>], c: &[Vec<i64>], engine: &Engine) -> Error {
+    let start = (0..t.len()).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
+    let cycle = engine.cycle(start);
+    // The records were let go to save memory: read them again to name the events.
+    let again = match scan::scan(input, false) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let what = |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(&again, r), w));
+    Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what))
+}
+
+/// The backward amortization: events before a jump move forward too, as far as
+/// their dependents' corrected times allow.
+fn clc_backward(
+    sync: &Sync,
+    t: &[Vec<i64>],
+    c: &mut [Vec<i64>],
+    spawn_edges: &[(EventRef, EventRef)],
+    lmin: i64,
+) {
+    let n = t.len();
+    // How far each source may move: its dependents' times.
     let mut cap: HashMap<EventRef, i64> = HashMap::default();
     let mut limit = |src: EventRef, dep: EventRef, lat: i64| {
-        let room = wall_of(&c, dep).saturating_sub(lat).saturating_sub(wall_of(&c, src)).max(0);
+        let room = wall_of(c, dep).saturating_sub(lat).saturating_sub(wall_of(c, src)).max(0);
         let e = cap.entry(src).or_insert(room);
         *e = (*e).min(room);
     };
@@ -828,7 +909,7 @@ fn controlled_logical_clock(
     for h in &sync.handoffs {
         limit(h.release, h.acquire, 0);
     }
-    for &(p, ch) in &spawn_edges {
+    for &(p, ch) in spawn_edges {
         limit(p, ch, 0);
     }
     for inst in &sync.instances {
@@ -838,7 +919,7 @@ fn controlled_logical_clock(
                 // The earliest end other than the member's own bounds its begin.
                 let mut low: [(i64, usize); 2] = [(i64::MAX, usize::MAX); 2];
                 for (j, m) in ms.iter().enumerate() {
-                    let e = wall_of(&c, m.end);
+                    let e = wall_of(c, m.end);
                     if e < low[0].0 {
                         low[1] = low[0];
                         low[0] = (e, j);
@@ -874,7 +955,6 @@ fn controlled_logical_clock(
         capl.sort_unstable();
         amortize(tl, cl, &capl);
     }
-    Ok(Clc { times: c, released_spawns: released })
 }
 
 /// The index of the next event the forward pass will give `p` a time.

@@ -149,39 +149,7 @@ impl Unifier {
             };
             machines.push(id);
         }
-        let mut seen = HashMap::new();
-        for p in &d.processes {
-            let app = m.apps[p.app as usize];
-            let name = s(p.name).to_owned();
-            let occ = occurrence(&mut seen, (app, name.clone(), p.rank));
-            let machine = machines[p.machine as usize];
-            let key = (app, name, p.rank, occ);
-            let id = match self.procs.get(&key) {
-                Some(&id) => {
-                    let have = self.defs.processes[id as usize].machine;
-                    if have != machine {
-                        let mname = |m: MachineId| {
-                            self.defs.strings.name(self.defs.machines[m as usize].name).into_owned()
-                        };
-                        self.warnings.push(format!(
-                            "{file}: process {} (rank {}) runs on {}, an earlier input put it on {}; keeping {}",
-                            key.1,
-                            key.2,
-                            mname(machine),
-                            mname(have),
-                            mname(have)
-                        ));
-                    }
-                    id
-                }
-                None => {
-                    let id = self.defs.add_process(&key.1, app, machine, p.rank);
-                    self.procs.insert(key, id);
-                    id
-                }
-            };
-            m.procs.push(id);
-        }
+        m.procs = self.add_processes(file, d, &m.apps, &machines);
         let mut seen = HashMap::new();
         for l in &d.locations {
             let proc = m.procs[l.process as usize];
@@ -231,6 +199,54 @@ impl Unifier {
             }
         }
         Ok(m)
+    }
+
+    /// The processes of `d` (whose applications and machines are `apps` and
+    /// `machines`): one of the same application, name, rank and occurrence is the
+    /// same process; a warning when two inputs put it on different machines.
+    fn add_processes(
+        &mut self,
+        file: &str,
+        d: &Definitions,
+        apps: &[AppId],
+        machines: &[MachineId],
+    ) -> Vec<ProcId> {
+        let s = |id: StrId| d.strings.get(id).unwrap_or("");
+        let mut seen = HashMap::new();
+        let mut procs = Vec::with_capacity(d.processes.len());
+        for p in &d.processes {
+            let app = apps[p.app as usize];
+            let name = s(p.name).to_owned();
+            let occ = occurrence(&mut seen, (app, name.clone(), p.rank));
+            let machine = machines[p.machine as usize];
+            let key = (app, name, p.rank, occ);
+            let id = match self.procs.get(&key) {
+                Some(&id) => {
+                    let have = self.defs.processes[id as usize].machine;
+                    if have != machine {
+                        let mname = |m: MachineId| {
+                            self.defs.strings.name(self.defs.machines[m as usize].name).into_owned()
+                        };
+                        self.warnings.push(format!(
+                            "{file}: process {} (rank {}) runs on {}, an earlier input put it on {}; keeping {}",
+                            key.1,
+                            key.2,
+                            mname(machine),
+                            mname(have),
+                            mname(have)
+                        ));
+                    }
+                    id
+                }
+                None => {
+                    let id = self.defs.add_process(&key.1, app, machine, p.rank);
+                    self.procs.insert(key, id);
+                    id
+                }
+            };
+            procs.push(id);
+        }
+        procs
     }
 }
 
@@ -373,81 +389,11 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
                 .map_err(|err| Error::Io { file: inp.path.clone(), err })?;
             rxs.push(rx);
         }
-        // Definitions first, in input order, so errors and ids do not depend on timing.
         let mut uni = Unifier::default();
-        let mut sources = Vec::new();
-        let mut all_matched = true;
-        let mut single_flags = 0;
-        let mut starts = Vec::new();
-        for (inp, rx) in inputs.iter().zip(rxs) {
-            let file = if inp.path == "-" { "<stdin>".to_owned() } else { inp.path.clone() };
-            let (defs, fl, index_start) = match rx.recv() {
-                Ok(Msg::Opened { defs, flags, index_start }) => (defs, flags, index_start),
-                Ok(Msg::Failed(e)) => return Err(Error::Format(e)),
-                _ => return Err(Error::input(&file, "the input ended before its definitions")),
-            };
-            all_matched &= fl & flags::MATCHED != 0;
-            single_flags = fl;
-            let map = uni.add(&file, &defs, inp.app.as_deref())?;
-            let n = defs.locations.len();
-            sources.push(Source {
-                file,
-                rx,
-                defs,
-                map,
-                app: inp.app.clone(),
-                queue: VecDeque::new(),
-                seen: vec![0; n],
-                done: false,
-            });
-            starts.push(index_start);
-        }
-        let mut defs_changed = false;
-        for (i, s) in sources.iter_mut().enumerate() {
-            s.refill(&mut uni, &mut defs_changed)?;
-            if starts[i].is_none() {
-                starts[i] = s.queue.iter().map(|e| e.wall).min();
-            }
-        }
-
-        // Comparison mode: shift the named applications to start with the others.
-        let mut compared = vec![false; uni.defs.apps.len()];
-        for name in &opts.compare {
-            match uni.apps.get(name) {
-                Some(&a) => compared[a as usize] = true,
-                None => {
-                    let mut have: Vec<&str> = uni.apps.keys().map(String::as_str).collect();
-                    have.sort_unstable();
-                    return Err(Error::Usage(format!(
-                        "--compare {name}: no application of that name (the inputs have: {})",
-                        have.join(", ")
-                    )));
-                }
-            }
-        }
-        let mut app_start: Vec<Option<i64>> = vec![None; uni.defs.apps.len()];
-        for (s, start) in sources.iter().zip(&starts) {
-            let Some(t) = *start else { continue };
-            for &a in &s.map.apps {
-                let e = &mut app_start[a as usize];
-                *e = Some(e.map_or(t, |x| x.min(t)));
-            }
-        }
-        let base = {
-            let others = app_start.iter().zip(&compared).filter(|(_, &c)| !c).filter_map(|(s, _)| *s).min();
-            others.or_else(|| app_start.iter().filter_map(|s| *s).min()).unwrap_or(0)
-        };
-        let shifts: Vec<i64> = app_start
-            .iter()
-            .zip(&compared)
-            .map(|(s, &c)| match (s, c) {
-                (Some(t), true) => base.saturating_sub(*t),
-                _ => 0,
-            })
-            .collect();
-
-        let fl = if inputs.len() == 1 { single_flags & flags::ALIGNED } else { 0 }
-            | if all_matched { flags::MATCHED } else { 0 };
+        let opened = open_sources(inputs, rxs, &mut uni)?;
+        let shifts = app_shifts(opts, &uni, &opened.sources, &opened.starts)?;
+        let fl = if inputs.len() == 1 { opened.single_flags & flags::ALIGNED } else { 0 }
+            | if opened.all_matched { flags::MATCHED } else { 0 };
         let wopts = WriterOptions {
             block_events: opts.block_events.max(1),
             global_order: false,
@@ -455,67 +401,8 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
             flags: fl,
         };
         let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
-        defs_changed = false;
-        let mut owner: Vec<Option<usize>> = vec![None; uni.defs.locations.len()];
-        let shift_of = |defs: &Definitions, loc: LocId| -> i64 {
-            defs.process_of(loc).map_or(0, |p| shifts.get(p.app as usize).copied().unwrap_or(0))
-        };
-
-        let mut heap: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-        for (i, s) in sources.iter().enumerate() {
-            if let Some(h) = s.queue.front() {
-                let out_loc = s.map.locs.get(h.loc as usize).copied().unwrap_or(0);
-                heap.push(Reverse((h.wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
-            }
-        }
-        let mut events = 0u64;
-        while let Some(Reverse((_, i))) = heap.pop() {
-            let s = &mut sources[i];
-            let Some(ev) = s.queue.pop_front() else { continue };
-            let index = s.seen.get(ev.loc as usize).copied().unwrap_or(0);
-            if let Some(c) = s.seen.get_mut(ev.loc as usize) {
-                *c += 1;
-            }
-            let mut ev = remap(&s.file, &s.defs, &s.map, ev, index)?;
-            let l = ev.loc as usize;
-            if owner.len() <= l {
-                owner.resize(l + 1, None);
-            }
-            match owner[l] {
-                None => owner[l] = Some(i),
-                Some(o) if o == i => {}
-                Some(o) => {
-                    return Err(Error::input(
-                        &s.file,
-                        format!(
-                            "{} also has events in {}: one location cannot come from two inputs \
-                             (name separate runs with --app NAME=FILES)",
-                            describe::location(&uni.defs, ev.loc),
-                            inputs[o].path
-                        ),
-                    ))
-                }
-            }
-            ev.wall = ev.wall.saturating_add(shift_of(&uni.defs, ev.loc));
-            if defs_changed {
-                w.set_definitions(&uni.defs).map_err(Error::Write)?;
-                defs_changed = false;
-            }
-            w.write(&ev).map_err(Error::Write)?;
-            events += 1;
-            let s = &mut sources[i];
-            if s.queue.is_empty() && !s.done {
-                s.refill(&mut uni, &mut defs_changed)?;
-            }
-            if let Some(wall) = s.head_wall() {
-                let h = s.queue.front().map(|e| e.loc).unwrap_or(0);
-                let out_loc = s.map.locs.get(h as usize).copied().unwrap_or(0);
-                heap.push(Reverse((wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
-            }
-        }
-        if defs_changed {
-            w.set_definitions(&uni.defs).map_err(Error::Write)?;
-        }
+        let mut sources = opened.sources;
+        let events = merge_events(&mut sources, &mut uni, &mut w, &shifts, inputs)?;
         w.finish().map_err(Error::Write)?;
         let shifts = uni
             .defs
@@ -528,6 +415,185 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
             .collect();
         Ok(MergeSummary { defs: uni.defs, inputs: inputs.len(), events, shifts, warnings: uni.warnings })
     })
+}
+
+/// The inputs opened, their definitions unified and their first blocks read.
+struct Opened {
+    sources: Vec<Source>,
+    /// Every input's events are matched.
+    all_matched: bool,
+    /// The last input's flags (the output keeps a single input's alignment).
+    single_flags: u64,
+    /// Each input's first wall time, from its index or its first block.
+    starts: Vec<Option<i64>>,
+}
+
+/// Definitions first, in input order, so errors and ids do not depend on timing.
+fn open_sources(inputs: &[MergeInput], rxs: Vec<Receiver<Msg>>, uni: &mut Unifier) -> Result<Opened> {
+    let mut sources = Vec::new();
+    let mut all_matched = true;
+    let mut single_flags = 0;
+    let mut starts = Vec::new();
+    for (inp, rx) in inputs.iter().zip(rxs) {
+        let file = if inp.path == "-" { "<stdin>".to_owned() } else { inp.path.clone() };
+        let (defs, fl, index_start) = match rx.recv() {
+            Ok(Msg::Opened { defs, flags, index_start }) => (defs, flags, index_start),
+            Ok(Msg::Failed(e)) => return Err(Error::Format(e)),
+            _ => return Err(Error::input(&file, "the input ended before its definitions")),
+        };
+        all_matched &= fl & flags::MATCHED != 0;
+        single_flags = fl;
+        let map = uni.add(&file, &defs, inp.app.as_deref())?;
+        let n = defs.locations.len();
+        sources.push(Source {
+            file,
+            rx,
+            defs,
+            map,
+            app: inp.app.clone(),
+            queue: VecDeque::new(),
+            seen: vec![0; n],
+            done: false,
+        });
+        starts.push(index_start);
+    }
+    // The writer starts with the definitions as they stand after the first blocks.
+    let mut defs_changed = false;
+    for (i, s) in sources.iter_mut().enumerate() {
+        s.refill(uni, &mut defs_changed)?;
+        if starts[i].is_none() {
+            starts[i] = s.queue.iter().map(|e| e.wall).min();
+        }
+    }
+    Ok(Opened { sources, all_matched, single_flags, starts })
+}
+
+/// Comparison mode: the shift of each application, moving the named ones to start
+/// with the others (0 for the others).
+fn app_shifts(
+    opts: &MergeOptions,
+    uni: &Unifier,
+    sources: &[Source],
+    starts: &[Option<i64>],
+) -> Result<Vec<i64>> {
+    let mut compared = vec![false; uni.defs.apps.len()];
+    for name in &opts.compare {
+        match uni.apps.get(name) {
+            Some(&a) => compared[a as usize] = true,
+            None => {
+                let mut have: Vec<&str> = uni.apps.keys().map(String::as_str).collect();
+                have.sort_unstable();
+                return Err(Error::Usage(format!(
+                    "--compare {name}: no application of that name (the inputs have: {})",
+                    have.join(", ")
+                )));
+            }
+        }
+    }
+    let mut app_start: Vec<Option<i64>> = vec![None; uni.defs.apps.len()];
+    for (s, start) in sources.iter().zip(starts) {
+        let Some(t) = *start else { continue };
+        for &a in &s.map.apps {
+            let e = &mut app_start[a as usize];
+            *e = Some(e.map_or(t, |x| x.min(t)));
+        }
+    }
+    let base = {
+        let others = app_start.iter().zip(&compared).filter(|(_, &c)| !c).filter_map(|(s, _)| *s).min();
+        others.or_else(|| app_start.iter().filter_map(|s| *s).min()).unwrap_or(0)
+    };
+    Ok(app_start
+        .iter()
+        .zip(&compared)
+        .map(|(s, &c)| match (s, c) {
+            (Some(t), true) => base.saturating_sub(*t),
+            _ => 0,
+        })
+        .collect())
+}
+
+/// The k-way merge by (shifted) wall time, each input's order kept; the number of events.
+fn merge_events<W: Write>(
+    sources: &mut [Source],
+    uni: &mut Unifier,
+    w: &mut TraceWriter<W>,
+    shifts: &[i64],
+    inputs: &[MergeInput],
+) -> Result<u64> {
+    let mut defs_changed = false;
+    let mut owner: Vec<Option<usize>> = vec![None; uni.defs.locations.len()];
+    let shift_of = |defs: &Definitions, loc: LocId| -> i64 {
+        defs.process_of(loc).map_or(0, |p| shifts.get(p.app as usize).copied().unwrap_or(0))
+    };
+    let mut heap: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
+    for (i, s) in sources.iter().enumerate() {
+        if let Some(h) = s.queue.front() {
+            let out_loc = s.map.locs.get(h.loc as usize).copied().unwrap_or(0);
+            heap.push(Reverse((h.wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
+        }
+    }
+    let mut events = 0u64;
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let s = &mut sources[i];
+        let Some(ev) = s.queue.pop_front() else { continue };
+        let index = s.seen.get(ev.loc as usize).copied().unwrap_or(0);
+        if let Some(c) = s.seen.get_mut(ev.loc as usize) {
+            *c += 1;
+        }
+        let mut ev = remap(&s.file, &s.defs, &s.map, ev, index)?;
+        claim_location(&mut owner, ev.loc, i, &s.file, &uni.defs, inputs)?;
+        ev.wall = ev.wall.saturating_add(shift_of(&uni.defs, ev.loc));
+        if defs_changed {
+            w.set_definitions(&uni.defs).map_err(Error::Write)?;
+            defs_changed = false;
+        }
+        w.write(&ev).map_err(Error::Write)?;
+        events += 1;
+        let s = &mut sources[i];
+        if s.queue.is_empty() && !s.done {
+            s.refill(uni, &mut defs_changed)?;
+        }
+        if let Some(wall) = s.head_wall() {
+            let h = s.queue.front().map(|e| e.loc).unwrap_or(0);
+            let out_loc = s.map.locs.get(h as usize).copied().unwrap_or(0);
+            heap.push(Reverse((wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
+        }
+    }
+    if defs_changed {
+        w.set_definitions(&uni.defs).map_err(Error::Write)?;
+    }
+    Ok(events)
+}
+
+/// Records that output location `loc` comes from input `i`: an error if another input had it.
+fn claim_location(
+    owner: &mut Vec<Option<usize>>,
+    loc: LocId,
+    i: usize,
+    file: &str,
+    defs: &Definitions,
+    inputs: &[MergeInput],
+) -> Result<()> {
+    let l = loc as usize;
+    if owner.len() <= l {
+        owner.resize(l + 1, None);
+    }
+    match owner[l] {
+        None => owner[l] = Some(i),
+        Some(o) if o == i => {}
+        Some(o) => {
+            return Err(Error::input(
+                file,
+                format!(
+                    "{} also has events in {}: one location cannot come from two inputs \
+                     (name separate runs with --app NAME=FILES)",
+                    describe::location(defs, loc),
+                    inputs[o].path
+                ),
+            ))
+        }
+    }
+    Ok(())
 }
 
 /// The merge of a single memory-mapped binary trace whose ids the unified definitions

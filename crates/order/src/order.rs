@@ -157,91 +157,22 @@ pub fn order_with_feedback(
             let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Encoded>(2);
             job_txs.push(job_tx);
             done_rxs.push(done_rx);
-            s.spawn(move || {
-                let mut enc = MultiBlock::default();
-                for mut batch in job_rx.iter() {
-                    let done = if batch.out.len() == block_events {
-                        // A payload the writer is done with, if there is one.
-                        let buf = payloads.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
-                        enc.start(block_events as u64, buf);
-                        batch.encode(&mut enc);
-                        Encoded::Block(enc.finish())
-                    } else {
-                        let mut events = Vec::with_capacity(batch.out.len());
-                        batch.events(&mut events);
-                        Encoded::Events(events)
-                    };
-                    for c in batch.chunks.drain(..) {
-                        recycle(Some(c), pool);
-                    }
-                    batch.out.clear();
-                    let _ = back_tx.send(batch);
-                    if done_tx.send(done).is_err() {
-                        break;
-                    }
-                }
-            });
+            s.spawn(move || encode_batches(job_rx, done_tx, back_tx, payloads, pool, block_events));
         }
         let scan = &scan;
         let replay = s.spawn(move || {
-            let mut batch = Batch::with_capacity(block_events);
-            let mut sent = 0u64;
-            let r = replay_stream(input, scan, records, pool, &mut |e: Emit| {
-                // The chunk's slot in this batch's `chunks`.
-                if e.tag.0 != sent {
-                    *e.tag = (sent, batch.chunks.len() as u32);
-                    batch.chunks.push(e.chunk.clone());
-                }
-                let (ploc, pidx) = e.partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
-                batch.out.push(Out {
-                    chunk: e.tag.1,
-                    idx: e.idx as u32,
-                    loc: e.loc,
-                    wall: e.wall,
-                    ploc,
-                    lamport: e.lamport,
-                    pidx,
-                });
-                if batch.out.len() >= block_events {
-                    let empty = back_rx.try_recv().unwrap_or_else(|_| Batch::with_capacity(block_events));
-                    let full = std::mem::replace(&mut batch, empty);
-                    job_txs[(sent % workers as u64) as usize]
-                        .send(full)
-                        .map_err(|_| std::io::Error::other("the writer stopped"))?;
-                    sent += 1;
-                }
-                Ok(())
-            });
-            if !batch.out.is_empty() {
-                let _ = job_txs[(sent % workers as u64) as usize].send(batch);
-            }
+            let mut batcher = Batcher {
+                batch: Batch::with_capacity(block_events),
+                sent: 0,
+                block_events,
+                job_txs,
+                back_rx,
+            };
+            let r = replay_stream(input, scan, records, pool, &mut |e: Emit| batcher.push(e));
+            batcher.flush();
             r
         });
-        let mut written = Ok(());
-        let total = Some(scan.total_events());
-        let mut written_events = 0;
-        // Batch k was given to worker k % workers; the workers end when the replay does.
-        'write: for k in 0.. {
-            let Ok(done) = done_rxs[k % workers].recv() else { break };
-            let (r, count) = match done {
-                Encoded::Block(b) => {
-                    let r = w.write_block(&b);
-                    if let Ok(mut p) = payloads.lock() {
-                        p.push(b.payload);
-                    }
-                    (r, b.count)
-                }
-                Encoded::Events(events) => {
-                    (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64)
-                }
-            };
-            if let Err(e) = r {
-                written = Err(Error::Write(e));
-                break 'write;
-            }
-            written_events += count;
-            feedback.progress("events", written_events, total);
-        }
+        let written = write_encoded(&mut w, &done_rxs, payloads, feedback, Some(scan.total_events()));
         feedback.finish();
         drop(done_rxs);
         let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -253,6 +184,118 @@ pub fn order_with_feedback(
     }
     w.finish().map_err(Error::Write)?;
     Ok(summary)
+}
+
+/// An encoding thread: each batch it is given encoded as a block (a last, shorter one
+/// as its events), handed on in the order given; the batch goes back empty.
+fn encode_batches(
+    job_rx: std::sync::mpsc::Receiver<Batch>,
+    done_tx: std::sync::mpsc::SyncSender<Encoded>,
+    back_tx: std::sync::mpsc::Sender<Batch>,
+    payloads: &std::sync::Mutex<Vec<Vec<u8>>>,
+    pool: &Pool,
+    block_events: usize,
+) {
+    let mut enc = MultiBlock::default();
+    for mut batch in job_rx.iter() {
+        let done = if batch.out.len() == block_events {
+            // A payload the writer is done with, if there is one.
+            let buf = payloads.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+            enc.start(block_events as u64, buf);
+            batch.encode(&mut enc);
+            Encoded::Block(enc.finish())
+        } else {
+            let mut events = Vec::with_capacity(batch.out.len());
+            batch.events(&mut events);
+            Encoded::Events(events)
+        };
+        for c in batch.chunks.drain(..) {
+            recycle(Some(c), pool);
+        }
+        batch.out.clear();
+        let _ = back_tx.send(batch);
+        if done_tx.send(done).is_err() {
+            break;
+        }
+    }
+}
+
+/// The replay's sink: fills a batch, and gives each full one to the next encoding
+/// thread in turn (batch k to thread k % threads).
+struct Batcher {
+    batch: Batch,
+    /// The batches sent so far.
+    sent: u64,
+    block_events: usize,
+    job_txs: Vec<std::sync::mpsc::SyncSender<Batch>>,
+    back_rx: std::sync::mpsc::Receiver<Batch>,
+}
+
+impl Batcher {
+    #[inline]
+    fn push(&mut self, e: Emit) -> std::io::Result<()> {
+        let batch = &mut self.batch;
+        // The chunk's slot in this batch's `chunks`.
+        if e.tag.0 != self.sent {
+            *e.tag = (self.sent, batch.chunks.len() as u32);
+            batch.chunks.push(e.chunk.clone());
+        }
+        let (ploc, pidx) = e.partner.map_or((u32::MAX, 0), |p| (p.loc, p.index));
+        batch.out.push(Out {
+            chunk: e.tag.1,
+            idx: e.idx as u32,
+            loc: e.loc,
+            wall: e.wall,
+            ploc,
+            lamport: e.lamport,
+            pidx,
+        });
+        if batch.out.len() >= self.block_events {
+            let empty = self.back_rx.try_recv().unwrap_or_else(|_| Batch::with_capacity(self.block_events));
+            let full = std::mem::replace(&mut self.batch, empty);
+            self.job_txs[(self.sent % self.job_txs.len() as u64) as usize]
+                .send(full)
+                .map_err(|_| std::io::Error::other("the writer stopped"))?;
+            self.sent += 1;
+        }
+        Ok(())
+    }
+
+    /// Sends the last, partial batch.
+    fn flush(self) {
+        if !self.batch.out.is_empty() {
+            let _ = self.job_txs[(self.sent % self.job_txs.len() as u64) as usize].send(self.batch);
+        }
+    }
+}
+
+/// Writes the encoded blocks in their order (batch k from thread k % threads) until
+/// the threads end, telling `feedback` how far it has got.
+fn write_encoded<W: Write>(
+    w: &mut TraceWriter<W>,
+    done_rxs: &[std::sync::mpsc::Receiver<Encoded>],
+    payloads: &std::sync::Mutex<Vec<Vec<u8>>>,
+    feedback: &dyn Feedback,
+    total: Option<u64>,
+) -> Result<()> {
+    let mut written_events = 0;
+    for k in 0.. {
+        let Ok(done) = done_rxs[k % done_rxs.len()].recv() else { break };
+        let (r, count) = match done {
+            Encoded::Block(b) => {
+                let r = w.write_block(&b);
+                if let Ok(mut p) = payloads.lock() {
+                    p.push(b.payload);
+                }
+                (r, b.count)
+            }
+            Encoded::Events(events) => (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64),
+        };
+        r.map_err(Error::Write)?;
+        written_events += count;
+        feedback.progress("events", written_events, total);
+    }
+    Ok(())
 }
 
 /// An output block from an encoding thread: a full block encoded, or a last, shorter
@@ -496,38 +539,10 @@ where
     F: FnMut(Emit) -> std::io::Result<()>,
 {
     let n = scan.counts.len();
-    let mut reader = input.reader()?;
+    let reader = input.reader()?;
     let name = scan.name.as_str();
     std::thread::scope(|s| {
-        // One thread reads the blocks; DECODERS decode them, block k on thread
-        // k % DECODERS, and the replay takes them back in that order.
-        let mut rxs = Vec::new();
-        let mut job_txs = Vec::new();
-        for _ in 0..DECODERS {
-            let (job_tx, job_rx) = std::sync::mpsc::sync_channel(4);
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Piece>>(4);
-            job_txs.push(job_tx);
-            rxs.push(rx);
-            s.spawn(move || {
-                let mut slot = vec![u32::MAX; n];
-                for block in job_rx.iter() {
-                    let piece = piece_of(block, input, n, pool, &mut slot);
-                    let stop = piece.is_err();
-                    if tx.send(piece).is_err() || stop {
-                        break;
-                    }
-                }
-            });
-        }
-        s.spawn(move || {
-            for k in 0.. {
-                let block = reader.next_raw_block();
-                let last = !matches!(block, Ok(Some(_)));
-                if job_txs[k % DECODERS].send(block).is_err() || last {
-                    break;
-                }
-            }
-        });
+        let rxs = spawn_readers(s, input, reader, n, pool);
         // Matching runs while the first blocks are read.
         let defs = &scan.defs;
         let matcher = s.spawn(move || {
@@ -535,13 +550,7 @@ where
             matching::match_events_uncollected(defs, records)
         });
         let mut next_rx = 0usize;
-        let mut st = Stream {
-            queues: (0..n).map(|_| Queue::default()).collect(),
-            rest: (0..n).map(|_| VecDeque::new()).collect(),
-            remaining: scan.counts.clone(),
-            starving: scan.counts.iter().filter(|&&c| c > 0).count(),
-            pool,
-        };
+        let mut st = Stream::new(&scan.counts, pool);
         st.fill(&rxs, &mut next_rx, name)?;
         let sync = matcher.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         let sync = &sync;
@@ -557,18 +566,7 @@ where
             if st.starving > 0 {
                 st.fill(&rxs, &mut next_rx, name)?;
             }
-            for loc in pending.drain(..) {
-                let l = loc as usize;
-                if st.queues[l].in_heap {
-                    continue;
-                }
-                let Some(wall) = st.queues[l].front() else { continue };
-                let heads = |p: LocId| st.head(p);
-                if engine.check(loc, wall, &heads) {
-                    heap.push(Reverse(heap_key(wall, loc)));
-                    st.queues[l].in_heap = true;
-                }
-            }
+            schedule(&mut pending, &mut st, &mut engine, &mut heap);
             let Some(&Reverse(key)) = heap.peek() else {
                 if left == 0 {
                     break;
@@ -604,48 +602,18 @@ where
                 let idx = engine.next_index(loc);
                 let mut partner = None;
                 if q.partner_index <= idx {
-                    while q.partner_at < fixed.len() && fixed[q.partner_at].0 <= idx {
-                        if fixed[q.partner_at].0 == idx {
-                            partner = Some(fixed[q.partner_at].1);
-                        }
-                        q.partner_at += 1;
-                    }
-                    q.partner_index = fixed.get(q.partner_at).map_or(u64::MAX, |f| f.0);
-                    prefetch(fixed.as_ptr().wrapping_add(q.partner_at + 1));
+                    partner = fixed_partner(&mut q.partner_at, &mut q.partner_index, fixed, idx);
                 }
-                let clock = match engine.point_of(loc) {
-                    None => *lamport + 1,
-                    Some(p) => {
-                        let inc = engine.incoming(loc);
-                        // Collective ends and spawned locations get what they waited for.
-                        if partner.is_none() && matches!(p, Point::CollEnd { .. } | Point::Spawn { .. }) {
-                            partner = inc.map(|i| i.from);
-                        }
-                        (*lamport).max(inc.map_or(0, |i| i.value)) + 1
-                    }
-                };
+                let clock = lamport_of(&engine, loc, *lamport, &mut partner);
                 *lamport = clock;
                 engine.emit(loc, wall, clock, &mut woken);
                 left -= 1;
                 sink(Emit { loc, chunk, idx: at, wall, lamport: clock as u64, partner, tag })
                     .map_err(Error::Write)?;
                 st.advance(loc);
-                // The next event of `loc`: still ready without a check, or back to the checks.
-                let next = match st.queues[l].front() {
-                    Some(w) if engine.needs_nothing(loc) => Some(w),
-                    _ => None,
-                };
-                let mut top = heap.peek_mut().expect("the emitting location is in the heap");
-                match next {
-                    Some(wall) => *top = Reverse(heap_key(wall, loc)),
-                    None => {
-                        PeekMut::pop(top);
-                        st.queues[l].in_heap = false;
-                        pending.push(loc);
-                        break;
-                    }
+                if !requeue(loc, &mut st, &engine, &mut heap, &mut pending) {
+                    break;
                 }
-                drop(top);
                 if !woken.is_empty() || heap.peek().is_some_and(|&Reverse(k)| key_loc(k) != loc) {
                     break;
                 }
@@ -655,6 +623,129 @@ where
         summary.released_spawns = released;
         Ok((summary, None))
     })
+}
+
+/// Starts the reading: one thread reads the blocks; DECODERS decode them, block k on
+/// thread k % DECODERS, and the replay takes them back from the receivers in that order.
+fn spawn_readers<'scope, 'env>(
+    s: &'scope std::thread::Scope<'scope, 'env>,
+    input: &'env Input,
+    mut reader: spoor_format::TraceReader,
+    n: usize,
+    pool: &'env Pool,
+) -> Vec<std::sync::mpsc::Receiver<Result<Piece>>> {
+    let mut rxs = Vec::new();
+    let mut job_txs = Vec::new();
+    for _ in 0..DECODERS {
+        let (job_tx, job_rx) = std::sync::mpsc::sync_channel(4);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Piece>>(4);
+        job_txs.push(job_tx);
+        rxs.push(rx);
+        s.spawn(move || {
+            let mut slot = vec![u32::MAX; n];
+            for block in job_rx.iter() {
+                let piece = piece_of(block, input, n, pool, &mut slot);
+                let stop = piece.is_err();
+                if tx.send(piece).is_err() || stop {
+                    break;
+                }
+            }
+        });
+    }
+    s.spawn(move || {
+        for k in 0.. {
+            let block = reader.next_raw_block();
+            let last = !matches!(block, Ok(Some(_)));
+            if job_txs[k % DECODERS].send(block).is_err() || last {
+                break;
+            }
+        }
+    });
+    rxs
+}
+
+/// Checks the `pending` locations, putting those whose next event is ready in the heap.
+#[inline]
+fn schedule(
+    pending: &mut Vec<LocId>,
+    st: &mut Stream,
+    engine: &mut Engine,
+    heap: &mut BinaryHeap<Reverse<HeapKey>>,
+) {
+    for loc in pending.drain(..) {
+        let l = loc as usize;
+        if st.queues[l].in_heap {
+            continue;
+        }
+        let Some(wall) = st.queues[l].front() else { continue };
+        let heads = |p: LocId| st.head(p);
+        if engine.check(loc, wall, &heads) {
+            heap.push(Reverse(heap_key(wall, loc)));
+            st.queues[l].in_heap = true;
+        }
+    }
+}
+
+/// After `loc` (the top of the heap) emitted: its next event, still ready without a
+/// check, replaces its key; else `loc` leaves the heap, back to the checks. True if
+/// it stayed.
+#[inline(always)]
+fn requeue(
+    loc: LocId,
+    st: &mut Stream,
+    engine: &Engine,
+    heap: &mut BinaryHeap<Reverse<HeapKey>>,
+    pending: &mut Vec<LocId>,
+) -> bool {
+    let l = loc as usize;
+    let next = match st.queues[l].front() {
+        Some(w) if engine.needs_nothing(loc) => Some(w),
+        _ => None,
+    };
+    let mut top = heap.peek_mut().expect("the emitting location is in the heap");
+    match next {
+        Some(wall) => *top = Reverse(heap_key(wall, loc)),
+        None => {
+            PeekMut::pop(top);
+            st.queues[l].in_heap = false;
+            pending.push(loc);
+            return false;
+        }
+    }
+    true
+}
+
+/// The fixed partner of event `idx`, if it has one, moving a location's place in its
+/// `fixed` partners (`at`, and `index`, the event index there) past it.
+#[inline(always)]
+fn fixed_partner(at: &mut usize, index: &mut u64, fixed: &[(u64, EventRef)], idx: u64) -> Option<EventRef> {
+    let mut partner = None;
+    while *at < fixed.len() && fixed[*at].0 <= idx {
+        if fixed[*at].0 == idx {
+            partner = Some(fixed[*at].1);
+        }
+        *at += 1;
+    }
+    *index = fixed.get(*at).map_or(u64::MAX, |f| f.0);
+    prefetch(fixed.as_ptr().wrapping_add(*at + 1));
+    partner
+}
+
+/// The Lamport clock of `loc`'s next event, after `lamport`; a collective end or a
+/// spawned location without a `partner` gets the event it waited for.
+#[inline(always)]
+fn lamport_of(engine: &Engine, loc: LocId, lamport: i64, partner: &mut Option<EventRef>) -> i64 {
+    match engine.point_of(loc) {
+        None => lamport + 1,
+        Some(p) => {
+            let inc = engine.incoming(loc);
+            // Collective ends and spawned locations get what they waited for.
+            if partner.is_none() && matches!(p, Point::CollEnd { .. } | Point::Spawn { .. }) {
+                *partner = inc.map(|i| i.from);
+            }
+            lamport.max(inc.map_or(0, |i| i.value)) + 1
+        }
+    }
 }
 
 /// A location's place in the replay's heap: its next event's wall time, then the
@@ -772,7 +863,19 @@ struct Stream<'p> {
     pool: &'p Pool,
 }
 
-impl Stream<'_> {
+impl<'p> Stream<'p> {
+    /// Nothing read yet of locations with `counts` events.
+    fn new(counts: &[u64], pool: &'p Pool) -> Self {
+        let n = counts.len();
+        Stream {
+            queues: (0..n).map(|_| Queue::default()).collect(),
+            rest: (0..n).map(|_| VecDeque::new()).collect(),
+            remaining: counts.to_vec(),
+            starving: counts.iter().filter(|&&c| c > 0).count(),
+            pool,
+        }
+    }
+
     /// Takes decoded blocks (from `rxs`, in turn from `*next`) until every location
     /// with events still to read has some queued.
     fn fill(

@@ -573,28 +573,7 @@ impl Pass {
         }
         let counted = self.state[li].in_phase;
         match &e.kind {
-            Kind::Enter { proc } => {
-                let caller = self.state[li].stack.last().map_or(ROOT, |f| f.proc);
-                let stats = self.proc_stats(loc, *proc);
-                let arc = self.arc_stats(loc, caller, *proc);
-                let recursive = self.state[li].stack.iter().any(|f| f.proc == *proc);
-                if counted {
-                    self.procs[stats].calls += 1;
-                    self.arcs[arc].calls += 1;
-                    self.locs[li].calls += 1;
-                    self.count_point(loc, Metric::Calls, t, 1.0);
-                }
-                self.state[li].stack.push(Frame {
-                    proc: *proc,
-                    stats,
-                    arc,
-                    enter_wall: t,
-                    enter_cpu: e.cpu,
-                    self_wall: 0,
-                    self_cpu: 0,
-                    recursive,
-                });
-            }
+            Kind::Enter { proc } => self.enter(e, *proc, counted),
             Kind::Leave { proc } => match self.state[li].stack.iter().rposition(|f| f.proc == *proc) {
                 Some(at) => {
                     while self.state[li].stack.len() > at {
@@ -628,25 +607,7 @@ impl Pass {
                 self.state[li].irecv_posted.insert(*request, t);
             }
             Kind::RecvEnd { bytes, .. } | Kind::IrecvComplete { bytes, .. } => {
-                let posted = match &e.kind {
-                    Kind::RecvEnd { .. } => {
-                        self.state[li].wait = Wait::None;
-                        self.state[li].recv_posted.take()
-                    }
-                    Kind::IrecvComplete { request, .. } => self.state[li].irecv_posted.remove(request),
-                    _ => None,
-                };
-                let p = self.innermost(loc);
-                if counted {
-                    let s = &mut self.locs[li];
-                    s.msgs_recv += 1;
-                    s.bytes_recv += bytes;
-                    self.procs[p].msgs_recv += 1;
-                    self.procs[p].bytes_recv += bytes;
-                    self.count_point(loc, Metric::MsgsRecv, t, 1.0);
-                    self.count_point(loc, Metric::BytesRecv, t, *bytes as f64);
-                }
-                self.recv(e, index, posted);
+                self.recv_end(e, index, *bytes, counted)
             }
             Kind::CollBegin { .. } => self.state[li].wait = Wait::Coll,
             Kind::CollEnd { .. } => {
@@ -668,6 +629,57 @@ impl Pass {
             }
             _ => {}
         }
+    }
+
+    /// An enter of `proc`: a frame on the location's stack, its call counted.
+    #[inline]
+    fn enter(&mut self, e: &Event, proc: StrId, counted: bool) {
+        let (loc, li, t) = (e.loc, e.loc as usize, e.wall);
+        let caller = self.state[li].stack.last().map_or(ROOT, |f| f.proc);
+        let stats = self.proc_stats(loc, proc);
+        let arc = self.arc_stats(loc, caller, proc);
+        let recursive = self.state[li].stack.iter().any(|f| f.proc == proc);
+        if counted {
+            self.procs[stats].calls += 1;
+            self.arcs[arc].calls += 1;
+            self.locs[li].calls += 1;
+            self.count_point(loc, Metric::Calls, t, 1.0);
+        }
+        self.state[li].stack.push(Frame {
+            proc,
+            stats,
+            arc,
+            enter_wall: t,
+            enter_cpu: e.cpu,
+            self_wall: 0,
+            self_cpu: 0,
+            recursive,
+        });
+    }
+
+    /// A receive's end (blocking or not), event `index` of its location.
+    #[inline]
+    fn recv_end(&mut self, e: &Event, index: u64, bytes: u64, counted: bool) {
+        let (loc, li, t) = (e.loc, e.loc as usize, e.wall);
+        let posted = match &e.kind {
+            Kind::RecvEnd { .. } => {
+                self.state[li].wait = Wait::None;
+                self.state[li].recv_posted.take()
+            }
+            Kind::IrecvComplete { request, .. } => self.state[li].irecv_posted.remove(request),
+            _ => None,
+        };
+        let p = self.innermost(loc);
+        if counted {
+            let s = &mut self.locs[li];
+            s.msgs_recv += 1;
+            s.bytes_recv += bytes;
+            self.procs[p].msgs_recv += 1;
+            self.procs[p].bytes_recv += bytes;
+            self.count_point(loc, Metric::MsgsRecv, t, 1.0);
+            self.count_point(loc, Metric::BytesRecv, t, bytes as f64);
+        }
+        self.recv(e, index, posted);
     }
 
     fn pop_frame(&mut self, loc: LocId, t: i64, cpu: Option<i64>) {

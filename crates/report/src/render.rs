@@ -206,127 +206,149 @@ pub fn render(
     let pictures = matches!(format, Format::Svg | Format::Html);
     let items = items(a, sel, pictures)?;
     match format {
-        Format::Text => {
-            let mut first = true;
-            for it in &items {
-                if !first {
-                    writeln!(out)?;
-                }
-                first = false;
-                match it {
-                    Item::Table(t) => out.write_all(t.to_text().as_bytes())?,
-                    Item::Histogram(m) => out.write_all(histogram_text(a, *m)?.as_bytes())?,
-                    Item::Spacetime => {
-                        return Err(Error::Bad(
-                            "the space-time diagram is a picture: use --format svg or html".into(),
-                        ))
-                    }
-                }
-            }
-            for n in a.notes() {
-                writeln!(out, "note: {n}")?;
-            }
-        }
-        Format::Csv => {
-            let many = items.len() > 1;
-            for (i, it) in items.iter().enumerate() {
-                let t = match it {
-                    Item::Table(t) => t.clone(),
-                    Item::Histogram(m) => a.histogram_table(*m)?,
-                    Item::Spacetime => {
-                        return Err(Error::Bad(
-                            "the space-time diagram is a picture: use --format svg or html".into(),
-                        ))
-                    }
-                };
-                if many {
-                    if i > 0 {
-                        writeln!(out)?;
-                    }
-                    writeln!(out, "# {}", t.name)?;
-                }
-                out.write_all(t.to_csv().as_bytes())?;
-            }
-        }
-        Format::Json => {
-            let mut tables = Vec::new();
-            let mut hists = Vec::new();
-            for it in &items {
-                match it {
-                    Item::Table(t) => tables.push(t.to_json()),
-                    Item::Histogram(m) => hists.push(histogram_json(a, *m)?),
-                    Item::Spacetime => {
-                        return Err(Error::Bad(
-                            "the space-time diagram is a picture: use --format svg or html".into(),
-                        ))
-                    }
-                }
-            }
-            let span = a.span().map(|(s, e)| json!({"start_ns": s, "end_ns": e}));
-            let doc = json!({
-                "trace": a.name, "events": a.events(), "ordered": a.ordered, "matched": a.matched,
-                "focus": a.focus_label(), "phase": a.opts.phase, "span": span,
-                "notes": a.notes(), "tables": tables, "histograms": hists,
-            });
-            serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Error::Io(e.into()))?;
+        Format::Text => render_text(a, &items, out),
+        Format::Csv => render_csv(a, &items, out),
+        Format::Json => render_json(a, &items, out),
+        Format::Svg => render_svg(a, sel, &items, overlay, out),
+        Format::Html => render_html(a, sel, &items, overlay, out),
+    }
+}
+
+/// The error for a picture asked for in a format of text.
+fn spacetime_not_text() -> Error {
+    Error::Bad("the space-time diagram is a picture: use --format svg or html".into())
+}
+
+fn render_text(a: &Analysis, items: &[Item], out: &mut dyn Write) -> Result<()> {
+    let mut first = true;
+    for it in items {
+        if !first {
             writeln!(out)?;
         }
-        Format::Svg => {
-            let mut parts = Vec::new();
-            let pics: Vec<&Item> = if sel.tables.is_empty() {
-                items.iter().filter(|i| matches!(i, Item::Spacetime)).collect()
-            } else {
-                items.iter().filter(|i| !matches!(i, Item::Table(_))).collect()
-            };
-            if pics.is_empty() {
-                return Err(Error::Bad(
-                    "--format svg draws pictures: --table spacetime or --table histogram".into(),
-                ));
-            }
-            for it in pics {
-                match it {
-                    Item::Histogram(m) => {
-                        let s = svg::series_of(a, *m, &a.name)?;
-                        parts.push(svg::histogram(*m, &[s], &format!("histogram-{}", m.name())));
-                    }
-                    Item::Spacetime => parts.push(svg::spacetime(a, overlay)),
-                    Item::Table(_) => {}
-                }
-            }
-            let doc = if parts.len() == 1 { parts.pop().unwrap() } else { stack_svgs(&parts) };
-            writeln!(out, "{doc}")?;
-        }
-        Format::Html => {
-            let mut sections = vec![Section {
-                title: "Summary".into(),
-                body: crate::summary::html(a, overlay, sel.no_path.as_deref()),
-            }];
-            for it in &items {
-                match it {
-                    Item::Table(t) => sections.push(Section { title: t.title.clone(), body: html::table(t) }),
-                    Item::Histogram(m) => {
-                        let s = svg::series_of(a, *m, &a.name)?;
-                        sections.push(Section {
-                            title: format!("Time histogram of {} ({})", m.name(), a.focus_label()),
-                            body: svg::histogram(*m, &[s], &format!("histogram-{}", m.name())),
-                        });
-                    }
-                    Item::Spacetime => sections.push(Section {
-                        title: "Space-time diagram".into(),
-                        body: svg::spacetime(a, overlay),
-                    }),
-                }
-            }
-            let mut intro = vec![format!(
-                "{} events; {}; {}",
-                a.events(),
-                if a.ordered { "globally ordered" } else { "not ordered" },
-                if a.matched { "messages matched" } else { "messages not matched" }
-            )];
-            intro.extend(a.notes());
-            out.write_all(html::page(&format!("spoor report: {}", a.name), &intro, &sections).as_bytes())?;
+        first = false;
+        match it {
+            Item::Table(t) => out.write_all(t.to_text().as_bytes())?,
+            Item::Histogram(m) => out.write_all(histogram_text(a, *m)?.as_bytes())?,
+            Item::Spacetime => return Err(spacetime_not_text()),
         }
     }
+    for n in a.notes() {
+        writeln!(out, "note: {n}")?;
+    }
+
+    Ok(())
+}
+
+fn render_csv(a: &Analysis, items: &[Item], out: &mut dyn Write) -> Result<()> {
+    let many = items.len() > 1;
+    for (i, it) in items.iter().enumerate() {
+        let t = match it {
+            Item::Table(t) => t.clone(),
+            Item::Histogram(m) => a.histogram_table(*m)?,
+            Item::Spacetime => return Err(spacetime_not_text()),
+        };
+        if many {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "# {}", t.name)?;
+        }
+        out.write_all(t.to_csv().as_bytes())?;
+    }
+
+    Ok(())
+}
+
+fn render_json(a: &Analysis, items: &[Item], out: &mut dyn Write) -> Result<()> {
+    let mut tables = Vec::new();
+    let mut hists = Vec::new();
+    for it in items {
+        match it {
+            Item::Table(t) => tables.push(t.to_json()),
+            Item::Histogram(m) => hists.push(histogram_json(a, *m)?),
+            Item::Spacetime => return Err(spacetime_not_text()),
+        }
+    }
+    let span = a.span().map(|(s, e)| json!({"start_ns": s, "end_ns": e}));
+    let doc = json!({
+        "trace": a.name, "events": a.events(), "ordered": a.ordered, "matched": a.matched,
+        "focus": a.focus_label(), "phase": a.opts.phase, "span": span,
+        "notes": a.notes(), "tables": tables, "histograms": hists,
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Error::Io(e.into()))?;
+    writeln!(out)?;
+
+    Ok(())
+}
+
+/// The pictures alone: the space-time diagram, or the pictures of the tables asked for.
+fn render_svg(
+    a: &Analysis,
+    sel: &Selection,
+    items: &[Item],
+    overlay: Option<&Overlay>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut parts = Vec::new();
+    let pics: Vec<&Item> = if sel.tables.is_empty() {
+        items.iter().filter(|i| matches!(i, Item::Spacetime)).collect()
+    } else {
+        items.iter().filter(|i| !matches!(i, Item::Table(_))).collect()
+    };
+    if pics.is_empty() {
+        return Err(Error::Bad("--format svg draws pictures: --table spacetime or --table histogram".into()));
+    }
+    for it in pics {
+        match it {
+            Item::Histogram(m) => {
+                let s = svg::series_of(a, *m, &a.name)?;
+                parts.push(svg::histogram(*m, &[s], &format!("histogram-{}", m.name())));
+            }
+            Item::Spacetime => parts.push(svg::spacetime(a, overlay)),
+            Item::Table(_) => {}
+        }
+    }
+    let doc = if parts.len() == 1 { parts.pop().unwrap() } else { stack_svgs(&parts) };
+    writeln!(out, "{doc}")?;
+
+    Ok(())
+}
+
+/// A page opening with the summary, then a section per item.
+fn render_html(
+    a: &Analysis,
+    sel: &Selection,
+    items: &[Item],
+    overlay: Option<&Overlay>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut sections = vec![Section {
+        title: "Summary".into(),
+        body: crate::summary::html(a, overlay, sel.no_path.as_deref()),
+    }];
+    for it in items {
+        match it {
+            Item::Table(t) => sections.push(Section { title: t.title.clone(), body: html::table(t) }),
+            Item::Histogram(m) => {
+                let s = svg::series_of(a, *m, &a.name)?;
+                sections.push(Section {
+                    title: format!("Time histogram of {} ({})", m.name(), a.focus_label()),
+                    body: svg::histogram(*m, &[s], &format!("histogram-{}", m.name())),
+                });
+            }
+            Item::Spacetime => sections
+                .push(Section { title: "Space-time diagram".into(), body: svg::spacetime(a, overlay) }),
+        }
+    }
+    let mut intro = vec![format!(
+        "{} events; {}; {}",
+        a.events(),
+        if a.ordered { "globally ordered" } else { "not ordered" },
+        if a.matched { "messages matched" } else { "messages not matched" }
+    )];
+    intro.extend(a.notes());
+    out.write_all(html::page(&format!("spoor report: {}", a.name), &intro, &sections).as_bytes())?;
+
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 use crate::metric::Metric;
 use crate::overlay::Overlay;
 use crate::table::Unit;
+use crate::tables::SpacetimeRow;
 use crate::{Analysis, Result};
 use spoor_model::LocId;
 use std::collections::HashMap;
@@ -159,13 +160,18 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
     let Some((t0, t1)) = a.span() else {
         return r#"<svg xmlns="http://www.w3.org/2000/svg" id="spacetime" width="400" height="40"><text x="10" y="20">no events</text></svg>"#.into();
     };
-    let span = (t1 - t0).max(1) as f64;
     let nrows = rows.len().max(1);
-    let rh: f64 = (720.0 / nrows as f64).clamp(3.0, 24.0);
-    let (left, top, pw) = (170.0, 40.0, 1000.0);
-    let h = top + rh * nrows as f64 + 70.0;
-    let w = left + pw + 20.0;
-    let x = |t: i64| left + (t - t0) as f64 / span * pw;
+    let f = Frame {
+        t0,
+        t1,
+        span: (t1 - t0).max(1) as f64,
+        rh: (720.0 / nrows as f64).clamp(3.0, 24.0),
+        left: 170.0,
+        top: 40.0,
+        pw: 1000.0,
+    };
+    let h = f.top + f.rh * nrows as f64 + 70.0;
+    let w = f.left + f.pw + 20.0;
     let mut row_of: HashMap<LocId, usize> = HashMap::new();
     let mut most = 1;
     for (r, row) in rows.iter().enumerate() {
@@ -174,13 +180,51 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
             row_of.insert(l, r);
         }
     }
-    let cy = |r: usize| top + rh * r as f64 + rh / 2.0;
     let mut o = String::new();
     let _ = write!(
         o,
         r#"<svg xmlns="http://www.w3.org/2000/svg" id="spacetime" class="spacetime" width="{w}" height="{h:.0}" viewBox="0 0 {w} {h:.0}" font-family="sans-serif" font-size="10">"#
     );
     o.push_str("<title>Space-time diagram</title>");
+    spacetime_caption(&mut o, &f, a, &rows, most);
+    spacetime_legend(&mut o, &f, overlay);
+    spacetime_rows(&mut o, &f, a.bins(), &rows);
+    spacetime_messages(&mut o, &f, a, &row_of);
+    spacetime_waits(&mut o, &f, a, &row_of);
+    if let Some(ov) = overlay.filter(|o| !o.is_empty()) {
+        spacetime_overlay(&mut o, &f, ov, &row_of);
+    }
+    spacetime_axis(&mut o, &f, nrows);
+    o.push_str("</svg>");
+    o
+}
+
+/// The space-time diagram's geometry: the time span and where it is drawn.
+struct Frame {
+    t0: i64,
+    t1: i64,
+    span: f64,
+    /// A row's height.
+    rh: f64,
+    left: f64,
+    top: f64,
+    /// The plot's width.
+    pw: f64,
+}
+
+impl Frame {
+    /// The x of time `t`.
+    fn x(&self, t: i64) -> f64 {
+        self.left + (t - self.t0) as f64 / self.span * self.pw
+    }
+
+    /// The y of row `r`'s middle.
+    fn cy(&self, r: usize) -> f64 {
+        self.top + self.rh * r as f64 + self.rh / 2.0
+    }
+}
+
+fn spacetime_caption(o: &mut String, f: &Frame, a: &Analysis, rows: &[SpacetimeRow], most: usize) {
     let nlocs: usize = rows.iter().map(|r| r.1.len()).sum();
     let msgs = a.messages();
     let drawn = if a.matched { a.longest_messages().len() } else { 0 };
@@ -202,7 +246,11 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
     if let Some((_, bw, _)) = a.bins() {
         let _ = write!(caption, "; columns of {}", ms(bw as f64));
     }
-    let _ = write!(o, r#"<text class="caption" x="{left}" y="16">{}</text>"#, esc(&caption));
+    let _ = write!(o, r#"<text class="caption" x="{}" y="16">{}</text>"#, f.left, esc(&caption));
+}
+
+fn spacetime_legend(o: &mut String, f: &Frame, overlay: Option<&Overlay>) {
+    let left = f.left;
     let _ = write!(
         o,
         r##"<g class="legend"><rect x="{left}" y="22" width="10" height="8" fill="#2ca02c"/><text x="{}" y="30">busy</text><rect x="{}" y="22" width="10" height="8" fill="#d62728"/><text x="{}" y="30">waiting</text><line x1="{}" y1="26" x2="{}" y2="26" stroke="#1f77b4"/><text x="{}" y="30">message</text>"##,
@@ -224,10 +272,14 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
         );
     }
     o.push_str("</g>");
-    let bins = a.bins();
+}
+
+/// Each row's label and base line, then its busy and waiting shares per column.
+fn spacetime_rows(o: &mut String, f: &Frame, bins: Option<(i64, i64, usize)>, rows: &[SpacetimeRow]) {
+    let (left, rh) = (f.left, f.rh);
     o.push_str(r#"<g class="rows">"#);
     for (r, (label, locs, busy, wait)) in rows.iter().enumerate() {
-        let y = top + rh * r as f64;
+        let y = f.top + rh * r as f64;
         let _ = write!(
             o,
             r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="{:.0}">{}</text><line x1="{left}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ddd"/>"##,
@@ -235,47 +287,63 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
             y + rh * 0.75,
             (rh * 0.8).clamp(3.0, 10.0),
             esc(&fit_label(label, left - 8.0, (rh * 0.8).clamp(3.0, 10.0))),
-            cy(r),
-            left + pw,
-            cy(r)
+            f.cy(r),
+            left + f.pw,
+            f.cy(r)
         );
         let Some((b0, bw, _)) = bins else { continue };
-        let cap = (bw as f64) * locs.len() as f64;
-        // Merge runs of columns with the same (quantized) shares into one rectangle.
-        let q = |v: f64| ((v / cap) * 32.0).round() as i32;
-        let mut i = 0;
-        while i < busy.len() {
-            let (qb, qw) = (q(busy[i]), q(wait[i]));
-            let mut j = i + 1;
-            while j < busy.len() && q(busy[j]) == qb && q(wait[j]) == qw {
-                j += 1;
-            }
-            if qb > 0 || qw > 0 {
-                let xa = x((b0 + i as i64 * bw).max(t0));
-                let xb = x((b0 + j as i64 * bw).min(t1));
-                let hb = rh * 0.9 * qb as f64 / 32.0;
-                let hw = rh * 0.9 * qw as f64 / 32.0;
-                if qb > 0 {
-                    let _ = write!(
-                        o,
-                        r##"<rect x="{xa:.2}" y="{:.2}" width="{:.2}" height="{hb:.2}" fill="#2ca02c"/>"##,
-                        y + rh * 0.05,
-                        (xb - xa).max(0.3)
-                    );
-                }
-                if qw > 0 {
-                    let _ = write!(
-                        o,
-                        r##"<rect x="{xa:.2}" y="{:.2}" width="{:.2}" height="{hw:.2}" fill="#d62728"/>"##,
-                        y + rh * 0.05 + hb,
-                        (xb - xa).max(0.3)
-                    );
-                }
-            }
-            i = j;
-        }
+        spacetime_shares(o, f, y, (b0, bw), (bw as f64) * locs.len() as f64, busy, wait);
     }
     o.push_str("</g>");
+}
+
+/// One row's busy (green) and waiting (red) shares of `cap`, per column of `bw` from `b0`.
+fn spacetime_shares(
+    o: &mut String,
+    f: &Frame,
+    y: f64,
+    (b0, bw): (i64, i64),
+    cap: f64,
+    busy: &[f64],
+    wait: &[f64],
+) {
+    let rh = f.rh;
+    // Merge runs of columns with the same (quantized) shares into one rectangle.
+    let q = |v: f64| ((v / cap) * 32.0).round() as i32;
+    let mut i = 0;
+    while i < busy.len() {
+        let (qb, qw) = (q(busy[i]), q(wait[i]));
+        let mut j = i + 1;
+        while j < busy.len() && q(busy[j]) == qb && q(wait[j]) == qw {
+            j += 1;
+        }
+        if qb > 0 || qw > 0 {
+            let xa = f.x((b0 + i as i64 * bw).max(f.t0));
+            let xb = f.x((b0 + j as i64 * bw).min(f.t1));
+            let hb = rh * 0.9 * qb as f64 / 32.0;
+            let hw = rh * 0.9 * qw as f64 / 32.0;
+            if qb > 0 {
+                let _ = write!(
+                    o,
+                    r##"<rect x="{xa:.2}" y="{:.2}" width="{:.2}" height="{hb:.2}" fill="#2ca02c"/>"##,
+                    y + rh * 0.05,
+                    (xb - xa).max(0.3)
+                );
+            }
+            if qw > 0 {
+                let _ = write!(
+                    o,
+                    r##"<rect x="{xa:.2}" y="{:.2}" width="{:.2}" height="{hw:.2}" fill="#d62728"/>"##,
+                    y + rh * 0.05 + hb,
+                    (xb - xa).max(0.3)
+                );
+            }
+        }
+        i = j;
+    }
+}
+
+fn spacetime_messages(o: &mut String, f: &Frame, a: &Analysis, row_of: &HashMap<LocId, usize>) {
     o.push_str(r##"<g class="messages" stroke="#1f77b4" stroke-width="0.8">"##);
     if a.matched {
         for m in a.longest_messages() {
@@ -283,10 +351,10 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
             let _ = write!(
                 o,
                 r#"<line x1="{:.2}" y1="{:.2}" x2="{:.2}" y2="{:.2}"><title>{}</title></line>"#,
-                x(m.start),
-                cy(ra),
-                x(m.end),
-                cy(rb),
+                f.x(m.start),
+                f.cy(ra),
+                f.x(m.end),
+                f.cy(rb),
                 esc(&format!(
                     "{} to {}: {} B, transit {}",
                     a.location_name(m.origin),
@@ -298,68 +366,79 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
         }
     }
     o.push_str("</g>");
-    // The largest waits, outlined on their rows.
+}
+
+/// The largest waits, outlined on their rows.
+fn spacetime_waits(o: &mut String, f: &Frame, a: &Analysis, row_of: &HashMap<LocId, usize>) {
     let largest = a.largest_waits();
-    if !largest.is_empty() {
-        o.push_str(r##"<g class="wait-states" stroke="#ff7f0e" stroke-width="1.5" fill="none">"##);
-        for i in largest {
-            let Some(&r) = row_of.get(&i.loc) else { continue };
-            let (xa, xb) = (x(i.start), x(i.start + i.duration));
-            let _ = write!(
-                o,
-                r#"<rect class="wait-state" x="{xa:.2}" y="{:.2}" width="{:.2}" height="{:.2}"><title>{}</title></rect>"#,
-                top + rh * r as f64 + rh * 0.05,
-                (xb - xa).max(0.6),
-                rh * 0.9,
-                esc(&format!(
-                    "{}: {} waits {}",
-                    i.pattern.name(),
-                    a.defs.location_label(i.loc),
-                    ms(i.duration as f64)
-                ))
-            );
-        }
-        o.push_str("</g>");
+    if largest.is_empty() {
+        return;
     }
-    if let Some(ov) = overlay.filter(|o| !o.is_empty()) {
-        o.push_str(r##"<g class="overlay" stroke="#000" stroke-width="3" fill="none">"##);
-        for s in &ov.segments {
-            let Some(&r) = row_of.get(&s.loc) else { continue };
-            let _ = write!(
-                o,
-                r#"<line class="segment" x1="{:.2}" y1="{:.2}" x2="{:.2}" y2="{:.2}"/>"#,
-                x(s.start),
-                cy(r),
-                x(s.end),
-                cy(r)
-            );
-        }
-        for arc in &ov.arcs {
-            let (Some(&ra), Some(&rb)) = (row_of.get(&arc.from_loc), row_of.get(&arc.to_loc)) else {
-                continue;
-            };
-            let _ = write!(
-                o,
-                r#"<line class="arc" stroke-dasharray="4 2" x1="{:.2}" y1="{:.2}" x2="{:.2}" y2="{:.2}"/>"#,
-                x(arc.from_time),
-                cy(ra),
-                x(arc.to_time),
-                cy(rb)
-            );
-        }
-        o.push_str("</g>");
+    let rh = f.rh;
+    o.push_str(r##"<g class="wait-states" stroke="#ff7f0e" stroke-width="1.5" fill="none">"##);
+    for i in largest {
+        let Some(&r) = row_of.get(&i.loc) else { continue };
+        let (xa, xb) = (f.x(i.start), f.x(i.start + i.duration));
+        let _ = write!(
+            o,
+            r#"<rect class="wait-state" x="{xa:.2}" y="{:.2}" width="{:.2}" height="{:.2}"><title>{}</title></rect>"#,
+            f.top + rh * r as f64 + rh * 0.05,
+            (xb - xa).max(0.6),
+            rh * 0.9,
+            esc(&format!(
+                "{}: {} waits {}",
+                i.pattern.name(),
+                a.defs.location_label(i.loc),
+                ms(i.duration as f64)
+            ))
+        );
     }
-    let base = top + rh * nrows as f64;
+    o.push_str("</g>");
+}
+
+fn spacetime_overlay(o: &mut String, f: &Frame, ov: &Overlay, row_of: &HashMap<LocId, usize>) {
+    o.push_str(r##"<g class="overlay" stroke="#000" stroke-width="3" fill="none">"##);
+    for s in &ov.segments {
+        let Some(&r) = row_of.get(&s.loc) else { continue };
+        let _ = write!(
+            o,
+            r#"<line class="segment" x1="{:.2}" y1="{:.2}" x2="{:.2}" y2="{:.2}"/>"#,
+            f.x(s.start),
+            f.cy(r),
+            f.x(s.end),
+            f.cy(r)
+        );
+    }
+    for arc in &ov.arcs {
+        let (Some(&ra), Some(&rb)) = (row_of.get(&arc.from_loc), row_of.get(&arc.to_loc)) else {
+            continue;
+        };
+        let _ = write!(
+            o,
+            r#"<line class="arc" stroke-dasharray="4 2" x1="{:.2}" y1="{:.2}" x2="{:.2}" y2="{:.2}"/>"#,
+            f.x(arc.from_time),
+            f.cy(ra),
+            f.x(arc.to_time),
+            f.cy(rb)
+        );
+    }
+    o.push_str("</g>");
+}
+
+/// The time axis under the rows: six ticks and its title.
+fn spacetime_axis(o: &mut String, f: &Frame, nrows: usize) {
+    let (left, pw) = (f.left, f.pw);
+    let base = f.top + f.rh * nrows as f64;
     for i in 0..=5 {
-        let f = i as f64 / 5.0;
+        let fr = i as f64 / 5.0;
         let _ = write!(
             o,
             r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#999"/><text x="{0:.1}" y="{3:.1}" text-anchor="{5}">{4}</text>"##,
-            left + f * pw,
+            left + fr * pw,
             base,
             base + 5.0,
             base + 17.0,
-            ms(f * span),
+            ms(fr * f.span),
             tick_anchor(i, 5)
         );
     }
@@ -369,6 +448,4 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
         left + pw / 2.0,
         base + 32.0
     );
-    o.push_str("</svg>");
-    o
 }

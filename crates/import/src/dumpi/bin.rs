@@ -236,6 +236,38 @@ pub fn parse(file: &str, data: &[u8]) -> Result<BinFile, Error> {
     if data.len() < 8 || data[..8] != MAGIC {
         return Err(Error::corrupt(file, 0, "not a DUMPI trace: the file does not start with DUMPI's magic"));
     }
+    let ix = read_index(file, data)?;
+    let mut out = BinFile::default();
+    read_sections(&mut out, file, data, &ix)?;
+    read_calls(&mut out, file, data, &ix)?;
+    Ok(out)
+}
+
+/// Where a `.bin` file's sections start (0: absent), from the index at its end.
+struct Index {
+    /// Where the index starts: the end of the data.
+    index_start: usize,
+    header: usize,
+    body: usize,
+    footer: usize,
+    keyval: usize,
+    sizelbl: usize,
+    addrlbl: usize,
+    perflbl: usize,
+}
+
+impl Index {
+    /// The end of the section that starts at `start`: the next section's start.
+    fn section_end(&self, start: usize) -> usize {
+        [self.header, self.footer, self.keyval, self.sizelbl, self.addrlbl, self.perflbl]
+            .into_iter()
+            .filter(|&o| o > start)
+            .min()
+            .unwrap_or(self.index_start)
+    }
+}
+
+fn read_index(file: &str, data: &[u8]) -> Result<Index, Error> {
     // The index: the magic among the last 8, 7, 6 or 5 64-bit words.
     let len = data.len();
     let words = [8usize, 7, 6, 5]
@@ -277,24 +309,27 @@ pub fn parse(file: &str, data: &[u8]) -> Result<BinFile, Error> {
             Ok(off as usize)
         }
     };
-    let sizelbl = check(sizelbl, "datatype sizes")?;
-    let addrlbl = check(addrlbl, "function names")?;
-    let perflbl = check(perflbl, "counter names")?;
-    let header = check(header, "header")?;
-    let body = check(body, "call stream")?;
-    let footer = check(footer, "footer")?;
-    let keyval = check(keyval, "keyval record")?;
-    if body == 0 {
+    let ix = Index {
+        index_start,
+        sizelbl: check(sizelbl, "datatype sizes")?,
+        addrlbl: check(addrlbl, "function names")?,
+        perflbl: check(perflbl, "counter names")?,
+        header: check(header, "header")?,
+        body: check(body, "call stream")?,
+        footer: check(footer, "footer")?,
+        keyval: check(keyval, "keyval record")?,
+    };
+    if ix.body == 0 {
         return Err(Error::corrupt(file, index_start as u64, "the index has no call stream"));
     }
-    let section_end = |start: usize| -> usize {
-        [header, footer, keyval, sizelbl, addrlbl, perflbl]
-            .into_iter()
-            .filter(|&o| o > start)
-            .min()
-            .unwrap_or(index_start)
-    };
-    let mut out = BinFile::default();
+    Ok(ix)
+}
+
+/// The sections before the call stream: header, datatype sizes, counter and function
+/// names, footer.
+fn read_sections(out: &mut BinFile, file: &str, data: &[u8], ix: &Index) -> Result<(), Error> {
+    let Index { header, sizelbl, perflbl, addrlbl, footer, .. } = *ix;
+    let section_end = |start: usize| ix.section_end(start);
     if header > 0 {
         let mut c = Cur::at(data, header, section_end(header), file);
         out.version = (c.u8("the version")?, c.u8("the version")?, c.u8("the version")?);
@@ -331,8 +366,12 @@ pub fn parse(file: &str, data: &[u8]) -> Result<BinFile, Error> {
             out.footer_counts = Some((0..n).map(|_| c.u32("a call count")).collect::<Result<_, _>>()?);
         }
     }
-    // The call stream.
-    let mut c = Cur::at(data, body, section_end(body), file);
+    Ok(())
+}
+
+/// The call stream: every call record up to the end of the stream.
+fn read_calls(out: &mut BinFile, file: &str, data: &[u8], ix: &Index) -> Result<(), Error> {
+    let mut c = Cur::at(data, ix.body, ix.section_end(ix.body), file);
     out.cpu_bias = c.u32("the CPU time bias")?;
     out.wall_bias = c.u32("the wall time bias")?;
     let (mut cpu_wrap, mut wall_wrap) = (Unwrap::default(), Unwrap::default());
@@ -392,7 +431,7 @@ pub fn parse(file: &str, data: &[u8]) -> Result<BinFile, Error> {
         }
         out.calls.push(Call { label, offset: offset as u64, thread, cpu, wall, args: vals });
     }
-    Ok(out)
+    Ok(())
 }
 
 fn read_arg(c: &mut Cur, arg: &Arg, mask: u8, version: (u8, u8, u8)) -> Result<Val, Error> {

@@ -171,6 +171,40 @@ pub fn read_dumpi_from(files: &impl TraceFiles, meta_path: &Path) -> Result<Dump
     for (k, v) in &meta.pairs {
         defs.set_property(&format!("dumpi.{k}"), v);
     }
+    let (locs, main_loc) = define_ranks(&mut defs, &meta, &bins);
+    let wall_offset_s = bins.iter().map(|b| b.wall_bias as u64).min().unwrap_or(0);
+    defs.set_property("dumpi.wall_offset_s", &wall_offset_s.to_string());
+    let calls: Vec<&[Call]> = bins.iter().map(|b| b.calls.as_slice()).collect();
+    let table = comms::reconstruct(&mut defs, &calls, &main_loc, &mut warnings);
+    let (label_names, func_names) = intern_names(&mut defs, &bins);
+    let ctx = Ctx {
+        defs: &defs,
+        table: &table,
+        label_names: &label_names,
+        base_ns: wall_offset_s as i128 * 1_000_000_000,
+    };
+    let per_rank: Vec<(Vec<Event>, Warnings)> = bins
+        .par_iter()
+        .enumerate()
+        .map(|(r, b)| ctx.rank(r, b, &locs[r], main_loc[r], &func_names[r]))
+        .collect();
+    let mut events = Vec::with_capacity(per_rank.iter().map(|(e, _)| e.len()).sum());
+    for (ev, w) in per_rank {
+        events.extend(ev);
+        warnings.merge(w);
+    }
+    events.sort_by_key(|e| (e.wall, e.loc));
+    let ranks = bins.iter().zip(&paths).map(|(b, f)| rank_stats(b, f)).collect();
+    Ok(DumpiTrace { defs, events, ranks, wall_offset_s, warnings: warnings.into_vec() })
+}
+
+/// A machine per host name, and per rank a process with a location per thread (thread 0
+/// at least): per rank, its locations by thread and its main thread's.
+fn define_ranks(
+    defs: &mut Definitions,
+    meta: &meta::Meta,
+    bins: &[BinFile],
+) -> (Vec<HashMap<u16, LocId>>, Vec<LocId>) {
     let meta_host = meta.pairs.iter().find(|(k, _)| k == "hostname").map(|(_, v)| v.clone());
     let mut machines: HashMap<String, u32> = HashMap::new();
     let mut locs: Vec<HashMap<u16, LocId>> = Vec::with_capacity(bins.len());
@@ -194,14 +228,16 @@ pub fn read_dumpi_from(files: &impl TraceFiles, meta_path: &Path) -> Result<Dump
         main_loc.push(map[&0]);
         locs.push(map);
     }
-    let wall_offset_s = bins.iter().map(|b| b.wall_bias as u64).min().unwrap_or(0);
-    defs.set_property("dumpi.wall_offset_s", &wall_offset_s.to_string());
-    let calls: Vec<&[Call]> = bins.iter().map(|b| b.calls.as_slice()).collect();
-    let table = comms::reconstruct(&mut defs, &calls, &main_loc, &mut warnings);
-    // Names, interned before the parallel part.
+    (locs, main_loc)
+}
+
+/// Names, interned before the parallel part: the calls' by label, and per rank the
+/// profiled functions' by address.
+#[allow(clippy::type_complexity)]
+fn intern_names(defs: &mut Definitions, bins: &[BinFile]) -> (HashMap<u16, StrId>, Vec<HashMap<u64, StrId>>) {
     let mut label_names: HashMap<u16, StrId> = HashMap::new();
     let mut func_names: Vec<HashMap<u64, StrId>> = Vec::with_capacity(bins.len());
-    for b in &bins {
+    for b in bins {
         let mut f = HashMap::new();
         for c in &b.calls {
             if c.label == layout::FUNCTION_ENTER || c.label == layout::FUNCTION_EXIT {
@@ -216,55 +252,35 @@ pub fn read_dumpi_from(files: &impl TraceFiles, meta_path: &Path) -> Result<Dump
         }
         func_names.push(f);
     }
-    let ctx = Ctx {
-        defs: &defs,
-        table: &table,
-        label_names: &label_names,
-        base_ns: wall_offset_s as i128 * 1_000_000_000,
-    };
-    let per_rank: Vec<(Vec<Event>, Warnings)> = bins
-        .par_iter()
-        .enumerate()
-        .map(|(r, b)| ctx.rank(r, b, &locs[r], main_loc[r], &func_names[r]))
-        .collect();
-    let mut events = Vec::with_capacity(per_rank.iter().map(|(e, _)| e.len()).sum());
-    for (ev, w) in per_rank {
-        events.extend(ev);
-        warnings.merge(w);
+    (label_names, func_names)
+}
+
+/// A rank file's statistics: its calls by name, as read and as its footer counts them.
+fn rank_stats(b: &BinFile, f: &Path) -> RankStats {
+    let mut calls = BTreeMap::new();
+    for c in &b.calls {
+        if c.label < layout::ALL_FUNCTIONS {
+            *calls.entry(layout::layout(c.label).map_or("?", |l| l.0).to_string()).or_insert(0) += 1;
+        }
     }
-    events.sort_by_key(|e| (e.wall, e.loc));
-    let ranks = bins
-        .iter()
-        .zip(&paths)
-        .map(|(b, f)| {
-            let mut calls = BTreeMap::new();
-            for c in &b.calls {
-                if c.label < layout::ALL_FUNCTIONS {
-                    *calls.entry(layout::layout(c.label).map_or("?", |l| l.0).to_string()).or_insert(0) += 1;
-                }
-            }
-            let footer_calls = b.footer_counts.as_ref().map(|counts| {
-                counts
-                    .iter()
-                    .enumerate()
-                    .filter(|&(l, &n)| n > 0 && l < layout::ALL_FUNCTIONS as usize)
-                    .map(|(l, &n)| {
-                        let name = layout::layout(l as u16)
-                            .map_or_else(|| format!("label {l}"), |x| x.0.to_string());
-                        (name, n as u64)
-                    })
-                    .collect()
-            });
-            RankStats {
-                file: f.display().to_string(),
-                version: b.version,
-                records: b.calls.len() as u64,
-                calls,
-                footer_calls,
-            }
-        })
-        .collect();
-    Ok(DumpiTrace { defs, events, ranks, wall_offset_s, warnings: warnings.into_vec() })
+    let footer_calls = b.footer_counts.as_ref().map(|counts| {
+        counts
+            .iter()
+            .enumerate()
+            .filter(|&(l, &n)| n > 0 && l < layout::ALL_FUNCTIONS as usize)
+            .map(|(l, &n)| {
+                let name = layout::layout(l as u16).map_or_else(|| format!("label {l}"), |x| x.0.to_string());
+                (name, n as u64)
+            })
+            .collect()
+    });
+    RankStats {
+        file: f.display().to_string(),
+        version: b.version,
+        records: b.calls.len() as u64,
+        calls,
+        footer_calls,
+    }
 }
 
 struct Ctx<'a> {
@@ -393,6 +409,27 @@ impl Rank<'_> {
                 }
             }
             "MPI_Isend" | "MPI_Ibsend" | "MPI_Issend" | "MPI_Irsend" | "MPI_Irecv" | "MPI_Send_init"
+            | "MPI_Bsend_init" | "MPI_Ssend_init" | "MPI_Rsend_init" | "MPI_Recv_init" | "MPI_Start"
+            | "MPI_Startall" | "MPI_Request_free" => self.requests(name, c, start),
+            "MPI_Wait" | "MPI_Test" | "MPI_Waitany" | "MPI_Testany" | "MPI_Waitall" | "MPI_Testall"
+            | "MPI_Waitsome" | "MPI_Testsome" => self.completions(name, c, end),
+            _ => {
+                if let Some(op) = mpi_collective(name) {
+                    if let Some(k) = self.coll_end(op, c) {
+                        if let Kind::CollEnd { comm, .. } = k {
+                            start.push(Kind::CollBegin { op, comm });
+                        }
+                        end.push(k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls that create, start or free requests: non-blocking posts at their start.
+    fn requests(&mut self, name: &str, c: &Call, start: &mut Vec<Kind>) {
+        match name {
+            "MPI_Isend" | "MPI_Ibsend" | "MPI_Issend" | "MPI_Irsend" | "MPI_Irecv" | "MPI_Send_init"
             | "MPI_Bsend_init" | "MPI_Ssend_init" | "MPI_Rsend_init" | "MPI_Recv_init" => {
                 let Some(request) = c.int("request") else { return };
                 let recv = name == "MPI_Irecv" || name == "MPI_Recv_init";
@@ -426,6 +463,13 @@ impl Rank<'_> {
                     }
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Waits and tests: the completions of the requests they complete, at their end.
+    fn completions(&mut self, name: &str, c: &Call, end: &mut Vec<Kind>) {
+        match name {
             "MPI_Wait" | "MPI_Test" => {
                 if name == "MPI_Test" && c.int("flag").unwrap_or(0) == 0 {
                     return;
@@ -468,16 +512,7 @@ impl Rank<'_> {
                     }
                 }
             }
-            _ => {
-                if let Some(op) = mpi_collective(name) {
-                    if let Some(k) = self.coll_end(op, c) {
-                        if let Kind::CollEnd { comm, .. } = k {
-                            start.push(Kind::CollBegin { op, comm });
-                        }
-                        end.push(k);
-                    }
-                }
-            }
+            _ => {}
         }
     }
 
@@ -603,8 +638,16 @@ impl Rank<'_> {
             _ => None,
         };
         let is_root = root.is_some_and(|r| r == self.main);
+        let (sent, received) = self.coll_bytes(op, c, n, me, is_root);
+        Some(Kind::CollEnd { op, comm, root, sent, received })
+    }
+
+    /// The bytes a collective call sent and received, from its counts and datatypes;
+    /// `n` members, this rank the `me`-th, `is_root` where it is the root.
+    fn coll_bytes(&mut self, op: CollOp, c: &Call, n: u64, me: Option<usize>, is_root: bool) -> (u64, u64) {
+        let int = |f: &str| c.int(f);
         let sum = |v: &[i64]| v.iter().map(|&x| x.max(0) as u64).fold(0u64, u64::saturating_add);
-        let (sent, received) = match op {
+        match op {
             CollOp::Barrier => (0, 0),
             CollOp::Bcast => {
                 let b = self.size(int("count"), int("datatype"));
@@ -692,8 +735,7 @@ impl Rank<'_> {
                     (s, r)
                 }
             }
-        };
-        Some(Kind::CollEnd { op, comm, root, sent, received })
+        }
     }
 }
 

@@ -198,43 +198,11 @@ pub fn parse_global(d: &[u8], chunk_size: usize) -> R<Global> {
                 g.regions.push((id, name));
             }
             GROUP => {
-                let id = c.u32c()?;
-                let _name = c.u32c()?;
-                let pre12 = c.u8()?;
-                let n = c.u32c()?;
-                if n as usize > c.remaining() {
-                    return Err(Bad::new(at, format!("group of {n} members does not fit in its record")));
-                }
-                let mut members = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    members.push(c.u64c()?);
-                }
-                let (gtype, paradigm) = if !c.at_end() {
-                    (c.u8()?, c.u8()?)
-                } else {
-                    // Before OTF2 1.2: MPI groups had their own types.
-                    match pre12 {
-                        4 => (GROUP_COMM_GROUP, PARADIGM_MPI),
-                        5 => (GROUP_COMM_SELF, PARADIGM_MPI),
-                        6 => (GROUP_COMM_LOCATIONS, PARADIGM_MPI),
-                        t => (t, 0),
-                    }
-                };
+                let (id, group) = group(c, at)?;
                 g.group_order.push(id);
-                g.groups.insert(id, GroupDef { gtype, paradigm, members, at });
+                g.groups.insert(id, group);
             }
-            METRIC_MEMBER => {
-                let id = c.u32c()?;
-                let name = c.u32c()?;
-                let _descr = c.u32c()?;
-                let _type = c.u8()?;
-                let _mode = c.u8()?;
-                let _value_type = c.u8()?;
-                let _base = c.u8()?;
-                let _exponent = c.i64c()?;
-                let unit = c.u32c()?;
-                g.metric_members.push((id, name, unit, at));
-            }
+            METRIC_MEMBER => g.metric_members.push(metric_member(c, at)?),
             METRIC_CLASS => {
                 let id = c.u32c()?;
                 let n = c.u8()?;
@@ -263,6 +231,47 @@ pub fn parse_global(d: &[u8], chunk_size: usize) -> R<Global> {
         return Err(Bad::new(0, "the global definitions have no CLOCK_PROPERTIES record"));
     }
     Ok(g)
+}
+
+/// A GROUP record: its id and definition.
+fn group(c: &mut Cursor, at: usize) -> R<(u32, GroupDef)> {
+    let id = c.u32c()?;
+    let _name = c.u32c()?;
+    let pre12 = c.u8()?;
+    let n = c.u32c()?;
+    if n as usize > c.remaining() {
+        return Err(Bad::new(at, format!("group of {n} members does not fit in its record")));
+    }
+    let mut members = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        members.push(c.u64c()?);
+    }
+    let (gtype, paradigm) = if !c.at_end() {
+        (c.u8()?, c.u8()?)
+    } else {
+        // Before OTF2 1.2: MPI groups had their own types.
+        match pre12 {
+            4 => (GROUP_COMM_GROUP, PARADIGM_MPI),
+            5 => (GROUP_COMM_SELF, PARADIGM_MPI),
+            6 => (GROUP_COMM_LOCATIONS, PARADIGM_MPI),
+            t => (t, 0),
+        }
+    };
+    Ok((id, GroupDef { gtype, paradigm, members, at }))
+}
+
+/// A METRIC_MEMBER record: id, name, unit and where it is.
+fn metric_member(c: &mut Cursor, at: usize) -> R<(u32, u32, u32, usize)> {
+    let id = c.u32c()?;
+    let name = c.u32c()?;
+    let _descr = c.u32c()?;
+    let _type = c.u8()?;
+    let _mode = c.u8()?;
+    let _value_type = c.u8()?;
+    let _base = c.u8()?;
+    let _exponent = c.i64c()?;
+    let unit = c.u32c()?;
+    Ok((id, name, unit, at))
 }
 
 // Local definition record types and mapping types.
@@ -369,24 +378,76 @@ pub struct Built {
 
 pub fn build(g: &Global, app: &str) -> R<Built> {
     let mut defs = Definitions::new();
-    let s = |id: u32| -> &str { g.strings.get(&id).map(String::as_str).unwrap_or("") };
     defs.add_app(app);
-
     // Regions first: all their names are in the string table.
+    let regions = build_regions(g, &mut defs);
+    let loc_group = build_processes(g, &mut defs)?;
+
+    // Locations, in definition order; the thread number is the index in the group.
+    let mut loc_of = HashMap::new();
+    let mut threads = vec![0u32; g.location_groups.len()];
+    let mut locations = Vec::with_capacity(g.locations.len());
+    for l in &g.locations {
+        let gi = loc_group[&l.id];
+        let id = defs.add_location(g.str(l.name), gi as u32, threads[gi]);
+        threads[gi] += 1;
+        loc_of.insert(l.id, id);
+        locations.push((l.id, l.events));
+    }
+
+    let (comms, selves) = build_comms(g, &mut defs, &loc_of)?;
+    // A copy of each self-like communicator per location.
+    if selves.len().saturating_mul(locations.len()) > 1 << 24 {
+        return Err(Bad::new(
+            0,
+            format!("{} self communicators for {} locations: too many", selves.len(), locations.len()),
+        ));
+    }
+    let self_comms = (0..locations.len() as LocId)
+        .map(|l| selves.iter().map(|&name| defs.add_comm(g.str(name), vec![l])).collect())
+        .collect();
+    let default_comm = (0..defs.comms.len())
+        .max_by_key(|&c| (defs.comms[c].members.len(), usize::MAX - c))
+        .unwrap_or(0) as CommId;
+    let (metrics, metric_sets) = build_metrics(g, &mut defs)?;
+    Ok(Built { defs, locations, regions, comms, self_comms, metrics, metric_sets, default_comm })
+}
+
+impl Global {
+    /// The string `id`, empty when it is not defined.
+    fn str(&self, id: u32) -> &str {
+        self.strings.get(&id).map(String::as_str).unwrap_or("")
+    }
+
+    /// The first group of MPI locations (`COMM_LOCATIONS`) of `paradigm`.
+    fn comm_locations(&self, paradigm: u8) -> Option<&GroupDef> {
+        self.group_order
+            .iter()
+            .map(|id| &self.groups[id])
+            .find(|gr| gr.gtype == GROUP_COMM_LOCATIONS && gr.paradigm == paradigm)
+    }
+}
+
+/// Global region id -> StrId | RECV_FLAG.
+fn build_regions(g: &Global, defs: &mut Definitions) -> Lookup {
     let mut regions = Lookup::default();
     for &(id, name) in &g.regions {
-        let text = s(name);
+        let text = g.str(name);
         let sid = defs.strings.intern(text);
         let recv = is_recv_region(text);
         regions.insert(id, sid | if recv { RECV_FLAG } else { 0 });
     }
+    regions
+}
 
+/// Machines and processes (one per location group); OTF2 location id -> its group's index.
+fn build_processes(g: &Global, defs: &mut Definitions) -> R<HashMap<u64, usize>> {
     // Machines: the system tree nodes that hold location groups.
     let node_name: HashMap<u32, u32> = g.nodes.iter().copied().collect();
     let mut machine_of_node = HashMap::new();
     for &(nid, _) in &g.nodes {
         if g.location_groups.iter().any(|lg| lg.2 == nid) && !machine_of_node.contains_key(&nid) {
-            machine_of_node.insert(nid, defs.add_machine(s(node_name[&nid])));
+            machine_of_node.insert(nid, defs.add_machine(g.str(node_name[&nid])));
         }
     }
     let mut unknown_machine = None;
@@ -412,12 +473,7 @@ pub fn build(g: &Global, app: &str) -> R<Built> {
     }
     // Ranks: the position in the MPI COMM_LOCATIONS group.
     let mut rank = vec![None; g.location_groups.len()];
-    if let Some(world) = g
-        .group_order
-        .iter()
-        .map(|id| &g.groups[id])
-        .find(|gr| gr.gtype == GROUP_COMM_LOCATIONS && gr.paradigm == PARADIGM_MPI)
-    {
+    if let Some(world) = g.comm_locations(PARADIGM_MPI) {
         for (r, lid) in world.members.iter().enumerate() {
             if let Some(&gi) = loc_group.get(lid) {
                 rank[gi].get_or_insert(r as u32);
@@ -429,31 +485,14 @@ pub fn build(g: &Global, app: &str) -> R<Built> {
             Some(&m) => m,
             None => *unknown_machine.get_or_insert_with(|| defs.add_machine("unknown node")),
         };
-        defs.add_process(s(lg.1), 0, machine, rank[i].unwrap_or(i as u32));
+        defs.add_process(g.str(lg.1), 0, machine, rank[i].unwrap_or(i as u32));
     }
+    Ok(loc_group)
+}
 
-    // Locations, in definition order; the thread number is the index in the group.
-    let mut loc_of = HashMap::new();
-    let mut threads = vec![0u32; g.location_groups.len()];
-    let mut locations = Vec::with_capacity(g.locations.len());
-    for l in &g.locations {
-        let gi = loc_group[&l.id];
-        let id = defs.add_location(s(l.name), gi as u32, threads[gi]);
-        threads[gi] += 1;
-        loc_of.insert(l.id, id);
-        locations.push((l.id, l.events));
-    }
-
-    // Communicators.
-    let comm_locations = |paradigm: u8| {
-        g.group_order
-            .iter()
-            .map(|id| &g.groups[id])
-            .find(|gr| gr.gtype == GROUP_COMM_LOCATIONS && gr.paradigm == paradigm)
-            .or_else(|| {
-                g.group_order.iter().map(|id| &g.groups[id]).find(|gr| gr.gtype == GROUP_COMM_LOCATIONS)
-            })
-    };
+/// Communicators: global id -> CommId, or SELF_FLAG | index among the self-like
+/// communicators, whose names come second.
+fn build_comms(g: &Global, defs: &mut Definitions, loc_of: &HashMap<u64, LocId>) -> R<(Lookup, Vec<u32>)> {
     let to_locs = |ids: &[u64], at: usize| -> R<Vec<LocId>> {
         ids.iter()
             .map(|lid| {
@@ -475,49 +514,41 @@ pub fn build(g: &Global, app: &str) -> R<Built> {
                     selves.push(name);
                     continue;
                 }
-                GROUP_COMM_GROUP => {
-                    let Some(world) = comm_locations(gr.paradigm) else {
-                        return Err(Bad::new(gr.at, "a communicator group without a COMM_LOCATIONS group"));
-                    };
-                    let ids = gr
-                        .members
-                        .iter()
-                        .map(|&r| {
-                            world.members.get(r as usize).copied().ok_or_else(|| {
-                                Bad::new(
-                                    gr.at,
-                                    format!("group member rank {r} is not in the COMM_LOCATIONS group"),
-                                )
-                            })
-                        })
-                        .collect::<R<Vec<u64>>>()?;
-                    to_locs(&ids, gr.at)?
-                }
+                GROUP_COMM_GROUP => to_locs(&comm_group_members(g, gr)?, gr.at)?,
                 GROUP_COMM_LOCATIONS | GROUP_LOCATIONS => to_locs(&gr.members, gr.at)?,
                 _ => Vec::new(),
             },
         };
-        comms.insert(id, defs.add_comm(s(name), members));
+        comms.insert(id, defs.add_comm(g.str(name), members));
     }
-    // A copy of each self-like communicator per location.
-    if selves.len().saturating_mul(locations.len()) > 1 << 24 {
-        return Err(Bad::new(
-            0,
-            format!("{} self communicators for {} locations: too many", selves.len(), locations.len()),
-        ));
-    }
-    let self_comms = (0..locations.len() as LocId)
-        .map(|l| selves.iter().map(|&name| defs.add_comm(s(name), vec![l])).collect())
-        .collect();
-    let default_comm = (0..defs.comms.len())
-        .max_by_key(|&c| (defs.comms[c].members.len(), usize::MAX - c))
-        .unwrap_or(0) as CommId;
+    Ok((comms, selves))
+}
 
-    // Metrics: one spoor metric per member; classes and instances are sets of members.
+/// The OTF2 locations of a communicator group, whose members are ranks in the
+/// COMM_LOCATIONS group of its paradigm (or else the first such group).
+fn comm_group_members(g: &Global, gr: &GroupDef) -> R<Vec<u64>> {
+    let comm_locations = g
+        .comm_locations(gr.paradigm)
+        .or_else(|| g.group_order.iter().map(|id| &g.groups[id]).find(|x| x.gtype == GROUP_COMM_LOCATIONS));
+    let Some(world) = comm_locations else {
+        return Err(Bad::new(gr.at, "a communicator group without a COMM_LOCATIONS group"));
+    };
+    gr.members
+        .iter()
+        .map(|&r| {
+            world.members.get(r as usize).copied().ok_or_else(|| {
+                Bad::new(gr.at, format!("group member rank {r} is not in the COMM_LOCATIONS group"))
+            })
+        })
+        .collect()
+}
+
+/// Metrics: one spoor metric per member; classes and instances are sets of members.
+fn build_metrics(g: &Global, defs: &mut Definitions) -> R<(Lookup, Vec<Vec<MetricId>>)> {
     let mut member_of = HashMap::new();
     for &(id, name, unit, _) in &g.metric_members {
-        let unit = if unit == UNDEF { "" } else { s(unit) };
-        member_of.insert(id, defs.add_metric(s(name), unit));
+        let unit = if unit == UNDEF { "" } else { g.str(unit) };
+        member_of.insert(id, defs.add_metric(g.str(name), unit));
     }
     let mut metrics = Lookup::default();
     let mut metric_sets = Vec::new();
@@ -542,6 +573,5 @@ pub fn build(g: &Global, app: &str) -> R<Built> {
         };
         metrics.insert(id, set);
     }
-
-    Ok(Built { defs, locations, regions, comms, self_comms, metrics, metric_sets, default_comm })
+    Ok((metrics, metric_sets))
 }

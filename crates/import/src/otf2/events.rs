@@ -631,115 +631,147 @@ pub fn decode_chunk<const BE: bool, S: Sink>(
             continue;
         }
         st.records += 1;
-        let mut q = p;
+        let q = p;
         p = end;
-        let w = st.wall;
-        macro_rules! u32c {
-            () => {
-                compressed::<BE>(d, &mut q, 4)? as u32
-            };
-        }
-        macro_rules! u64c {
-            () => {
-                compressed::<BE>(d, &mut q, 8)?
-            };
-        }
-        macro_rules! comm {
-            ($raw:expr) => {{
-                let c = ctx.comm($raw);
-                if c == NONE {
-                    st.no_comm[t as usize] += 1;
-                    continue;
-                }
-                c
-            }};
-        }
-        match t {
-            n::MPI_SEND | n::MPI_ISEND => {
-                let (rank, c, tag, bytes) = (u32c!(), u32c!(), u32c!(), u64c!());
-                let request = if t == n::MPI_ISEND { u64c!() } else { 0 };
-                check_end(q, end, at)?;
-                let comm = comm!(c);
-                let to = ctx.member(comm, rank, at)?;
-                if t == n::MPI_SEND {
-                    sink.plain(w, Kind::Send { to, comm, tag, bytes });
-                } else {
-                    sink.plain(w, Kind::Isend { to, comm, tag, bytes, request });
-                }
-            }
-            n::MPI_RECV | n::MPI_IRECV => {
-                let (rank, c, tag, bytes) = (u32c!(), u32c!(), u32c!(), u64c!());
-                let request = if t == n::MPI_IRECV { u64c!() } else { 0 };
-                check_end(q, end, at)?;
-                let comm = comm!(c);
-                let from = ctx.member(comm, rank, at)?;
-                if t == n::MPI_RECV {
-                    sink.recv(w, from, comm, tag, bytes);
-                } else {
-                    sink.irecv(w, request, from, comm, tag, bytes);
-                }
-            }
-            n::MPI_COLLECTIVE_BEGIN => sink.coll_begin(w),
-            n::MPI_COLLECTIVE_END => {
-                if q >= end {
-                    return Err(Bad::new(at, "MPI_COLLECTIVE_END record too short"));
-                }
-                let op = d[q];
-                q += 1;
-                let (c, root, sent, received) = (u32c!(), u32c!(), u64c!(), u64c!());
-                check_end(q, end, at)?;
-                let comm = comm!(c);
-                let root = if root == UNDEF { None } else { Some(ctx.member(comm, root, at)?) };
-                sink.coll_end(w, coll_op(op), comm, root, sent, received);
-            }
-            n::METRIC => {
-                let m = u32c!();
-                let set = ctx.metrics.get(map_id(ctx.metric_map, m));
-                if set == NONE {
-                    return Err(Bad::new(at, format!("METRIC names metric {m}, which is not defined")));
-                }
-                let members = &ctx.metric_sets[set as usize];
-                if q >= end {
-                    return Err(Bad::new(at, "METRIC record too short"));
-                }
-                let k = d[q] as usize;
-                q += 1;
-                if k != members.len() {
-                    return Err(Bad::new(
-                        at,
-                        format!("METRIC has {k} values for a metric of {} members", members.len()),
-                    ));
-                }
-                for &metric in members {
-                    if q >= end {
-                        return Err(Bad::new(at, "METRIC record too short"));
-                    }
-                    let ty = d[q];
-                    q += 1;
-                    let v = u64c!();
-                    sink.plain(w, Kind::Metric { metric, value: metric_value(ty, v) });
-                }
-                check_end(q, end, at)?;
-            }
-            n::THREAD_BEGIN | n::THREAD_CREATE => {
-                let (c, seq) = (u32c!(), u64c!());
-                check_end(q, end, at)?;
-                let comm = ctx.comm(c);
-                if t == n::THREAD_BEGIN {
-                    st.begins.push((comm, seq));
-                    let parent = ctx.creators.and_then(|m| m.parent((comm, seq)));
-                    sink.plain(w, Kind::ThreadBegin { parent });
-                } else {
-                    st.creates.push((comm, seq));
-                    st.skipped[t as usize] += 1;
-                }
-            }
-            n::THREAD_END => sink.plain(w, Kind::ThreadEnd),
-            n::PROGRAM_BEGIN => sink.plain(w, Kind::ProcessBegin { parent: None }),
-            n::PROGRAM_END => sink.plain(w, Kind::ProcessEnd),
-            _ => st.skipped[t as usize] += 1,
-        }
+        decode_record::<BE, S>(ctx, d, st, sink, t, at, q, end)?;
     }
+}
+
+/// One record with a length (`t` at `at`, its fields from `q` to `end`) into `sink`.
+// Called from decode_chunk's loop only: inlined there, as it was written.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn decode_record<const BE: bool, S: Sink>(
+    ctx: &LocCtx,
+    d: &[u8],
+    st: &mut DecState,
+    sink: &mut S,
+    t: u8,
+    at: usize,
+    mut q: usize,
+    end: usize,
+) -> R<()> {
+    let w = st.wall;
+    macro_rules! u32c {
+        () => {
+            compressed::<BE>(d, &mut q, 4)? as u32
+        };
+    }
+    macro_rules! u64c {
+        () => {
+            compressed::<BE>(d, &mut q, 8)?
+        };
+    }
+    // A record on a communicator that is not defined is counted and skipped.
+    macro_rules! comm {
+        ($raw:expr) => {{
+            let c = ctx.comm($raw);
+            if c == NONE {
+                st.no_comm[t as usize] += 1;
+                return Ok(());
+            }
+            c
+        }};
+    }
+    match t {
+        n::MPI_SEND | n::MPI_ISEND => {
+            let (rank, c, tag, bytes) = (u32c!(), u32c!(), u32c!(), u64c!());
+            let request = if t == n::MPI_ISEND { u64c!() } else { 0 };
+            check_end(q, end, at)?;
+            let comm = comm!(c);
+            let to = ctx.member(comm, rank, at)?;
+            if t == n::MPI_SEND {
+                sink.plain(w, Kind::Send { to, comm, tag, bytes });
+            } else {
+                sink.plain(w, Kind::Isend { to, comm, tag, bytes, request });
+            }
+        }
+        n::MPI_RECV | n::MPI_IRECV => {
+            let (rank, c, tag, bytes) = (u32c!(), u32c!(), u32c!(), u64c!());
+            let request = if t == n::MPI_IRECV { u64c!() } else { 0 };
+            check_end(q, end, at)?;
+            let comm = comm!(c);
+            let from = ctx.member(comm, rank, at)?;
+            if t == n::MPI_RECV {
+                sink.recv(w, from, comm, tag, bytes);
+            } else {
+                sink.irecv(w, request, from, comm, tag, bytes);
+            }
+        }
+        n::MPI_COLLECTIVE_BEGIN => sink.coll_begin(w),
+        n::MPI_COLLECTIVE_END => {
+            if q >= end {
+                return Err(Bad::new(at, "MPI_COLLECTIVE_END record too short"));
+            }
+            let op = d[q];
+            q += 1;
+            let (c, root, sent, received) = (u32c!(), u32c!(), u64c!(), u64c!());
+            check_end(q, end, at)?;
+            let comm = comm!(c);
+            let root = if root == UNDEF { None } else { Some(ctx.member(comm, root, at)?) };
+            sink.coll_end(w, coll_op(op), comm, root, sent, received);
+        }
+        n::METRIC => {
+            let m = u32c!();
+            decode_metric::<BE, S>(ctx, d, sink, w, at, m, q, end)?;
+        }
+        n::THREAD_BEGIN | n::THREAD_CREATE => {
+            let (c, seq) = (u32c!(), u64c!());
+            check_end(q, end, at)?;
+            let comm = ctx.comm(c);
+            if t == n::THREAD_BEGIN {
+                st.begins.push((comm, seq));
+                let parent = ctx.creators.and_then(|m| m.parent((comm, seq)));
+                sink.plain(w, Kind::ThreadBegin { parent });
+            } else {
+                st.creates.push((comm, seq));
+                st.skipped[t as usize] += 1;
+            }
+        }
+        n::THREAD_END => sink.plain(w, Kind::ThreadEnd),
+        n::PROGRAM_BEGIN => sink.plain(w, Kind::ProcessBegin { parent: None }),
+        n::PROGRAM_END => sink.plain(w, Kind::ProcessEnd),
+        _ => st.skipped[t as usize] += 1,
+    }
+    Ok(())
+}
+
+/// A METRIC record's values (after its metric id, from `q`), one event each.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn decode_metric<const BE: bool, S: Sink>(
+    ctx: &LocCtx,
+    d: &[u8],
+    sink: &mut S,
+    w: i64,
+    at: usize,
+    m: u32,
+    mut q: usize,
+    end: usize,
+) -> R<()> {
+    let set = ctx.metrics.get(map_id(ctx.metric_map, m));
+    if set == NONE {
+        return Err(Bad::new(at, format!("METRIC names metric {m}, which is not defined")));
+    }
+    let members = &ctx.metric_sets[set as usize];
+    if q >= end {
+        return Err(Bad::new(at, "METRIC record too short"));
+    }
+    let k = d[q] as usize;
+    q += 1;
+    if k != members.len() {
+        return Err(Bad::new(at, format!("METRIC has {k} values for a metric of {} members", members.len())));
+    }
+    for &metric in members {
+        if q >= end {
+            return Err(Bad::new(at, "METRIC record too short"));
+        }
+        let ty = d[q];
+        q += 1;
+        let v = compressed::<BE>(d, &mut q, 8)?;
+        sink.plain(w, Kind::Metric { metric, value: metric_value(ty, v) });
+    }
+    check_end(q, end, at)
 }
 
 #[inline(always)]

@@ -117,65 +117,12 @@ pub fn parse(file: &str, line: &str) -> Result<Header, Error> {
     }
     c.pos = "#Paraver".len();
     while c.eat(b' ') {}
-    // The date, in parentheses (it holds a ':' of its own).
-    let date = if c.eat(b'(') {
-        let start = c.pos;
-        while c.peek().is_some_and(|ch| ch != b')') {
-            c.pos += 1;
-        }
-        let d = String::from_utf8_lossy(&c.s[start..c.pos]).into_owned();
-        c.expect(b')')?;
-        d
-    } else {
-        String::new()
-    };
+    let date = c.date()?;
     c.expect(b':')?;
     let ftime = c.number("the trace duration (ftime)")?;
-    let (unit_ns, unit) = if c.eat(b'_') {
-        let start = c.pos;
-        while c.peek().is_some_and(|ch| ch.is_ascii_alphabetic()) {
-            c.pos += 1;
-        }
-        let u = String::from_utf8_lossy(&c.s[start..c.pos]).to_ascii_lowercase();
-        let ns = match u.as_str() {
-            "ns" => 1,
-            "us" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            _ => return Err(c.err("a time unit (_ns, _us, _ms or _s)")),
-        };
-        (ns, u)
-    } else {
-        (1_000, "us".to_string())
-    };
+    let (unit_ns, unit) = c.unit()?;
     c.expect(b':')?;
-    let nnodes = c.number("the number of nodes")?;
-    let mut nodes = Vec::new();
-    if c.eat(b'(') && !c.eat(b')') {
-        loop {
-            if nodes.len() as u64 >= MAX_THREADS {
-                return Err(c.err("fewer nodes"));
-            }
-            nodes.push(c.small("a CPU count")?);
-            if c.eat(b')') {
-                break;
-            }
-            c.expect(b',')?;
-        }
-    }
-    if nodes.is_empty() && nnodes > 0 {
-        // "n" without a CPU list: n nodes of unknown size.
-        if nnodes > MAX_THREADS {
-            return Err(c.err("a plausible node count"));
-        }
-        nodes = vec![0; nnodes as usize];
-    } else if nodes.len() as u64 != nnodes {
-        return Err(Error::at_line(
-            file,
-            1,
-            format!("bad #Paraver header: {nnodes} nodes announced but {} CPU counts listed", nodes.len()),
-        ));
-    }
+    let nodes = c.nodes()?;
     c.expect(b':')?;
     let napps = c.number("the number of applications")?;
     if napps == 0 {
@@ -188,18 +135,105 @@ pub fn parse(file: &str, line: &str) -> Result<Header, Error> {
         if a > 0 && !c.eat(b':') {
             c.expect(b',')?;
         }
-        let ntasks = c.number("the number of tasks of an application")?;
-        c.expect(b'(')?;
+        apps.push(c.app(a, &mut total_threads)?);
+    }
+    let comms = if c.eat(b',') { Some(c.number("the number of communicators")?) } else { None };
+    while c.peek().is_some_and(|ch| ch.is_ascii_whitespace()) {
+        c.pos += 1;
+    }
+    if c.pos != c.s.len() {
+        return Err(c.err("the end of the header line"));
+    }
+    Ok(Header { date, ftime, unit_ns, unit, nodes, apps, comms })
+}
+
+impl Cursor<'_> {
+    /// The date, in parentheses (it holds a ':' of its own); empty when there is none.
+    fn date(&mut self) -> Result<String, Error> {
+        if !self.eat(b'(') {
+            return Ok(String::new());
+        }
+        let start = self.pos;
+        while self.peek().is_some_and(|ch| ch != b')') {
+            self.pos += 1;
+        }
+        let d = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
+        self.expect(b')')?;
+        Ok(d)
+    }
+
+    /// The time unit after the duration (`_ns`, `_us`, `_ms`, `_s`; microseconds when
+    /// there is none): nanoseconds per unit, and its name.
+    fn unit(&mut self) -> Result<(u64, String), Error> {
+        if !self.eat(b'_') {
+            return Ok((1_000, "us".to_string()));
+        }
+        let start = self.pos;
+        while self.peek().is_some_and(|ch| ch.is_ascii_alphabetic()) {
+            self.pos += 1;
+        }
+        let u = String::from_utf8_lossy(&self.s[start..self.pos]).to_ascii_lowercase();
+        let ns = match u.as_str() {
+            "ns" => 1,
+            "us" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            _ => return Err(self.err("a time unit (_ns, _us, _ms or _s)")),
+        };
+        Ok((ns, u))
+    }
+
+    /// The number of nodes and their CPU counts (0: unknown).
+    fn nodes(&mut self) -> Result<Vec<u32>, Error> {
+        let nnodes = self.number("the number of nodes")?;
+        let mut nodes = Vec::new();
+        if self.eat(b'(') && !self.eat(b')') {
+            loop {
+                if nodes.len() as u64 >= MAX_THREADS {
+                    return Err(self.err("fewer nodes"));
+                }
+                nodes.push(self.small("a CPU count")?);
+                if self.eat(b')') {
+                    break;
+                }
+                self.expect(b',')?;
+            }
+        }
+        if nodes.is_empty() && nnodes > 0 {
+            // "n" without a CPU list: n nodes of unknown size.
+            if nnodes > MAX_THREADS {
+                return Err(self.err("a plausible node count"));
+            }
+            nodes = vec![0; nnodes as usize];
+        } else if nodes.len() as u64 != nnodes {
+            return Err(Error::at_line(
+                self.file,
+                1,
+                format!(
+                    "bad #Paraver header: {nnodes} nodes announced but {} CPU counts listed",
+                    nodes.len()
+                ),
+            ));
+        }
+        Ok(nodes)
+    }
+
+    /// Application `a`'s tasks, `ntasks(threads:node,...)`; `total_threads` counts the
+    /// threads declared so far.
+    fn app(&mut self, a: u64, total_threads: &mut u64) -> Result<Vec<TaskSpec>, Error> {
+        let file = self.file;
+        let ntasks = self.number("the number of tasks of an application")?;
+        self.expect(b'(')?;
         let mut tasks = Vec::new();
         loop {
             if tasks.len() as u64 >= ntasks {
-                return Err(c.err("')' (more tasks listed than announced)"));
+                return Err(self.err("')' (more tasks listed than announced)"));
             }
-            let threads = c.small("a thread count")?;
-            c.expect(b':')?;
-            let node = c.small("a node number")?;
-            total_threads += threads as u64;
-            if total_threads > MAX_THREADS {
+            let threads = self.small("a thread count")?;
+            self.expect(b':')?;
+            let node = self.small("a node number")?;
+            *total_threads += threads as u64;
+            if *total_threads > MAX_THREADS {
                 return Err(Error::at_line(
                     file,
                     1,
@@ -207,10 +241,10 @@ pub fn parse(file: &str, line: &str) -> Result<Header, Error> {
                 ));
             }
             tasks.push(TaskSpec { threads, node });
-            if c.eat(b')') {
+            if self.eat(b')') {
                 break;
             }
-            c.expect(b',')?;
+            self.expect(b',')?;
         }
         if tasks.len() as u64 != ntasks {
             return Err(Error::at_line(
@@ -223,16 +257,8 @@ pub fn parse(file: &str, line: &str) -> Result<Header, Error> {
                 ),
             ));
         }
-        apps.push(tasks);
+        Ok(tasks)
     }
-    let comms = if c.eat(b',') { Some(c.number("the number of communicators")?) } else { None };
-    while c.peek().is_some_and(|ch| ch.is_ascii_whitespace()) {
-        c.pos += 1;
-    }
-    if c.pos != c.s.len() {
-        return Err(c.err("the end of the header line"));
-    }
-    Ok(Header { date, ftime, unit_ns, unit, nodes, apps, comms })
 }
 
 #[cfg(test)]

@@ -369,6 +369,20 @@ struct CommRec {
 /// One location's events before ordering: (time, slot key, priority, kind).
 type Item = (i64, u64, u8, Kind);
 
+/// The communicators made at the end: the c: lines' by (application, id), and each
+/// application's world.
+struct Comms {
+    ids: HashMap<(u32, u64), CommId>,
+    world: Vec<CommId>,
+}
+
+impl Comms {
+    /// The communicator of a collective call of application `app`.
+    fn of(&self, app: u32, attrs: &CollAttrs) -> CommId {
+        attrs.comm.and_then(|id| self.ids.get(&(app, id)).copied()).unwrap_or(self.world[app as usize])
+    }
+}
+
 struct Reader<'a> {
     file: String,
     input: Box<dyn BufRead + 'a>,
@@ -870,6 +884,32 @@ impl<'a> Reader<'a> {
     }
 
     fn finish(mut self) -> (ParaverTrace, Pcf) {
+        self.close_open_regions();
+        let comms = self.communicators();
+        let (roots, coll_comm) = self.collective_roots(&comms);
+        let mut items = self.location_items(&roots, &coll_comm);
+        self.message_items(&mut items, &comms.world);
+        // Order each location, then all of them by time.
+        let total: usize = items.iter().map(Vec::len).sum();
+        let mut events = Vec::with_capacity(total);
+        for (l, mut v) in items.into_iter().enumerate() {
+            v.sort_by_key(|&(_, key, prio, _)| (key, prio));
+            v.sort_by_key(|&(t, ..)| t);
+            events.extend(v.into_iter().map(|(t, _, _, k)| Event::new(l as LocId, t, None, k)));
+        }
+        events.sort_by_key(|e| e.wall);
+        let trace = ParaverTrace {
+            defs: self.defs,
+            events,
+            header: self.header,
+            stats: self.stats,
+            warnings: Vec::new(),
+            skipped: Vec::new(),
+        };
+        (trace, self.pcf)
+    }
+
+    fn close_open_regions(&mut self) {
         for l in 0..self.locs.len() {
             if !self.locs[l].open.is_empty() {
                 let t = self.locs[l].last_t;
@@ -878,7 +918,10 @@ impl<'a> Reader<'a> {
                 self.close_from(l, 0, t);
             }
         }
-        // Communicators: the c: lines, then a world per application unless one of them is it.
+    }
+
+    /// Communicators: the c: lines, then a world per application unless one of them is it.
+    fn communicators(&mut self) -> Comms {
         let multi_app = self.header.apps.len() > 1;
         let mut comm_ids: HashMap<(u32, u64), CommId> = HashMap::new();
         for (app, id, members) in std::mem::take(&mut self.c_lines) {
@@ -903,17 +946,20 @@ impl<'a> Reader<'a> {
             };
             world.push(id);
         }
-        let comm_of = |app: u32, attrs: &CollAttrs| -> CommId {
-            attrs.comm.and_then(|id| comm_ids.get(&(app, id)).copied()).unwrap_or(world[app as usize])
-        };
-        // Roots of rooted collectives: the member whose k-th collective on the communicator is flagged.
+        Comms { ids: comm_ids, world }
+    }
+
+    /// Roots of rooted collectives: the member whose k-th collective on the communicator
+    /// is flagged; per location, each collective call's (communicator, k).
+    #[allow(clippy::type_complexity)]
+    fn collective_roots(&self, comms: &Comms) -> (HashMap<(CommId, u64), LocId>, Vec<Vec<(CommId, u64)>>) {
         let mut roots: HashMap<(CommId, u64), LocId> = HashMap::new();
         let mut coll_comm: Vec<Vec<(CommId, u64)>> = Vec::with_capacity(self.locs.len());
         for (l, st) in self.locs.iter().enumerate() {
             let mut seq: HashMap<CommId, u64> = HashMap::new();
             let mut v = Vec::new();
             for call in st.calls.iter().filter(|c| c.op.is_some()) {
-                let c = comm_of(self.loc_app[l], &call.attrs);
+                let c = comms.of(self.loc_app[l], &call.attrs);
                 let k = seq.entry(c).or_insert(0);
                 if call.attrs.is_root {
                     roots.entry((c, *k)).or_insert(l as LocId);
@@ -923,8 +969,16 @@ impl<'a> Reader<'a> {
             }
             coll_comm.push(v);
         }
+        (roots, coll_comm)
+    }
+
+    /// Items per location: the region events, then collectives attached to calls.
+    fn location_items(
+        &mut self,
+        roots: &HashMap<(CommId, u64), LocId>,
+        coll_comm: &[Vec<(CommId, u64)>],
+    ) -> Vec<Vec<Item>> {
         let mut phases: Vec<Vec<(i64, Kind)>> = (0..self.locs.len()).map(|l| self.state_phases(l)).collect();
-        // Items per location: the region events, then collectives and messages attached to calls.
         let mut items: Vec<Vec<Item>> = Vec::with_capacity(self.locs.len());
         for (l, st) in self.locs.iter_mut().enumerate() {
             let mut v = Vec::with_capacity(st.base.len() + 2 * st.calls.len() + phases[l].len());
@@ -966,6 +1020,11 @@ impl<'a> Reader<'a> {
             }
             items.push(v);
         }
+        items
+    }
+
+    /// The messages' sends and receives, attached to the calls they fall in.
+    fn message_items(&self, items: &mut [Vec<Item>], world: &[CommId]) {
         let mut next_request = vec![0u64; self.locs.len()];
         for m in &self.comms {
             let comm = world[self.loc_app[m.from as usize] as usize];
@@ -1012,24 +1071,6 @@ impl<'a> Reader<'a> {
                 v.push((m.recv_phys, end_key, 2, Kind::IrecvComplete { request, from, comm, tag, bytes }));
             }
         }
-        // Order each location, then all of them by time.
-        let total: usize = items.iter().map(Vec::len).sum();
-        let mut events = Vec::with_capacity(total);
-        for (l, mut v) in items.into_iter().enumerate() {
-            v.sort_by_key(|&(_, key, prio, _)| (key, prio));
-            v.sort_by_key(|&(t, ..)| t);
-            events.extend(v.into_iter().map(|(t, _, _, k)| Event::new(l as LocId, t, None, k)));
-        }
-        events.sort_by_key(|e| e.wall);
-        let trace = ParaverTrace {
-            defs: self.defs,
-            events,
-            header: self.header,
-            stats: self.stats,
-            warnings: Vec::new(),
-            skipped: Vec::new(),
-        };
-        (trace, self.pcf)
     }
 
     /// The phases of location `l`'s states, in time order: each state within the
