@@ -9,7 +9,7 @@
 //! skipped; the OTF2 1.x "singleton" records (Enter, Leave, ...) have one
 //! compressed integer and no length.
 //!
-//! The decoder calls a [`Sink`]; the [`Resolver`] pairs what OTF2 leaves
+//! The decoder calls a [`RecordHandler`]; the [`Resolver`] pairs what OTF2 leaves
 //! apart: a collective begin with its end, an Irecv request with its
 //! completion (or cancellation), a blocking receive with the Enter of its
 //! MPI_Recv region.
@@ -131,8 +131,10 @@ impl DecState {
     }
 }
 
-/// What decoded records become.
-pub trait Sink {
+/// What the decoder hands each OTF2 record to, as the data model's pieces (one event or a
+/// placeholder the [`Resolver`] fills in later); not an [`spoor_format::EventSink`]:
+/// OTF2 leaves some events to be paired (a receive's begin, a request) before they exist.
+pub trait RecordHandler {
     fn plain(&mut self, wall: i64, kind: Kind);
     fn enter(&mut self, wall: i64, proc: StrId, recv: bool);
     fn leave(&mut self, wall: i64, proc: StrId);
@@ -429,7 +431,7 @@ impl Resolver {
     }
 }
 
-impl Sink for Resolver {
+impl RecordHandler for Resolver {
     #[inline(always)]
     fn plain(&mut self, wall: i64, kind: Kind) {
         self.push(wall, kind);
@@ -560,7 +562,7 @@ pub enum ChunkEnd {
 /// Decodes the records of one chunk (`d`, header included) into `sink`.
 /// Offsets in errors are relative to the chunk.
 #[inline(never)]
-pub fn decode_chunk<const BE: bool, S: Sink>(
+pub fn decode_chunk<const BE: bool, S: RecordHandler>(
     ctx: &LocCtx,
     d: &[u8],
     st: &mut DecState,
@@ -641,7 +643,7 @@ pub fn decode_chunk<const BE: bool, S: Sink>(
 // Called from decode_chunk's loop only: inlined there, as it was written.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn decode_record<const BE: bool, S: Sink>(
+fn decode_record<const BE: bool, S: RecordHandler>(
     ctx: &LocCtx,
     d: &[u8],
     st: &mut DecState,
@@ -739,7 +741,7 @@ fn decode_record<const BE: bool, S: Sink>(
 /// A METRIC record's values (after its metric id, from `q`), one event each.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn decode_metric<const BE: bool, S: Sink>(
+fn decode_metric<const BE: bool, S: RecordHandler>(
     ctx: &LocCtx,
     d: &[u8],
     sink: &mut S,
