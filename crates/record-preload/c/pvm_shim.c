@@ -1,0 +1,459 @@
+/* spoor-record's PVM wrappers: pvm_* functions that record and call libpvm3's own.
+ *
+ * PVM has no profiling interface, so the wrappers are found first through LD_PRELOAD and
+ * reach the real functions with dlsym(RTLD_NEXT): the library is not linked to libpvm3
+ * (nor libgpvm3), and a program without PVM never loads it. A wrapper that libpvm3 calls
+ * from inside another (pvm_precv may call pvm_recv) records nothing: only the outermost
+ * PVM call of a thread is recorded.
+ *
+ * Task ids go to the Rust side (src/pvm.rs) as they are, with their host's name when first
+ * seen; message sizes come from the packed buffer (pvm_bufinfo), or the count and data
+ * type of pvm_psend / pvm_precv. pvm_spawn passes the recording on to the tasks the daemon
+ * starts: the variables spoor-record set, and the spawning task's id, are added to
+ * PVM_EXPORT for that call, so the daemon puts them in the new tasks' environments. */
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pvm3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rust side (src/pvm.rs). */
+extern int spoor_rs_active(void);
+extern void spoor_rs_enter(const char *name);
+extern void spoor_rs_enter_wait(const char *name);
+extern void spoor_rs_leave(const char *name);
+extern int spoor_rs_pvm_known(int tid);
+extern void spoor_rs_pvm_task(int tid, const char *host);
+extern void spoor_rs_pvm_ignore(int tid);
+extern void spoor_rs_pvm_enrolled(int tid, const char *host);
+extern void spoor_rs_pvm_clock(void);
+extern void spoor_rs_pvm_send(int tid, int tag, uint64_t bytes);
+extern void spoor_rs_pvm_recv_begin(int tid, int tag);
+extern void spoor_rs_pvm_recv_end(int tid, int tag, uint64_t bytes);
+extern void spoor_rs_pvm_irecv(int tid, int tag);
+extern void spoor_rs_pvm_irecv_complete(int tid, int tag, uint64_t bytes);
+extern void spoor_rs_pvm_barrier_begin(const char *group, int size, const int *tids);
+extern void spoor_rs_pvm_barrier_end(const char *group, int size, const int *tids);
+extern const char *spoor_rs_pvm_app(void);
+
+/* Collective operation code of formats/trace.md. */
+enum { BARRIER = 0 };
+
+#define REAL(ret, name, args)                                                                     \
+    static ret(*real_##name) args;                                                                \
+    static ret(*get_##name(void)) args {                                                          \
+        if (!real_##name) real_##name = (ret(*) args)dlsym(RTLD_NEXT, #name);                      \
+        return real_##name;                                                                       \
+    }
+
+REAL(int, pvm_mytid, (void))
+REAL(int, pvm_parent, (void))
+REAL(int, pvm_spawn, (char *, char **, int, char *, int, int *))
+REAL(int, pvm_send, (int, int))
+REAL(int, pvm_psend, (int, int, void *, int, int))
+REAL(int, pvm_mcast, (int *, int, int))
+REAL(int, pvm_recv, (int, int))
+REAL(int, pvm_nrecv, (int, int))
+REAL(int, pvm_trecv, (int, int, struct timeval *))
+REAL(int, pvm_precv, (int, int, void *, int, int, int *, int *, int *))
+REAL(int, pvm_exit, (void))
+REAL(int, pvm_bufinfo, (int, int *, int *, int *))
+REAL(int, pvm_getsbuf, (void))
+REAL(int, pvm_tidtohost, (int))
+REAL(int, pvm_config, (int *, int *, struct pvmhostinfo **))
+REAL(int, pvm_barrier, (char *, int))
+REAL(int, pvm_joingroup, (char *))
+REAL(int, pvm_gsize, (char *))
+REAL(int, pvm_gettid, (char *, int))
+REAL(int, pvm_getinst, (char *, int))
+REAL(int, pvm_lvgroup, (char *))
+REAL(int, pvm_freezegroup, (char *, int))
+REAL(int, pvm_tasks, (int, int *, struct pvmtaskinfo **))
+
+/* The function a wrapper stands for is missing (libpvm3 not loaded, or too old): fail as
+ * PVM fails, instead of calling through a null pointer. */
+#define CALL(name, ...) (get_##name() ? real_##name(__VA_ARGS__) : (missing(#name), PvmSysErr))
+
+static void missing(const char *name) {
+    fprintf(stderr, "spoor-record: %s not found in the loaded libraries (libpvm3, libgpvm3)\n", name);
+}
+
+/* Depth of PVM calls on this thread: only the outermost one records. */
+static __thread int depth;
+
+/* This process's task id once it is enrolled; 0 before, -1 after pvm_exit. */
+static int my_tid;
+
+static int enter_call(void) { return depth++ == 0 && spoor_rs_active(); }
+static void leave_call(void) { depth--; }
+
+/* The name of the host task `tid` runs on, from the virtual machine's configuration. */
+static const char *host_of(int tid, char *buf, size_t len) {
+    int nhost = 0, narch = 0;
+    struct pvmhostinfo *hi = NULL;
+    int dtid = get_pvm_tidtohost() ? real_pvm_tidtohost(tid) : -1;
+    buf[0] = 0;
+    if (dtid < 0 || !get_pvm_config() || real_pvm_config(&nhost, &narch, &hi) < 0 || !hi) return buf;
+    for (int i = 0; i < nhost; i++) {
+        if (hi[i].hi_tid == dtid && hi[i].hi_name) {
+            snprintf(buf, len, "%s", hi[i].hi_name);
+            break;
+        }
+    }
+    return buf;
+}
+
+/* Whether task `tid` runs the group server, whose messages implement the group functions
+ * and are not the program's (the server is not recorded either). */
+static int group_server(int tid) {
+    int n = 0;
+    struct pvmtaskinfo *ti = NULL;
+    if (!get_pvm_tasks() || real_pvm_tasks(tid, &n, &ti) < 0 || n < 1 || !ti || !ti[0].ti_a_out) return 0;
+    const char *name = strrchr(ti[0].ti_a_out, '/');
+    return strcmp(name ? name + 1 : ti[0].ti_a_out, "pvmgs") == 0;
+}
+
+/* Defines task `tid` for the Rust side the first time it is named. */
+static void know(int tid) {
+    char host[256];
+    if (tid <= 0 || spoor_rs_pvm_known(tid)) return;
+    if (group_server(tid)) spoor_rs_pvm_ignore(tid);
+    else spoor_rs_pvm_task(tid, host_of(tid, host, sizeof host));
+}
+
+/* This task's enrolment, seen once, after a PVM call succeeded (any call enrols): asking
+ * before would repeat PVM's own error when no daemon runs. */
+static void enrolled_as(int tid) {
+    char host[256];
+    if (my_tid != 0 || tid <= 0) return;
+    my_tid = tid;
+    spoor_rs_pvm_enrolled(tid, host_of(tid, host, sizeof host));
+    /* The parent was defined at start, on this host: now its host is known. */
+    int parent = get_pvm_parent() ? real_pvm_parent() : -1;
+    if (parent > 0) spoor_rs_pvm_task(parent, host_of(parent, host, sizeof host));
+    spoor_rs_pvm_clock();
+}
+
+static void enrolled(void) {
+    if (my_tid == 0 && get_pvm_mytid()) enrolled_as(real_pvm_mytid());
+}
+
+int pvm_mytid(void) {
+    int rec = enter_call();
+    int r = CALL(pvm_mytid);
+    if (rec) enrolled_as(r);
+    leave_call();
+    return r;
+}
+
+static uint64_t type_size(int type) {
+    switch (type) {
+    case PVM_STR: case PVM_BYTE: return 1;
+    case PVM_SHORT: case PVM_USHORT: return sizeof(short);
+    case PVM_INT: case PVM_UINT: return sizeof(int);
+    case PVM_FLOAT: return sizeof(float);
+    case PVM_CPLX: return 2 * sizeof(float);
+    case PVM_DOUBLE: return sizeof(double);
+    case PVM_DCPLX: return 2 * sizeof(double);
+    case PVM_LONG: case PVM_ULONG: return sizeof(long);
+    default: return 0;
+    }
+}
+
+static uint64_t sbuf_bytes(void) {
+    int bytes = 0, tag, tid;
+    int b = get_pvm_getsbuf() ? real_pvm_getsbuf() : 0;
+    if (b <= 0 || !get_pvm_bufinfo() || real_pvm_bufinfo(b, &bytes, &tag, &tid) < 0) return 0;
+    return bytes < 0 ? 0 : (uint64_t)bytes;
+}
+
+/* A receive that returned buffer `b`: its actual source, tag and size. */
+static int rbuf_info(int b, int *tid, int *tag, uint64_t *bytes) {
+    int n = 0;
+    if (b <= 0 || !get_pvm_bufinfo() || real_pvm_bufinfo(b, &n, tag, tid) < 0) return 0;
+    *bytes = n < 0 ? 0 : (uint64_t)n;
+    know(*tid);
+    return 1;
+}
+
+int pvm_send(int tid, int tag) {
+    int rec = enter_call();
+    if (rec) {
+        spoor_rs_enter("pvm_send");
+        know(tid);
+        spoor_rs_pvm_send(tid, tag, sbuf_bytes());
+    }
+    int r = CALL(pvm_send, tid, tag);
+    if (rec) {
+        if (r >= 0) enrolled();
+        spoor_rs_leave("pvm_send");
+    }
+    leave_call();
+    return r;
+}
+
+int pvm_psend(int tid, int tag, void *buf, int len, int type) {
+    int rec = enter_call();
+    if (rec) {
+        spoor_rs_enter("pvm_psend");
+        know(tid);
+        spoor_rs_pvm_send(tid, tag, len > 0 ? (uint64_t)len * type_size(type) : 0);
+    }
+    int r = CALL(pvm_psend, tid, tag, buf, len, type);
+    if (rec) {
+        if (r >= 0) enrolled();
+        spoor_rs_leave("pvm_psend");
+    }
+    leave_call();
+    return r;
+}
+
+/* One send per destination; PVM never sends a multicast to the caller itself. */
+int pvm_mcast(int *tids, int ntask, int tag) {
+    int rec = enter_call();
+    if (rec) {
+        enrolled(); /* to leave out the caller's own id */
+        spoor_rs_enter("pvm_mcast");
+        uint64_t bytes = sbuf_bytes();
+        for (int i = 0; tids && i < ntask; i++) {
+            if (tids[i] == my_tid || tids[i] <= 0) continue;
+            know(tids[i]);
+            spoor_rs_pvm_send(tids[i], tag, bytes);
+        }
+    }
+    int r = CALL(pvm_mcast, tids, ntask, tag);
+    if (rec) spoor_rs_leave("pvm_mcast");
+    leave_call();
+    return r;
+}
+
+int pvm_recv(int tid, int tag) {
+    int rec = enter_call();
+    if (rec) {
+        spoor_rs_enter_wait("pvm_recv");
+        know(tid);
+        spoor_rs_pvm_recv_begin(tid, tag);
+    }
+    int b = CALL(pvm_recv, tid, tag);
+    if (rec) {
+        int src, rtag;
+        uint64_t bytes;
+        if (rbuf_info(b, &src, &rtag, &bytes)) spoor_rs_pvm_recv_end(src, rtag, bytes);
+        if (b >= 0) enrolled();
+        spoor_rs_leave("pvm_recv");
+    }
+    leave_call();
+    return b;
+}
+
+/* A receive that may return without a message: posted as a non-blocking receive, which
+ * completes if a message came (a timed-out one stays open: formats/trace.md, PVM). */
+int pvm_trecv(int tid, int tag, struct timeval *timeout) {
+    int rec = enter_call();
+    if (rec) {
+        spoor_rs_enter_wait("pvm_trecv");
+        know(tid);
+        if (timeout) spoor_rs_pvm_irecv(tid, tag);
+        else spoor_rs_pvm_recv_begin(tid, tag);
+    }
+    int b = CALL(pvm_trecv, tid, tag, timeout);
+    if (rec) {
+        int src, rtag;
+        uint64_t bytes;
+        if (rbuf_info(b, &src, &rtag, &bytes)) {
+            if (timeout) spoor_rs_pvm_irecv_complete(src, rtag, bytes);
+            else spoor_rs_pvm_recv_end(src, rtag, bytes);
+        }
+        if (b >= 0) enrolled();
+        spoor_rs_leave("pvm_trecv");
+    }
+    leave_call();
+    return b;
+}
+
+/* A probe that finds nothing records nothing (polling loops would fill the trace); one
+ * that gets a message records a receive that waited for nothing. */
+int pvm_nrecv(int tid, int tag) {
+    int rec = enter_call();
+    int b = CALL(pvm_nrecv, tid, tag);
+    if (rec) {
+        int src, rtag;
+        uint64_t bytes;
+        if (b >= 0) enrolled();
+        if (b > 0 && rbuf_info(b, &src, &rtag, &bytes)) {
+            spoor_rs_enter("pvm_nrecv");
+            spoor_rs_pvm_recv_begin(tid, tag);
+            spoor_rs_pvm_recv_end(src, rtag, bytes);
+            spoor_rs_leave("pvm_nrecv");
+        }
+    }
+    leave_call();
+    return b;
+}
+
+int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag, int *rlen) {
+    int rec = enter_call();
+    int src = -1, got_tag = -1, got_len = 0;
+    if (rec) {
+        spoor_rs_enter_wait("pvm_precv");
+        know(tid);
+        spoor_rs_pvm_recv_begin(tid, tag);
+    }
+    int r = CALL(pvm_precv, tid, tag, buf, len, type, &src, &got_tag, &got_len);
+    if (rtid) *rtid = src;
+    if (rtag) *rtag = got_tag;
+    if (rlen) *rlen = got_len;
+    if (rec) {
+        if (r >= 0 && src > 0) {
+            know(src);
+            /* PVM 3.4 returns the length in bytes, whatever the data type. */
+            spoor_rs_pvm_recv_end(src, got_tag, got_len > 0 ? (uint64_t)got_len : 0);
+        }
+        if (r >= 0) enrolled();
+        spoor_rs_leave("pvm_precv");
+    }
+    leave_call();
+    return r;
+}
+
+/* The variables that carry the recording to a spawned task, added to PVM_EXPORT. */
+static const char *const carried[] = {"LD_PRELOAD", "SPOOR_RECORD_DIR", "SPOOR_RECORD_APP",
+                                      "SPOOR_RECORD_PID", "SPOOR_RECORD_BLOCK_BYTES",
+                                      "SPOOR_RECORD_CPU_INTERVAL_NS", "SPOOR_RECORD_PVM_PARENT"};
+
+/* Sets PVM_EXPORT for one pvm_spawn; returns the old value (malloc'd) to restore. */
+static char *export_recording(int *had) {
+    const char *old = getenv("PVM_EXPORT");
+    char tid[32];
+    *had = old != NULL;
+    char *saved = old ? strdup(old) : NULL;
+    snprintf(tid, sizeof tid, "%x", my_tid);
+    setenv("SPOOR_RECORD_PVM_PARENT", tid, 1);
+    setenv("SPOOR_RECORD_APP", spoor_rs_pvm_app(), 1);
+    size_t n = old ? strlen(old) + 1 : 1;
+    for (size_t i = 0; i < sizeof carried / sizeof *carried; i++) n += strlen(carried[i]) + 1;
+    char *list = malloc(n);
+    if (!list) return saved;
+    list[0] = 0;
+    if (old && *old) strcat(strcpy(list, old), ":");
+    for (size_t i = 0; i < sizeof carried / sizeof *carried; i++) {
+        if (!getenv(carried[i])) continue;
+        strcat(list, carried[i]);
+        strcat(list, ":");
+    }
+    list[strlen(list) - (list[0] ? 1 : 0)] = 0;
+    setenv("PVM_EXPORT", list, 1);
+    free(list);
+    return saved;
+}
+
+static void restore_export(int had, char *saved) {
+    if (had && saved) setenv("PVM_EXPORT", saved, 1);
+    else unsetenv("PVM_EXPORT");
+    free(saved);
+}
+
+int pvm_spawn(char *task, char **argv, int flag, char *where, int ntask, int *tids) {
+    int rec = enter_call();
+    int had = 0;
+    char *saved = NULL;
+    if (rec) {
+        enrolled(); /* the children are told this task's id */
+        spoor_rs_enter("pvm_spawn");
+        if (my_tid > 0) saved = export_recording(&had);
+    }
+    int r = CALL(pvm_spawn, task, argv, flag, where, ntask, tids);
+    if (rec) {
+        if (my_tid > 0) restore_export(had, saved);
+        /* The children: each one's trace names this task as its parent (the spawn arc). */
+        for (int i = 0; tids && i < r && i < ntask; i++) know(tids[i]);
+        spoor_rs_leave("pvm_spawn");
+    }
+    leave_call();
+    return r;
+}
+
+/* The group's members by instance number, as task ids (malloc'd; NULL when unknown). */
+static int *members(char *group, int *size) {
+    *size = get_pvm_gsize() ? real_pvm_gsize(group) : -1;
+    if (*size <= 0 || !get_pvm_gettid()) return NULL;
+    int *tids = malloc(sizeof(int) * (size_t)*size);
+    if (!tids) return NULL;
+    for (int i = 0; i < *size; i++) {
+        tids[i] = real_pvm_gettid(group, i);
+        know(tids[i]);
+    }
+    return tids;
+}
+
+int pvm_barrier(char *group, int count) {
+    int rec = enter_call();
+    int n = 0;
+    int *tids = NULL;
+    if (rec) {
+        enrolled();
+        spoor_rs_enter("pvm_barrier"); /* the group server is asked before the wait */
+        tids = group ? members(group, &n) : NULL;
+        if (tids) spoor_rs_pvm_barrier_begin(group, n, tids);
+    }
+    int r = CALL(pvm_barrier, group, count);
+    if (rec) {
+        if (tids) {
+            /* Members that joined while this task waited belong to the barrier too. */
+            int m = 0;
+            int *after = members(group, &m);
+            if (after) spoor_rs_pvm_barrier_end(group, m, after);
+            else spoor_rs_pvm_barrier_end(group, n, tids);
+            free(after);
+        }
+        spoor_rs_leave("pvm_barrier");
+    }
+    free(tids);
+    leave_call();
+    return r;
+}
+
+int pvm_joingroup(char *group) {
+    int rec = enter_call();
+    if (rec) spoor_rs_enter("pvm_joingroup");
+    int r = CALL(pvm_joingroup, group);
+    if (rec) {
+        if (r >= 0) enrolled();
+        spoor_rs_leave("pvm_joingroup");
+    }
+    leave_call();
+    return r;
+}
+
+int pvm_exit(void) {
+    int rec = enter_call();
+    if (rec) {
+        enrolled();
+        spoor_rs_enter("pvm_exit");
+        spoor_rs_pvm_clock();
+    }
+    int r = CALL(pvm_exit);
+    if (rec) spoor_rs_leave("pvm_exit");
+    my_tid = -1; /* left the virtual machine: a later call is not a new enrolment */
+    leave_call();
+    return r;
+}
+
+/* Group functions whose messages to the group server are PVM's own: called through, with
+ * nothing recorded of what they send and receive. */
+#define QUIET(name, params, ...)                                                                  \
+    int name params {                                                                             \
+        depth++;                                                                                  \
+        int r = CALL(name, __VA_ARGS__);                                                          \
+        depth--;                                                                                  \
+        return r;                                                                                 \
+    }
+
+QUIET(pvm_lvgroup, (char *group), group)
+QUIET(pvm_getinst, (char *group, int tid), group, tid)
+QUIET(pvm_gettid, (char *group, int inum), group, inum)
+QUIET(pvm_gsize, (char *group), group)
+QUIET(pvm_freezegroup, (char *group, int size), group, size)
