@@ -109,17 +109,17 @@ fn warn_if_mpi_unrecorded() {
     // SAFETY: looking up a symbol by a NUL-terminated name in the loaded objects.
     let loaded = |sym: &std::ffi::CStr| !unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) }.is_null();
     let missing = if !cfg!(spoor_mpi) && loaded(c"PMPI_Init") {
-        Some(("MPI", "MPI", "libopenmpi-dev"))
+        Some(("MPI", "libopenmpi-dev"))
     } else if !cfg!(spoor_pvm) && loaded(c"pvm_mytid") {
-        Some(("PVM", "PVM", "pvm-dev"))
+        Some(("PVM", "pvm-dev"))
     } else {
         None
     };
-    if let Some((what, calls, package)) = missing {
+    if let Some((what, package)) = missing {
         if !WARNED.swap(true, Ordering::Relaxed) {
             eprintln!(
                 "spoor-record: this program uses {what} but libspoor_preload.so was built without {what} \
-                 wrappers: its {calls} calls are not recorded (install {package} and build spoor again)"
+                 wrappers: its {what} calls are not recorded (install {package} and build spoor again)"
             );
         }
     }
