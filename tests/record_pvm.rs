@@ -252,13 +252,47 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
             .any(|e| matches!(e.kind, Kind::IrecvComplete { from, tag: 2, bytes: 4, .. } if from == m)));
         // pvm_psend of two longs.
         assert!(evs.iter().any(|e| matches!(e.kind, Kind::Send { to, tag: 3, bytes: 16, .. } if to == m)));
-        assert!(evs
+        // Clock samples against the master, measured by ping-pong at enrolment (before the
+        // worker's first message) and at pvm_exit (after its barrier): one host, so the
+        // offset is within a few hundred microseconds of 0, and the round trip took time.
+        let samples: Vec<(usize, i64, u64)> = evs
             .iter()
-            .any(|e| matches!(e.kind, Kind::ClockOffset { reference, offset: 0, .. } if reference == m)));
+            .enumerate()
+            .filter_map(|(i, e)| match e.kind {
+                Kind::ClockOffset { reference, offset, error } if reference == m => Some((i, offset, error)),
+                _ => None,
+            })
+            .collect();
+        eprintln!("{w}: clock samples against the master (offset ns, error ns): {samples:?}");
+        assert_eq!(samples.len(), 2, "{w}: one sample at enrolment, one at exit: {samples:?}");
+        for &(_, offset, error) in &samples {
+            assert!(error > 0, "{w}: a round trip takes time: {samples:?}");
+            assert!(offset.unsigned_abs() < 500_000, "{w}: one host, one clock: {samples:?}");
+        }
+        let first_msg = evs.iter().position(|e| matches!(e.kind, Kind::Send { .. } | Kind::RecvBegin { .. }));
+        let barrier = evs.iter().position(|e| matches!(e.kind, Kind::CollEnd { .. }));
+        assert!(samples[0].0 < first_msg.unwrap(), "{w}: the first sample is taken at enrolment");
+        assert!(samples[1].0 > barrier.unwrap(), "{w}: the second at pvm_exit");
+        // The program's messages only (the pings and answers are not recorded): one result
+        // sent, the size and the item received.
+        let count = |f: fn(&Kind) -> bool| evs.iter().filter(|e| f(&e.kind)).count();
+        assert_eq!(count(|k| matches!(k, Kind::Send { .. })), 1, "{w}");
+        assert_eq!(count(|k| matches!(k, Kind::RecvEnd { .. } | Kind::IrecvComplete { .. })), 2, "{w}");
     }
     let mevs = &per[&master];
     let sends = |tag| mevs.iter().filter(|e| matches!(e.kind, Kind::Send { tag: t, .. } if t == tag)).count();
     assert_eq!((sends(1), sends(2)), (3, 3), "the multicast is one send per worker, then one send each");
+    assert_eq!(
+        mevs.iter().filter(|e| matches!(e.kind, Kind::Send { .. })).count(),
+        6,
+        "the program's sends only"
+    );
+    assert_eq!(
+        mevs.iter().filter(|e| matches!(e.kind, Kind::RecvEnd { .. })).count(),
+        3,
+        "its receives only"
+    );
+    assert!(!mevs.iter().any(|e| matches!(e.kind, Kind::ClockOffset { .. })), "the master has no parent");
     // pvm_precv from any task: the begin has no source, each end the worker's.
     let ends: Vec<String> = mevs
         .iter()
@@ -279,11 +313,33 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
         assert_eq!(d.comms[comm as usize].members.len(), 4);
     }
 
-    // Aligned (samples of offset 0: one host, one clock) and ordered without problems.
+    // Aligned by the samples (the master is the reference) and ordered without problems.
     let aligned = tmp.path().join("a.spoor");
+    let report = tmp.path().join("align.json");
     ok(
-        &Command::new(bin("align")).arg("-q").arg(&merged).arg("-o").arg(&aligned).output().unwrap(),
+        &Command::new(bin("align"))
+            .arg("-q")
+            .arg(&merged)
+            .arg("-o")
+            .arg(&aligned)
+            .arg("--report")
+            .arg(&report)
+            .output()
+            .unwrap(),
         "spoor-align",
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    eprintln!("spoor-align report: {r}");
+    assert_eq!(r["messages"], 9, "the program's 9 messages, no ping-pong: {r}");
+    for l in r["locations"].as_array().unwrap() {
+        let want = if l["name"] == master.as_str() { "reference" } else { "samples" };
+        assert_eq!(l["method"], want, "{r}");
+    }
+    assert_eq!(r["choice"]["clocks"], "offsets", "{r}");
+    assert_eq!(
+        r["violations_after"],
+        serde_json::json!({"messages": 0, "collectives": 0, "locks": 0}),
+        "{r}"
     );
     let check = Command::new(bin("order")).arg("--check").arg(&aligned).output().unwrap();
     ok(&check, "spoor-order --check");

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Rust side (src/pvm.rs). */
 extern int spoor_rs_active(void);
@@ -29,7 +30,8 @@ extern int spoor_rs_pvm_known(int tid);
 extern void spoor_rs_pvm_task(int tid, const char *host);
 extern void spoor_rs_pvm_ignore(int tid);
 extern void spoor_rs_pvm_enrolled(int tid, const char *host);
-extern void spoor_rs_pvm_clock(void);
+extern int spoor_rs_pvm_parent_ctx(void);
+extern void spoor_rs_pvm_clock_offset(int64_t offset, uint64_t error);
 extern void spoor_rs_pvm_send(int tid, int tag, uint64_t bytes);
 extern void spoor_rs_pvm_recv_begin(int tid, int tag);
 extern void spoor_rs_pvm_recv_end(int tid, int tag, uint64_t bytes);
@@ -72,6 +74,16 @@ REAL(int, pvm_getinst, (char *, int))
 REAL(int, pvm_lvgroup, (char *))
 REAL(int, pvm_freezegroup, (char *, int))
 REAL(int, pvm_tasks, (int, int *, struct pvmtaskinfo **))
+REAL(int, pvm_pstat, (int))
+REAL(int, pvm_newcontext, (void))
+REAL(int, pvm_setcontext, (int))
+REAL(int, pvm_addmhf, (int, int, int, int (*)(int)))
+REAL(int, pvm_mkbuf, (int))
+REAL(int, pvm_setsbuf, (int))
+REAL(int, pvm_setrbuf, (int))
+REAL(int, pvm_freebuf, (int))
+REAL(int, pvm_pkint, (int *, int, int))
+REAL(int, pvm_upkint, (int *, int, int))
 
 /* The function a wrapper stands for is missing (libpvm3 not loaded, or too old): fail as
  * PVM fails, instead of calling through a null pointer. */
@@ -124,6 +136,162 @@ static void know(int tid) {
     else spoor_rs_pvm_task(tid, host_of(tid, host, sizeof host));
 }
 
+/* Clock offsets against the parent (formats/trace.md, PVM). At enrolment and at pvm_exit
+ * a spawned task pings its parent SYNC_ROUNDS times and keeps the round trip with the
+ * smallest delay: offset = t_parent - (t_send + t_recv) / 2, error = half the round trip.
+ * The parent answers from a message handler (pvm_addmhf), which libpvm calls during
+ * whatever PVM call the parent is in, so the program does not cooperate. The pings and
+ * answers travel in a context the parent got from pvm_newcontext (unique in the virtual
+ * machine; passed on in SPOOR_RECORD_PVM_CTX): no user message is ever in it, and user
+ * receives, made in the user's context, never see them. They go through the real libpvm
+ * functions, with `depth` raised, so none of them is recorded. */
+enum { SYNC_ROUNDS = 10, PING = 1, PONG = 2, DONE = 3, NEVER = 4 };
+/* A parent in no PVM call (computing, or gone) never answers: wait this long per round
+ * trip, then record no sample (spoor-align falls back to the messages). */
+#define SYNC_WAIT_NS 1000000000LL
+/* How long pvm_exit waits for children still to take their exit samples. */
+#define EXIT_WAIT_NS 1000000000LL
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* the recorder's wall clock */
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int my_ctx = -1;     /* the context this task's children ping it in */
+static int parent_ctx = -1; /* the parent's, when the parent is recorded */
+static int parent_tid;
+static int sync_seq;
+
+/* Children that took their enrolment sample, until they say they are done. */
+static struct {
+    int tid, done;
+} *children;
+static int nchildren, children_cap;
+
+static void child_seen(int tid, int done) {
+    for (int i = 0; i < nchildren; i++) {
+        if (children[i].tid == tid) {
+            children[i].done |= done;
+            return;
+        }
+    }
+    if (done) return; /* done without a sample at enrolment: nothing to wait for */
+    if (nchildren == children_cap) {
+        int cap = children_cap ? 2 * children_cap : 16;
+        void *more = realloc(children, sizeof *children * (size_t)cap);
+        if (!more) return;
+        children = more;
+        children_cap = cap;
+    }
+    children[nchildren].tid = tid;
+    children[nchildren++].done = 0;
+}
+
+/* The message handler: a child's ping gets this task's wall clock back at once. */
+static int answer(int mid) {
+    int seq = 0, bytes = 0, tag = -1, src = -1;
+    depth++;
+    if (real_pvm_bufinfo(mid, &bytes, &tag, &src) >= 0 && real_pvm_upkint(&seq, 1, 1) >= 0) {
+        if (tag == PING) {
+            int64_t t = now_ns();
+            int reply[3] = {seq, (int)(uint32_t)((uint64_t)t >> 32), (int)(uint32_t)t};
+            int ctx = real_pvm_setcontext(my_ctx);
+            int sbuf = real_pvm_setsbuf(real_pvm_mkbuf(PvmDataDefault));
+            real_pvm_pkint(reply, 3, 1);
+            real_pvm_send(src, PONG);
+            real_pvm_freebuf(real_pvm_setsbuf(sbuf));
+            real_pvm_setcontext(ctx);
+            child_seen(src, 0);
+        } else if (tag == DONE) {
+            child_seen(src, 1);
+        }
+    }
+    depth--;
+    return 0;
+}
+
+static int sync_ready(void) {
+    return get_pvm_setcontext() && get_pvm_setsbuf() && get_pvm_setrbuf() && get_pvm_mkbuf() &&
+           get_pvm_freebuf() && get_pvm_pkint() && get_pvm_upkint() && get_pvm_send() && get_pvm_trecv() &&
+           get_pvm_bufinfo();
+}
+
+/* Sends `tag` with `seq` to the parent (in its context, which is current). */
+static int to_parent(int tag, int seq) {
+    int sbuf = real_pvm_mkbuf(PvmDataDefault);
+    int old = real_pvm_setsbuf(sbuf);
+    real_pvm_pkint(&seq, 1, 1);
+    int r = real_pvm_send(parent_tid, tag);
+    real_pvm_setsbuf(old);
+    real_pvm_freebuf(sbuf);
+    return r;
+}
+
+/* The parent's answer to ping `seq` (late answers to earlier pings are skipped), or 0
+ * once `deadline` has passed. */
+static int pong(int seq, int64_t deadline, int64_t *t_parent) {
+    for (;;) {
+        int64_t left = deadline - now_ns();
+        if (left <= 0) return 0;
+        struct timeval tv = {(time_t)(left / 1000000000), (suseconds_t)(left % 1000000000 / 1000)};
+        int reply[3];
+        if (real_pvm_trecv(parent_tid, PONG, &tv) <= 0) return 0;
+        if (real_pvm_upkint(reply, 3, 1) < 0) continue;
+        if (reply[0] != seq) continue;
+        *t_parent = (int64_t)(((uint64_t)(uint32_t)reply[1] << 32) | (uint32_t)reply[2]);
+        return 1;
+    }
+}
+
+/* One clock sample against the parent, if it answers; at exit, then tells it so. */
+static void clock_sync(int at_exit) {
+    if (parent_ctx < 0 || parent_tid <= 0 || !sync_ready()) return;
+    int ctx = real_pvm_setcontext(parent_ctx);
+    int rbuf = real_pvm_setrbuf(0); /* the program's receive buffer stays as it was */
+    int64_t best_rtt = -1, best_off = 0, t_parent = 0;
+    for (int i = 0; i < SYNC_ROUNDS; i++) {
+        int seq = ++sync_seq;
+        int64_t t1 = now_ns();
+        if (to_parent(PING, seq) < 0 || !pong(seq, t1 + SYNC_WAIT_NS, &t_parent)) break;
+        int64_t t3 = now_ns();
+        if (best_rtt < 0 || t3 - t1 < best_rtt) {
+            best_rtt = t3 - t1;
+            best_off = t_parent - (t1 + (t3 - t1) / 2);
+        }
+    }
+    if (at_exit) to_parent(DONE, ++sync_seq);
+    int last = real_pvm_setrbuf(rbuf);
+    if (last > 0) real_pvm_freebuf(last);
+    real_pvm_setcontext(ctx);
+    /* A parent that stopped answering part way: the round trips so far are as good. */
+    if (best_rtt >= 0) spoor_rs_pvm_clock_offset(best_off, (uint64_t)(best_rtt / 2));
+}
+
+/* Before leaving PVM, lets the children that took a sample at enrolment take theirs at
+ * exit: answers their pings until each is done or gone, for at most EXIT_WAIT_NS. */
+static void wait_for_children(void) {
+    if (my_ctx < 0 || !nchildren || !sync_ready() || !get_pvm_pstat()) return;
+    int64_t deadline = now_ns() + EXIT_WAIT_NS;
+    int ctx = real_pvm_setcontext(my_ctx);
+    int rbuf = real_pvm_setrbuf(0);
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < nchildren; i++) {
+            if (children[i].done) continue;
+            if (real_pvm_pstat(children[i].tid) == PvmOk) waiting = 1;
+            else children[i].done = 1;
+        }
+        if (!waiting || now_ns() >= deadline) break;
+        /* Nothing is ever sent with tag NEVER: this only lets the handler run. */
+        struct timeval tv = {0, 10000};
+        real_pvm_trecv(-1, NEVER, &tv);
+    }
+    int last = real_pvm_setrbuf(rbuf);
+    if (last > 0) real_pvm_freebuf(last);
+    real_pvm_setcontext(ctx);
+}
+
 /* This task's enrolment, seen once, after a PVM call succeeded (any call enrols): asking
  * before would repeat PVM's own error when no daemon runs. */
 static void enrolled_as(int tid) {
@@ -131,10 +299,19 @@ static void enrolled_as(int tid) {
     if (my_tid != 0 || tid <= 0) return;
     my_tid = tid;
     spoor_rs_pvm_enrolled(tid, host_of(tid, host, sizeof host));
+    /* The context this task's children will ping it in, and its handler. */
+    if (get_pvm_newcontext() && get_pvm_addmhf() && sync_ready()) {
+        my_ctx = real_pvm_newcontext();
+        if (my_ctx >= 0 && real_pvm_addmhf(-1, -1, my_ctx, answer) < 0) my_ctx = -1;
+    }
     /* The parent was defined at start, on this host: now its host is known. */
     int parent = get_pvm_parent() ? real_pvm_parent() : -1;
-    if (parent > 0) spoor_rs_pvm_task(parent, host_of(parent, host, sizeof host));
-    spoor_rs_pvm_clock();
+    if (parent > 0) {
+        spoor_rs_pvm_task(parent, host_of(parent, host, sizeof host));
+        parent_tid = parent;
+        parent_ctx = spoor_rs_pvm_parent_ctx();
+        clock_sync(0);
+    }
 }
 
 static void enrolled(void) {
@@ -322,7 +499,8 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rt
 /* The variables that carry the recording to a spawned task, added to PVM_EXPORT. */
 static const char *const carried[] = {"LD_PRELOAD", "SPOOR_RECORD_DIR", "SPOOR_RECORD_APP",
                                       "SPOOR_RECORD_PID", "SPOOR_RECORD_BLOCK_BYTES",
-                                      "SPOOR_RECORD_CPU_INTERVAL_NS", "SPOOR_RECORD_PVM_PARENT"};
+                                      "SPOOR_RECORD_CPU_INTERVAL_NS", "SPOOR_RECORD_PVM_PARENT",
+                                      "SPOOR_RECORD_PVM_CTX"};
 
 /* Sets PVM_EXPORT for one pvm_spawn; returns the old value (malloc'd) to restore. */
 static char *export_recording(int *had) {
@@ -332,6 +510,13 @@ static char *export_recording(int *had) {
     char *saved = old ? strdup(old) : NULL;
     snprintf(tid, sizeof tid, "%x", my_tid);
     setenv("SPOOR_RECORD_PVM_PARENT", tid, 1);
+    if (my_ctx >= 0) {
+        char ctx[32];
+        snprintf(ctx, sizeof ctx, "%d", my_ctx);
+        setenv("SPOOR_RECORD_PVM_CTX", ctx, 1);
+    } else {
+        unsetenv("SPOOR_RECORD_PVM_CTX"); /* no handler: the children do not ping */
+    }
     setenv("SPOOR_RECORD_APP", spoor_rs_pvm_app(), 1);
     size_t n = old ? strlen(old) + 1 : 1;
     for (size_t i = 0; i < sizeof carried / sizeof *carried; i++) n += strlen(carried[i]) + 1;
@@ -433,7 +618,8 @@ int pvm_exit(void) {
     if (rec) {
         enrolled();
         spoor_rs_enter("pvm_exit");
-        spoor_rs_pvm_clock();
+        clock_sync(1);
+        wait_for_children();
     }
     int r = CALL(pvm_exit);
     if (rec) spoor_rs_leave("pvm_exit");

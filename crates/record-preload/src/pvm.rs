@@ -139,20 +139,27 @@ pub extern "C" fn spoor_rs_pvm_enrolled(tid: c_int, host: *const c_char) {
     }
 }
 
-/// A clock sample against the parent: tasks on one host read one clock, so the offset is
-/// 0 exactly. Nothing for a task on another host (spoor-align then estimates its offset
-/// from the messages).
+/// The context the parent answers clock pings in (`SPOOR_RECORD_PVM_CTX`, set by a
+/// recorded parent at spawn), or -1: no parent, or one without a handler.
 #[no_mangle]
-pub extern "C" fn spoor_rs_pvm_clock() {
+pub extern "C" fn spoor_rs_pvm_parent_ctx() -> c_int {
+    if with_state(|st| st.parent).is_none() {
+        return -1;
+    }
+    std::env::var("SPOOR_RECORD_PVM_CTX")
+        .ok()
+        .and_then(|c| c.trim().parse::<c_int>().ok())
+        .filter(|&c| c >= 0)
+        .unwrap_or(-1)
+}
+
+/// A clock sample against the parent, measured by the shim's ping-pong: parent time =
+/// local time + offset (± error, half the shortest round trip).
+#[no_mangle]
+pub extern "C" fn spoor_rs_pvm_clock_offset(offset: i64, error: u64) {
     let Some(rec) = recorder() else { return };
     let Some(parent) = with_state(|st| st.parent.and_then(|p| loc_of(st, p))) else { return };
-    let same_host = rec.with_defs(|d| {
-        let p = d.locations[parent as usize].process as usize;
-        d.processes[p].machine == d.processes[0].machine
-    });
-    if same_host {
-        rec.record(Kind::ClockOffset { reference: parent, offset: 0, error: 0 });
-    }
+    rec.record(Kind::ClockOffset { reference: parent, offset, error });
 }
 
 /// The application's name, which the spawned tasks take (a static copy, valid for ever).
