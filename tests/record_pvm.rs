@@ -376,6 +376,98 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
     assert!(row(&master) > 0, "the path starts in the master: {json}");
 }
 
+/// A parent that makes no PVM call for 1.5 s just after spawning its child (so it cannot
+/// answer the child's enrolment pings), then receives one message from it and exits.
+const SLEEPY: &str = r#"
+#include <pvm3.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int child, v = 7;
+    (void)argc;
+    if (pvm_mytid() < 0) return 1;
+    int parent = pvm_parent();
+    if (parent == PvmNoParent) {
+        char *self = strrchr(argv[0], '/'); /* spawned by file name, along ep= */
+        if (pvm_spawn(self ? self + 1 : argv[0], NULL, PvmTaskDefault, "", 1, &child) != 1) return 1;
+        usleep(1500000);
+        if (pvm_recv(child, 1) < 0) return 1;
+        pvm_upkint(&v, 1, 1);
+        printf("got %d\n", v);
+    } else {
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&v, 1, 1);
+        pvm_send(parent, 1);
+    }
+    pvm_exit();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_parent_in_no_pvm_call_gives_no_sample_after_a_bounded_wait_and_align_uses_the_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert!(Path::new("/usr/include/pvm3.h").is_file(), "{MISSING}");
+    let src = tmp.path().join("sleepy.c");
+    std::fs::write(&src, SLEEPY).unwrap();
+    let exe = tmp.path().join("pvm_sleepy");
+    ok(&Command::new("cc").arg("-o").arg(&exe).arg(&src).arg("-lpvm3").output().unwrap(), "cc sleepy.c");
+    let _pvmd = Pvmd::start(tmp.path(), tmp.path());
+    let rec = tmp.path().join("rec");
+    let mut c = Command::new(bin("record"));
+    c.arg("-o").arg(&rec).arg("--").arg("./pvm_sleepy").current_dir(tmp.path()).stdin(Stdio::null());
+    let out = pvm_env(&mut c, &tmp.path().join("pvm")).output().unwrap();
+    ok(&out, "spoor-record pvm_sleepy");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "got 7\n");
+    assert!(out.stderr.is_empty(), "the recorder says nothing: {}", String::from_utf8_lossy(&out.stderr));
+    let traces = wait_for_traces(&rec, 2);
+    let merged = tmp.path().join("m.spoor");
+    ok(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
+    let (d, ev) = read(&merged, false).unwrap();
+    let child = ev
+        .iter()
+        .find_map(|e| matches!(e.kind, Kind::ProcessBegin { parent: Some(_) }).then_some(e.loc))
+        .expect("the child's trace");
+    let cev: Vec<&Event> = ev.iter().filter(|e| e.loc == child).collect();
+    let samples: Vec<(usize, i64, u64)> = cev
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e.kind {
+            Kind::ClockOffset { offset, error, .. } => Some((i, offset, error)),
+            _ => None,
+        })
+        .collect();
+    eprintln!("{}: samples {samples:?}", loc_name(&d, child));
+    // At enrolment the parent sleeps: no sample, after a wait of about 1 s (the pvm_mytid
+    // that enrolled took it); at exit it is in pvm_recv or pvm_exit and answers (a late
+    // answer to the first ping is skipped).
+    assert_eq!(samples.len(), 1, "{samples:?}");
+    let send = cev.iter().position(|e| matches!(e.kind, Kind::Send { .. })).unwrap();
+    assert!(samples[0].0 > send, "the sample is the one at exit");
+    assert!(samples[0].2 > 0 && samples[0].1.unsigned_abs() < 500_000, "{samples:?}");
+    // pvm_mytid records no call: the wait lies between the begin and pvm_send's enter.
+    let waited = cev[send - 1].wall - cev[0].wall;
+    assert!(matches!(cev[send - 1].kind, Kind::Enter { .. }), "{:?}", cev[send - 1]);
+    assert!((900_000_000..1_900_000_000).contains(&waited), "the wait is bounded: {waited} ns");
+    assert_eq!(ev.iter().filter(|e| matches!(e.kind, Kind::Send { .. })).count(), 1, "no ping recorded");
+    let report = tmp.path().join("align.json");
+    ok(
+        &Command::new(bin("align"))
+            .arg("-q")
+            .arg(&merged)
+            .arg("-o")
+            .arg(tmp.path().join("a.spoor"))
+            .arg("--report")
+            .arg(&report)
+            .output()
+            .unwrap(),
+        "spoor-align",
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["locations"][child as usize]["method"], "samples", "{r}");
+}
+
 #[test]
 fn without_a_pvmd_the_program_gets_pvms_error_and_its_exit_status() {
     let tmp = tempfile::tempdir().unwrap();
