@@ -29,6 +29,7 @@ fn main() {
         let preload = spoor_record::launch::find_preload(&exe, embedded_preload())?;
         if let Some(program) = spoor_record::launch::resolve_program(&args.command[0]) {
             spoor_record::launch::check_mpi(&program, &preload)?;
+            spoor_record::launch::check_pvm(&program, &preload)?;
         }
         let env = spoor_record::launch::environment(&dir, args.app.as_deref(), &preload, std::process::id());
         let err = std::process::Command::new(&args.command[0]).args(&args.command[1..]).envs(env).exec();

@@ -14,8 +14,12 @@ use spoor_record::{Config, Recorder};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+#[cfg(any(spoor_mpi, spoor_pvm))]
+mod calls;
 #[cfg(spoor_mpi)]
 mod mpi;
+#[cfg(spoor_pvm)]
+mod pvm;
 
 static REC: OnceLock<Recorder> = OnceLock::new();
 /// This process records. A forked child (same memory, other pid) does not: the fork
@@ -44,15 +48,23 @@ fn program_name() -> String {
 extern "C" fn init() {
     let Some(dir) = std::env::var_os("SPOOR_RECORD_DIR") else { return };
     let pid = std::process::id();
+    let pvm_parent = pvm_parent();
     if let Some(want) = std::env::var("SPOOR_RECORD_PID").ok().and_then(|p| p.parse::<u32>().ok()) {
-        if want != pid {
+        if want != pid && pvm_parent.is_none() {
             return;
         }
     }
     let prog = program_name();
     let app =
         std::env::var("SPOOR_RECORD_APP").ok().filter(|a| !a.is_empty()).unwrap_or_else(|| prog.clone());
-    let mut cfg = Config::new(dir, &app, &prog, 0);
+    // A spawned task is named by its task id once it enrols; until then by its pid, so
+    // that tasks that never enrol stay apart.
+    let process = if pvm_parent.is_some() { format!("{prog} pid {pid}") } else { prog.clone() };
+    let mut cfg = Config::new(dir, &app, &process, 0);
+    #[cfg(spoor_pvm)]
+    if let Some(parent) = pvm_parent {
+        cfg.parent = Some((pvm::task_name(parent), parent));
+    }
     cfg.file_name = Some(format!("{}.{pid}.spoor", spoor_record::file_safe(&app)));
     if let Some(b) = std::env::var("SPOOR_RECORD_BLOCK_BYTES").ok().and_then(|b| b.parse().ok()) {
         cfg.block_bytes = b;
@@ -63,6 +75,10 @@ extern "C" fn init() {
     match Recorder::start(cfg) {
         Ok(r) => {
             let _ = REC.set(r);
+            #[cfg(spoor_pvm)]
+            if let Some(parent) = pvm_parent {
+                pvm::started_by(parent, 1);
+            }
             // SAFETY: registering plain extern "C" functions with libc.
             unsafe {
                 libc::pthread_atfork(None, None, Some(forked_child));
@@ -75,19 +91,37 @@ extern "C" fn init() {
     }
 }
 
-/// Built without the PMPI wrappers, the library records nothing of a program's MPI:
-/// spoor-record refuses programs linked to libmpi, and this says so for the others (libmpi
-/// loaded through another library or dlopen), once, at start or at exit.
+/// The spawning task when this process is a PVM task the daemon started for a recorded
+/// task (the recording reaches it through PVM_EXPORT, not through spoor-record).
+fn pvm_parent() -> Option<u32> {
+    #[cfg(spoor_pvm)]
+    return pvm::spawned_by();
+    #[cfg(not(spoor_pvm))]
+    None
+}
+
+/// Built without the PMPI (PVM) wrappers, the library records nothing of a program's MPI
+/// (PVM): spoor-record refuses programs linked to libmpi (libpvm3), and this says so for
+/// the others (the library loaded through another library or dlopen), once, at start or
+/// at exit.
 fn warn_if_mpi_unrecorded() {
     static WARNED: AtomicBool = AtomicBool::new(false);
     // SAFETY: looking up a symbol by a NUL-terminated name in the loaded objects.
-    let mpi =
-        !cfg!(spoor_mpi) && !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"PMPI_Init".as_ptr()) }.is_null();
-    if mpi && !WARNED.swap(true, Ordering::Relaxed) {
-        eprintln!(
-            "spoor-record: this program uses MPI but libspoor_preload.so was built without MPI \
-             wrappers: its MPI calls are not recorded (install libopenmpi-dev and build spoor again)"
-        );
+    let loaded = |sym: &std::ffi::CStr| !unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) }.is_null();
+    let missing = if !cfg!(spoor_mpi) && loaded(c"PMPI_Init") {
+        Some(("MPI", "libopenmpi-dev"))
+    } else if !cfg!(spoor_pvm) && loaded(c"pvm_mytid") {
+        Some(("PVM", "pvm-dev"))
+    } else {
+        None
+    };
+    if let Some((what, package)) = missing {
+        if !WARNED.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "spoor-record: this program uses {what} but libspoor_preload.so was built without {what} \
+                 wrappers: its {what} calls are not recorded (install {package} and build spoor again)"
+            );
+        }
     }
 }
 

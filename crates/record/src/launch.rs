@@ -116,13 +116,23 @@ pub fn resolve_program(program: &OsStr) -> Option<PathBuf> {
 /// The MPI library `program` is linked to (its DT_NEEDED entry named `libmpi*`), if it is
 /// an ELF file linked to one.
 pub fn linked_mpi(program: &Path) -> Option<String> {
+    linked(program, "libmpi")
+}
+
+/// The PVM library `program` is linked to (`libpvm3*`, or the group library `libgpvm3*`).
+pub fn linked_pvm(program: &Path) -> Option<String> {
+    linked(program, "libpvm3").or_else(|| linked(program, "libgpvm3"))
+}
+
+/// The first DT_NEEDED entry of ELF file `program` whose name starts with `prefix`.
+fn linked(program: &Path, prefix: &str) -> Option<String> {
     let file = std::fs::File::open(program).ok()?;
     let data = &ReadCache::new(file);
     let needed = match data.read_bytes_at(4, 1).ok()? {
         [1] => needed::<FileHeader32<Endianness>, _>(data),
         _ => needed::<FileHeader64<Endianness>, _>(data),
     };
-    needed?.into_iter().find(|n| n.starts_with("libmpi"))
+    needed?.into_iter().find(|n| n.starts_with(prefix))
 }
 
 fn needed<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(data: R) -> Option<Vec<String>> {
@@ -142,6 +152,15 @@ fn needed<'a, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'a>>(data: R) -> 
 /// Whether the preload library holds the PMPI wrappers (it defines MPI_Init); an error
 /// naming the file if it is no shared library.
 pub fn preload_has_mpi(lib: &Path) -> io::Result<bool> {
+    preload_defines(lib, "MPI_Init")
+}
+
+/// Whether the preload library holds the PVM wrappers (it defines pvm_spawn).
+pub fn preload_has_pvm(lib: &Path) -> io::Result<bool> {
+    preload_defines(lib, "pvm_spawn")
+}
+
+fn preload_defines(lib: &Path, symbol: &str) -> io::Result<bool> {
     let file = std::fs::File::open(lib).map_err(|e| {
         io::Error::new(e.kind(), format!("{}: cannot open the preload library: {e}", lib.display()))
     })?;
@@ -152,7 +171,7 @@ pub fn preload_has_mpi(lib: &Path) -> io::Result<bool> {
             format!("{}: not a shared library (ELF expected): {e}", lib.display()),
         )
     })?;
-    Ok(elf.dynamic_symbols().any(|s| s.is_definition() && s.name() == Ok("MPI_Init")))
+    Ok(elf.dynamic_symbols().any(|s| s.is_definition() && s.name() == Ok(symbol)))
 }
 
 /// Refuses to record `program` when it is linked to libmpi and `lib` has no MPI wrappers:
@@ -168,6 +187,23 @@ pub fn check_mpi(program: &Path, lib: &Path) -> io::Result<()> {
          not found when it was built): its MPI calls would not be recorded. Install MPI's development \
          files (Debian: libopenmpi-dev) so that mpicc is on PATH, then build spoor again \
          (`cargo build --release`, or `cargo install --path .`): the library is rebuilt with the wrappers",
+        program.display(),
+        lib.display()
+    )))
+}
+
+/// Refuses to record `program` when it is linked to libpvm3 and `lib` has no PVM wrappers,
+/// as [`check_mpi`] does for MPI: its tasks, messages and spawns would be lost.
+pub fn check_pvm(program: &Path, lib: &Path) -> io::Result<()> {
+    if preload_has_pvm(lib)? {
+        return Ok(());
+    }
+    let Some(pvm) = linked_pvm(program) else { return Ok(()) };
+    Err(io::Error::other(format!(
+        "{} is linked to {pvm}, but the preload library {} was built without PVM wrappers (pvm3.h was \
+         not found when it was built): its PVM calls and spawned tasks would not be recorded. Install \
+         PVM's development files (Debian: pvm-dev), then build spoor again (`cargo build --release`, \
+         or `cargo install --path .`): the library is rebuilt with the wrappers",
         program.display(),
         lib.display()
     )))

@@ -76,6 +76,9 @@ pub struct Config {
     pub cpu_interval_ns: i64,
     /// Flush the trace on SIGTERM, SIGINT and SIGSEGV.
     pub signals: bool,
+    /// The process of this application that started this one (name, rank): defined as a
+    /// peer (location 1), it is the parent of `process_begin`, the spawn arc.
+    pub parent: Option<(String, u32)>,
 }
 
 impl Config {
@@ -91,6 +94,7 @@ impl Config {
             cpu: CpuClock::Thread,
             cpu_interval_ns: DEFAULT_CPU_INTERVAL_NS,
             signals: true,
+            parent: None,
         }
     }
 }
@@ -621,6 +625,10 @@ impl Recorder {
         let machine = defs.add_machine(&cfg.machine.clone().unwrap_or_else(hostname));
         let proc = defs.add_process(&cfg.process, app, machine, cfg.rank);
         let loc = defs.add_location(&cfg.process, proc, 0);
+        let parent = cfg.parent.as_ref().map(|(name, rank)| {
+            let p = defs.add_process(name, app, machine, *rank);
+            defs.add_location(name, p, 0)
+        });
         defs.set_property("creator", "spoor-record");
         defs.set_property("clock", "CLOCK_REALTIME");
         defs.set_property(
@@ -683,7 +691,7 @@ impl Recorder {
             crate::signals::install();
         }
         let rec = Recorder { inner };
-        rec.record(Kind::ProcessBegin { parent: None });
+        rec.record(Kind::ProcessBegin { parent });
         Ok(rec)
     }
 
