@@ -9,6 +9,7 @@ mod cp_recorded;
 mod import;
 mod order;
 mod record;
+mod record_pvm;
 mod report;
 mod synth;
 mod whatif;

@@ -3,42 +3,16 @@
 //! a directory of its own (PVM_TMP) and halts on every exit path. Needs Debian's pvm and
 //! pvm-dev (scripts/test installs them); without them the tests fail, saying so.
 
+use crate::common::{assert_success, bin, tool};
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{CollOp, Definitions, Event, Kind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin(name: &str) -> &'static str {
-    match name {
-        "record" => env!("CARGO_BIN_EXE_spoor-record"),
-        "merge" => env!("CARGO_BIN_EXE_spoor-merge"),
-        "align" => env!("CARGO_BIN_EXE_spoor-align"),
-        "order" => env!("CARGO_BIN_EXE_spoor-order"),
-        "cp" => env!("CARGO_BIN_EXE_spoor-cp"),
-        "cat" => env!("CARGO_BIN_EXE_spoor-cat"),
-        _ => unreachable!(),
-    }
-}
-
-fn ok(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 const PVM_ROOT: &str = "/usr/lib/pvm3";
 const MISSING: &str = "PVM not found: install Debian's pvm and pvm-dev (scripts/test installs them)";
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
-}
 
 /// The PVM environment of a test: the daemon's files in `tmp` (no other daemon is met),
 /// root allowed (the tests may run as root).
@@ -56,7 +30,7 @@ impl Pvmd {
     /// Starts pvmd on this host; spawned programs are looked for in `ep` and in PVM's own
     /// directory (the group server pvmgs).
     fn start(tmp: &Path, ep: &Path) -> Pvmd {
-        let pvmd = on_path("pvmd").unwrap_or_else(|| panic!("{MISSING}"));
+        let pvmd = tool("pvmd").unwrap_or_else(|| panic!("{MISSING}"));
         let lib = Path::new(PVM_ROOT).join("lib");
         let hostfile = tmp.join("hostfile");
         let host = spoor_record::hostname();
@@ -86,7 +60,7 @@ impl Pvmd {
 
 impl Drop for Pvmd {
     fn drop(&mut self) {
-        if let Some(console) = on_path("pvm") {
+        if let Some(console) = tool("pvm") {
             let halt = pvm_env(&mut Command::new(console), &self.tmp)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
@@ -122,7 +96,7 @@ fn farm(dir: &Path) -> PathBuf {
         .args(["-lgpvm3", "-lpvm3"])
         .output()
         .unwrap();
-    ok(&out, "cc pvm_farm.c");
+    assert_success(&out, "cc pvm_farm.c");
     exe
 }
 
@@ -180,10 +154,10 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
     let exe = farm(tmp.path());
     let _pvmd = Pvmd::start(tmp.path(), exe.parent().unwrap());
     let plain = farm_command(&exe, tmp.path(), None).output().unwrap();
-    ok(&plain, "pvm_farm");
+    assert_success(&plain, "pvm_farm");
     let rec = tmp.path().join("rec");
     let out = farm_command(&exe, tmp.path(), Some(&rec)).output().unwrap();
-    ok(&out, "spoor-record pvm_farm");
+    assert_success(&out, "spoor-record pvm_farm");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut lines: Vec<&str> = text.lines().collect();
     lines.sort();
@@ -224,7 +198,7 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
 
     // Merged: one application, four tasks; the workers' begins name the master (spawn arcs).
     let merged = tmp.path().join("m.spoor");
-    ok(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
+    assert_success(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
     let (d, ev) = read(&merged, false).unwrap();
     assert_eq!(d.apps.len(), 1);
     let mut per: BTreeMap<String, Vec<&Event>> = BTreeMap::new();
@@ -316,7 +290,7 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
     // Aligned by the samples (the master is the reference) and ordered without problems.
     let aligned = tmp.path().join("a.spoor");
     let report = tmp.path().join("align.json");
-    ok(
+    assert_success(
         &Command::new(bin("align"))
             .arg("-q")
             .arg(&merged)
@@ -342,14 +316,14 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
         "{r}"
     );
     let check = Command::new(bin("order")).arg("--check").arg(&aligned).output().unwrap();
-    ok(&check, "spoor-order --check");
+    assert_success(&check, "spoor-order --check");
     assert!(
         String::from_utf8_lossy(&check.stdout).contains("no problems"),
         "{}",
         String::from_utf8_lossy(&check.stdout)
     );
     let ordered = tmp.path().join("o.spoor");
-    ok(
+    assert_success(
         &Command::new(bin("order")).arg("-q").arg(&aligned).arg("-o").arg(&ordered).output().unwrap(),
         "spoor-order",
     );
@@ -361,7 +335,7 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
         .args(["--weight", "wall", "--profile", "process", "-f", "json"])
         .output()
         .unwrap();
-    ok(&cp, "spoor-cp");
+    assert_success(&cp, "spoor-cp");
     let v: serde_json::Value = serde_json::from_slice(&cp.stdout).unwrap();
     let rows = v["profiles"][0]["rows"].as_array().unwrap();
     let row = |n: &str| rows.iter().find(|r| r["name"] == n).map_or(0, |r| r["time_ns"].as_i64().unwrap());
@@ -376,26 +350,32 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
     assert!(row(&master) > 0, "the path starts in the master: {json}");
 }
 
-/// A parent that makes no PVM call for 1.5 s just after spawning its child (so it cannot
-/// answer the child's enrolment pings), then receives one message from it and exits.
+/// A parent that makes no PVM call until its child has enrolled (so it cannot answer the
+/// child's enrolment pings): the child says so with a file, which the parent waits for
+/// without PVM; then it receives one message from the child, whose exit pings it answers.
 const SLEEPY: &str = r#"
 #include <pvm3.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 int main(int argc, char **argv) {
-    int child, v = 7;
-    (void)argc;
+    int child, v = 7, i;
+    char mark[4096];
     if (pvm_mytid() < 0) return 1;
     int parent = pvm_parent();
     if (parent == PvmNoParent) {
         char *self = strrchr(argv[0], '/'); /* spawned by file name, along ep= */
-        if (pvm_spawn(self ? self + 1 : argv[0], NULL, PvmTaskDefault, "", 1, &child) != 1) return 1;
-        usleep(1500000);
+        char *args[] = {mark, NULL};
+        if (!getcwd(mark, sizeof mark - 16)) return 1;
+        strcat(mark, "/enrolled");
+        if (pvm_spawn(self ? self + 1 : argv[0], args, PvmTaskDefault, "", 1, &child) != 1) return 1;
+        for (i = 0; i < 6000 && access(mark, F_OK) != 0; i++) usleep(10000);
         if (pvm_recv(child, 1) < 0) return 1;
         pvm_upkint(&v, 1, 1);
         printf("got %d\n", v);
     } else {
+        FILE *f = argc > 1 ? fopen(argv[1], "w") : NULL;
+        if (f) fclose(f);
         pvm_initsend(PvmDataDefault);
         pvm_pkint(&v, 1, 1);
         pvm_send(parent, 1);
@@ -412,18 +392,18 @@ fn a_parent_in_no_pvm_call_gives_no_sample_after_a_bounded_wait_and_align_uses_t
     let src = tmp.path().join("sleepy.c");
     std::fs::write(&src, SLEEPY).unwrap();
     let exe = tmp.path().join("pvm_sleepy");
-    ok(&Command::new("cc").arg("-o").arg(&exe).arg(&src).arg("-lpvm3").output().unwrap(), "cc sleepy.c");
+    assert_success(&Command::new("cc").arg("-o").arg(&exe).arg(&src).arg("-lpvm3").output().unwrap(), "cc sleepy.c");
     let _pvmd = Pvmd::start(tmp.path(), tmp.path());
     let rec = tmp.path().join("rec");
     let mut c = Command::new(bin("record"));
     c.arg("-o").arg(&rec).arg("--").arg("./pvm_sleepy").current_dir(tmp.path()).stdin(Stdio::null());
     let out = pvm_env(&mut c, &tmp.path().join("pvm")).output().unwrap();
-    ok(&out, "spoor-record pvm_sleepy");
+    assert_success(&out, "spoor-record pvm_sleepy");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "got 7\n");
     assert!(out.stderr.is_empty(), "the recorder says nothing: {}", String::from_utf8_lossy(&out.stderr));
     let traces = wait_for_traces(&rec, 2);
     let merged = tmp.path().join("m.spoor");
-    ok(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
+    assert_success(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
     let (d, ev) = read(&merged, false).unwrap();
     let child = ev
         .iter()
@@ -452,7 +432,7 @@ fn a_parent_in_no_pvm_call_gives_no_sample_after_a_bounded_wait_and_align_uses_t
     assert!((900_000_000..1_900_000_000).contains(&waited), "the wait is bounded: {waited} ns");
     assert_eq!(ev.iter().filter(|e| matches!(e.kind, Kind::Send { .. })).count(), 1, "no ping recorded");
     let report = tmp.path().join("align.json");
-    ok(
+    assert_success(
         &Command::new(bin("align"))
             .arg("-q")
             .arg(&merged)
@@ -536,7 +516,7 @@ fn a_task_killed_mid_run_leaves_a_trace_read_with_salvage() {
     let _ = master.wait();
     assert!(read(&victim, false).is_err(), "a killed task's trace has no end");
     let out = Command::new(bin("cat")).arg("--salvage").arg(&victim).output().unwrap();
-    ok(&out, "spoor-cat --salvage");
+    assert_success(&out, "spoor-cat --salvage");
     let (d, ev) = read(&victim, true).unwrap();
     // Its parent is defined from its start (its own name may still be its pid's: the
     // definitions are written again before the next block).
