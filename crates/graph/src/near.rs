@@ -68,7 +68,7 @@ pub fn longest_paths(pag: &Pag, opts: &CpOptions, k: usize) -> Vec<NearPath> {
         let c = heap.swap_remove(best);
         out.push(NearPath {
             length_ns: c.length,
-            end: pag.loc_name(pag.loc[c.end as usize]),
+            end: pag.defs.location_name(pag.loc[c.end as usize]),
             sidetracks: c.sidetracks,
         });
         // Children: one more sidetrack anywhere along the longest way back from `from`.

@@ -140,14 +140,6 @@ impl Pag {
         zeroed
     }
 
-    /// Names for reports.
-    pub fn loc_name(&self, loc: u32) -> String {
-        match self.defs.locations.get(loc as usize) {
-            Some(l) => self.defs.strings.name(l.name).into_owned(),
-            None => format!("location {loc}"),
-        }
-    }
-
     pub fn proc_name(&self, proc: StrId) -> String {
         if proc == NONE {
             spoor_model::OUTSIDE_ANY_PROCEDURE.to_owned()

@@ -95,7 +95,7 @@ pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
                     Level::Application => *acc.entry(app_name(l)).or_default() += s.weight,
                     Level::Machine => *acc.entry(machine_name(l)).or_default() += s.weight,
                     Level::Process => *acc.entry(process_name(l)).or_default() += s.weight,
-                    Level::Thread => *acc.entry(pag.loc_name(l)).or_default() += s.weight,
+                    Level::Thread => *acc.entry(pag.defs.location_name(l)).or_default() += s.weight,
                     Level::Procedure => {
                         *acc.entry(pag.proc_name(pag.proc_of_ctx(ctx))).or_default() += s.weight
                     }

@@ -106,7 +106,7 @@ impl CpReport {
                 let l = pag.loc[i];
                 PathRow {
                     event: r.map_or_else(|| "collective".to_owned(), |r| format!("{}:{}", r.loc, r.index)),
-                    location: if l == NONE { String::new() } else { pag.loc_name(l) },
+                    location: if l == NONE { String::new() } else { pag.defs.location_name(l) },
                     kind: pag.kind_name(s.node).to_owned(),
                     wall_ns: pag.wall[i],
                     via: match s.pred {
@@ -352,7 +352,7 @@ pub fn write_dump(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
             ("-".to_owned(), "collective".to_owned())
         } else {
             count[l as usize] += 1;
-            (format!("{}:{}", l, count[l as usize] - 1), pag.loc_name(l))
+            (format!("{}:{}", l, count[l as usize] - 1), pag.defs.location_name(l))
         };
         let prev = if pag.prev[i] == NONE { "source".to_owned() } else { pag.prev[i].to_string() };
         writeln!(

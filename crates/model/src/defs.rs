@@ -222,11 +222,26 @@ impl Definitions {
         self.processes.get(l.process as usize)
     }
 
-    /// A location's own name (`location N` for one not defined).
+    /// A location's own name as its definition holds it; `None` when the location or
+    /// its string is not defined. The forms below are built on it.
+    pub fn location_own_name(&self, loc: LocId) -> Option<&str> {
+        self.locations.get(loc as usize).and_then(|l| self.strings.get(l.name))
+    }
+
+    /// A location's own name for tables (`location N` for one not defined).
     pub fn location_name(&self, loc: LocId) -> String {
         match self.locations.get(loc as usize) {
             Some(l) => self.strings.name(l.name).into_owned(),
             None => format!("location {loc}"),
+        }
+    }
+
+    /// A location for messages, its number always given: `rank1 (location 1)`, or
+    /// `location 7` when it has no name.
+    pub fn location_described(&self, loc: LocId) -> String {
+        match self.location_own_name(loc) {
+            Some(n) if !n.is_empty() => format!("{n} (location {loc})"),
+            _ => format!("location {loc}"),
         }
     }
 

@@ -490,7 +490,7 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
                         format!(
                             "{} also has events in {}: one location cannot come from two inputs \
                              (name separate runs with --app NAME=FILES)",
-                            describe::location(&uni.defs, ev.loc),
+                            uni.defs.location_described(ev.loc),
                             inputs[o].path
                         ),
                     ))

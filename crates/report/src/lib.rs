@@ -30,7 +30,7 @@ pub use tables::TableKind;
 
 use analyze::{Counts, Observer, Pass, PassOptions};
 use spoor_format::{binary::flags, ReadOptions, TraceReader};
-use spoor_model::{Definitions, LocId};
+use spoor_model::Definitions;
 use std::io::Write;
 
 /// Why a report could not be made.
@@ -358,10 +358,6 @@ impl Analysis {
     /// The first and last moments of the run (every location), if it has events.
     pub fn span(&self) -> Option<(i64, i64)> {
         self.counts.span
-    }
-
-    pub fn location_name(&self, l: LocId) -> String {
-        self.defs.location_name(l)
     }
 
     /// Matched messages received before they were sent: their transit times (negative)

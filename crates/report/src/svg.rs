@@ -289,8 +289,8 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
                 cy(rb),
                 esc(&format!(
                     "{} to {}: {} B, transit {}",
-                    a.location_name(m.origin),
-                    a.location_name(m.dest),
+                    a.defs.location_name(m.origin),
+                    a.defs.location_name(m.dest),
                     m.bytes,
                     ms(m.transit() as f64)
                 ))

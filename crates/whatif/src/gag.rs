@@ -1012,7 +1012,7 @@ impl<'a> Sim<'a> {
             return Err(Error::Usage(format!(
                 "the prediction is stuck: {} waits at node {} for a remote arc that never comes \
                  (is the PAG in causal order?)",
-                self.pag.loc_name(l as u32),
+                self.pag.defs.location_name(l as u32),
                 loc.node
             )));
         }
