@@ -63,6 +63,9 @@ pub mod head {
     pub const ANNOTATED: u8 = 0x80;
 }
 
+/// Event kind codes (the head byte's low 5 bits), defined with `Kind::code`.
+pub use spoor_model::kind_code as kind;
+
 /// Annotation tags. Unknown tags are skipped (each carries its length).
 pub mod ann {
     pub const PARTNER: u64 = 1;
@@ -805,51 +808,51 @@ pub(crate) fn event_cpu(c: &mut Cursor, h: u8, dw: i64, cpu: &mut i64) -> Result
 pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeError> {
     let u = |c: &mut Cursor, what: &str| c.u64().want(c, what);
     Ok(match code {
-        0 => Kind::ProcessBegin { parent: opt_u32_of(c, "a parent location")? },
-        1 => Kind::ProcessEnd,
-        2 => Kind::ThreadBegin { parent: opt_u32_of(c, "a parent location")? },
-        3 => Kind::ThreadEnd,
-        4 => Kind::Enter { proc: u32_of(c, "a procedure name")? },
-        5 => Kind::Leave { proc: u32_of(c, "a procedure name")? },
-        6 => Kind::Send {
+        kind::PROCESS_BEGIN => Kind::ProcessBegin { parent: opt_u32_of(c, "a parent location")? },
+        kind::PROCESS_END => Kind::ProcessEnd,
+        kind::THREAD_BEGIN => Kind::ThreadBegin { parent: opt_u32_of(c, "a parent location")? },
+        kind::THREAD_END => Kind::ThreadEnd,
+        kind::ENTER => Kind::Enter { proc: u32_of(c, "a procedure name")? },
+        kind::LEAVE => Kind::Leave { proc: u32_of(c, "a procedure name")? },
+        kind::SEND => Kind::Send {
             to: u32_of(c, "a destination")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
         },
-        7 => Kind::RecvBegin {
+        kind::RECV_BEGIN => Kind::RecvBegin {
             from: opt_u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: opt_u32_of(c, "a tag")?,
         },
-        8 => Kind::RecvEnd {
+        kind::RECV_END => Kind::RecvEnd {
             from: u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
         },
-        9 => Kind::Isend {
+        kind::ISEND => Kind::Isend {
             to: u32_of(c, "a destination")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
             request: u(c, "a request id")?,
         },
-        10 => Kind::IsendComplete { request: u(c, "a request id")? },
-        11 => Kind::IrecvRequest {
+        kind::ISEND_COMPLETE => Kind::IsendComplete { request: u(c, "a request id")? },
+        kind::IRECV_REQUEST => Kind::IrecvRequest {
             from: opt_u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: opt_u32_of(c, "a tag")?,
             request: u(c, "a request id")?,
         },
-        12 => Kind::IrecvComplete {
+        kind::IRECV_COMPLETE => Kind::IrecvComplete {
             request: u(c, "a request id")?,
             from: u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
         },
-        13 | 14 => {
+        kind::COLL_BEGIN | kind::COLL_END => {
             let at = c.pos;
             let oc = c.u8().want(c, "a collective operation")?;
             let op = CollOp::from_code(oc).ok_or_else(|| DecodeError {
@@ -857,7 +860,7 @@ pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind
                 message: format!("expected a collective operation code (0 to 14), found {oc}"),
             })?;
             let comm = u32_of(c, "a communicator")?;
-            if code == 13 {
+            if code == kind::COLL_BEGIN {
                 Kind::CollBegin { op, comm }
             } else {
                 Kind::CollEnd {
@@ -869,13 +872,13 @@ pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind
                 }
             }
         }
-        15 => Kind::LockRequest { lock: u(c, "a lock id")? },
-        16 => Kind::LockAcquire { lock: u(c, "a lock id")? },
-        17 => Kind::LockRelease { lock: u(c, "a lock id")? },
-        18 => Kind::PhaseBegin { name: u32_of(c, "a phase name")? },
-        19 => Kind::PhaseEnd { name: u32_of(c, "a phase name")? },
-        20 => Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? },
-        21 => Kind::ClockOffset {
+        kind::LOCK_REQUEST => Kind::LockRequest { lock: u(c, "a lock id")? },
+        kind::LOCK_ACQUIRE => Kind::LockAcquire { lock: u(c, "a lock id")? },
+        kind::LOCK_RELEASE => Kind::LockRelease { lock: u(c, "a lock id")? },
+        kind::PHASE_BEGIN => Kind::PhaseBegin { name: u32_of(c, "a phase name")? },
+        kind::PHASE_END => Kind::PhaseEnd { name: u32_of(c, "a phase name")? },
+        kind::METRIC => Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? },
+        kind::CLOCK_OFFSET => Kind::ClockOffset {
             reference: u32_of(c, "a reference location")?,
             offset: c.i64().want(c, "a clock offset")?,
             error: u(c, "a clock-offset error")?,

@@ -6,28 +6,14 @@ use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
+use spoor_format::binary::kind::{
+    PROCESS_BEGIN, THREAD_BEGIN, ENTER, LEAVE, SEND, RECV_BEGIN, RECV_END, ISEND, IRECV_COMPLETE, COLL_BEGIN, COLL_END, LOCK_REQUEST, LOCK_ACQUIRE, LOCK_RELEASE, PHASE_BEGIN, PHASE_END,
+};
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
 use spoor_format::TraceReader;
 use spoor_model::{CollOp, Definitions, Event, Feedback, LocId, Silent};
 
-// Kind codes (spoor_model::Kind::code).
-const PROCESS_BEGIN: u8 = 0;
-const THREAD_BEGIN: u8 = 2;
-const ENTER: u8 = 4;
-const LEAVE: u8 = 5;
-const SEND: u8 = 6;
-const RECV_BEGIN: u8 = 7;
-const RECV_END: u8 = 8;
-const ISEND: u8 = 9;
-const IRECV_COMPLETE: u8 = 12;
-const COLL_BEGIN: u8 = 13;
-const COLL_END: u8 = 14;
-const LOCK_REQUEST: u8 = 15;
-const LOCK_ACQUIRE: u8 = 16;
-const LOCK_RELEASE: u8 = 17;
-const PHASE_BEGIN: u8 = 18;
-const PHASE_END: u8 = 19;
 
 #[derive(Clone, Copy)]
 struct LocState {

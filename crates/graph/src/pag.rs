@@ -10,7 +10,7 @@ pub const NONE: u32 = u32::MAX;
 pub const VIRTUAL: u8 = 255;
 /// The kind code of a clock-offset sample (`Kind::ClockOffset`): a node without arcs
 /// that no path reaches (formats/pag.md, "Nodes").
-pub const CLOCK_OFFSET: u8 = 21;
+pub const CLOCK_OFFSET: u8 = spoor_format::binary::kind::CLOCK_OFFSET;
 
 /// What a remote arc stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

@@ -184,35 +184,84 @@ pub enum Kind {
     },
 }
 
+/// Each kind's code in the binary format (formats/trace.md), for decoders that work on
+/// codes rather than on [`Kind`]s; spoor-format re-exports them as `binary::kind`.
+pub mod kind_code {
+    /// `Kind::ProcessBegin`.
+    pub const PROCESS_BEGIN: u8 = 0;
+    /// `Kind::ProcessEnd`.
+    pub const PROCESS_END: u8 = 1;
+    /// `Kind::ThreadBegin`.
+    pub const THREAD_BEGIN: u8 = 2;
+    /// `Kind::ThreadEnd`.
+    pub const THREAD_END: u8 = 3;
+    /// `Kind::Enter`.
+    pub const ENTER: u8 = 4;
+    /// `Kind::Leave`.
+    pub const LEAVE: u8 = 5;
+    /// `Kind::Send`.
+    pub const SEND: u8 = 6;
+    /// `Kind::RecvBegin`.
+    pub const RECV_BEGIN: u8 = 7;
+    /// `Kind::RecvEnd`.
+    pub const RECV_END: u8 = 8;
+    /// `Kind::Isend`.
+    pub const ISEND: u8 = 9;
+    /// `Kind::IsendComplete`.
+    pub const ISEND_COMPLETE: u8 = 10;
+    /// `Kind::IrecvRequest`.
+    pub const IRECV_REQUEST: u8 = 11;
+    /// `Kind::IrecvComplete`.
+    pub const IRECV_COMPLETE: u8 = 12;
+    /// `Kind::CollBegin`.
+    pub const COLL_BEGIN: u8 = 13;
+    /// `Kind::CollEnd`.
+    pub const COLL_END: u8 = 14;
+    /// `Kind::LockRequest`.
+    pub const LOCK_REQUEST: u8 = 15;
+    /// `Kind::LockAcquire`.
+    pub const LOCK_ACQUIRE: u8 = 16;
+    /// `Kind::LockRelease`.
+    pub const LOCK_RELEASE: u8 = 17;
+    /// `Kind::PhaseBegin`.
+    pub const PHASE_BEGIN: u8 = 18;
+    /// `Kind::PhaseEnd`.
+    pub const PHASE_END: u8 = 19;
+    /// `Kind::Metric`.
+    pub const METRIC: u8 = 20;
+    /// `Kind::ClockOffset`.
+    pub const CLOCK_OFFSET: u8 = 21;
+}
+
 /// The number of distinct kinds (their codes are 0..KIND_COUNT).
-pub const KIND_COUNT: u8 = 22;
+pub const KIND_COUNT: u8 = kind_code::CLOCK_OFFSET + 1;
 
 impl Kind {
     /// The kind's code in the binary format.
     pub fn code(&self) -> u8 {
         match self {
-            Kind::ProcessBegin { .. } => 0,
-            Kind::ProcessEnd => 1,
-            Kind::ThreadBegin { .. } => 2,
-            Kind::ThreadEnd => 3,
-            Kind::Enter { .. } => 4,
-            Kind::Leave { .. } => 5,
-            Kind::Send { .. } => 6,
-            Kind::RecvBegin { .. } => 7,
-            Kind::RecvEnd { .. } => 8,
-            Kind::Isend { .. } => 9,
-            Kind::IsendComplete { .. } => 10,
-            Kind::IrecvRequest { .. } => 11,
-            Kind::IrecvComplete { .. } => 12,
-            Kind::CollBegin { .. } => 13,
-            Kind::CollEnd { .. } => 14,
-            Kind::LockRequest { .. } => 15,
-            Kind::LockAcquire { .. } => 16,
-            Kind::LockRelease { .. } => 17,
-            Kind::PhaseBegin { .. } => 18,
-            Kind::PhaseEnd { .. } => 19,
-            Kind::Metric { .. } => 20,
-            Kind::ClockOffset { .. } => 21,
+            Kind::ProcessBegin { .. } => kind_code::PROCESS_BEGIN,
+            Kind::ProcessEnd => kind_code::PROCESS_END,
+            Kind::ThreadBegin { .. } => kind_code::THREAD_BEGIN,
+            Kind::ThreadEnd => kind_code::THREAD_END,
+            Kind::Enter { .. } => kind_code::ENTER,
+            Kind::Leave { .. } => kind_code::LEAVE,
+            Kind::Send { .. } => kind_code::SEND,
+            Kind::RecvBegin { .. } => kind_code::RECV_BEGIN,
+            Kind::RecvEnd { .. } => kind_code::RECV_END,
+            Kind::Isend { .. } => kind_code::ISEND,
+            Kind::IsendComplete { .. } => kind_code::ISEND_COMPLETE,
+            Kind::IrecvRequest { .. } => kind_code::IRECV_REQUEST,
+            Kind::IrecvComplete { .. } => kind_code::IRECV_COMPLETE,
+            Kind::CollBegin { .. } => kind_code::COLL_BEGIN,
+            Kind::CollEnd { .. } => kind_code::COLL_END,
+            Kind::LockRequest { .. } => kind_code::LOCK_REQUEST,
+            Kind::LockAcquire { .. } => kind_code::LOCK_ACQUIRE,
+            Kind::LockRelease { .. } => kind_code::LOCK_RELEASE,
+            Kind::PhaseBegin { .. } => kind_code::PHASE_BEGIN,
+            Kind::PhaseEnd { .. } => kind_code::PHASE_END,
+            Kind::Metric { .. } => kind_code::METRIC,
+            Kind::ClockOffset { .. } => kind_code::CLOCK_OFFSET,
         }
     }
 
