@@ -17,14 +17,6 @@ use std::path::Path;
 mod args;
 use args::*;
 
-fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-whatif", || {
@@ -89,10 +81,10 @@ fn main() {
                         writeln!(
                             out,
                             "{},{},{},{}",
-                            csv(&c.strategy),
+                            spoor_format::csv::field(&c.strategy),
                             c.processors,
                             c.predicted_ns,
-                            csv(&c.placement)
+                            spoor_format::csv::field(&c.placement)
                         )?;
                     }
                 }
@@ -137,7 +129,7 @@ fn main() {
                     writeln!(
                         out,
                         "{},{},{},{:.6},{},{},{:.6},{},{:.6},{share}",
-                        csv(&r.procedure),
+                        spoor_format::csv::field(&r.procedure),
                         r.original_ns,
                         r.moved_ns,
                         r.improvement(r.moved_ns),

@@ -6,6 +6,7 @@
 
 pub mod binary;
 pub mod brief;
+pub mod csv;
 mod error;
 mod ordered;
 pub mod raw;

@@ -268,36 +268,28 @@ pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     Ok(())
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
 /// One CSV table: `section,name,time_ns,share,detail`.
 pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     writeln!(out, "section,name,time_ns,share,detail")?;
-    writeln!(out, "length,{},{},1,{} mode", csv_field(&r.scope), r.length_ns, r.mode)?;
+    writeln!(out, "length,{},{},1,{} mode", spoor_format::csv::field(&r.scope), r.length_ns, r.mode)?;
     for p in &r.profiles {
         for row in &p.rows {
             writeln!(
                 out,
                 "{},{},{},{:.6},",
                 p.level,
-                csv_field(&row.name),
+                spoor_format::csv::field(&row.name),
                 row.time_ns,
                 share(row.time_ns, r.length_ns) / 100.0
             )?;
         }
     }
     for z in r.zeroing.iter().flatten() {
-        writeln!(out, "zeroing,{},{},,on_path_ns={}", csv_field(&z.procedure), z.length_ns, z.on_path_ns)?;
+        writeln!(out, "zeroing,{},{},,on_path_ns={}", spoor_format::csv::field(&z.procedure), z.length_ns, z.on_path_ns)?;
         writeln!(
             out,
             "zeroing_inclusive,{},{},,on_path_ns={}",
-            csv_field(&z.procedure),
+            spoor_format::csv::field(&z.procedure),
             z.inclusive_length_ns,
             z.inclusive_on_path_ns
         )?;
@@ -309,7 +301,7 @@ pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
             k + 1,
             p.length_ns,
             share(p.length_ns, r.length_ns) / 100.0,
-            csv_field(&p.end),
+            spoor_format::csv::field(&p.end),
             p.sidetracks
         )?;
     }
@@ -321,7 +313,7 @@ pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
             p.weight_ns,
             p.via,
             p.kind,
-            csv_field(&p.location),
+            spoor_format::csv::field(&p.location),
             p.wall_ns
         )?;
     }
@@ -361,7 +353,7 @@ pub fn write_dump(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
             pag.kind_name(i as u32),
             pag.wall[i],
             pag.weight[i],
-            csv_field(&pag.proc_name(pag.proc_of_ctx(pag.ctx[i])))
+            spoor_format::csv::field(&pag.proc_name(pag.proc_of_ctx(pag.ctx[i])))
         )?;
         while a < pag.arcs() && pag.arc_to[a] as usize == i {
             writeln!(
