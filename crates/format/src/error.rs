@@ -55,14 +55,6 @@ impl Error {
             message: message.into(),
         }
     }
-
-    /// The exit code design.md assigns: 3 for an unsupported version, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
-        match self.kind {
-            ErrorKind::Version => 3,
-            _ => 1,
-        }
-    }
 }
 
 impl fmt::Display for Error {

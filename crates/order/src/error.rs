@@ -24,16 +24,6 @@ impl Error {
         Error::Input { file: file.to_owned(), message: message.into() }
     }
 
-    /// The exit code design.md assigns: 3 for an unsupported format version, 2 for a
-    /// usage error, 1 for everything else.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Format(e) => e.exit_code(),
-            Error::Usage(_) => 2,
-            _ => 1,
-        }
-    }
-
     /// True when writing failed because the reader of a pipe went away.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Write(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
