@@ -10,13 +10,14 @@ pub mod csv;
 mod error;
 mod ordered;
 pub mod raw;
-pub mod reader;
+mod reader;
 pub mod text;
 pub mod varint;
-pub mod writer;
+mod writer;
 
 pub use error::{read_text, Error, ErrorKind};
 pub use reader::{
-    Block, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, TraceReader,
+    Block, Events, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, Stop,
+    TraceReader,
 };
 pub use writer::{TraceWriter, WriterOptions};

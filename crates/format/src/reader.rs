@@ -30,8 +30,19 @@ pub struct Block {
 pub struct SalvageReport {
     /// Blocks that were skipped, with the byte offset and reason of each.
     pub bad_blocks: Vec<(u64, String)>,
-    /// Where reading stopped early, how many bytes after it were lost, and why.
-    pub stopped: Option<(u64, u64, String)>,
+    /// Where reading stopped early, if it did.
+    pub stopped: Option<Stop>,
+}
+
+/// Where a salvaging read stopped before the end of the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stop {
+    /// The byte offset where the damage starts.
+    pub offset: u64,
+    /// The bytes from there to the end of the input, none of them read.
+    pub lost: u64,
+    /// What was expected there and what was found.
+    pub why: String,
 }
 
 impl SalvageReport {
@@ -48,8 +59,8 @@ impl std::fmt::Display for SalvageReport {
         for (off, why) in &self.bad_blocks {
             writeln!(f, "skipped the block at byte {off}: {why}")?;
         }
-        if let Some((off, lost, why)) = &self.stopped {
-            write!(f, "stopped at byte {off} ({why}); {lost} bytes after it lost")?;
+        if let Some(Stop { offset, lost, why }) = &self.stopped {
+            write!(f, "stopped at byte {offset} ({why}); {lost} bytes after it lost")?;
         }
         Ok(())
     }
@@ -437,7 +448,7 @@ impl TraceReader {
     /// Fails, or in salvage mode records where reading stopped.
     fn stop_or_fail(&mut self, offset: u64, lost: u64, why: String) -> Result<(), Error> {
         if self.opts.salvage {
-            self.report.stopped = Some((offset, lost, why));
+            self.report.stopped = Some(Stop { offset, lost, why });
             Ok(())
         } else {
             Err(Error::corrupt(&self.name, offset, why))
@@ -722,13 +733,15 @@ impl TraceReader {
     /// Like [`TraceReader::par_fold_blocks`], but hands each block's value to `each`
     /// in input order as soon as it is decoded, so a consumer can process the trace in
     /// order while only a few folded blocks wait for it. An error from `each` stops the
-    /// read and is returned.
-    pub fn par_fold_blocks_each<T, I, S, C>(&mut self, init: I, step: S, mut each: C) -> Result<(), Error>
+    /// read and is returned as it is: `each` chooses the error type, so a consumer
+    /// stops with its own error rather than a reading error.
+    pub fn par_fold_blocks_each<T, I, S, C, E>(&mut self, init: I, step: S, mut each: C) -> Result<(), E>
     where
         T: Send,
         I: Fn(&Definitions) -> T + Sync,
         S: Fn(&mut T, Event) + Sync,
-        C: FnMut(T) -> Result<(), Error>,
+        C: FnMut(T) -> Result<(), E>,
+        E: From<Error>,
     {
         let fold_text = |defs: &Definitions, b: Block| {
             let mut t = init(defs);
@@ -754,13 +767,15 @@ impl TraceReader {
     /// as it is in the input ([`RawBlock`]: its place, header and payload, CRC not yet
     /// checked) instead of its events, so that it can decode only what it needs or
     /// copy the block. Blocks of the text form go to `text` instead. Results reach
-    /// `each` in input order; salvaging skips blocks whose `decode` fails.
-    pub fn par_raw_blocks_each<T, D, X, C>(&mut self, decode: D, text: X, mut each: C) -> Result<(), Error>
+    /// `each` in input order; salvaging skips blocks whose `decode` fails. An error
+    /// from `each` (of the type it chooses) stops the read and is returned.
+    pub fn par_raw_blocks_each<T, D, X, C, E>(&mut self, decode: D, text: X, mut each: C) -> Result<(), E>
     where
         T: Send,
         D: Fn(&Definitions, RawBlock<'_>) -> Result<T, Error> + Sync,
         X: Fn(&Definitions, Block) -> T,
-        C: FnMut(T) -> Result<(), Error>,
+        C: FnMut(T) -> Result<(), E>,
+        E: From<Error>,
     {
         self.par_blocks(
             |defs, name, offset, header, payload| decode(defs, RawBlock { name, offset, header, payload }),
@@ -771,13 +786,14 @@ impl TraceReader {
 
     /// Runs `decode` on every remaining binary block (in parallel, results in input
     /// order), or `text` on every block of the text form.
-    fn par_blocks<T, D, X>(
+    fn par_blocks<T, D, X, E>(
         &mut self,
         decode: D,
         text: &X,
-        out: &mut dyn FnMut(T) -> Result<(), Error>,
-    ) -> Result<(), Error>
+        out: &mut dyn FnMut(T) -> Result<(), E>,
+    ) -> Result<(), E>
     where
+        E: From<Error>,
         T: Send,
         D: Fn(&Definitions, &str, u64, ChunkHeader, &[u8]) -> Result<T, Error> + Sync,
         X: Fn(&Definitions, Block) -> T,
@@ -803,12 +819,12 @@ impl TraceReader {
                     threads,
                     ahead,
                     |_, &c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)),
-                    |i, r| {
+                    |i, r| -> Result<(), E> {
                         let c = todo[i];
                         match r {
                             Ok(t) => out(t)?,
                             Err(e) if salvage => report.bad_blocks.push((c.offset, e.message)),
-                            Err(e) => return Err(e),
+                            Err(e) => return Err(e.into()),
                         }
                         let end = c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64;
                         if end - released >= MAP_WINDOW || i + 1 == todo.len() {
@@ -831,7 +847,7 @@ impl TraceReader {
                     match r {
                         Ok(t) => out(t)?,
                         Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
-                        Err(e) => return Err(e),
+                        Err(e) => return Err(e.into()),
                     }
                 }
             },
@@ -1100,7 +1116,7 @@ mod tests {
             |v: &mut Vec<Event>, e| v.push(e),
             |v| {
                 got.extend(v);
-                Ok(())
+                Ok::<_, Error>(())
             },
         )?;
         Ok((got, r.salvage_report().bad_blocks.len()))

@@ -229,7 +229,7 @@ fn salvage_reports_the_loss() {
     let report = r.salvage_report().clone();
     let (_, got) = r.read_all().unwrap();
     assert!(!got.is_empty() && got.len() < events.len());
-    let (off, lost, why) = report.stopped.expect("a stop is reported");
+    let spoor_format::Stop { offset: off, lost, why } = report.stopped.expect("a stop is reported");
     assert!(off < cut as u64 && lost > 0, "{off} {lost}");
     assert!(why.contains("truncated"), "{why}");
 }

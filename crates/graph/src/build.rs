@@ -7,13 +7,13 @@ use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::kind::{
-    PROCESS_BEGIN, THREAD_BEGIN, ENTER, LEAVE, SEND, RECV_BEGIN, RECV_END, ISEND, IRECV_COMPLETE, COLL_BEGIN, COLL_END, LOCK_REQUEST, LOCK_ACQUIRE, LOCK_RELEASE, PHASE_BEGIN, PHASE_END,
+    COLL_BEGIN, COLL_END, ENTER, IRECV_COMPLETE, ISEND, LEAVE, LOCK_ACQUIRE, LOCK_RELEASE, LOCK_REQUEST,
+    PHASE_BEGIN, PHASE_END, PROCESS_BEGIN, RECV_BEGIN, RECV_END, SEND, THREAD_BEGIN,
 };
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
 use spoor_format::TraceReader;
 use spoor_model::{CollOp, Definitions, Event, Feedback, LocId, Silent};
-
 
 #[derive(Clone, Copy)]
 struct LocState {
@@ -230,7 +230,6 @@ pub(crate) fn build_inner(
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
     // Set when the builder stops, so that faulting in its arrays stops too.
     let built_all = std::sync::atomic::AtomicBool::new(false);
-    let mut failed = None;
     let read = std::thread::scope(|scope| {
         if let Some(n) = expected {
             b.reserve(n);
@@ -254,11 +253,8 @@ pub(crate) fn build_inner(
                 Ok(v)
             },
             |_, block| block.events.iter().map(Brief::of).collect(),
-            |mut block| {
-                if let Err(e) = b.add(&block) {
-                    failed = Some(e);
-                    return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
-                }
+            |mut block| -> Result<()> {
+                b.add(&block)?;
                 added += block.len() as u64;
                 feedback.progress("events", added, total);
                 block.clear();
@@ -270,9 +266,6 @@ pub(crate) fn build_inner(
         feedback.finish();
         read
     });
-    if let Some(e) = failed {
-        return Err(e);
-    }
     read?;
     b.pag.defs = reader.defs().clone();
     b.finish()
