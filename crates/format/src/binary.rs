@@ -233,34 +233,27 @@ impl Header {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a header is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HeaderError {
+    /// The file does not start with the magic.
+    #[error("expected the spoor magic \\x89SPOOR\\r\\n")]
     Magic,
+    /// Fewer bytes than a header.
+    #[error("the header ends before its {HEADER_LEN} bytes")]
     Truncated,
+    /// A major version later than this build's (major, minor).
+    #[error("trace format version {0}.{1} is newer than this spoor reads ({MAJOR}.x): upgrade spoor")]
     NewerMajor(u16, u16),
+    /// A major version below the first.
+    #[error("trace format major version {0} does not exist")]
     OlderMajor(u16),
+    /// A header length out of range.
+    #[error("expected a header length between {HEADER_LEN} and 65536, found {0}")]
     Length(u32),
+    /// Required flags this build does not know.
+    #[error("the trace needs features this spoor does not know (flags {0:#x}): upgrade spoor")]
     RequiredFlags(u64),
-}
-
-impl std::fmt::Display for HeaderError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HeaderError::Magic => write!(f, "expected the spoor magic \\x89SPOOR\\r\\n"),
-            HeaderError::Truncated => write!(f, "the header ends before its {HEADER_LEN} bytes"),
-            HeaderError::NewerMajor(ma, mi) => write!(
-                f,
-                "trace format version {ma}.{mi} is newer than this spoor reads ({MAJOR}.x): upgrade spoor"
-            ),
-            HeaderError::OlderMajor(ma) => write!(f, "trace format major version {ma} does not exist"),
-            HeaderError::Length(l) => {
-                write!(f, "expected a header length between {HEADER_LEN} and 65536, found {l}")
-            }
-            HeaderError::RequiredFlags(b) => {
-                write!(f, "the trace needs features this spoor does not know (flags {b:#x}): upgrade spoor")
-            }
-        }
-    }
 }
 
 /// A decoded chunk header.
@@ -877,7 +870,9 @@ pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind
         kind::LOCK_RELEASE => Kind::LockRelease { lock: u(c, "a lock id")? },
         kind::PHASE_BEGIN => Kind::PhaseBegin { name: u32_of(c, "a phase name")? },
         kind::PHASE_END => Kind::PhaseEnd { name: u32_of(c, "a phase name")? },
-        kind::METRIC => Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? },
+        kind::METRIC => {
+            Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? }
+        }
         kind::CLOCK_OFFSET => Kind::ClockOffset {
             reference: u32_of(c, "a reference location")?,
             offset: c.i64().want(c, "a clock offset")?,
