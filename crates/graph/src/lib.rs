@@ -7,11 +7,11 @@
 //! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files.
 
 pub mod build;
-pub mod cost;
+mod cost;
 pub mod cp;
-pub mod error;
+mod error;
 pub mod file;
-pub mod mem;
+mod mem;
 pub mod near;
 pub mod pag;
 pub mod profile;

@@ -8,16 +8,16 @@
 //! draw over the pictures (the critical path) comes in as an [`Overlay`].
 
 mod analyze;
-pub mod chrome;
-pub mod compare;
+mod chrome;
+mod compare;
 mod grid;
-pub mod html;
-pub mod metric;
-pub mod overlay;
+mod html;
+mod metric;
+mod overlay;
 pub mod render;
 mod summary;
 pub mod svg;
-pub mod table;
+mod table;
 mod tables;
 mod waits;
 
