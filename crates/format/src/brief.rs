@@ -21,6 +21,7 @@ const LAST_COLL_OP: u8 = 14;
 /// An event reduced to what a graph needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Brief {
+    /// The event's location.
     pub loc: u32,
     /// Kind code (`Kind::code`).
     pub code: u8,
@@ -29,6 +30,7 @@ pub struct Brief {
     /// Procedure (enter, leave), phase name (phase begin, end), communicator
     /// (collectives).
     pub a: u32,
+    /// Wall time, ns.
     pub wall: i64,
     /// `NO_CPU` when unknown.
     pub cpu: i64,
@@ -37,6 +39,7 @@ pub struct Brief {
     pub bytes: u64,
     /// `NO_PARTNER` when none.
     pub partner_loc: u32,
+    /// The partner's index among its location's events.
     pub partner_idx: u64,
 }
 
@@ -411,7 +414,9 @@ mod tests {
             kind::ISEND => Kind::Isend { to: x, comm: 1, tag: 2, bytes: y, request: y / 7 },
             kind::ISEND_COMPLETE => Kind::IsendComplete { request: y },
             kind::IRECV_REQUEST => Kind::IrecvRequest { from: opt, comm: x, tag: None, request: y },
-            kind::IRECV_COMPLETE => Kind::IrecvComplete { request: y, from: x, comm: 0, tag: x, bytes: y / 3 },
+            kind::IRECV_COMPLETE => {
+                Kind::IrecvComplete { request: y, from: x, comm: 0, tag: x, bytes: y / 3 }
+            }
             kind::COLL_BEGIN => Kind::CollBegin { op, comm: x },
             kind::COLL_END => Kind::CollEnd { op, comm: x, root: opt, sent: y, received: y / 5 },
             kind::LOCK_REQUEST => Kind::LockRequest { lock: y },

@@ -4,6 +4,8 @@
 //! format (plain or gzip-ed, from a file or a pipe) and the text form, detected
 //! from the first bytes.
 
+#![warn(missing_docs)]
+
 pub mod binary;
 pub mod brief;
 pub mod csv;

@@ -10,6 +10,7 @@ use spoor_model::{Definitions, Event, LocId};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
+/// How to read a trace.
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
     /// Read every intact block of a damaged or truncated trace instead of failing,
@@ -22,6 +23,7 @@ pub struct ReadOptions {
 pub struct Block {
     /// The location of a single-location block; `None` for multi-location blocks and text.
     pub loc: Option<LocId>,
+    /// The events, in input order.
     pub events: Vec<Event>,
 }
 
@@ -46,6 +48,7 @@ pub struct Stop {
 }
 
 impl SalvageReport {
+    /// True when nothing was lost.
     pub fn is_clean(&self) -> bool {
         self.bad_blocks.is_empty() && self.stopped.is_none()
     }
@@ -153,6 +156,7 @@ struct RawChunk {
     payload: Vec<u8>,
 }
 
+/// A trace being read: its definitions and header at once, its blocks on demand.
 pub struct TraceReader {
     name: String,
     opts: ReadOptions,
@@ -554,6 +558,7 @@ impl TraceReader {
         Ok(out)
     }
 
+    /// The name errors give the input (its path, or `-`).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -891,7 +896,9 @@ pub enum NextBlock {
 pub struct OwnedRawBlock {
     /// Byte offset of the chunk header.
     pub offset: u64,
+    /// The chunk's header.
     pub header: ChunkHeader,
+    /// The chunk's payload, CRC not checked.
     pub payload: Vec<u8>,
 }
 
@@ -919,7 +926,9 @@ pub struct RawBlock<'a> {
     pub name: &'a str,
     /// Byte offset of the chunk header.
     pub offset: u64,
+    /// The chunk's header.
     pub header: ChunkHeader,
+    /// The chunk's payload, CRC not checked.
     pub payload: &'a [u8],
 }
 
@@ -953,6 +962,7 @@ pub struct Events {
 }
 
 impl Events {
+    /// The reader behind the events (its definitions, report).
     pub fn reader(&self) -> &TraceReader {
         &self.reader
     }

@@ -6,6 +6,8 @@
 //! path by application, machine, process, thread, procedure or message arc;
 //! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files.
 
+#![warn(missing_docs)]
+
 pub mod build;
 mod cost;
 pub mod cp;

@@ -12,8 +12,10 @@ use crate::pag::{Pag, NONE};
 use serde::Serialize;
 use std::cmp::Ordering;
 
+/// A path nearly as long as the critical one, and where it leaves it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NearPath {
+    /// Its length.
     pub length_ns: i64,
     /// The location the path ends on.
     pub end: String,

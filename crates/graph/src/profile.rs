@@ -5,11 +5,16 @@ use crate::cp::{CriticalPath, Pred};
 use crate::pag::{ArcKind, Pag, NONE};
 use std::collections::BTreeMap;
 
+/// What a profile sums the critical path by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
+    /// Applications.
     Application,
+    /// Machines.
     Machine,
+    /// Processes.
     Process,
+    /// Threads (locations).
     Thread,
     /// The innermost procedure of each local arc.
     Procedure,
@@ -23,6 +28,7 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, in the order reports list them.
     pub const ALL: [Level; 8] = [
         Level::Application,
         Level::Machine,
@@ -34,6 +40,7 @@ impl Level {
         Level::Imbalance,
     ];
 
+    /// The level's name in options and reports.
     pub fn name(self) -> &'static str {
         match self {
             Level::Application => "application",
@@ -47,6 +54,7 @@ impl Level {
         }
     }
 
+    /// The level `name` gives, if any.
     pub fn from_name(s: &str) -> Option<Level> {
         Self::ALL.iter().copied().find(|l| l.name() == s)
     }
@@ -55,7 +63,9 @@ impl Level {
 /// One row of a profile: an entity and the critical-path time attributed to it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Row {
+    /// The entity.
     pub name: String,
+    /// Its time on the path, ns.
     pub time_ns: i64,
 }
 

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 /// One procedure's zeroing result.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Zeroing {
+    /// The procedure zeroed.
     pub procedure: String,
     /// Its exclusive time on the critical path.
     pub on_path_ns: i64,

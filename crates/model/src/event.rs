@@ -5,24 +5,40 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CollOp {
+    /// MPI_Barrier.
     Barrier,
+    /// MPI_Bcast.
     Bcast,
+    /// MPI_Reduce.
     Reduce,
+    /// MPI_Allreduce.
     Allreduce,
+    /// MPI_Gather.
     Gather,
+    /// MPI_Gatherv.
     Gatherv,
+    /// MPI_Scatter.
     Scatter,
+    /// MPI_Scatterv.
     Scatterv,
+    /// MPI_Allgather.
     Allgather,
+    /// MPI_Allgatherv.
     Allgatherv,
+    /// MPI_Alltoall.
     Alltoall,
+    /// MPI_Alltoallv.
     Alltoallv,
+    /// MPI_Scan.
     Scan,
+    /// MPI_Reduce_scatter (and its block form).
     ReduceScatter,
+    /// Any other collective (MPI_Alltoallw, MPI_Exscan, ...).
     Other,
 }
 
 impl CollOp {
+    /// Every operation, in code order.
     pub const ALL: [CollOp; 15] = [
         CollOp::Barrier,
         CollOp::Bcast,
@@ -46,10 +62,12 @@ impl CollOp {
         Self::ALL.iter().position(|&o| o == self).unwrap_or(14) as u8
     }
 
+    /// The operation of a binary-format code, if it is one.
     pub fn from_code(c: u8) -> Option<CollOp> {
         Self::ALL.get(c as usize).copied()
     }
 
+    /// The operation's name in the text form and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             CollOp::Barrier => "barrier",
@@ -70,6 +88,7 @@ impl CollOp {
         }
     }
 
+    /// The operation of a name as `name` gives it.
     pub fn from_name(s: &str) -> Option<CollOp> {
         Self::ALL.iter().copied().find(|o| o.name() == s)
     }
@@ -82,104 +101,161 @@ impl CollOp {
 pub enum Kind {
     /// A process starts; `parent` is the location that spawned it (spawn arc).
     ProcessBegin {
+        /// The spawning location, if any.
         parent: Option<LocId>,
     },
+    /// A process ends.
     ProcessEnd,
     /// A thread starts; `parent` is the location that forked it.
     ThreadBegin {
+        /// The forking location, if known.
         parent: Option<LocId>,
     },
+    /// A thread ends.
     ThreadEnd,
+    /// A procedure is entered.
     Enter {
+        /// The procedure's name.
         proc: StrId,
     },
+    /// A procedure is left.
     Leave {
+        /// The procedure's name.
         proc: StrId,
     },
     /// A blocking send starts.
     Send {
+        /// The destination.
         to: LocId,
+        /// The communicator.
         comm: CommId,
+        /// The message tag.
         tag: u32,
+        /// The message size.
         bytes: u64,
     },
     /// A blocking receive starts waiting.
     RecvBegin {
+        /// The source; `None` for any source.
         from: Option<LocId>,
+        /// The communicator.
         comm: CommId,
+        /// The tag; `None` for any tag.
         tag: Option<u32>,
     },
     /// A blocking receive completes: the actual source, tag and size.
     RecvEnd {
+        /// The actual source.
         from: LocId,
+        /// The communicator.
         comm: CommId,
+        /// The actual tag.
         tag: u32,
+        /// The message size.
         bytes: u64,
     },
     /// A non-blocking send is posted.
     Isend {
+        /// The destination.
         to: LocId,
+        /// The communicator.
         comm: CommId,
+        /// The message tag.
         tag: u32,
+        /// The message size.
         bytes: u64,
+        /// The request's id, unique per location while open.
         request: u64,
     },
     /// The non-blocking send `request` completes (its wait or test returned).
     IsendComplete {
+        /// The request's id.
         request: u64,
     },
     /// A non-blocking receive is posted.
     IrecvRequest {
+        /// The source; `None` for any source.
         from: Option<LocId>,
+        /// The communicator.
         comm: CommId,
+        /// The tag; `None` for any tag.
         tag: Option<u32>,
+        /// The request's id, unique per location while open.
         request: u64,
     },
     /// The non-blocking receive `request` completes: the actual source, tag and size.
     IrecvComplete {
+        /// The request's id.
         request: u64,
+        /// The actual source.
         from: LocId,
+        /// The communicator.
         comm: CommId,
+        /// The actual tag.
         tag: u32,
+        /// The message size.
         bytes: u64,
     },
+    /// A collective operation starts on this location.
     CollBegin {
+        /// The operation.
         op: CollOp,
+        /// The communicator.
         comm: CommId,
     },
     /// `root` is a location for rooted operations; `sent` and `received` are this location's bytes.
     CollEnd {
+        /// The operation.
         op: CollOp,
+        /// The communicator.
         comm: CommId,
+        /// The root, for rooted operations.
         root: Option<LocId>,
+        /// Bytes this location sent.
         sent: u64,
+        /// Bytes this location received.
         received: u64,
     },
+    /// A lock is asked for (the wait for it starts).
     LockRequest {
+        /// The lock's id.
         lock: u64,
     },
+    /// A lock is taken.
     LockAcquire {
+        /// The lock's id.
         lock: u64,
     },
+    /// A lock is released.
     LockRelease {
+        /// The lock's id.
         lock: u64,
     },
+    /// A named phase of the program starts.
     PhaseBegin {
+        /// The phase's name.
         name: StrId,
     },
+    /// A named phase ends.
     PhaseEnd {
+        /// The phase's name.
         name: StrId,
     },
     /// A sample of external data.
     Metric {
+        /// Which metric.
         metric: MetricId,
+        /// The sampled value.
         value: f64,
     },
     /// A measured offset of this location's clock against `reference`'s:
     /// reference time = local time + `offset`, within ± `error` (half the round trip).
     ClockOffset {
+        /// The location whose clock is the reference.
         reference: LocId,
+        /// Reference time minus local time, ns.
         offset: i64,
+        /// The bound on the offset's error, ns.
         error: u64,
     },
 }
@@ -300,7 +376,9 @@ pub const KIND_NAMES: [&str; KIND_COUNT as usize] = [
 /// A reference to one event: its location and its index among that location's events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct EventRef {
+    /// The location.
     pub loc: LocId,
+    /// The event's index among the location's events.
     pub index: u64,
 }
 
@@ -319,6 +397,7 @@ pub struct Annotations {
 }
 
 impl Annotations {
+    /// True when no stage annotated the event.
     pub fn is_empty(&self) -> bool {
         self.partner.is_none() && self.lamport.is_none() && self.raw_wall.is_none()
     }
@@ -327,19 +406,23 @@ impl Annotations {
 /// One event of a trace.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
+    /// The location (thread) it happened on.
     pub loc: LocId,
     /// Wall-clock time in nanoseconds on the location's clock.
     pub wall: i64,
     /// CPU time consumed by the process so far, in nanoseconds, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<i64>,
+    /// What happened.
     #[serde(flatten)]
     pub kind: Kind,
+    /// What later stages added.
     #[serde(skip_serializing_if = "Annotations::is_empty", flatten)]
     pub ann: Annotations,
 }
 
 impl Event {
+    /// An event without annotations.
     pub fn new(loc: LocId, wall: i64, cpu: Option<i64>, kind: Kind) -> Self {
         Event { loc, wall, cpu, kind, ann: Annotations::default() }
     }
