@@ -19,7 +19,7 @@ mod writer;
 
 pub use error::{read_text, Error, ErrorKind};
 pub use reader::{
-    Block, Events, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, Stop,
+    BadBlock, Block, Events, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, Stop,
     TraceReader,
 };
 pub use writer::{TraceWriter, WriterOptions};

@@ -30,10 +30,19 @@ pub struct Block {
 /// What a salvaging read could not recover.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SalvageReport {
-    /// Blocks that were skipped, with the byte offset and reason of each.
-    pub bad_blocks: Vec<(u64, String)>,
+    /// Blocks that were skipped.
+    pub bad_blocks: Vec<BadBlock>,
     /// Where reading stopped early, if it did.
     pub stopped: Option<Stop>,
+}
+
+/// A block a salvaging read skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadBlock {
+    /// The byte offset of its chunk.
+    pub offset: u64,
+    /// What was wrong with it.
+    pub why: String,
 }
 
 /// Where a salvaging read stopped before the end of the trace.
@@ -52,6 +61,11 @@ impl SalvageReport {
     pub fn is_clean(&self) -> bool {
         self.bad_blocks.is_empty() && self.stopped.is_none()
     }
+
+    /// Records a skipped block.
+    fn skip(&mut self, offset: u64, why: String) {
+        self.bad_blocks.push(BadBlock { offset, why });
+    }
 }
 
 impl std::fmt::Display for SalvageReport {
@@ -59,8 +73,8 @@ impl std::fmt::Display for SalvageReport {
         if self.is_clean() {
             return write!(f, "nothing lost");
         }
-        for (off, why) in &self.bad_blocks {
-            writeln!(f, "skipped the block at byte {off}: {why}")?;
+        for BadBlock { offset, why } in &self.bad_blocks {
+            writeln!(f, "skipped the block at byte {offset}: {why}")?;
         }
         if let Some(Stop { offset, lost, why }) = &self.stopped {
             write!(f, "stopped at byte {offset} ({why}); {lost} bytes after it lost")?;
@@ -624,7 +638,7 @@ impl TraceReader {
                     let r = decode_block_chunk(&self.name, &bytes[..], c, self.defs.locations.len());
                     match r {
                         Ok(b) => return Ok(Some(b)),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -632,7 +646,7 @@ impl TraceReader {
                     let Some(c) = self.read_stream_batch(1)?.pop() else { return Ok(None) };
                     match decode_raw(&self.name, &c, self.defs.locations.len()) {
                         Ok(b) => return Ok(Some(b)),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -675,7 +689,7 @@ impl TraceReader {
                     bytes.release(c.offset, c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64);
                     match r {
                         Ok(()) => return Ok(Some(NextBlock::Raw(raw))),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -687,7 +701,7 @@ impl TraceReader {
                                 OwnedRawBlock { offset: c.offset, header: c.header, payload: c.payload };
                             return Ok(Some(NextBlock::Raw(raw)));
                         }
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -828,7 +842,7 @@ impl TraceReader {
                         let c = todo[i];
                         match r {
                             Ok(t) => out(t)?,
-                            Err(e) if salvage => report.bad_blocks.push((c.offset, e.message)),
+                            Err(e) if salvage => report.skip(c.offset, e.message),
                             Err(e) => return Err(e.into()),
                         }
                         let end = c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64;
@@ -851,7 +865,7 @@ impl TraceReader {
                 for (r, c) in results.into_iter().zip(&batch) {
                     match r {
                         Ok(t) => out(t)?,
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e.into()),
                     }
                 }

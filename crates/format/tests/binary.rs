@@ -286,7 +286,7 @@ fn a_corrupt_block_is_skipped_by_salvage() {
     }
     assert_eq!(n, events.len() - 2, "one block of two events lost");
     assert_eq!(r2.salvage_report().bad_blocks.len(), 1);
-    assert_eq!(r2.salvage_report().bad_blocks[0].0, first_block as u64);
+    assert_eq!(r2.salvage_report().bad_blocks[0].offset, first_block as u64);
 }
 
 #[test]
