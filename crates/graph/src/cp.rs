@@ -1,7 +1,7 @@
 //! Longest paths through a PAG: the forward diffusion and the backward walk of
 //! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
 
-use crate::pag::{Pag, CLOCK_OFFSET, NONE};
+use crate::pag::{Pag, Reach, CLOCK_OFFSET, NONE};
 use spoor_model::StrId;
 
 /// "Not reached" (a node outside the scope, or reached only by the secondary diffusion).
@@ -96,7 +96,7 @@ impl<'a> Pass<'a> {
                 Scope::Intra(a) | Scope::Inter(a) => pag.app_of(l) == a,
             })
             .collect();
-        let zero_ctx = pag.zeroed_contexts(&opts.zero, opts.zero_inclusive);
+        let zero_ctx = pag.zeroed_contexts(&opts.zero, Reach::inclusive_if(opts.zero_inclusive));
         Pass { pag, scope, window: opts.window, in_app, zero_ctx }
     }
 

@@ -12,6 +12,26 @@ pub const VIRTUAL: u8 = 255;
 /// that no path reaches (formats/pag.md, "Nodes").
 pub const CLOCK_OFFSET: u8 = spoor_format::binary::kind::CLOCK_OFFSET;
 
+/// What of a procedure's time a question is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Where it is the innermost procedure: its own time.
+    Exclusive,
+    /// Where it is anywhere on the call stack: its time with everything it calls.
+    Inclusive,
+}
+
+impl Reach {
+    /// `Inclusive` when `inclusive` holds (options keep the choice as a flag).
+    pub fn inclusive_if(inclusive: bool) -> Reach {
+        if inclusive {
+            Reach::Inclusive
+        } else {
+            Reach::Exclusive
+        }
+    }
+}
+
 /// What a remote arc stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -150,7 +170,8 @@ impl Pag {
     /// Per calling context: whether its time counts as zero when `procs` are zeroed.
     /// Exclusive: the context's innermost procedure is one of them. Inclusive: one of
     /// them is anywhere on its call stack (the procedure with everything it calls).
-    pub fn zeroed_contexts(&self, procs: &[StrId], inclusive: bool) -> Vec<bool> {
+    pub fn zeroed_contexts(&self, procs: &[StrId], reach: Reach) -> Vec<bool> {
+        let inclusive = reach == Reach::Inclusive;
         let mut zeroed = vec![false; self.contexts.len()];
         for (c, ctx) in self.contexts.iter().enumerate() {
             // A context's parent comes before it (the builder and the PAG reader see to it).

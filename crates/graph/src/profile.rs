@@ -2,7 +2,7 @@
 //! process, thread, procedure, and by the machines its message arcs join.
 
 use crate::cp::{CriticalPath, Pred};
-use crate::pag::{ArcKind, Pag, NONE};
+use crate::pag::{ArcKind, Pag, Reach, NONE};
 use std::collections::BTreeMap;
 
 /// What a profile sums the critical path by.
@@ -201,12 +201,15 @@ pub fn imbalance(pag: &Pag, path: &CriticalPath) -> Vec<Row> {
 /// Critical-path time per procedure id, exclusive (innermost procedure) or inclusive
 /// (anywhere on the call stack), for those that have some (for choosing what to
 /// zero), largest first.
-pub fn procedure_times(pag: &Pag, path: &CriticalPath, inclusive: bool) -> Vec<(u32, i64)> {
+pub fn procedure_times(pag: &Pag, path: &CriticalPath, reach: Reach) -> Vec<(u32, i64)> {
     let mut acc: BTreeMap<u32, i64> = BTreeMap::new();
     for s in &path.steps {
         if matches!(s.pred, Pred::Source | Pred::Local(_)) {
             let ctx = pag.ctx[s.node as usize];
-            let procs = if inclusive { on_stack(pag, ctx) } else { vec![pag.proc_of_ctx(ctx)] };
+            let procs = match reach {
+                Reach::Inclusive => on_stack(pag, ctx),
+                Reach::Exclusive => vec![pag.proc_of_ctx(ctx)],
+            };
             for p in procs.into_iter().filter(|&p| p != NONE) {
                 *acc.entry(p).or_default() += s.weight;
             }
