@@ -10,14 +10,6 @@ use spoor_order::Input;
 mod args;
 use args::*;
 
-fn into_anyhow(e: spoor_order::Error) -> anyhow::Error {
-    match e {
-        spoor_order::Error::Format(f) => anyhow::Error::new(f),
-        spoor_order::Error::Write(io) => anyhow::Error::new(io).context("writing the output"),
-        other => anyhow::Error::new(other),
-    }
-}
-
 fn main() {
     let args = Args::parse();
     if !(args.gamma > 0.0 && args.gamma <= 1.0) {
@@ -49,7 +41,7 @@ fn main() {
             block_events: args.block_events.max(1),
             force_replay: args.force_replay,
         };
-        let input = Input::open(&args.input).map_err(into_anyhow)?;
+        let input = Input::open(&args.input)?;
         let mut out = Output::create(args.output.as_deref())?;
         let report = match align::align(&input, &opts, &mut out) {
             Ok(r) => r,
@@ -57,7 +49,7 @@ fn main() {
                 drop(out);
                 Args::command().error(clap::error::ErrorKind::ValueValidation, m).exit()
             }
-            Err(e) => return Err(into_anyhow(e)),
+            Err(e) => return Err(e.into()),
         };
         out.commit()?;
         if let Some(path) = &args.report {

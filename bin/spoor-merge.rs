@@ -13,14 +13,6 @@ fn usage(msg: String) -> ! {
     Args::command().error(clap::error::ErrorKind::ValueValidation, msg).exit()
 }
 
-fn into_anyhow(e: spoor_order::Error) -> anyhow::Error {
-    match e {
-        spoor_order::Error::Format(f) => anyhow::Error::new(f),
-        spoor_order::Error::Write(io) => anyhow::Error::new(io).context("writing the output"),
-        other => anyhow::Error::new(other),
-    }
-}
-
 fn inputs(args: &Args, groups: &[Vec<String>]) -> Result<Vec<MergeInput>, String> {
     let mut out = Vec::new();
     let mut add = |path: &str, app: Option<&str>| -> Result<(), String> {
@@ -80,7 +72,7 @@ fn main() {
                 drop(out);
                 usage(m)
             }
-            Err(e) => return Err(into_anyhow(e)),
+            Err(e) => return Err(e.into()),
         };
         out.commit()?;
         for w in &summary.warnings {

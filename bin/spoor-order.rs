@@ -12,14 +12,6 @@ use std::io::Write;
 mod args;
 use args::*;
 
-fn into_anyhow(e: spoor_order::Error) -> anyhow::Error {
-    match e {
-        spoor_order::Error::Format(f) => anyhow::Error::new(f),
-        spoor_order::Error::Write(io) => anyhow::Error::new(io).context("writing the output"),
-        other => anyhow::Error::new(other),
-    }
-}
-
 fn counts(s: &OrderSummary) -> String {
     let mut by: Vec<(&str, usize)> = Vec::new();
     for p in &s.problems {
@@ -42,9 +34,9 @@ fn warn_clocks(s: &OrderSummary) {
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-order", || {
-        let input = Input::open(&args.input).map_err(into_anyhow)?;
+        let input = Input::open(&args.input)?;
         if args.check {
-            let s = order::check(&input).map_err(into_anyhow)?;
+            let s = order::check(&input)?;
             let mut out = Output::create(args.output.as_deref())?;
             match args.format {
                 Format::Json => writeln!(out, "{}", s.to_json())?,
@@ -74,7 +66,7 @@ fn main() {
         let mut out = Output::create(args.output.as_deref())?;
         let opts = OrderOptions { block_events: args.block_events.max(1) };
         let console = Console::new("spoor-order", args.quiet);
-        let s = order::order_with_feedback(&input, &mut out, &opts, &console).map_err(into_anyhow)?;
+        let s = order::order_with_feedback(&input, &mut out, &opts, &console)?;
         out.commit()?;
         if !s.problems.is_empty() {
             eprintln!(

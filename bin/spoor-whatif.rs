@@ -16,14 +16,6 @@ use std::path::Path;
 mod args;
 use args::*;
 
-fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
 fn main() {
     refuse_former_flags();
     let args = Args::parse();
@@ -47,7 +39,7 @@ fn refuse_former_flags() {
         let flag = arg.split('=').next().unwrap_or_default();
         if let Some((_, now)) = FORMER_FLAGS.iter().find(|(old, _)| *old == flag) {
             eprintln!("spoor-whatif: {flag} is now a subcommand: {now} (see spoor-whatif --help)");
-            std::process::exit(2);
+            std::process::exit(spoor_cli::exit::USAGE);
         }
     }
 }
@@ -113,7 +105,7 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
                 writeln!(
                     out,
                     "{},{},{},{:.6},{},{},{:.6},{},{:.6},{share}",
-                    csv(&r.procedure),
+                    spoor_format::csv::field(&r.procedure),
                     r.original_ns,
                     r.moved_ns,
                     r.improvement(r.moved_ns),
@@ -146,10 +138,10 @@ fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Resul
                 writeln!(
                     out,
                     "{},{},{},{}",
-                    csv(&c.strategy),
+                    spoor_format::csv::field(&c.strategy),
                     c.processors,
                     c.predicted_ns,
-                    csv(&c.placement)
+                    spoor_format::csv::field(&c.placement)
                 )?;
             }
         }

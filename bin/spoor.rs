@@ -216,7 +216,7 @@ fn main() {
     let mut args = std::env::args_os().skip(1);
     let Some(verb) = args.next() else {
         eprint!("{}", usage());
-        std::process::exit(2);
+        std::process::exit(spoor_cli::exit::USAGE);
     };
     let verb_s = verb.to_string_lossy().into_owned();
     match verb_s.as_str() {
@@ -234,13 +234,13 @@ fn main() {
     let Some(exe) = find(&verb_s) else {
         eprintln!("spoor: no command '{verb_s}' (no spoor-{verb_s} beside spoor or on PATH)\n");
         eprint!("{}", usage());
-        std::process::exit(2);
+        std::process::exit(spoor_cli::exit::USAGE);
     };
     // Replace this process, so signals, exit status and pipes belong to the command itself.
     use std::os::unix::process::CommandExt;
     let e = Command::new(&exe).args(args).exec();
     eprintln!("spoor: cannot run {}: {e}", exe.display());
-    std::process::exit(1);
+    std::process::exit(spoor_cli::exit::BAD_INPUT);
 }
 
 #[cfg(test)]

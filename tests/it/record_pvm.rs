@@ -198,7 +198,10 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
 
     // Merged: one application, four tasks; the workers' begins name the master (spawn arcs).
     let merged = tmp.path().join("m.spoor");
-    assert_success(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
+    assert_success(
+        &Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(),
+        "spoor-merge",
+    );
     let (d, ev) = read(&merged, false).unwrap();
     assert_eq!(d.apps.len(), 1);
     let mut per: BTreeMap<String, Vec<&Event>> = BTreeMap::new();
@@ -392,7 +395,10 @@ fn a_parent_in_no_pvm_call_gives_no_sample_after_a_bounded_wait_and_align_uses_t
     let src = tmp.path().join("sleepy.c");
     std::fs::write(&src, SLEEPY).unwrap();
     let exe = tmp.path().join("pvm_sleepy");
-    assert_success(&Command::new("cc").arg("-o").arg(&exe).arg(&src).arg("-lpvm3").output().unwrap(), "cc sleepy.c");
+    assert_success(
+        &Command::new("cc").arg("-o").arg(&exe).arg(&src).arg("-lpvm3").output().unwrap(),
+        "cc sleepy.c",
+    );
     let _pvmd = Pvmd::start(tmp.path(), tmp.path());
     let rec = tmp.path().join("rec");
     let mut c = Command::new(bin("record"));
@@ -403,7 +409,10 @@ fn a_parent_in_no_pvm_call_gives_no_sample_after_a_bounded_wait_and_align_uses_t
     assert!(out.stderr.is_empty(), "the recorder says nothing: {}", String::from_utf8_lossy(&out.stderr));
     let traces = wait_for_traces(&rec, 2);
     let merged = tmp.path().join("m.spoor");
-    assert_success(&Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(), "spoor-merge");
+    assert_success(
+        &Command::new(bin("merge")).args(&traces).arg("-o").arg(&merged).output().unwrap(),
+        "spoor-merge",
+    );
     let (d, ev) = read(&merged, false).unwrap();
     let child = ev
         .iter()

@@ -5,11 +5,15 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Exit codes of every spoor command.
+/// Exit codes of every spoor command; [`exit_code`] is the one place an error gets its code.
 pub mod exit {
+    /// Success, and a closed pipe downstream.
     pub const OK: i32 = 0;
+    /// Bad input, or an analysis that failed.
     pub const BAD_INPUT: i32 = 1;
+    /// The command line or the options do not fit.
     pub const USAGE: i32 = 2;
+    /// A trace of a format version this build does not read.
     pub const VERSION: i32 = 3;
 }
 
@@ -29,14 +33,30 @@ pub fn run(command: &str, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<spoor_order::Error>().is_some_and(spoor_order::Error::is_broken_pipe)
+    })
 }
 
-/// 3 for a trace of an unsupported version, 1 for everything else.
+/// The exit code for an error: [`exit::VERSION`] for a trace of an unsupported version,
+/// [`exit::USAGE`] for options that do not fit the inputs, [`exit::BAD_INPUT`] for
+/// everything else.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
+    let of_format = |f: &spoor_format::Error| match f.kind {
+        spoor_format::ErrorKind::Version => exit::VERSION,
+        _ => exit::BAD_INPUT,
+    };
     for c in e.chain() {
-        if let Some(fe) = c.downcast_ref::<spoor_format::Error>() {
-            return fe.exit_code();
+        if let Some(f) = c.downcast_ref::<spoor_format::Error>() {
+            return of_format(f);
+        }
+        if let Some(o) = c.downcast_ref::<spoor_order::Error>() {
+            return match o {
+                spoor_order::Error::Format(f) => of_format(f),
+                spoor_order::Error::Usage(_) => exit::USAGE,
+                _ => exit::BAD_INPUT,
+            };
         }
     }
     exit::BAD_INPUT
@@ -286,7 +306,28 @@ impl spoor_model::Feedback for Console {
 
 #[cfg(test)]
 mod tests {
-    use super::rate;
+    use super::{exit, exit_code, is_broken_pipe, rate};
+
+    #[test]
+    fn errors_map_to_their_exit_codes() {
+        let version = spoor_format::Error::version("t.spoor", "version 9");
+        let corrupt = spoor_format::Error::corrupt("t.spoor", 12, "bad");
+        assert_eq!(exit_code(&version.clone().into()), exit::VERSION);
+        assert_eq!(exit_code(&anyhow::Error::new(corrupt).context("reading")), exit::BAD_INPUT);
+        assert_eq!(exit_code(&spoor_order::Error::Format(version).into()), exit::VERSION);
+        assert_eq!(exit_code(&spoor_order::Error::Usage("no input".into()).into()), exit::USAGE);
+        assert_eq!(exit_code(&spoor_order::Error::input("t.spoor", "a cycle").into()), exit::BAD_INPUT);
+        assert_eq!(exit_code(&anyhow::anyhow!("anything else")), exit::BAD_INPUT);
+    }
+
+    #[test]
+    fn a_closed_pipe_is_told_apart() {
+        let pipe = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(is_broken_pipe(&anyhow::Error::new(pipe()).context("writing")));
+        assert!(is_broken_pipe(&spoor_order::Error::Write(pipe()).into()));
+        let other = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!is_broken_pipe(&spoor_order::Error::Write(other).into()));
+    }
 
     #[test]
     fn rates_have_three_figures_and_none_below_a_millisecond() {

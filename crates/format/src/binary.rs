@@ -8,7 +8,9 @@ use spoor_model::*;
 /// `\x89SPOOR\r\n`: a non-ASCII first byte so no text file starts this way, and a
 /// CR LF pair that a text-mode transfer would damage visibly.
 pub const MAGIC: [u8; 8] = *b"\x89SPOOR\r\n";
+/// The format's major version: a reader refuses a later one.
 pub const MAJOR: u16 = 1;
+/// The format's minor version: later minors only add what readers may skip.
 pub const MINOR: u16 = 1;
 /// Bytes of the v1.0 header: magic, major, minor, header length, feature flags.
 pub const HEADER_LEN: u32 = 24;
@@ -33,13 +35,19 @@ pub mod flags {
 /// Chunk types. Types from [`chunk::FIRST_OPTIONAL`] up may be skipped by a reader that
 /// does not know them (room for minor versions); an unknown type below it is an error.
 pub mod chunk {
+    /// Definitions (the last one wins).
     pub const DEFS: u8 = 0x01;
+    /// Events of one location.
     pub const BLOCK: u8 = 0x02;
+    /// Events of several locations, CPU deltas running through the block (1.0).
     pub const MULTI_BLOCK: u8 = 0x03;
+    /// The index of blocks.
     pub const INDEX: u8 = 0x04;
+    /// The end: counts and where the index is.
     pub const END: u8 = 0x05;
     /// Multi-location block whose CPU times and Lamport clocks run per location (1.1).
     pub const LOCAL_BLOCK: u8 = 0x06;
+    /// Types from here on may be skipped by readers that do not know them.
     pub const FIRST_OPTIONAL: u8 = 0x40;
     /// Type byte, payload length (u32), CRC-32 of the payload (u32).
     pub const HEADER_LEN: usize = 9;
@@ -51,8 +59,11 @@ pub mod chunk {
 
 /// Event head byte: kind code in the low 5 bits, CPU mode in bits 5-6, annotations flag in bit 7.
 pub mod head {
+    /// The kind code's bits.
     pub const KIND_MASK: u8 = 0x1f;
+    /// Where the CPU mode starts.
     pub const CPU_SHIFT: u8 = 5;
+    /// No CPU time: no bytes.
     pub const CPU_NONE: u8 = 0;
     /// CPU advanced by exactly the wall-time delta (computing): no bytes.
     pub const CPU_SAME_AS_WALL: u8 = 1;
@@ -60,13 +71,20 @@ pub mod head {
     pub const CPU_DELTA: u8 = 2;
     /// CPU did not advance (waiting): no bytes.
     pub const CPU_UNCHANGED: u8 = 3;
+    /// Annotations follow the event.
     pub const ANNOTATED: u8 = 0x80;
 }
 
+/// Event kind codes (the head byte's low 5 bits), defined with `Kind::code`.
+pub use spoor_model::kind_code as kind;
+
 /// Annotation tags. Unknown tags are skipped (each carries its length).
 pub mod ann {
+    /// The matched partner event: location and index.
     pub const PARTNER: u64 = 1;
+    /// The Lamport clock.
     pub const LAMPORT: u64 = 2;
+    /// The wall time before alignment.
     pub const RAW_WALL: u64 = 3;
     /// In a per-location block: the event has no Lamport clock (none is implied).
     pub const NO_LAMPORT: u64 = 4;
@@ -176,17 +194,23 @@ pub(crate) fn with_per_location<R>(f: impl FnOnce(&mut PerLocation) -> R) -> R {
 /// The fixed header of a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Major version.
     pub major: u16,
+    /// Minor version.
     pub minor: u16,
+    /// Bytes in the header, so later minors can grow it.
     pub header_len: u32,
+    /// Feature flags (`flags`): optional ones describe the events, required ones must be known.
     pub flags: u64,
 }
 
 impl Header {
+    /// This build's version with `flags`.
     pub fn new(flags: u64) -> Self {
         Header { major: MAJOR, minor: MINOR, header_len: HEADER_LEN, flags }
     }
 
+    /// The header's bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(HEADER_LEN as usize);
         b.extend_from_slice(&MAGIC);
@@ -230,45 +254,42 @@ impl Header {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a header is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HeaderError {
+    /// The file does not start with the magic.
+    #[error("expected the spoor magic \\x89SPOOR\\r\\n")]
     Magic,
+    /// Fewer bytes than a header.
+    #[error("the header ends before its {HEADER_LEN} bytes")]
     Truncated,
+    /// A major version later than this build's (major, minor).
+    #[error("trace format version {0}.{1} is newer than this spoor reads ({MAJOR}.x): upgrade spoor")]
     NewerMajor(u16, u16),
+    /// A major version below the first.
+    #[error("trace format major version {0} does not exist")]
     OlderMajor(u16),
+    /// A header length out of range.
+    #[error("expected a header length between {HEADER_LEN} and 65536, found {0}")]
     Length(u32),
+    /// Required flags this build does not know.
+    #[error("the trace needs features this spoor does not know (flags {0:#x}): upgrade spoor")]
     RequiredFlags(u64),
-}
-
-impl std::fmt::Display for HeaderError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HeaderError::Magic => write!(f, "expected the spoor magic \\x89SPOOR\\r\\n"),
-            HeaderError::Truncated => write!(f, "the header ends before its {HEADER_LEN} bytes"),
-            HeaderError::NewerMajor(ma, mi) => write!(
-                f,
-                "trace format version {ma}.{mi} is newer than this spoor reads ({MAJOR}.x): upgrade spoor"
-            ),
-            HeaderError::OlderMajor(ma) => write!(f, "trace format major version {ma} does not exist"),
-            HeaderError::Length(l) => {
-                write!(f, "expected a header length between {HEADER_LEN} and 65536, found {l}")
-            }
-            HeaderError::RequiredFlags(b) => {
-                write!(f, "the trace needs features this spoor does not know (flags {b:#x}): upgrade spoor")
-            }
-        }
-    }
 }
 
 /// A decoded chunk header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChunkHeader {
+    /// The chunk type (`chunk`).
     pub kind: u8,
+    /// Payload length in bytes.
     pub len: u32,
+    /// CRC-32 of the payload.
     pub crc: u32,
 }
 
 impl ChunkHeader {
+    /// The header of the bytes `b`; `problem` says whether it makes sense.
     pub fn decode(b: &[u8; chunk::HEADER_LEN]) -> ChunkHeader {
         ChunkHeader {
             kind: b[0],
@@ -312,7 +333,9 @@ pub fn put_chunk(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
 /// A decoding problem at `offset` bytes into the piece being decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeError {
+    /// Byte offset of the problem.
     pub offset: usize,
+    /// What was expected and what was found.
     pub message: String,
 }
 
@@ -374,6 +397,7 @@ fn count_of(c: &mut Cursor, what: &str) -> Result<usize, DecodeError> {
 
 // ---- definitions ----
 
+/// The definitions chunk's payload.
 pub fn encode_defs(d: &Definitions) -> Vec<u8> {
     let mut b = Vec::new();
     put_u64(&mut b, d.strings.len() as u64);
@@ -484,9 +508,13 @@ pub fn decode_defs(payload: &[u8]) -> Result<Definitions, DecodeError> {
 /// Encoder state of one block: the previous event's times, and the block's bytes.
 #[derive(Default)]
 pub struct BlockEncoder {
+    /// The encoded events so far (the block chunk adds its location and count before them).
     pub buf: Vec<u8>,
+    /// Events in the block.
     pub count: u64,
+    /// The smallest wall time in the block.
     pub min_wall: i64,
+    /// The largest wall time in the block.
     pub max_wall: i64,
     prev_wall: i64,
     prev_cpu: i64,
@@ -495,6 +523,7 @@ pub struct BlockEncoder {
 }
 
 impl BlockEncoder {
+    /// Empties the block for the next one, keeping its buffer.
     pub fn clear(&mut self) {
         self.buf.clear();
         self.count = 0;
@@ -689,7 +718,9 @@ fn encode_annotations(b: &mut Vec<u8>, ev: &Parts, lamport: Option<Lamport>) {
 
 /// The location a block belongs to and the number of events it declares.
 pub struct BlockPrefix {
+    /// The block's location; `None` for a multi-location block.
     pub loc: Option<LocId>,
+    /// The number of events the block declares.
     pub count: u64,
 }
 
@@ -805,51 +836,51 @@ pub(crate) fn event_cpu(c: &mut Cursor, h: u8, dw: i64, cpu: &mut i64) -> Result
 pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind, DecodeError> {
     let u = |c: &mut Cursor, what: &str| c.u64().want(c, what);
     Ok(match code {
-        0 => Kind::ProcessBegin { parent: opt_u32_of(c, "a parent location")? },
-        1 => Kind::ProcessEnd,
-        2 => Kind::ThreadBegin { parent: opt_u32_of(c, "a parent location")? },
-        3 => Kind::ThreadEnd,
-        4 => Kind::Enter { proc: u32_of(c, "a procedure name")? },
-        5 => Kind::Leave { proc: u32_of(c, "a procedure name")? },
-        6 => Kind::Send {
+        kind::PROCESS_BEGIN => Kind::ProcessBegin { parent: opt_u32_of(c, "a parent location")? },
+        kind::PROCESS_END => Kind::ProcessEnd,
+        kind::THREAD_BEGIN => Kind::ThreadBegin { parent: opt_u32_of(c, "a parent location")? },
+        kind::THREAD_END => Kind::ThreadEnd,
+        kind::ENTER => Kind::Enter { proc: u32_of(c, "a procedure name")? },
+        kind::LEAVE => Kind::Leave { proc: u32_of(c, "a procedure name")? },
+        kind::SEND => Kind::Send {
             to: u32_of(c, "a destination")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
         },
-        7 => Kind::RecvBegin {
+        kind::RECV_BEGIN => Kind::RecvBegin {
             from: opt_u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: opt_u32_of(c, "a tag")?,
         },
-        8 => Kind::RecvEnd {
+        kind::RECV_END => Kind::RecvEnd {
             from: u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
         },
-        9 => Kind::Isend {
+        kind::ISEND => Kind::Isend {
             to: u32_of(c, "a destination")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
             request: u(c, "a request id")?,
         },
-        10 => Kind::IsendComplete { request: u(c, "a request id")? },
-        11 => Kind::IrecvRequest {
+        kind::ISEND_COMPLETE => Kind::IsendComplete { request: u(c, "a request id")? },
+        kind::IRECV_REQUEST => Kind::IrecvRequest {
             from: opt_u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: opt_u32_of(c, "a tag")?,
             request: u(c, "a request id")?,
         },
-        12 => Kind::IrecvComplete {
+        kind::IRECV_COMPLETE => Kind::IrecvComplete {
             request: u(c, "a request id")?,
             from: u32_of(c, "a source")?,
             comm: u32_of(c, "a communicator")?,
             tag: u32_of(c, "a tag")?,
             bytes: u(c, "a message size")?,
         },
-        13 | 14 => {
+        kind::COLL_BEGIN | kind::COLL_END => {
             let at = c.pos;
             let oc = c.u8().want(c, "a collective operation")?;
             let op = CollOp::from_code(oc).ok_or_else(|| DecodeError {
@@ -857,7 +888,7 @@ pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind
                 message: format!("expected a collective operation code (0 to 14), found {oc}"),
             })?;
             let comm = u32_of(c, "a communicator")?;
-            if code == 13 {
+            if code == kind::COLL_BEGIN {
                 Kind::CollBegin { op, comm }
             } else {
                 Kind::CollEnd {
@@ -869,13 +900,15 @@ pub(crate) fn decode_kind(c: &mut Cursor, code: u8, start: usize) -> Result<Kind
                 }
             }
         }
-        15 => Kind::LockRequest { lock: u(c, "a lock id")? },
-        16 => Kind::LockAcquire { lock: u(c, "a lock id")? },
-        17 => Kind::LockRelease { lock: u(c, "a lock id")? },
-        18 => Kind::PhaseBegin { name: u32_of(c, "a phase name")? },
-        19 => Kind::PhaseEnd { name: u32_of(c, "a phase name")? },
-        20 => Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? },
-        21 => Kind::ClockOffset {
+        kind::LOCK_REQUEST => Kind::LockRequest { lock: u(c, "a lock id")? },
+        kind::LOCK_ACQUIRE => Kind::LockAcquire { lock: u(c, "a lock id")? },
+        kind::LOCK_RELEASE => Kind::LockRelease { lock: u(c, "a lock id")? },
+        kind::PHASE_BEGIN => Kind::PhaseBegin { name: u32_of(c, "a phase name")? },
+        kind::PHASE_END => Kind::PhaseEnd { name: u32_of(c, "a phase name")? },
+        kind::METRIC => {
+            Kind::Metric { metric: u32_of(c, "a metric id")?, value: c.f64().want(c, "a metric value")? }
+        }
+        kind::CLOCK_OFFSET => Kind::ClockOffset {
             reference: u32_of(c, "a reference location")?,
             offset: c.i64().want(c, "a clock offset")?,
             error: u(c, "a clock-offset error")?,
@@ -972,13 +1005,19 @@ fn decode_annotations(c: &mut Cursor, ev: &mut Event) -> Result<bool, DecodeErro
 /// One entry of the trailing index: where a block is and what it holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexEntry {
+    /// Byte offset of the block's chunk.
     pub offset: u64,
+    /// Its location; `None` for a multi-location block.
     pub loc: Option<LocId>,
+    /// Its events.
     pub count: u64,
+    /// Its smallest wall time.
     pub min_wall: i64,
+    /// Its largest wall time.
     pub max_wall: i64,
 }
 
+/// The index chunk's payload.
 pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
     let mut b = Vec::new();
     put_u64(&mut b, entries.len() as u64);
@@ -992,6 +1031,7 @@ pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
     b
 }
 
+/// The entries of an index chunk's payload.
 pub fn decode_index(payload: &[u8]) -> Result<Vec<IndexEntry>, DecodeError> {
     let mut cur = Cursor::new(payload);
     let c = &mut cur;
@@ -1011,13 +1051,16 @@ pub fn decode_index(payload: &[u8]) -> Result<Vec<IndexEntry>, DecodeError> {
 /// The end chunk's payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct End {
+    /// Events in the trace.
     pub events: u64,
+    /// Block chunks in the trace.
     pub blocks: u64,
     /// Byte offset of the index chunk, 0 when there is none.
     pub index_offset: u64,
 }
 
 impl End {
+    /// The payload's bytes.
     pub fn encode(&self) -> [u8; chunk::END_PAYLOAD as usize] {
         let mut b = [0u8; 24];
         b[..8].copy_from_slice(&self.events.to_le_bytes());
@@ -1026,6 +1069,7 @@ impl End {
         b
     }
 
+    /// The end chunk of a payload; `None` if it is not `END_PAYLOAD` bytes.
     pub fn decode(b: &[u8]) -> Option<End> {
         if b.len() != chunk::END_PAYLOAD as usize {
             return None;

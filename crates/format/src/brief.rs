@@ -7,7 +7,7 @@
 //! `decode_block` to name the problem. When it answers `true`, its briefs are exactly
 //! `Brief::of` of the events `decode_block` gives (both property-tested below).
 
-use crate::binary::{ann, head, with_per_location, Form, PerLocation};
+use crate::binary::{ann, head, kind, with_per_location, Form, PerLocation};
 use crate::varint::{from_word, unzigzag, Cursor};
 use spoor_model::{Event, Kind, KIND_COUNT};
 
@@ -21,6 +21,7 @@ const LAST_COLL_OP: u8 = 14;
 /// An event reduced to what a graph needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Brief {
+    /// The event's location.
     pub loc: u32,
     /// Kind code (`Kind::code`).
     pub code: u8,
@@ -29,6 +30,7 @@ pub struct Brief {
     /// Procedure (enter, leave), phase name (phase begin, end), communicator
     /// (collectives).
     pub a: u32,
+    /// Wall time, ns.
     pub wall: i64,
     /// `NO_CPU` when unknown.
     pub cpu: i64,
@@ -37,6 +39,7 @@ pub struct Brief {
     pub bytes: u64,
     /// `NO_PARTNER` when none.
     pub partner_loc: u32,
+    /// The partner's index among its location's events.
     pub partner_idx: u64,
 }
 
@@ -273,50 +276,50 @@ fn event<const FORM: u8, const FAST: bool>(
     };
     let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
     match code {
-        0 | 2 => sub = r.opt_u32::<FAST>()? as u8,
-        1 | 3 => {}
-        4 | 5 | 18 | 19 => a = r.u32::<FAST>()?,
-        6 | 8 => {
+        kind::PROCESS_BEGIN | kind::THREAD_BEGIN => sub = r.opt_u32::<FAST>()? as u8,
+        kind::PROCESS_END | kind::THREAD_END => {}
+        kind::ENTER | kind::LEAVE | kind::PHASE_BEGIN | kind::PHASE_END => a = r.u32::<FAST>()?,
+        kind::SEND | kind::RECV_END => {
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             bytes = r.u64::<FAST>()?;
         }
-        7 => {
+        kind::RECV_BEGIN => {
             r.opt_u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.opt_u32::<FAST>()?;
         }
-        9 => {
+        kind::ISEND => {
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             bytes = r.u64::<FAST>()?;
             r.u64::<FAST>()?;
         }
-        10 | 15 | 16 | 17 => {
+        kind::ISEND_COMPLETE | kind::LOCK_REQUEST | kind::LOCK_ACQUIRE | kind::LOCK_RELEASE => {
             r.u64::<FAST>()?;
         }
-        11 => {
+        kind::IRECV_REQUEST => {
             r.opt_u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.opt_u32::<FAST>()?;
             r.u64::<FAST>()?;
         }
-        12 => {
+        kind::IRECV_COMPLETE => {
             r.u64::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             bytes = r.u64::<FAST>()?;
         }
-        13 | 14 => {
+        kind::COLL_BEGIN | kind::COLL_END => {
             sub = r.u8::<FAST>()?;
             if sub > LAST_COLL_OP {
                 return None;
             }
             a = r.u32::<FAST>()?;
-            if code == 14 {
+            if code == kind::COLL_END {
                 let root = r.u64::<FAST>()?;
                 if root > u32::MAX as u64 + 1 {
                     return None;
@@ -326,7 +329,7 @@ fn event<const FORM: u8, const FAST: bool>(
                 r.u64::<FAST>()?;
             }
         }
-        20 => {
+        kind::METRIC => {
             r.u32::<FAST>()?;
             if r.buf.len() - r.pos < 8 {
                 return None;
@@ -334,7 +337,7 @@ fn event<const FORM: u8, const FAST: bool>(
             r.pos += 8;
         }
         _ => {
-            // 21, clock_offset
+            // kind::CLOCK_OFFSET, the last code
             r.u32::<FAST>()?;
             bytes = r.i64::<FAST>()?.unsigned_abs();
             r.u64::<FAST>()?;
@@ -401,27 +404,29 @@ mod tests {
         let op = CollOp::from_code((x % 15) as u8).unwrap();
         let opt = (!x.is_multiple_of(3)).then_some(x);
         match code {
-            0 => Kind::ProcessBegin { parent: opt },
-            1 => Kind::ProcessEnd,
-            2 => Kind::ThreadBegin { parent: opt },
-            3 => Kind::ThreadEnd,
-            4 => Kind::Enter { proc: x },
-            5 => Kind::Leave { proc: x },
-            6 => Kind::Send { to: x, comm: x / 2, tag: x / 3, bytes: y },
-            7 => Kind::RecvBegin { from: opt, comm: x, tag: opt },
-            8 => Kind::RecvEnd { from: x, comm: x / 2, tag: x / 3, bytes: y },
-            9 => Kind::Isend { to: x, comm: 1, tag: 2, bytes: y, request: y / 7 },
-            10 => Kind::IsendComplete { request: y },
-            11 => Kind::IrecvRequest { from: opt, comm: x, tag: None, request: y },
-            12 => Kind::IrecvComplete { request: y, from: x, comm: 0, tag: x, bytes: y / 3 },
-            13 => Kind::CollBegin { op, comm: x },
-            14 => Kind::CollEnd { op, comm: x, root: opt, sent: y, received: y / 5 },
-            15 => Kind::LockRequest { lock: y },
-            16 => Kind::LockAcquire { lock: y },
-            17 => Kind::LockRelease { lock: y },
-            18 => Kind::PhaseBegin { name: x },
-            19 => Kind::PhaseEnd { name: x },
-            20 => Kind::Metric { metric: x, value: y as f64 / 3.0 },
+            kind::PROCESS_BEGIN => Kind::ProcessBegin { parent: opt },
+            kind::PROCESS_END => Kind::ProcessEnd,
+            kind::THREAD_BEGIN => Kind::ThreadBegin { parent: opt },
+            kind::THREAD_END => Kind::ThreadEnd,
+            kind::ENTER => Kind::Enter { proc: x },
+            kind::LEAVE => Kind::Leave { proc: x },
+            kind::SEND => Kind::Send { to: x, comm: x / 2, tag: x / 3, bytes: y },
+            kind::RECV_BEGIN => Kind::RecvBegin { from: opt, comm: x, tag: opt },
+            kind::RECV_END => Kind::RecvEnd { from: x, comm: x / 2, tag: x / 3, bytes: y },
+            kind::ISEND => Kind::Isend { to: x, comm: 1, tag: 2, bytes: y, request: y / 7 },
+            kind::ISEND_COMPLETE => Kind::IsendComplete { request: y },
+            kind::IRECV_REQUEST => Kind::IrecvRequest { from: opt, comm: x, tag: None, request: y },
+            kind::IRECV_COMPLETE => {
+                Kind::IrecvComplete { request: y, from: x, comm: 0, tag: x, bytes: y / 3 }
+            }
+            kind::COLL_BEGIN => Kind::CollBegin { op, comm: x },
+            kind::COLL_END => Kind::CollEnd { op, comm: x, root: opt, sent: y, received: y / 5 },
+            kind::LOCK_REQUEST => Kind::LockRequest { lock: y },
+            kind::LOCK_ACQUIRE => Kind::LockAcquire { lock: y },
+            kind::LOCK_RELEASE => Kind::LockRelease { lock: y },
+            kind::PHASE_BEGIN => Kind::PhaseBegin { name: x },
+            kind::PHASE_END => Kind::PhaseEnd { name: x },
+            kind::METRIC => Kind::Metric { metric: x, value: y as f64 / 3.0 },
             _ => Kind::ClockOffset { reference: x, offset: -(y as i64), error: y / 2 },
         }
     }
@@ -429,7 +434,7 @@ mod tests {
     fn event() -> impl Strategy<Value = Event> {
         (
             0u32..40,
-            0u8..22,
+            0u8..KIND_COUNT,
             any::<u32>(),
             any::<u64>(),
             -1_000_000i64..1_000_000,

@@ -14,14 +14,20 @@ pub enum ErrorKind {
 /// An error naming the file, where in it (byte offset or line), and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
+    /// What went wrong, for the exit code and for tests.
     pub kind: ErrorKind,
+    /// The file (or stream) being read.
     pub file: String,
+    /// Byte offset of the problem, where it has one.
     pub offset: Option<u64>,
+    /// Line of the problem in the text form (1-based).
     pub line: Option<u64>,
+    /// What was expected and what was found.
     pub message: String,
 }
 
 impl Error {
+    /// Bytes that are not what the format says, at `offset`.
     pub fn corrupt(file: &str, offset: u64, message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Corrupt,
@@ -32,6 +38,7 @@ impl Error {
         }
     }
 
+    /// Text that is not what the format says, at `line`.
     pub fn at_line(file: &str, line: u64, message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Corrupt,
@@ -42,10 +49,12 @@ impl Error {
         }
     }
 
+    /// An operating-system failure on `file`.
     pub fn io(file: &str, err: &std::io::Error) -> Self {
         Error { kind: ErrorKind::Io, file: file.into(), offset: None, line: None, message: err.to_string() }
     }
 
+    /// A version this build does not read (named at the header's version bytes).
     pub fn version(file: &str, message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Version,
@@ -53,14 +62,6 @@ impl Error {
             offset: Some(8),
             line: None,
             message: message.into(),
-        }
-    }
-
-    /// The exit code design.md assigns: 3 for an unsupported version, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
-        match self.kind {
-            ErrorKind::Version => 3,
-            _ => 1,
         }
     }
 }

@@ -4,20 +4,24 @@
 //! format (plain or gzip-ed, from a file or a pipe) and the text form, detected
 //! from the first bytes.
 
+#![warn(missing_docs)]
+
 pub mod binary;
 pub mod brief;
+pub mod csv;
 mod error;
 mod ordered;
 pub mod raw;
-pub mod reader;
+mod reader;
 mod sink;
 pub mod text;
 pub mod varint;
-pub mod writer;
+mod writer;
 
 pub use error::{read_text, Error, ErrorKind};
 pub use reader::{
-    Block, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, TraceReader,
+    BadBlock, Block, Events, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, Stop,
+    TraceReader,
 };
 pub use sink::{Count, EventSink, FnSink};
 pub use writer::{TraceWriter, WriterOptions};

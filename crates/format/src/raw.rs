@@ -19,8 +19,11 @@ use spoor_model::*;
 pub struct EncodedBlock {
     /// The location of a single-location block; `None` for a multi-location block.
     pub loc: Option<LocId>,
+    /// Events in the block.
     pub count: u64,
+    /// The smallest wall time.
     pub min_wall: i64,
+    /// The largest wall time.
     pub max_wall: i64,
     /// The whole payload: location (single-location blocks), event count, events.
     pub payload: Vec<u8>,
@@ -190,11 +193,15 @@ fn decode_annotations_ordered(
 /// What [`decode_block_canonical`] found out about a block besides its events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockFacts {
+    /// How the block lays out its events.
     pub form: Form,
+    /// Its location; `None` for a multi-location block.
     pub loc: Option<LocId>,
+    /// Its events.
     pub count: u64,
     /// The smallest and largest wall time (0 and 0 for an empty block).
     pub min_wall: i64,
+    /// The largest wall time (0 for an empty block).
     pub max_wall: i64,
     /// Encoding the decoded events again gives back exactly this block: a block of
     /// the form the writer writes (never 0x03, which 1.1 writers no longer write),

@@ -10,6 +10,7 @@ use spoor_model::{Definitions, Event, LocId};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
+/// How to read a trace.
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
     /// Read every intact block of a damaged or truncated trace instead of failing,
@@ -22,21 +23,48 @@ pub struct ReadOptions {
 pub struct Block {
     /// The location of a single-location block; `None` for multi-location blocks and text.
     pub loc: Option<LocId>,
+    /// The events, in input order.
     pub events: Vec<Event>,
 }
 
 /// What a salvaging read could not recover.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SalvageReport {
-    /// Blocks that were skipped, with the byte offset and reason of each.
-    pub bad_blocks: Vec<(u64, String)>,
-    /// Where reading stopped early, how many bytes after it were lost, and why.
-    pub stopped: Option<(u64, u64, String)>,
+    /// Blocks that were skipped.
+    pub bad_blocks: Vec<BadBlock>,
+    /// Where reading stopped early, if it did.
+    pub stopped: Option<Stop>,
+}
+
+/// A block a salvaging read skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadBlock {
+    /// The byte offset of its chunk.
+    pub offset: u64,
+    /// What was wrong with it.
+    pub why: String,
+}
+
+/// Where a salvaging read stopped before the end of the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stop {
+    /// The byte offset where the damage starts.
+    pub offset: u64,
+    /// The bytes from there to the end of the input, none of them read.
+    pub lost: u64,
+    /// What was expected there and what was found.
+    pub why: String,
 }
 
 impl SalvageReport {
+    /// True when nothing was lost.
     pub fn is_clean(&self) -> bool {
         self.bad_blocks.is_empty() && self.stopped.is_none()
+    }
+
+    /// Records a skipped block.
+    fn skip(&mut self, offset: u64, why: String) {
+        self.bad_blocks.push(BadBlock { offset, why });
     }
 }
 
@@ -45,11 +73,11 @@ impl std::fmt::Display for SalvageReport {
         if self.is_clean() {
             return write!(f, "nothing lost");
         }
-        for (off, why) in &self.bad_blocks {
-            writeln!(f, "skipped the block at byte {off}: {why}")?;
+        for BadBlock { offset, why } in &self.bad_blocks {
+            writeln!(f, "skipped the block at byte {offset}: {why}")?;
         }
-        if let Some((off, lost, why)) = &self.stopped {
-            write!(f, "stopped at byte {off} ({why}); {lost} bytes after it lost")?;
+        if let Some(Stop { offset, lost, why }) = &self.stopped {
+            write!(f, "stopped at byte {offset} ({why}); {lost} bytes after it lost")?;
         }
         Ok(())
     }
@@ -222,6 +250,7 @@ struct RawChunk {
     payload: Vec<u8>,
 }
 
+/// A trace being read: its definitions and header at once, its blocks on demand.
 pub struct TraceReader {
     name: String,
     opts: ReadOptions,
@@ -465,7 +494,7 @@ impl TraceReader {
     /// Fails, or in salvage mode records where reading stopped.
     fn stop_or_fail(&mut self, offset: u64, lost: u64, why: String) -> Result<(), Error> {
         if self.opts.salvage {
-            self.report.stopped = Some((offset, lost, why));
+            self.report.stopped = Some(Stop { offset, lost, why });
             Ok(())
         } else {
             Err(Error::corrupt(&self.name, offset, why))
@@ -571,6 +600,7 @@ impl TraceReader {
         Ok(out)
     }
 
+    /// The name errors give the input (its path, or `-`).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -636,7 +666,7 @@ impl TraceReader {
                     let r = decode_block_chunk(&self.name, &bytes[..], c, self.defs.locations.len());
                     match r {
                         Ok(b) => return Ok(Some(b)),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -644,7 +674,7 @@ impl TraceReader {
                     let Some(c) = self.read_stream_batch(1)?.pop() else { return Ok(None) };
                     match decode_raw(&self.name, &c, self.defs.locations.len()) {
                         Ok(b) => return Ok(Some(b)),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -687,7 +717,7 @@ impl TraceReader {
                     bytes.release(c.offset, c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64);
                     match r {
                         Ok(()) => return Ok(Some(NextBlock::Raw(raw))),
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -699,7 +729,7 @@ impl TraceReader {
                                 OwnedRawBlock { offset: c.offset, header: c.header, payload: c.payload };
                             return Ok(Some(NextBlock::Raw(raw)));
                         }
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
                     }
                 }
@@ -750,13 +780,15 @@ impl TraceReader {
     /// Like [`TraceReader::par_fold_blocks`], but hands each block's value to `each`
     /// in input order as soon as it is decoded, so a consumer can process the trace in
     /// order while only a few folded blocks wait for it. An error from `each` stops the
-    /// read and is returned.
-    pub fn par_fold_blocks_each<T, I, S, C>(&mut self, init: I, step: S, mut each: C) -> Result<(), Error>
+    /// read and is returned as it is: `each` chooses the error type, so a consumer
+    /// stops with its own error rather than a reading error.
+    pub fn par_fold_blocks_each<T, I, S, C, E>(&mut self, init: I, step: S, mut each: C) -> Result<(), E>
     where
         T: Send,
         I: Fn(&Definitions) -> T + Sync,
         S: Fn(&mut T, Event) + Sync,
-        C: FnMut(T) -> Result<(), Error>,
+        C: FnMut(T) -> Result<(), E>,
+        E: From<Error>,
     {
         let fold_text = |defs: &Definitions, b: Block| {
             let mut t = init(defs);
@@ -782,13 +814,15 @@ impl TraceReader {
     /// as it is in the input ([`RawBlock`]: its place, header and payload, CRC not yet
     /// checked) instead of its events, so that it can decode only what it needs or
     /// copy the block. Blocks of the text form go to `text` instead. Results reach
-    /// `each` in input order; salvaging skips blocks whose `decode` fails.
-    pub fn par_raw_blocks_each<T, D, X, C>(&mut self, decode: D, text: X, mut each: C) -> Result<(), Error>
+    /// `each` in input order; salvaging skips blocks whose `decode` fails. An error
+    /// from `each` (of the type it chooses) stops the read and is returned.
+    pub fn par_raw_blocks_each<T, D, X, C, E>(&mut self, decode: D, text: X, mut each: C) -> Result<(), E>
     where
         T: Send,
         D: Fn(&Definitions, RawBlock<'_>) -> Result<T, Error> + Sync,
         X: Fn(&Definitions, Block) -> T,
-        C: FnMut(T) -> Result<(), Error>,
+        C: FnMut(T) -> Result<(), E>,
+        E: From<Error>,
     {
         self.par_blocks(
             |defs, name, offset, header, payload| decode(defs, RawBlock { name, offset, header, payload }),
@@ -799,13 +833,14 @@ impl TraceReader {
 
     /// Runs `decode` on every remaining binary block (in parallel, results in input
     /// order), or `text` on every block of the text form.
-    fn par_blocks<T, D, X>(
+    fn par_blocks<T, D, X, E>(
         &mut self,
         decode: D,
         text: &X,
-        out: &mut dyn FnMut(T) -> Result<(), Error>,
-    ) -> Result<(), Error>
+        out: &mut dyn FnMut(T) -> Result<(), E>,
+    ) -> Result<(), E>
     where
+        E: From<Error>,
         T: Send,
         D: Fn(&Definitions, &str, u64, ChunkHeader, &[u8]) -> Result<T, Error> + Sync,
         X: Fn(&Definitions, Block) -> T,
@@ -831,12 +866,12 @@ impl TraceReader {
                     threads,
                     ahead,
                     |_, &c| decode(defs, name, c.offset, c.header, payload_of(&bytes[..], c)),
-                    |i, r| {
+                    |i, r| -> Result<(), E> {
                         let c = todo[i];
                         match r {
                             Ok(t) => out(t)?,
-                            Err(e) if salvage => report.bad_blocks.push((c.offset, e.message)),
-                            Err(e) => return Err(e),
+                            Err(e) if salvage => report.skip(c.offset, e.message),
+                            Err(e) => return Err(e.into()),
                         }
                         let end = c.offset + (chunk::HEADER_LEN as u64) + c.header.len as u64;
                         if end - released >= MAP_WINDOW || i + 1 == todo.len() {
@@ -858,8 +893,8 @@ impl TraceReader {
                 for (r, c) in results.into_iter().zip(&batch) {
                     match r {
                         Ok(t) => out(t)?,
-                        Err(e) if self.opts.salvage => self.report.bad_blocks.push((c.offset, e.message)),
-                        Err(e) => return Err(e),
+                        Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
+                        Err(e) => return Err(e.into()),
                     }
                 }
             },
@@ -903,7 +938,9 @@ pub enum NextBlock {
 pub struct OwnedRawBlock {
     /// Byte offset of the chunk header.
     pub offset: u64,
+    /// The chunk's header.
     pub header: ChunkHeader,
+    /// The chunk's payload, CRC not checked.
     pub payload: Vec<u8>,
 }
 
@@ -931,7 +968,9 @@ pub struct RawBlock<'a> {
     pub name: &'a str,
     /// Byte offset of the chunk header.
     pub offset: u64,
+    /// The chunk's header.
     pub header: ChunkHeader,
+    /// The chunk's payload, CRC not checked.
     pub payload: &'a [u8],
 }
 
@@ -965,6 +1004,7 @@ pub struct Events {
 }
 
 impl Events {
+    /// The reader behind the events (its definitions, report).
     pub fn reader(&self) -> &TraceReader {
         &self.reader
     }
@@ -1128,7 +1168,7 @@ mod tests {
             |v: &mut Vec<Event>, e| v.push(e),
             |v| {
                 got.extend(v);
-                Ok(())
+                Ok::<_, Error>(())
             },
         )?;
         Ok((got, r.salvage_report().bad_blocks.len()))

@@ -71,7 +71,7 @@ mod tests {
         });
         let mut w = TraceWriter::new(Vec::new(), &defs, Default::default()).unwrap();
         for e in &events {
-            (&mut v).event(e.clone()).unwrap();
+            <&mut Vec<Event> as EventSink>::event(&mut &mut v, e.clone()).unwrap();
             c.event(e.clone()).unwrap();
             f.event(e.clone()).unwrap();
             w.event(e.clone()).unwrap();

@@ -16,16 +16,19 @@ pub fn vlen(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
+/// Signed to unsigned with small magnitudes small: 0, -1, 1, -2 → 0, 1, 2, 3.
 #[inline]
 pub fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
+/// The inverse of `zigzag`.
 #[inline]
 pub fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
+/// Appends `v` zigzag- and varint-coded.
 #[inline]
 pub fn put_i64(out: &mut Vec<u8>, v: i64) {
     put_u64(out, zigzag(v));
@@ -43,19 +46,24 @@ pub enum VarintError {
 /// A cursor over a byte slice that reads varints and fixed-width values.
 /// `pos` is the offset of the next unread byte within the slice.
 pub struct Cursor<'a> {
+    /// The bytes.
     pub buf: &'a [u8],
+    /// The offset of the next unread byte.
     pub pos: usize,
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor at the start of `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
         Cursor { buf, pos: 0 }
     }
 
+    /// Bytes not yet read.
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
 
+    /// The next varint.
     #[inline(always)]
     pub fn u64(&mut self) -> Result<u64, VarintError> {
         // Fast paths: one-byte varints (ids, kinds, small deltas) and two-byte ones
@@ -93,11 +101,13 @@ impl<'a> Cursor<'a> {
         Ok(v)
     }
 
+    /// The next zigzag varint.
     #[inline(always)]
     pub fn i64(&mut self) -> Result<i64, VarintError> {
         self.u64().map(unzigzag)
     }
 
+    /// The next byte.
     #[inline]
     pub fn u8(&mut self) -> Result<u8, VarintError> {
         let b = *self.buf.get(self.pos).ok_or(VarintError::Truncated)?;
@@ -105,6 +115,7 @@ impl<'a> Cursor<'a> {
         Ok(b)
     }
 
+    /// The next `n` bytes.
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], VarintError> {
         if n > self.remaining() {
             return Err(VarintError::Truncated);
@@ -114,6 +125,7 @@ impl<'a> Cursor<'a> {
         Ok(s)
     }
 
+    /// The next little-endian f64.
     pub fn f64(&mut self) -> Result<f64, VarintError> {
         let b = self.bytes(8)?;
         let mut a = [0u8; 8];

@@ -5,6 +5,7 @@ use crate::raw::EncodedBlock;
 use spoor_model::{Definitions, Event, LocId};
 use std::io::{self, Write};
 
+/// How to write a trace.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
     /// Events per block before it is written out.
@@ -40,6 +41,7 @@ pub struct TraceWriter<W: Write> {
 }
 
 impl<W: Write> TraceWriter<W> {
+    /// Writes the header and `defs` to `out`; events follow with `write`.
     pub fn new(mut out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
         let mut fl = opts.flags;
         if opts.global_order {
@@ -88,6 +90,7 @@ impl<W: Write> TraceWriter<W> {
         Ok(())
     }
 
+    /// Adds one event; full blocks are written out as they fill.
     pub fn write(&mut self, ev: &Event) -> io::Result<()> {
         if ev.loc as usize >= self.location_count {
             return Err(io::Error::new(
@@ -193,6 +196,7 @@ impl<W: Write> TraceWriter<W> {
         Ok(())
     }
 
+    /// Events written so far.
     pub fn events_written(&self) -> u64 {
         self.events
     }

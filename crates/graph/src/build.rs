@@ -6,28 +6,14 @@ use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
+use spoor_format::binary::kind::{
+    COLL_BEGIN, COLL_END, ENTER, IRECV_COMPLETE, ISEND, LEAVE, LOCK_ACQUIRE, LOCK_RELEASE, LOCK_REQUEST,
+    PHASE_BEGIN, PHASE_END, PROCESS_BEGIN, RECV_BEGIN, RECV_END, SEND, THREAD_BEGIN,
+};
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
 use spoor_format::TraceReader;
 use spoor_model::{CollOp, Definitions, Event, Feedback, LocId, Silent};
-
-// Kind codes (spoor_model::Kind::code).
-const PROCESS_BEGIN: u8 = 0;
-const THREAD_BEGIN: u8 = 2;
-const ENTER: u8 = 4;
-const LEAVE: u8 = 5;
-const SEND: u8 = 6;
-const RECV_BEGIN: u8 = 7;
-const RECV_END: u8 = 8;
-const ISEND: u8 = 9;
-const IRECV_COMPLETE: u8 = 12;
-const COLL_BEGIN: u8 = 13;
-const COLL_END: u8 = 14;
-const LOCK_REQUEST: u8 = 15;
-const LOCK_ACQUIRE: u8 = 16;
-const LOCK_RELEASE: u8 = 17;
-const PHASE_BEGIN: u8 = 18;
-const PHASE_END: u8 = 19;
 
 #[derive(Clone, Copy)]
 struct LocState {
@@ -244,7 +230,6 @@ pub(crate) fn build_inner(
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
     // Set when the builder stops, so that faulting in its arrays stops too.
     let built_all = std::sync::atomic::AtomicBool::new(false);
-    let mut failed = None;
     let read = std::thread::scope(|scope| {
         if let Some(n) = expected {
             b.reserve(n);
@@ -268,11 +253,8 @@ pub(crate) fn build_inner(
                 Ok(v)
             },
             |_, block| block.events.iter().map(Brief::of).collect(),
-            |mut block| {
-                if let Err(e) = b.add(&block) {
-                    failed = Some(e);
-                    return Err(spoor_format::Error::corrupt(&file, 0, "stopped"));
-                }
+            |mut block| -> Result<()> {
+                b.add(&block)?;
                 added += block.len() as u64;
                 feedback.progress("events", added, total);
                 block.clear();
@@ -284,9 +266,6 @@ pub(crate) fn build_inner(
         feedback.finish();
         read
     });
-    if let Some(e) = failed {
-        return Err(e);
-    }
     read?;
     b.pag.defs = reader.defs().clone();
     b.finish()

@@ -17,6 +17,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The mode's name in options and reports.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Cpu => "cpu",
@@ -24,6 +25,7 @@ impl Mode {
         }
     }
 
+    /// The mode's code in a PAG file's header.
     pub fn code(self) -> u8 {
         match self {
             Mode::Cpu => 0,
@@ -31,6 +33,7 @@ impl Mode {
         }
     }
 
+    /// The mode `name` gives, if any.
     pub fn from_name(s: &str) -> Option<Mode> {
         match s {
             "cpu" => Some(Mode::Cpu),
@@ -39,6 +42,7 @@ impl Mode {
         }
     }
 
+    /// The mode of a PAG file's code, if any.
     pub fn from_code(c: u8) -> Option<Mode> {
         match c {
             0 => Some(Mode::Cpu),
@@ -176,6 +180,7 @@ impl NetTable {
         t.max(0.0).round() as i64
     }
 
+    /// The rows: (bytes, local ns, remote ns), bytes strictly increasing.
     pub fn rows(&self) -> &[(u64, f64, f64)] {
         &self.rows
     }

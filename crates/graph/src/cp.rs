@@ -1,7 +1,7 @@
 //! Longest paths through a PAG: the forward diffusion and the backward walk of
 //! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
 
-use crate::pag::{Pag, CLOCK_OFFSET, NONE};
+use crate::pag::{Pag, Reach, CLOCK_OFFSET, NONE};
 use spoor_model::StrId;
 
 /// "Not reached" (a node outside the scope, or reached only by the secondary diffusion).
@@ -19,8 +19,10 @@ pub enum Scope {
     Inter(u32),
 }
 
+/// What a critical path covers: scope, window, zeroed procedures.
 #[derive(Clone, Debug, Default)]
 pub struct CpOptions {
+    /// Whose path; `None` for the whole run.
     pub scope: Option<Scope>,
     /// Only events with `t0 <= wall <= t1` (local clocks, nanoseconds).
     pub window: Option<(i64, i64)>,
@@ -46,8 +48,11 @@ pub enum Pred {
 /// One arc of a critical path: into `node`, from `pred`, weighing `weight`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
+    /// The node the arc leads to.
     pub node: u32,
+    /// Where it comes from.
     pub pred: Pred,
+    /// Its weight on the path (0 where zeroed).
     pub weight: i64,
 }
 
@@ -65,7 +70,9 @@ impl Step {
 /// A critical path: its length and its arcs from the source to the last node.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CriticalPath {
+    /// The path's length: the sum of its weights.
     pub length: i64,
+    /// Its arcs, source first.
     pub steps: Vec<Step>,
 }
 
@@ -89,7 +96,7 @@ impl<'a> Pass<'a> {
                 Scope::Intra(a) | Scope::Inter(a) => pag.app_of(l) == a,
             })
             .collect();
-        let zero_ctx = pag.zeroed_contexts(&opts.zero, opts.zero_inclusive);
+        let zero_ctx = pag.zeroed_contexts(&opts.zero, Reach::inclusive_if(opts.zero_inclusive));
         Pass { pag, scope, window: opts.window, in_app, zero_ctx }
     }
 
@@ -357,6 +364,7 @@ pub fn scope_label(pag: &Pag, scope: Scope) -> String {
 /// (a collective's hop runs from the begin that fed its virtual node), all in wall time.
 pub type Drawing = (Vec<(u32, i64, i64)>, Vec<(u32, i64, u32, i64)>);
 
+/// The path laid out in time (see `Drawing`).
 pub fn drawing(pag: &Pag, path: &CriticalPath) -> Drawing {
     let (mut segments, mut hops) = (Vec::new(), Vec::new());
     for (k, s) in path.steps.iter().enumerate() {

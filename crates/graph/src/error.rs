@@ -7,16 +7,23 @@ pub enum Error {
     Format(spoor_format::Error),
     /// The input is readable but not what the analysis needs: not ordered, a receive
     /// before its send, a cycle. The message names the file and the events.
-    Input { file: String, message: String },
+    Input {
+        /// The input's name.
+        file: String,
+        /// What is wrong, naming the events.
+        message: String,
+    },
     /// The options do not fit the input (an unknown application, phase or procedure).
     Usage(String),
     /// Writing the output failed.
     Write(std::io::Error),
 }
 
+/// A result with the graph's `Error`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The input is not what the analysis needs, said of `file`.
     pub fn input(file: &str, message: impl Into<String>) -> Self {
         Error::Input { file: file.to_owned(), message: message.into() }
     }

@@ -12,19 +12,30 @@ use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Feedback, KIND_COUNT};
 use std::io::{self, Read, Write};
 
+/// The first bytes of every PAG file.
 pub const MAGIC: [u8; 8] = *b"\x89SPAG\r\n\x1a";
+/// The PAG format's major version: a reader refuses a later one.
 pub const MAJOR: u16 = 1;
+/// The PAG format's minor version.
 pub const MINOR: u16 = 0;
 /// Magic, major and minor version (u16 each), mode (u8), 3 reserved bytes, t0 (i64).
 pub const HEADER_LEN: usize = 24;
 
+/// Chunk types of a PAG file (formats/pag.md).
 pub mod kind {
+    /// The trace's definitions.
     pub const DEFS: u8 = 0x01;
+    /// The calling-context tree.
     pub const CONTEXTS: u8 = 0x02;
+    /// The nodes and their local arcs.
     pub const NODES: u8 = 0x03;
+    /// The remote arcs.
     pub const ARCS: u8 = 0x04;
+    /// Phase begins and ends.
     pub const PHASES: u8 = 0x05;
+    /// What the builder could not turn into arcs.
     pub const NOTES: u8 = 0x06;
+    /// The end: the counts of what came before.
     pub const END: u8 = 0x07;
 }
 

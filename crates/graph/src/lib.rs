@@ -6,12 +6,14 @@
 //! path by application, machine, process, thread, procedure or message arc;
 //! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files.
 
+#![warn(missing_docs)]
+
 pub mod build;
-pub mod cost;
+mod cost;
 pub mod cp;
-pub mod error;
+mod error;
 pub mod file;
-pub mod mem;
+mod mem;
 pub mod near;
 pub mod pag;
 pub mod profile;

@@ -12,8 +12,10 @@ use crate::pag::{Pag, NONE};
 use serde::Serialize;
 use std::cmp::Ordering;
 
+/// A path nearly as long as the critical one, and where it leaves it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NearPath {
+    /// Its length.
     pub length_ns: i64,
     /// The location the path ends on.
     pub end: String,
@@ -68,7 +70,7 @@ pub fn longest_paths(pag: &Pag, opts: &CpOptions, k: usize) -> Vec<NearPath> {
         let c = heap.swap_remove(best);
         out.push(NearPath {
             length_ns: c.length,
-            end: pag.loc_name(pag.loc[c.end as usize]),
+            end: pag.defs.location_name(pag.loc[c.end as usize]),
             sidetracks: c.sidetracks,
         });
         // Children: one more sidetrack anywhere along the longest way back from `from`.

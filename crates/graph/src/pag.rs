@@ -10,7 +10,27 @@ pub const NONE: u32 = u32::MAX;
 pub const VIRTUAL: u8 = 255;
 /// The kind code of a clock-offset sample (`Kind::ClockOffset`): a node without arcs
 /// that no path reaches (formats/pag.md, "Nodes").
-pub const CLOCK_OFFSET: u8 = 21;
+pub const CLOCK_OFFSET: u8 = spoor_format::binary::kind::CLOCK_OFFSET;
+
+/// What of a procedure's time a question is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Where it is the innermost procedure: its own time.
+    Exclusive,
+    /// Where it is anywhere on the call stack: its time with everything it calls.
+    Inclusive,
+}
+
+impl Reach {
+    /// `Inclusive` when `inclusive` holds (options keep the choice as a flag).
+    pub fn inclusive_if(inclusive: bool) -> Reach {
+        if inclusive {
+            Reach::Inclusive
+        } else {
+            Reach::Exclusive
+        }
+    }
+}
 
 /// What a remote arc stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -29,13 +49,16 @@ pub enum ArcKind {
 }
 
 impl ArcKind {
+    /// Every kind, in code order.
     pub const ALL: [ArcKind; 5] =
         [ArcKind::Message, ArcKind::CollIn, ArcKind::CollOut, ArcKind::Lock, ArcKind::Spawn];
 
+    /// The kind of a PAG file's code, if any.
     pub fn from_code(c: u8) -> Option<ArcKind> {
         Self::ALL.get(c as usize).copied()
     }
 
+    /// The kind's name in reports.
     pub fn name(self) -> &'static str {
         match self {
             ArcKind::Message => "message",
@@ -51,7 +74,9 @@ impl ArcKind {
 /// entered from. Context 0 is the root (outside every procedure).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Context {
+    /// The context it was entered from (`NONE` for the root).
     pub parent: u32,
+    /// The procedure entered (`NONE` for the root).
     pub proc: StrId,
 }
 
@@ -64,23 +89,35 @@ pub struct Context {
 /// attributed to the location and the calling context `ctx[i]` active during it.
 #[derive(Clone, Debug, Default)]
 pub struct Pag {
+    /// The trace's definitions.
     pub defs: Definitions,
+    /// What the weights measure.
     pub mode: Mode,
     /// The earliest wall time of the trace: the source's time.
     pub t0: i64,
+    /// Per node: its location (`NONE` for a virtual node).
     pub loc: Vec<u32>,
+    /// Per node: the location's previous node (`NONE` for its first).
     pub prev: Vec<u32>,
+    /// Per node: the event's wall time.
     pub wall: Vec<i64>,
+    /// Per node: the weight of its local arc.
     pub weight: Vec<i64>,
+    /// Per node: the calling context of its local arc.
     pub ctx: Vec<u32>,
+    /// Per node: the event's kind code, `VIRTUAL` for a collective's node.
     pub kind: Vec<u8>,
     /// Remote arcs, sorted by target (then in the order they were made).
     pub arc_to: Vec<u32>,
+    /// Per remote arc: its source node.
     pub arc_from: Vec<u32>,
+    /// Per remote arc: its weight.
     pub arc_weight: Vec<i64>,
+    /// Per remote arc: what it stands for.
     pub arc_kind: Vec<ArcKind>,
     /// Message size of message arcs, 0 for the others.
     pub arc_bytes: Vec<u64>,
+    /// The calling-context tree (`ctx` indexes it).
     pub contexts: Vec<Context>,
     /// Phase begins and ends: (name, node, true for a begin).
     pub phases: Vec<(StrId, u32, bool)>,
@@ -89,10 +126,12 @@ pub struct Pag {
 }
 
 impl Pag {
+    /// The number of nodes.
     pub fn nodes(&self) -> usize {
         self.loc.len()
     }
 
+    /// The number of remote arcs.
     pub fn arcs(&self) -> usize {
         self.arc_to.len()
     }
@@ -109,10 +148,12 @@ impl Pag {
         self.defs.process_of(loc).map(|p| p.app).unwrap_or(NONE)
     }
 
+    /// The machine of a location.
     pub fn machine_of(&self, loc: u32) -> u32 {
         self.defs.process_of(loc).map(|p| p.machine).unwrap_or(NONE)
     }
 
+    /// The process of a location.
     pub fn process_of(&self, loc: u32) -> u32 {
         self.defs.locations.get(loc as usize).map(|l| l.process).unwrap_or(NONE)
     }
@@ -129,7 +170,8 @@ impl Pag {
     /// Per calling context: whether its time counts as zero when `procs` are zeroed.
     /// Exclusive: the context's innermost procedure is one of them. Inclusive: one of
     /// them is anywhere on its call stack (the procedure with everything it calls).
-    pub fn zeroed_contexts(&self, procs: &[StrId], inclusive: bool) -> Vec<bool> {
+    pub fn zeroed_contexts(&self, procs: &[StrId], reach: Reach) -> Vec<bool> {
+        let inclusive = reach == Reach::Inclusive;
         let mut zeroed = vec![false; self.contexts.len()];
         for (c, ctx) in self.contexts.iter().enumerate() {
             // A context's parent comes before it (the builder and the PAG reader see to it).
@@ -140,14 +182,7 @@ impl Pag {
         zeroed
     }
 
-    /// Names for reports.
-    pub fn loc_name(&self, loc: u32) -> String {
-        match self.defs.locations.get(loc as usize) {
-            Some(l) => self.defs.strings.name(l.name).into_owned(),
-            None => format!("location {loc}"),
-        }
-    }
-
+    /// A procedure's name for reports (`NONE`: outside any procedure).
     pub fn proc_name(&self, proc: StrId) -> String {
         if proc == NONE {
             spoor_model::OUTSIDE_ANY_PROCEDURE.to_owned()
@@ -156,6 +191,7 @@ impl Pag {
         }
     }
 
+    /// The kind name of node `i` for reports.
     pub fn kind_name(&self, i: u32) -> &'static str {
         match self.kind[i as usize] {
             VIRTUAL => "collective",

@@ -2,14 +2,19 @@
 //! process, thread, procedure, and by the machines its message arcs join.
 
 use crate::cp::{CriticalPath, Pred};
-use crate::pag::{ArcKind, Pag, NONE};
+use crate::pag::{ArcKind, Pag, Reach, NONE};
 use std::collections::BTreeMap;
 
+/// What a profile sums the critical path by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
+    /// Applications.
     Application,
+    /// Machines.
     Machine,
+    /// Processes.
     Process,
+    /// Threads (locations).
     Thread,
     /// The innermost procedure of each local arc.
     Procedure,
@@ -23,6 +28,7 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, in the order reports list them.
     pub const ALL: [Level; 8] = [
         Level::Application,
         Level::Machine,
@@ -34,6 +40,7 @@ impl Level {
         Level::Imbalance,
     ];
 
+    /// The level's name in options and reports.
     pub fn name(self) -> &'static str {
         match self {
             Level::Application => "application",
@@ -47,6 +54,7 @@ impl Level {
         }
     }
 
+    /// The level `name` gives, if any.
     pub fn from_name(s: &str) -> Option<Level> {
         Self::ALL.iter().copied().find(|l| l.name() == s)
     }
@@ -55,7 +63,9 @@ impl Level {
 /// One row of a profile: an entity and the critical-path time attributed to it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Row {
+    /// The entity.
     pub name: String,
+    /// Its time on the path, ns.
     pub time_ns: i64,
 }
 
@@ -95,7 +105,7 @@ pub fn profile(pag: &Pag, path: &CriticalPath, level: Level) -> Vec<Row> {
                     Level::Application => *acc.entry(app_name(l)).or_default() += s.weight,
                     Level::Machine => *acc.entry(machine_name(l)).or_default() += s.weight,
                     Level::Process => *acc.entry(process_name(l)).or_default() += s.weight,
-                    Level::Thread => *acc.entry(pag.loc_name(l)).or_default() += s.weight,
+                    Level::Thread => *acc.entry(pag.defs.location_name(l)).or_default() += s.weight,
                     Level::Procedure => {
                         *acc.entry(pag.proc_name(pag.proc_of_ctx(ctx))).or_default() += s.weight
                     }
@@ -191,12 +201,15 @@ pub fn imbalance(pag: &Pag, path: &CriticalPath) -> Vec<Row> {
 /// Critical-path time per procedure id, exclusive (innermost procedure) or inclusive
 /// (anywhere on the call stack), for those that have some (for choosing what to
 /// zero), largest first.
-pub fn procedure_times(pag: &Pag, path: &CriticalPath, inclusive: bool) -> Vec<(u32, i64)> {
+pub fn procedure_times(pag: &Pag, path: &CriticalPath, reach: Reach) -> Vec<(u32, i64)> {
     let mut acc: BTreeMap<u32, i64> = BTreeMap::new();
     for s in &path.steps {
         if matches!(s.pred, Pred::Source | Pred::Local(_)) {
             let ctx = pag.ctx[s.node as usize];
-            let procs = if inclusive { on_stack(pag, ctx) } else { vec![pag.proc_of_ctx(ctx)] };
+            let procs = match reach {
+                Reach::Inclusive => on_stack(pag, ctx),
+                Reach::Exclusive => vec![pag.proc_of_ctx(ctx)],
+            };
             for p in procs.into_iter().filter(|&p| p != NONE) {
                 *acc.entry(p).or_default() += s.weight;
             }

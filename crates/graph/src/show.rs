@@ -13,41 +13,62 @@ use std::io::{self, Write};
 pub struct PathRow {
     /// `LOC:INDEX` of the event, or `collective` for a virtual node.
     pub event: String,
+    /// The event's location.
     pub location: String,
+    /// The event's kind.
     pub kind: String,
+    /// The event's wall time.
     pub wall_ns: i64,
     /// `source`, `local`, or the remote arc's kind.
     pub via: String,
+    /// The arc's weight.
     pub weight_ns: i64,
 }
 
+/// One profile of the path.
 #[derive(Clone, Debug, Serialize)]
 pub struct Profile {
+    /// What it sums by (`Level::name`).
     pub level: &'static str,
+    /// Its rows, largest first.
     pub rows: Vec<Row>,
 }
 
+/// Everything spoor-cp reports about one critical path.
 #[derive(Clone, Debug, Serialize)]
 pub struct CpReport {
+    /// The input's name.
     pub input: String,
+    /// The weight mode.
     pub mode: &'static str,
+    /// Whose path.
     pub scope: String,
+    /// The time window, if one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<(i64, i64)>,
+    /// The path's length.
     pub length_ns: i64,
+    /// Nodes in the graph.
     pub nodes: usize,
+    /// Remote arcs in the graph.
     pub arcs: usize,
+    /// Arcs on the path.
     pub path_arcs: usize,
     /// Remote arcs on the path by kind: message, coll_in, collective, lock, spawn.
     pub path_remote: [usize; 5],
+    /// The profiles asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<Profile>,
+    /// The path arc by arc, if asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<PathRow>>,
+    /// Critical-path zeroing of the procedures asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zeroing: Option<Vec<Zeroing>>,
+    /// Near-critical paths, if asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub near: Option<Vec<crate::near::NearPath>>,
+    /// What the reader should know about the graph.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// What the graph's clock-condition violations make of its times (also among the
@@ -60,6 +81,7 @@ pub struct CpReport {
 }
 
 impl CpReport {
+    /// The report's summary of `path`; profiles and the rest are added after.
     pub fn new(
         input: &str,
         pag: &Pag,
@@ -88,12 +110,14 @@ impl CpReport {
         }
     }
 
+    /// Adds a profile of `path` for each of `levels`.
     pub fn add_profiles(&mut self, pag: &Pag, path: &CriticalPath, levels: &[Level]) {
         for &l in levels {
             self.profiles.push(Profile { level: l.name(), rows: profile::profile(pag, path, l) });
         }
     }
 
+    /// Adds `path` arc by arc.
     pub fn add_path(&mut self, pag: &Pag, path: &CriticalPath) {
         let nodes: Vec<u32> = path.steps.iter().map(|s| s.node).collect();
         let refs = pag.event_refs(&nodes);
@@ -106,7 +130,7 @@ impl CpReport {
                 let l = pag.loc[i];
                 PathRow {
                     event: r.map_or_else(|| "collective".to_owned(), |r| format!("{}:{}", r.loc, r.index)),
-                    location: if l == NONE { String::new() } else { pag.loc_name(l) },
+                    location: if l == NONE { String::new() } else { pag.defs.location_name(l) },
                     kind: pag.kind_name(s.node).to_owned(),
                     wall_ns: pag.wall[i],
                     via: match s.pred {
@@ -144,6 +168,7 @@ fn share(t: i64, of: i64) -> f64 {
     }
 }
 
+/// The report as text tables.
 pub fn write_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     let kinds = ["message", "coll_in", "collective", "lock", "spawn"];
     let remote: Vec<String> = r
@@ -287,36 +312,34 @@ fn write_path_text(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     Ok(())
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
 /// One CSV table: `section,name,time_ns,share,detail`.
 pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     writeln!(out, "section,name,time_ns,share,detail")?;
-    writeln!(out, "length,{},{},1,{} mode", csv_field(&r.scope), r.length_ns, r.mode)?;
+    writeln!(out, "length,{},{},1,{} mode", spoor_format::csv::field(&r.scope), r.length_ns, r.mode)?;
     for p in &r.profiles {
         for row in &p.rows {
             writeln!(
                 out,
                 "{},{},{},{:.6},",
                 p.level,
-                csv_field(&row.name),
+                spoor_format::csv::field(&row.name),
                 row.time_ns,
                 share(row.time_ns, r.length_ns) / 100.0
             )?;
         }
     }
     for z in r.zeroing.iter().flatten() {
-        writeln!(out, "zeroing,{},{},,on_path_ns={}", csv_field(&z.procedure), z.length_ns, z.on_path_ns)?;
+        writeln!(
+            out,
+            "zeroing,{},{},,on_path_ns={}",
+            spoor_format::csv::field(&z.procedure),
+            z.length_ns,
+            z.on_path_ns
+        )?;
         writeln!(
             out,
             "zeroing_inclusive,{},{},,on_path_ns={}",
-            csv_field(&z.procedure),
+            spoor_format::csv::field(&z.procedure),
             z.inclusive_length_ns,
             z.inclusive_on_path_ns
         )?;
@@ -328,7 +351,7 @@ pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
             k + 1,
             p.length_ns,
             share(p.length_ns, r.length_ns) / 100.0,
-            csv_field(&p.end),
+            spoor_format::csv::field(&p.end),
             p.sidetracks
         )?;
     }
@@ -340,13 +363,14 @@ pub fn write_csv(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
             p.weight_ns,
             p.via,
             p.kind,
-            csv_field(&p.location),
+            spoor_format::csv::field(&p.location),
             p.wall_ns
         )?;
     }
     Ok(())
 }
 
+/// The report as JSON.
 pub fn write_json(out: &mut impl Write, r: &CpReport) -> io::Result<()> {
     serde_json::to_writer(&mut *out, r).map_err(io::Error::other)?;
     writeln!(out)
@@ -371,7 +395,7 @@ pub fn write_dump(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
             ("-".to_owned(), "collective".to_owned())
         } else {
             count[l as usize] += 1;
-            (format!("{}:{}", l, count[l as usize] - 1), pag.loc_name(l))
+            (format!("{}:{}", l, count[l as usize] - 1), pag.defs.location_name(l))
         };
         let prev = if pag.prev[i] == NONE { "source".to_owned() } else { pag.prev[i].to_string() };
         writeln!(
@@ -380,7 +404,7 @@ pub fn write_dump(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
             pag.kind_name(i as u32),
             pag.wall[i],
             pag.weight[i],
-            csv_field(&pag.proc_name(pag.proc_of_ctx(pag.ctx[i])))
+            spoor_format::csv::field(&pag.proc_name(pag.proc_of_ctx(pag.ctx[i])))
         )?;
         while a < pag.arcs() && pag.arc_to[a] as usize == i {
             writeln!(

@@ -2,13 +2,14 @@
 //! exclusive (its own time) and inclusive (with everything it calls).
 
 use crate::cp::{self, CpOptions, CriticalPath};
-use crate::pag::Pag;
+use crate::pag::{Pag, Reach};
 use crate::profile::procedure_times;
 use rayon::prelude::*;
 
 /// One procedure's zeroing result.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Zeroing {
+    /// The procedure zeroed.
     pub procedure: String,
     /// Its exclusive time on the critical path.
     pub on_path_ns: i64,
@@ -24,8 +25,8 @@ pub struct Zeroing {
 /// with the most inclusive time (a caller whose work sits in helpers has little of its
 /// own), exclusive and inclusive, in parallel; results by inclusive time on the path.
 pub fn zeroing(pag: &Pag, opts: &CpOptions, path: &CriticalPath, top: usize) -> Vec<Zeroing> {
-    let exclusive = procedure_times(pag, path, false);
-    let inclusive = procedure_times(pag, path, true);
+    let exclusive = procedure_times(pag, path, Reach::Exclusive);
+    let inclusive = procedure_times(pag, path, Reach::Inclusive);
     let mut chosen: Vec<u32> = exclusive.iter().take(top).map(|p| p.0).collect();
     for &(p, _) in inclusive.iter().take(top) {
         if !chosen.contains(&p) {
@@ -38,24 +39,25 @@ pub fn zeroing(pag: &Pag, opts: &CpOptions, path: &CriticalPath, top: usize) -> 
     chosen
         .par_iter()
         .map(|&proc| {
-            let zero = |inclusive: bool| {
+            let zero = |reach: Reach| {
                 let mut o = opts.clone();
                 o.zero.push(proc);
-                o.zero_inclusive = inclusive;
+                o.zero_inclusive = reach == Reach::Inclusive;
                 cp::length(pag, &o)
             };
             // Arcs off the path cannot shorten it: a procedure with no time of its own on
             // the path (chosen for its callees') leaves the length as it is.
             let on_path_ns = time(&exclusive, proc);
-            let length_ns = if on_path_ns > 0 { zero(false) } else { path.length };
+            let length_ns = if on_path_ns > 0 { zero(Reach::Exclusive) } else { path.length };
             // Without callees on any stack the two zeroings are one.
-            let has_callees = pag.zeroed_contexts(&[proc], false) != pag.zeroed_contexts(&[proc], true);
+            let has_callees = pag.zeroed_contexts(&[proc], Reach::Exclusive)
+                != pag.zeroed_contexts(&[proc], Reach::Inclusive);
             Zeroing {
                 procedure: pag.proc_name(proc),
                 on_path_ns,
                 length_ns,
                 inclusive_on_path_ns: time(&inclusive, proc),
-                inclusive_length_ns: if has_callees { zero(true) } else { length_ns },
+                inclusive_length_ns: if has_callees { zero(Reach::Inclusive) } else { length_ns },
             }
         })
         .collect()

@@ -21,7 +21,7 @@ fn main() {
     }
     let Some(anchor) = anchor else {
         eprintln!("usage: otf2_count ANCHOR [--corrected] [--no-recv-begin] [--repeat N]");
-        std::process::exit(2);
+        std::process::exit(spoor_cli::exit::USAGE);
     };
     for _ in 0..repeat {
         let t0 = Instant::now();
@@ -29,7 +29,7 @@ fn main() {
             Ok(a) => a,
             Err(e) => {
                 eprintln!("otf2_count: {e}");
-                std::process::exit(e.exit_code());
+                std::process::exit(spoor_cli::exit_code(&e.into()));
             }
         };
         let t1 = Instant::now();
@@ -37,7 +37,7 @@ fn main() {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("otf2_count: {e}");
-                std::process::exit(e.exit_code());
+                std::process::exit(spoor_cli::exit_code(&e.into()));
             }
         };
         let t2 = Instant::now();

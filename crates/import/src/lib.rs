@@ -6,16 +6,21 @@
 //! - [`paraver`]: Paraver traces (Extrae): `.prv` (plain or gzip-ed) with its `.pcf` and `.row`.
 //! - [`dumpi`]: SST DUMPI traces: the `.meta` file and one `.bin` per rank.
 //!
+//! [`detect`] tells which of them a path holds.
+//!
 //! Each reads its files through [`TraceFiles`]: the entry points that take
 //! paths read the file system, their `_from` forms ([`Otf2Archive::open_from`],
 //! [`paraver::read_paraver_from`], [`dumpi::read_dumpi_from`]) any source,
 //! such as files in memory ([`MemFiles`]).
 
+mod detect;
 pub mod dumpi;
 pub mod files;
+mod mpi;
 pub mod otf2;
 pub mod paraver;
 
+pub use detect::{detect, Detected};
 pub use dumpi::{read_dumpi, read_dumpi_from, read_dumpi_full, DumpiTrace};
 pub use files::{Disk, MemFiles, TraceFiles};
 pub use otf2::{ClockInfo, ClockMode, LocationEvents, Otf2Archive, Otf2Options};

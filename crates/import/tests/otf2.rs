@@ -860,7 +860,7 @@ fn hostile_inputs_are_errors_not_panics() {
     // A newer OTF2 major version; an anchor that is not one.
     let anchor = mutated(&small, &work, "traces.otf2", |b| b[9] = 4);
     let e = must_fail(&anchor, "OTF2 4.0", "traces.otf2");
-    assert_eq!((e.kind, e.exit_code()), (ErrorKind::Version, 3));
+    assert_eq!(e.kind, ErrorKind::Version);
     assert!(e.message.contains("4.0"), "{e}");
     let anchor = mutated(&small, &work, "traces.otf2", |b| b[2] = b'X');
     assert_eq!(must_fail(&anchor, "no magic", "traces.otf2").kind, ErrorKind::Corrupt);

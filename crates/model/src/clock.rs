@@ -15,6 +15,7 @@ pub struct ClockViolations {
 }
 
 impl ClockViolations {
+    /// Every violation, whatever its kind.
     pub fn total(&self) -> u64 {
         self.messages + self.collectives + self.locks
     }

@@ -8,10 +8,15 @@ pub type StrId = u32;
 pub const OUTSIDE_ANY_PROCEDURE: &str = "(outside any procedure)";
 /// Index of a location (one thread of one process): the stream an event belongs to.
 pub type LocId = u32;
+/// Index of an application.
 pub type AppId = u32;
+/// Index of a machine.
 pub type MachineId = u32;
+/// Index of a process.
 pub type ProcId = u32;
+/// Index of a communicator.
 pub type CommId = u32;
+/// Index of a metric.
 pub type MetricId = u32;
 
 /// Interned names. Strings are unique: one id per distinct text, so a
@@ -23,6 +28,7 @@ pub struct StringTable {
 }
 
 impl StringTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
@@ -38,10 +44,12 @@ impl StringTable {
         id
     }
 
+    /// The id of `s`, if the table holds it (without adding it).
     pub fn lookup(&self, s: &str) -> Option<StrId> {
         self.ids.get(s).copied()
     }
 
+    /// The text of `id`, if the table holds it.
     pub fn get(&self, id: StrId) -> Option<&str> {
         self.strings.get(id as usize).map(String::as_str)
     }
@@ -54,14 +62,17 @@ impl StringTable {
         }
     }
 
+    /// How many strings the table holds (ids are `0..len`).
     pub fn len(&self) -> usize {
         self.strings.len()
     }
 
+    /// True when the table holds no string.
     pub fn is_empty(&self) -> bool {
         self.strings.is_empty()
     }
 
+    /// The strings in id order.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
         self.strings.iter().map(String::as_str)
     }
@@ -76,12 +87,14 @@ impl Serialize for StringTable {
 /// An application: a program run, with its own logical tree of processes (IPS-2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Application {
+    /// The application's name.
     pub name: StrId,
 }
 
 /// A machine (node) of the physical tree, shared by all applications.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Machine {
+    /// The machine's name (its host name where recorded).
     pub name: StrId,
 }
 
@@ -89,16 +102,22 @@ pub struct Machine {
 /// its application (the MPI world rank where there is one).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Process {
+    /// The process's name.
     pub name: StrId,
+    /// The application it belongs to.
     pub app: AppId,
+    /// The machine it ran on.
     pub machine: MachineId,
+    /// Its rank in its application.
     pub rank: u32,
 }
 
 /// A location: one thread of a process. Every event belongs to one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Location {
+    /// The location's own name (the thread's).
     pub name: StrId,
+    /// The process the thread belongs to.
     pub process: ProcId,
     /// Thread number within the process (0 is the main thread).
     pub thread: u32,
@@ -107,26 +126,37 @@ pub struct Location {
 /// A communicator: `members[i]` is the location of the communicator's rank `i`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Communicator {
+    /// The communicator's name.
     pub name: StrId,
+    /// The location of each rank, in rank order.
     pub members: Vec<LocId>,
 }
 
 /// A metric whose samples are external data (IPS-2) attached to a location.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Metric {
+    /// The metric's name.
     pub name: StrId,
+    /// The unit its values are in.
     pub unit: StrId,
 }
 
 /// Everything events refer to by id.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Definitions {
+    /// Every name the other definitions and the events refer to.
     pub strings: StringTable,
+    /// Applications, indexed by `AppId`.
     pub apps: Vec<Application>,
+    /// Machines, indexed by `MachineId`.
     pub machines: Vec<Machine>,
+    /// Processes, indexed by `ProcId`.
     pub processes: Vec<Process>,
+    /// Locations, indexed by `LocId`.
     pub locations: Vec<Location>,
+    /// Communicators, indexed by `CommId`.
     pub comms: Vec<Communicator>,
+    /// Metrics, indexed by `MetricId`.
     pub metrics: Vec<Metric>,
     /// Free-form key/value pairs about the run (creator, command line, clock source).
     pub properties: Vec<(StrId, StrId)>,
@@ -135,12 +165,19 @@ pub struct Definitions {
 /// The kinds of definitions, to say which one is at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DefKind {
+    /// An application.
     App,
+    /// A machine.
     Machine,
+    /// A process.
     Process,
+    /// A location.
     Location,
+    /// A communicator.
     Comm,
+    /// A metric.
     Metric,
+    /// A property.
     Property,
 }
 
@@ -148,8 +185,11 @@ pub enum DefKind {
 /// and index in its list) and what it refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DanglingRef {
+    /// The kind of the faulty definition.
     pub kind: DefKind,
+    /// Its index in its list.
     pub index: usize,
+    /// What it refers to that does not exist, in words.
     pub what: String,
 }
 
@@ -160,40 +200,47 @@ impl std::fmt::Display for DanglingRef {
 }
 
 impl Definitions {
+    /// No definitions.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds an application; its id.
     pub fn add_app(&mut self, name: &str) -> AppId {
         let name = self.strings.intern(name);
         self.apps.push(Application { name });
         (self.apps.len() - 1) as AppId
     }
 
+    /// Adds a machine; its id.
     pub fn add_machine(&mut self, name: &str) -> MachineId {
         let name = self.strings.intern(name);
         self.machines.push(Machine { name });
         (self.machines.len() - 1) as MachineId
     }
 
+    /// Adds a process of `app` on `machine`; its id.
     pub fn add_process(&mut self, name: &str, app: AppId, machine: MachineId, rank: u32) -> ProcId {
         let name = self.strings.intern(name);
         self.processes.push(Process { name, app, machine, rank });
         (self.processes.len() - 1) as ProcId
     }
 
+    /// Adds thread `thread` of `process`; its location id.
     pub fn add_location(&mut self, name: &str, process: ProcId, thread: u32) -> LocId {
         let name = self.strings.intern(name);
         self.locations.push(Location { name, process, thread });
         (self.locations.len() - 1) as LocId
     }
 
+    /// Adds a communicator of `members` (the location of each rank); its id.
     pub fn add_comm(&mut self, name: &str, members: Vec<LocId>) -> CommId {
         let name = self.strings.intern(name);
         self.comms.push(Communicator { name, members });
         (self.comms.len() - 1) as CommId
     }
 
+    /// Adds a metric; its id.
     pub fn add_metric(&mut self, name: &str, unit: &str) -> MetricId {
         let name = self.strings.intern(name);
         let unit = self.strings.intern(unit);
@@ -201,6 +248,7 @@ impl Definitions {
         (self.metrics.len() - 1) as MetricId
     }
 
+    /// Sets `key` to `value`, replacing an earlier value.
     pub fn set_property(&mut self, key: &str, value: &str) {
         let k = self.strings.intern(key);
         let v = self.strings.intern(value);
@@ -210,6 +258,7 @@ impl Definitions {
         }
     }
 
+    /// The value of `key`, if set.
     pub fn property(&self, key: &str) -> Option<&str> {
         let k = self.strings.lookup(key)?;
         let (_, v) = self.properties.iter().find(|(pk, _)| *pk == k)?;
@@ -222,11 +271,26 @@ impl Definitions {
         self.processes.get(l.process as usize)
     }
 
-    /// A location's own name (`location N` for one not defined).
+    /// A location's own name as its definition holds it; `None` when the location or
+    /// its string is not defined. The forms below are built on it.
+    pub fn location_own_name(&self, loc: LocId) -> Option<&str> {
+        self.locations.get(loc as usize).and_then(|l| self.strings.get(l.name))
+    }
+
+    /// A location's own name for tables (`location N` for one not defined).
     pub fn location_name(&self, loc: LocId) -> String {
         match self.locations.get(loc as usize) {
             Some(l) => self.strings.name(l.name).into_owned(),
             None => format!("location {loc}"),
+        }
+    }
+
+    /// A location for messages, its number always given: `rank1 (location 1)`, or
+    /// `location 7` when it has no name.
+    pub fn location_described(&self, loc: LocId) -> String {
+        match self.location_own_name(loc) {
+            Some(n) if !n.is_empty() => format!("{n} (location {loc})"),
+            _ => format!("location {loc}"),
         }
     }
 

@@ -6,6 +6,8 @@
 //! application on a machine), carries its wall time and, where known, the CPU
 //! time of its process, both in nanoseconds, and a [`Kind`] with its payload.
 
+#![warn(missing_docs)]
+
 mod clock;
 mod defs;
 mod event;

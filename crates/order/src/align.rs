@@ -187,7 +187,7 @@ impl AlignReport {
                 x.locks
             )
         };
-        let reference = self.reference.map_or("none".into(), |r| describe::location(&self.defs, r));
+        let reference = self.reference.map_or("none".into(), |r| self.defs.location_described(r));
         s.push_str(&format!(
             "reference clock: {reference}; {} events, {} messages; minimum latency {}\n",
             self.events,
@@ -1046,7 +1046,7 @@ fn make_report(
         let (moved, max) = moved(l);
         locations.push(Correction {
             location: loc,
-            name: defs.strings.get(defs.locations[l].name).unwrap_or("").to_owned(),
+            name: defs.location_own_name(loc).unwrap_or("").to_owned(),
             method: match res {
                 Some(r) if !kept || r.method == "reference" => r.method,
                 _ => "none",

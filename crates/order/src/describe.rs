@@ -1,6 +1,6 @@
 //! Human descriptions of times, locations and events for reports and error messages.
 
-use spoor_model::{Definitions, EventRef, LocId};
+use spoor_model::{Definitions, EventRef};
 
 /// A time in nanoseconds in the largest fitting unit, exact (trailing zeros trimmed):
 /// `10.08 ms`, `250 ns`, `-1.5 us`, `3.000000001 s`.
@@ -28,14 +28,6 @@ pub fn time(ns: i64) -> String {
     format!("{sign}{whole}.{f} {unit}")
 }
 
-/// `rank1 (location 1)`, or `location 7` when it has no name.
-pub fn location(defs: &Definitions, loc: LocId) -> String {
-    match defs.locations.get(loc as usize).and_then(|l| defs.strings.get(l.name)) {
-        Some(n) if !n.is_empty() => format!("{n} (location {loc})"),
-        _ => format!("location {loc}"),
-    }
-}
-
 /// A process's name, or `process 3` when it has none.
 pub fn process(defs: &Definitions, p: spoor_model::ProcId) -> String {
     match defs.processes.get(p as usize).and_then(|x| defs.strings.get(x.name)) {
@@ -46,12 +38,12 @@ pub fn process(defs: &Definitions, p: spoor_model::ProcId) -> String {
 
 /// `rank1 (location 1) event 17 (recv_end at 10.08 ms)`.
 pub fn event(defs: &Definitions, at: EventRef, kind: &str, wall: i64) -> String {
-    format!("{} event {} ({kind} at {})", location(defs, at.loc), at.index, time(wall))
+    format!("{} event {} ({kind} at {})", defs.location_described(at.loc), at.index, time(wall))
 }
 
 /// `rank1 (location 1) event 17`, for an event whose kind and time are not at hand.
 pub fn event_ref(defs: &Definitions, at: EventRef) -> String {
-    format!("{} event {}", location(defs, at.loc), at.index)
+    format!("{} event {}", defs.location_described(at.loc), at.index)
 }
 
 /// The name of communicator `comm`, or its number.

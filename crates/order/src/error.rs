@@ -1,19 +1,23 @@
-use std::fmt;
-
-/// Why merge, align or order failed.
-#[derive(Debug)]
+/// Why merge, align or order failed. No variant names a source: each message is whole,
+/// so a command prints it once.
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A trace could not be read (its own message names the file and byte or line).
+    #[error("{0}")]
     Format(spoor_format::Error),
     /// The input is readable but wrong: a dangling id, a location fed by two inputs,
     /// a cycle in happened-before. The message names the file and the event.
+    #[error("{file}: {message}")]
     Input { file: String, message: String },
     /// The operating system failed on a file (spooling standard input, a directory).
+    #[error("{file}: {err}")]
     Io { file: String, err: std::io::Error },
     /// Writing the output failed (a closed pipe surfaces here as `BrokenPipe`).
+    #[error("writing the output: {0}")]
     Write(std::io::Error),
     /// The options do not fit the inputs (an application named in `--compare` that
     /// none of them has, an unknown reference location).
+    #[error("{0}")]
     Usage(String),
 }
 
@@ -24,35 +28,11 @@ impl Error {
         Error::Input { file: file.to_owned(), message: message.into() }
     }
 
-    /// The exit code design.md assigns: 3 for an unsupported format version, 2 for a
-    /// usage error, 1 for everything else.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Format(e) => e.exit_code(),
-            Error::Usage(_) => 2,
-            _ => 1,
-        }
-    }
-
     /// True when writing failed because the reader of a pipe went away.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Write(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Format(e) => write!(f, "{e}"),
-            Error::Input { file, message } => write!(f, "{file}: {message}"),
-            Error::Io { file, err } => write!(f, "{file}: {err}"),
-            Error::Write(e) => write!(f, "writing the output: {e}"),
-            Error::Usage(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl From<spoor_format::Error> for Error {
     fn from(e: spoor_format::Error) -> Self {

@@ -79,15 +79,17 @@ fn slopes(h: &[P]) -> impl Iterator<Item = f64> + '_ {
     h.windows(2).map(|w| (w[1].1 as f64 - w[0].1 as f64) / (w[1].0 as f64 - w[0].0 as f64))
 }
 
-/// Fits θ with `lower` points (θ(x) ≥ y) and `upper` points (θ(x) ≤ z), slopes within
-/// ±`max_slope`. `None` unless there is at least one point of each kind.
+/// `fit_with` allowing drift: the tests' shorthand.
+#[cfg(test)]
 pub fn fit(lower: &[(i64, i64)], upper: &[(i64, i64)], max_slope: f64) -> Option<Fit> {
     fit_with(lower, upper, max_slope, true)
 }
 
-/// [`fit`]; without `drift`, the slope is the one nearest 0 that respects every
-/// message (0 when a constant offset does, or when no line does): for messages that
-/// cover too short a stretch for their slope to be carried beyond it.
+/// Fits θ with `lower` points (θ(x) ≥ y) and `upper` points (θ(x) ≤ z), slopes within
+/// ±`max_slope`; `None` unless there is at least one point of each kind. Without
+/// `drift`, the slope is the one nearest 0 that respects every message (0 when a
+/// constant offset does, or when no line does): for messages that cover too short a
+/// stretch for their slope to be carried beyond it.
 pub fn fit_with(lower: &[(i64, i64)], upper: &[(i64, i64)], max_slope: f64, drift: bool) -> Option<Fit> {
     if lower.is_empty() || upper.is_empty() {
         return None;

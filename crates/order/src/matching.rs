@@ -229,9 +229,7 @@ impl Problem {
     }
 
     pub fn to_json(&self, defs: &Definitions) -> serde_json::Value {
-        let name = |l: LocId| {
-            defs.locations.get(l as usize).and_then(|x| defs.strings.get(x.name)).unwrap_or("").to_owned()
-        };
+        let name = |l: LocId| defs.location_own_name(l).unwrap_or("").to_owned();
         serde_json::json!({
             "kind": self.kind,
             "location": self.at.loc,
@@ -369,7 +367,7 @@ impl Builder<'_> {
     }
 
     fn loc_name(&self, l: LocId) -> String {
-        describe::location(self.defs, l)
+        self.defs.location_described(l)
     }
 }
 
@@ -426,7 +424,7 @@ impl LocPass<'_> {
     }
 
     fn loc_name(&self, l: LocId) -> String {
-        describe::location(self.defs, l)
+        self.defs.location_described(l)
     }
 }
 

@@ -587,7 +587,7 @@ fn claim_location(
                 format!(
                     "{} also has events in {}: one location cannot come from two inputs \
                      (name separate runs with --app NAME=FILES)",
-                    describe::location(defs, loc),
+                    defs.location_described(loc),
                     inputs[o].path
                 ),
             ))

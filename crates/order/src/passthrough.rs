@@ -32,7 +32,6 @@ pub fn copy_through<W: Write>(
 ) -> Result<u64> {
     let name = r.name().to_owned();
     let mut events = 0u64;
-    let mut failed: Option<Error> = None;
     let mut write = |w: &mut TraceWriter<W>, evs: Vec<Event>| -> Result<()> {
         for ev in evs {
             each(w, ev)?;
@@ -55,8 +54,8 @@ pub fn copy_through<W: Write>(
             Ok(Piece::Events(evs))
         },
         |_, b| Piece::Events(b.events),
-        |piece| {
-            let r = match piece {
+        |piece| -> Result<()> {
+            match piece {
                 Piece::Copy(f, payload) => {
                     events += f.count;
                     if w.takes_block(f.loc, f.count) {
@@ -83,16 +82,9 @@ pub fn copy_through<W: Write>(
                     events += evs.len() as u64;
                     write(w, evs)
                 }
-            };
-            r.map_err(|e| {
-                failed = Some(e);
-                spoor_format::Error::corrupt(&name, 0, "stopped")
-            })
+            }
         },
     );
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    read.map_err(Error::Format)?;
+    read?;
     Ok(events)
 }

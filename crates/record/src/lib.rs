@@ -26,6 +26,6 @@ pub mod encode;
 pub mod launch;
 mod recorder;
 pub mod signals;
-pub mod symbols;
+mod symbols;
 
 pub use recorder::{file_safe, hostname, Config, CpuClock, ProcGuard, Recorder, DEFAULT_CPU_INTERVAL_NS};

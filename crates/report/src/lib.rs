@@ -8,16 +8,16 @@
 //! draw over the pictures (the critical path) comes in as an [`Overlay`].
 
 mod analyze;
-pub mod chrome;
-pub mod compare;
+mod chrome;
+mod compare;
 mod grid;
-pub mod html;
-pub mod metric;
-pub mod overlay;
+mod html;
+mod metric;
+mod overlay;
 pub mod render;
 mod summary;
 pub mod svg;
-pub mod table;
+mod table;
 mod tables;
 mod waits;
 
@@ -30,7 +30,7 @@ pub use tables::TableKind;
 
 use analyze::{Counts, Observer, Pass, PassOptions};
 use spoor_format::{binary::flags, ReadOptions, TraceReader};
-use spoor_model::{Definitions, LocId};
+use spoor_model::Definitions;
 use std::io::Write;
 
 /// Why a report could not be made.
@@ -358,10 +358,6 @@ impl Analysis {
     /// The first and last moments of the run (every location), if it has events.
     pub fn span(&self) -> Option<(i64, i64)> {
         self.counts.span
-    }
-
-    pub fn location_name(&self, l: LocId) -> String {
-        self.defs.location_name(l)
     }
 
     /// Matched messages received before they were sent: their transit times (negative)

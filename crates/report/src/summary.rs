@@ -145,7 +145,7 @@ fn largest_waits(a: &Analysis) -> Table {
         let ns = |v: i64| Cell::Num(v as f64);
         t.push(vec![
             Cell::Text(a.proc_label(p.proc)),
-            Cell::Text(a.location_name(p.loc)),
+            Cell::Text(a.defs.location_name(p.loc)),
             ns(total(p)),
             Cell::Num(pct(total(p), elapsed)),
             ns(p.wait_recv),

@@ -357,8 +357,8 @@ fn spacetime_messages(o: &mut String, f: &Frame, a: &Analysis, row_of: &HashMap<
                 f.cy(rb),
                 esc(&format!(
                     "{} to {}: {} B, transit {}",
-                    a.location_name(m.origin),
-                    a.location_name(m.dest),
+                    a.defs.location_name(m.origin),
+                    a.defs.location_name(m.dest),
                     m.bytes,
                     ms(m.transit() as f64)
                 ))

@@ -165,14 +165,14 @@ impl Table {
     /// CSV (RFC 4180): a header of column names, then the rows; times in ns.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();
-        let names: Vec<String> = self.columns.iter().map(|c| csv_field(&c.name)).collect();
+        let names: Vec<String> = self.columns.iter().map(|c| spoor_format::csv::field(&c.name)).collect();
         out.push_str(&names.join(","));
         out.push('\n');
         for r in &self.rows {
             let cells: Vec<String> = r
                 .iter()
                 .map(|c| match c {
-                    Cell::Text(s) => csv_field(s),
+                    Cell::Text(s) => spoor_format::csv::field(s),
                     Cell::Num(v) => plain_number(*v),
                     Cell::Empty => String::new(),
                 })
@@ -216,14 +216,6 @@ pub fn plain_number(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
     }
 }
 

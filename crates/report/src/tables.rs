@@ -510,8 +510,8 @@ impl Analysis {
         let opt = |v: Option<i64>| v.map_or(Cell::Empty, |v| Cell::Num(v as f64));
         for m in self.pass.messages.longest.iter().take(self.opts.top) {
             t.push(vec![
-                Cell::Text(self.location_name(m.origin)),
-                Cell::Text(self.location_name(m.dest)),
+                Cell::Text(self.defs.location_name(m.origin)),
+                Cell::Text(self.defs.location_name(m.dest)),
                 num(m.tag as u64),
                 num(m.bytes),
                 ns(m.start),
@@ -586,12 +586,12 @@ impl Analysis {
             .iter()
             .map(|r| {
                 let label = if r.locs.len() == 1 {
-                    self.location_name(r.locs[0])
+                    self.defs.location_name(r.locs[0])
                 } else {
                     format!(
                         "{} .. {}",
-                        self.location_name(r.locs[0]),
-                        self.location_name(*r.locs.last().unwrap())
+                        self.defs.location_name(r.locs[0]),
+                        self.defs.location_name(*r.locs.last().unwrap())
                     )
                 };
                 (

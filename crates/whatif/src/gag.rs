@@ -23,7 +23,7 @@
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
-use spoor_graph::pag::{ArcKind, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
+use spoor_graph::pag::{ArcKind, Pag, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
@@ -72,14 +72,22 @@ pub fn build_gag(pag: &Pag, place: &Placement, costs: &Costs) -> Result<(Pag, Pr
     Ok((sim.finish_gag(place), pred))
 }
 
-const RUNNING: u8 = 0;
-const BLOCKED: u8 = 1;
-const DONE: u8 = 2;
-const STARTING: u8 = 3;
+/// Where a location of the simulation is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LocState {
+    /// Its current node runs.
+    Running,
+    /// Its current node waits for remote arcs.
+    Blocked,
+    /// It has no node left.
+    Done,
+    /// Not started: it has no current node yet.
+    Starting,
+}
 
 struct Loc {
     node: u32,
-    state: u8,
+    state: LocState,
     group: u32,
     /// The current node's slot in `Sim::waits` (`NONE`: no remote arcs lead into it).
     slot: u32,
@@ -449,7 +457,7 @@ impl<'a> Sim<'a> {
             .iter()
             .map(|&g| Loc {
                 node: NONE,
-                state: STARTING,
+                state: LocState::Starting,
                 group: g,
                 slot: NONE,
                 out: false,
@@ -475,7 +483,7 @@ impl<'a> Sim<'a> {
             let c = &mut out_left[f as usize];
             *c = c.saturating_add(1);
         }
-        let zero_ctx = pag.zeroed_contexts(&costs.zero, costs.zero_inclusive);
+        let zero_ctx = pag.zeroed_contexts(&costs.zero, Reach::inclusive_if(costs.zero_inclusive));
         let any_zero = zero_ctx.iter().any(|&z| z);
         let groups = (0..place.groups())
             .map(|_| Group {
@@ -769,7 +777,7 @@ impl<'a> Sim<'a> {
                             self.virt.push((tgt, wr.slot));
                         } else {
                             let loc = &self.locs[tl as usize];
-                            if loc.state == BLOCKED && loc.node == tgt {
+                            if loc.state == LocState::Blocked && loc.node == tgt {
                                 self.agenda.push(Reverse(agenda_key(ready.max(self.now), UNBLOCK, tl, 0)));
                             }
                         }
@@ -862,12 +870,12 @@ impl<'a> Sim<'a> {
         if slot != NONE {
             let w = &self.waits[slot as usize];
             if w.pending > 0 {
-                self.locs[l as usize].state = BLOCKED;
+                self.locs[l as usize].state = LocState::Blocked;
                 return false;
             }
             if w.ready > t {
                 let ready = w.ready;
-                self.locs[l as usize].state = BLOCKED;
+                self.locs[l as usize].state = LocState::Blocked;
                 self.push(ready, UNBLOCK, l, 0);
                 return false;
             }
@@ -884,7 +892,7 @@ impl<'a> Sim<'a> {
     fn advance_location(&mut self, l: u32, t: f64) {
         loop {
             let Some(q) = self.next_node(l) else {
-                self.locs[l as usize].state = DONE;
+                self.locs[l as usize].state = LocState::Done;
                 return;
             };
             let loc = &mut self.locs[l as usize];
@@ -893,7 +901,7 @@ impl<'a> Sim<'a> {
             loc.out = q.w & HAS_OUT != 0;
             let w = q.w & !HAS_OUT;
             if w > 0 {
-                loc.state = RUNNING;
+                loc.state = LocState::Running;
                 let g = loc.group as usize;
                 let gr = &mut self.groups[g];
                 let vfin = gr.v + w as f64;
@@ -991,7 +999,7 @@ impl<'a> Sim<'a> {
                 let l = id;
                 let g = self.locs[l as usize].group;
                 self.groups[g as usize].advance(t);
-                if self.locs[l as usize].state != BLOCKED {
+                if self.locs[l as usize].state != LocState::Blocked {
                     continue;
                 }
                 let loc = &self.locs[l as usize];
@@ -1007,12 +1015,12 @@ impl<'a> Sim<'a> {
             self.arrive(NONE);
             self.drain_virtual();
         }
-        if let Some(l) = self.locs.iter().position(|l| l.state != DONE) {
+        if let Some(l) = self.locs.iter().position(|l| l.state != LocState::Done) {
             let loc = &self.locs[l];
             return Err(Error::Usage(format!(
                 "the prediction is stuck: {} waits at node {} for a remote arc that never comes \
                  (is the PAG in causal order?)",
-                self.pag.loc_name(l as u32),
+                self.pag.defs.location_name(l as u32),
                 loc.node
             )));
         }

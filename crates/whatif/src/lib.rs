@@ -12,7 +12,7 @@
 //!   trace's messages (formats/nettable.md).
 
 pub mod calibrate;
-pub mod gag;
+mod gag;
 pub mod placement;
 pub mod procedure;
 pub mod scenario;

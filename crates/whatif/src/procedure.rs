@@ -17,7 +17,7 @@
 
 use crate::gag::{self, Costs};
 use crate::placement::Placement;
-use spoor_graph::pag::{ArcKind, Pag, NONE};
+use spoor_graph::pag::{ArcKind, Pag, Reach, NONE};
 use spoor_graph::{cp, CpOptions, Error, Mode, Result};
 use spoor_model::StrId;
 
@@ -45,7 +45,7 @@ pub fn procedure_id(pag: &Pag, name: &str) -> Result<StrId> {
 /// The local weights of `pag` with procedure `proc` moved from the sending to the
 /// receiving side of every message.
 pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
-    let in_f = pag.zeroed_contexts(&[proc], true);
+    let in_f = pag.zeroed_contexts(&[proc], Reach::Inclusive);
     let mut origin = vec![0u8; pag.nodes()];
     for a in 0..pag.arcs() {
         let o = &mut origin[pag.arc_from[a] as usize];

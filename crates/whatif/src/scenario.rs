@@ -254,14 +254,6 @@ pub fn measured_ns(pag: &Pag) -> i64 {
     (0..pag.nodes()).filter(|&i| pag.loc[i] != NONE).map(|i| pag.wall[i]).max().map_or(0, |w| w - pag.t0)
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
 pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
     writeln!(
         out,
@@ -272,10 +264,10 @@ pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
             out,
             "{},{},{},{},{},{},{},{},{},{:.6},{:.6}",
             r.scenario,
-            csv_field(&r.placement),
-            csv_field(&r.network),
-            csv_field(&r.mv),
-            csv_field(&r.zero),
+            spoor_format::csv::field(&r.placement),
+            spoor_format::csv::field(&r.network),
+            spoor_format::csv::field(&r.mv),
+            spoor_format::csv::field(&r.zero),
             r.processors,
             r.predicted_ns,
             r.measured_ns,

@@ -52,6 +52,7 @@ impl<R: BufRead> TextParser<R> {
         &self.defs
     }
 
+    /// The definitions read so far, implicit locations included.
     pub fn into_defs(self) -> Definitions {
         self.defs
     }

@@ -20,13 +20,21 @@ pub fn write_definitions(out: &mut impl Write, defs: &Definitions) -> io::Result
 /// definitions of each kind, for [`write_new_definitions`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Written {
+    /// Strings written.
     pub strings: usize,
+    /// Applications written.
     pub apps: usize,
+    /// Machines written.
     pub machines: usize,
+    /// Processes written.
     pub processes: usize,
+    /// Locations written.
     pub locations: usize,
+    /// Communicators written.
     pub comms: usize,
+    /// Metrics written.
     pub metrics: usize,
+    /// Properties written.
     pub properties: usize,
 }
 

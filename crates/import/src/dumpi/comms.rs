@@ -13,7 +13,7 @@
 
 use super::bin::Call;
 use super::layout;
-use crate::paraver::Warnings;
+use crate::mpi::Warnings;
 use spoor_model::{CommId, Definitions, LocId};
 use std::collections::{BTreeMap, HashMap};
 

@@ -57,7 +57,7 @@ pub mod layout;
 pub mod meta;
 
 use crate::files::{Disk, TraceFiles};
-use crate::paraver::Warnings;
+use crate::mpi::{mpi_collective, Warnings};
 use bin::{BinFile, Call, Status};
 use comms::CommTable;
 use rayon::prelude::*;
@@ -65,29 +65,6 @@ use spoor_format::Error;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, StrId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-
-/// The collective operation of an MPI function name (case-insensitive), if it is a blocking collective.
-pub fn mpi_collective(name: &str) -> Option<CollOp> {
-    let lower = name.trim().to_ascii_lowercase();
-    Some(match lower.as_str() {
-        "mpi_barrier" => CollOp::Barrier,
-        "mpi_bcast" => CollOp::Bcast,
-        "mpi_reduce" => CollOp::Reduce,
-        "mpi_allreduce" => CollOp::Allreduce,
-        "mpi_gather" => CollOp::Gather,
-        "mpi_gatherv" => CollOp::Gatherv,
-        "mpi_scatter" => CollOp::Scatter,
-        "mpi_scatterv" => CollOp::Scatterv,
-        "mpi_allgather" => CollOp::Allgather,
-        "mpi_allgatherv" => CollOp::Allgatherv,
-        "mpi_alltoall" => CollOp::Alltoall,
-        "mpi_alltoallv" => CollOp::Alltoallv,
-        "mpi_scan" => CollOp::Scan,
-        "mpi_reduce_scatter" | "mpi_reduce_scatter_block" => CollOp::ReduceScatter,
-        "mpi_alltoallw" | "mpi_exscan" => CollOp::Other,
-        _ => return None,
-    })
-}
 
 /// True if `first_bytes` look like DUMPI: a `.bin` (its magic) or a `.meta`
 /// (`key=value` text with `numprocs=` and `fileprefix=`).

@@ -70,8 +70,8 @@ pub use header::{Header, TaskSpec};
 pub use pcf::{EventType, Pcf};
 pub use row::Row;
 
-use crate::dumpi::mpi_collective;
 use crate::files::{Disk, TraceFiles};
+use crate::mpi::{mpi_collective, Warnings};
 use spoor_format::text::MAX_LINE;
 use spoor_format::Error;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
@@ -291,26 +291,6 @@ fn read_text(files: &impl TraceFiles, path: &Path) -> Result<Option<String>, Err
         Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(&path.display().to_string(), &e)),
-    }
-}
-
-/// Warnings, counted by message.
-#[derive(Default)]
-pub(crate) struct Warnings(BTreeMap<String, u64>);
-
-impl Warnings {
-    pub(crate) fn add(&mut self, msg: impl Into<String>) {
-        *self.0.entry(msg.into()).or_insert(0) += 1;
-    }
-
-    pub(crate) fn merge(&mut self, other: Warnings) {
-        for (m, n) in other.0 {
-            *self.0.entry(m).or_insert(0) += n;
-        }
-    }
-
-    pub(crate) fn into_vec(self) -> Vec<String> {
-        self.0.into_iter().map(|(m, n)| if n == 1 { m } else { format!("{m} ({n} times)") }).collect()
     }
 }
 
