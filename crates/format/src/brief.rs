@@ -6,6 +6,11 @@
 //! nothing about why: when it answers `false`, the caller decodes the block with
 //! `decode_block` to name the problem. When it answers `true`, its briefs are exactly
 //! `Brief::of` of the events `decode_block` gives (both property-tested below).
+//!
+//! Speed: an event that starts 128 bytes or more before its block's end is read without
+//! a bounds check on every varint (its fixed part and each annotation of interest take
+//! fewer), the position kept in a register; the last events of a block take the checked
+//! path.
 
 use crate::binary::{ann, head, kind, with_per_location, Form, PerLocation};
 use crate::varint::{from_word, unzigzag, Cursor};
