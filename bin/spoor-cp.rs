@@ -54,20 +54,20 @@ fn main() {
             spoor_graph::file::load_with_distances(&args.input, mode, args.net.as_deref(), &console)?;
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,
-            (ScopeArg::Global, Some(_)) => bail!("--app needs --scope intra or inter"),
-            (_, None) => bail!("--scope intra and inter need --app NAME"),
+            (ScopeArg::Global, Some(_)) => return Err(usage("--app needs --scope intra or inter".into())),
+            (_, None) => return Err(usage("--scope intra and inter need --app NAME".into())),
             (ScopeArg::Intra, Some(a)) => Scope::Intra(pag.app_id(a)?),
             (ScopeArg::Inter, Some(a)) => Scope::Inter(pag.app_id(a)?),
         };
         let window = match (&args.phase, &args.window) {
-            (Some(_), Some(_)) => bail!("give --phase or --window, not both"),
+            (Some(_), Some(_)) => return Err(usage("give --phase or --window, not both".into())),
             (Some(p), None) => Some(pag.phase_window(p).ok_or_else(|| {
                 let names = pag.phase_names();
-                if names.is_empty() {
-                    anyhow!("no phase `{p}`: the trace has no phases")
+                usage(if names.is_empty() {
+                    format!("no phase `{p}`: the trace has no phases")
                 } else {
-                    anyhow!("no phase `{p}` with a begin and an end; the trace has: {}", names.join(", "))
-                }
+                    format!("no phase `{p}` with a begin and an end; the trace has: {}", names.join(", "))
+                })
             })?),
             (None, Some(w)) => Some(window(w)?),
             (None, None) => None,
@@ -97,4 +97,9 @@ fn main() {
         }
         out.commit()
     })
+}
+
+/// Options that do not fit the trace: a usage error (exit 2).
+fn usage(message: String) -> anyhow::Error {
+    spoor_graph::Error::Usage(message).into()
 }

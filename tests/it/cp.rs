@@ -96,13 +96,14 @@ fn bad_input_is_refused_with_names() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("run it through spoor-order first"), "{}", text(&out.stderr));
     let trace = ordered("cp/client-server.txt");
+    // Options that name what the trace lacks are usage errors.
     let out = run("cp", &["--scope", "inter", "--app", "nobody"], &trace, &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("no application named `nobody`; the trace has: server, clientA, clientB")
     );
     let out = run("cp", &["--phase", "p"], &trace, &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no phase `p`: the trace has no phases"), "{}", text(&out.stderr));
     let out = run("cp", &["--phase", "nosuch"], &ordered("report/server.txt"), &[]);
     assert!(text(&out.stderr).ends_with("the trace has: rpc\n"), "{}", text(&out.stderr));

@@ -58,6 +58,14 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
                 _ => exit::BAD_INPUT,
             };
         }
+        // spoor-cp's and the what-if commands' options that name what the trace lacks.
+        if let Some(g) = c.downcast_ref::<spoor_graph::Error>() {
+            return match g {
+                spoor_graph::Error::Format(f) => of_format(f),
+                spoor_graph::Error::Usage(_) => exit::USAGE,
+                _ => exit::BAD_INPUT,
+            };
+        }
     }
     exit::BAD_INPUT
 }
@@ -317,6 +325,8 @@ mod tests {
         assert_eq!(exit_code(&spoor_order::Error::Format(version).into()), exit::VERSION);
         assert_eq!(exit_code(&spoor_order::Error::Usage("no input".into()).into()), exit::USAGE);
         assert_eq!(exit_code(&spoor_order::Error::input("t.spoor", "a cycle").into()), exit::BAD_INPUT);
+        let unknown_app = spoor_graph::Error::Usage("no application named `x`".into());
+        assert_eq!(exit_code(&anyhow::Error::new(unknown_app).context("spoor-cp")), exit::USAGE);
         assert_eq!(exit_code(&anyhow::anyhow!("anything else")), exit::BAD_INPUT);
     }
 
