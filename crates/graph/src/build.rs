@@ -12,7 +12,7 @@ use crate::cost::Mode;
 use crate::cp::{Distances, NEG};
 use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
-use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
+use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::kind::{
     COLL_BEGIN, COLL_END, ENTER, IRECV_COMPLETE, ISEND, LEAVE, LOCK_ACQUIRE, LOCK_RELEASE, LOCK_REQUEST,
@@ -580,7 +580,9 @@ impl<'a> Builder<'a> {
                     self.push_arc(node, from, from_dist, w, ArcKind::CollOut, 0);
                 }
             }
-            PHASE_BEGIN | PHASE_END => self.pag.phases.push((s.a, node, s.code == PHASE_BEGIN)),
+            PHASE_BEGIN | PHASE_END => {
+                self.pag.phases.push(PhaseMark { name: s.a, node, begin: s.code == PHASE_BEGIN })
+            }
             PROCESS_BEGIN | THREAD_BEGIN if s.sub == 1 && s.partner_loc != NO_PARTNER => {
                 self.spawns.push((node, s.partner_loc, s.partner_idx));
             }

@@ -5,7 +5,7 @@ use crate::build;
 use crate::cost::{Mode, NetTable};
 use crate::cp::Distances;
 use crate::error::{Error, Result};
-use crate::pag::{ArcKind, Context, Pag, CLOCK_OFFSET, NONE, VIRTUAL};
+use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
 use spoor_format::varint::{put_i64, put_u64, Cursor, VarintError};
 use spoor_format::{ReadOptions, TraceReader};
@@ -102,7 +102,7 @@ pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
     }
     p.clear();
     put_u64(&mut p, pag.phases.len() as u64);
-    for &(name, node, begin) in &pag.phases {
+    for &PhaseMark { name, node, begin } in &pag.phases {
         put_u64(&mut p, name as u64);
         put_u64(&mut p, node as u64);
         p.push(begin as u8);
@@ -460,7 +460,7 @@ fn phases(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
         if name >= pag.defs.strings.len() as u64 || node >= pag.nodes() as u64 || begin > 1 {
             return Err((at, "a phase names a string or node that does not exist".to_owned()));
         }
-        pag.phases.push((name as u32, node as u32, begin == 1));
+        pag.phases.push(PhaseMark { name: name as u32, node: node as u32, begin: begin == 1 });
     }
     trailing(&c)
 }

@@ -23,4 +23,4 @@ pub mod whatif;
 pub use cost::{Mode, NetTable};
 pub use cp::{critical_path, CpOptions, CriticalPath, Scope};
 pub use error::{Error, Result};
-pub use pag::Pag;
+pub use pag::{Pag, PhaseMark};

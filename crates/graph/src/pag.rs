@@ -80,6 +80,17 @@ pub struct Context {
     pub proc: StrId,
 }
 
+/// Where a phase begins or ends in a PAG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PhaseMark {
+    /// The phase's name.
+    pub name: StrId,
+    /// The node of its begin or end event.
+    pub node: u32,
+    /// A begin (else an end).
+    pub begin: bool,
+}
+
 /// The Program Activity Graph of one trace.
 ///
 /// Node `i` is an event of the trace (or a collective's virtual node), numbered in a
@@ -119,8 +130,8 @@ pub struct Pag {
     pub arc_bytes: Vec<u64>,
     /// The calling-context tree (`ctx` indexes it).
     pub contexts: Vec<Context>,
-    /// Phase begins and ends: (name, node, true for a begin).
-    pub phases: Vec<(StrId, u32, bool)>,
+    /// Phase begins and ends, in node order.
+    pub phases: Vec<PhaseMark>,
     /// What the builder saw but could not turn into arcs (unmatched messages, ...).
     pub notes: Vec<String>,
 }
@@ -258,15 +269,20 @@ impl Pag {
     /// The time window of a phase: from its earliest begin to its latest end.
     pub fn phase_window(&self, name: &str) -> Option<(i64, i64)> {
         let id = self.defs.strings.lookup(name)?;
-        let begins = self.phases.iter().filter(|p| p.0 == id && p.2).map(|p| self.wall[p.1 as usize]);
-        let ends = self.phases.iter().filter(|p| p.0 == id && !p.2).map(|p| self.wall[p.1 as usize]);
+        let marks = |begin: bool| {
+            self.phases
+                .iter()
+                .filter(move |p| p.name == id && p.begin == begin)
+                .map(|p| self.wall[p.node as usize])
+        };
+        let (begins, ends) = (marks(true), marks(false));
         Some((begins.min()?, ends.max()?))
     }
 
     /// The names of the phases the trace has.
     pub fn phase_names(&self) -> Vec<String> {
         let mut v: Vec<String> =
-            self.phases.iter().map(|p| self.defs.strings.name(p.0).into_owned()).collect();
+            self.phases.iter().map(|p| self.defs.strings.name(p.name).into_owned()).collect();
         v.sort();
         v.dedup();
         v

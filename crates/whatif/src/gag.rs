@@ -29,7 +29,7 @@
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
-use spoor_graph::pag::{ArcKind, Pag, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
+use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
@@ -1057,7 +1057,7 @@ impl<'a> Sim<'a> {
         out.pag.phases = src
             .phases
             .iter()
-            .filter_map(|&(n, node, b)| out.id.get(node as usize).map(|&i| (n, i, b)))
+            .filter_map(|m| out.id.get(m.node as usize).map(|&node| PhaseMark { node, ..*m }))
             .collect();
         out.pag.notes.push(format!(
             "Group Activity Graph of {} processes on {} processors",
