@@ -362,10 +362,39 @@ impl<T> Expect<T> for Result<T, VarintError> {
 }
 
 #[inline(always)]
-fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
+pub(crate) fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
     let at = c.pos;
     let v = c.u64().want(c, what)?;
     u32::try_from(v).or_else(|_| err(at, format!("expected {what} (at most 2^32-1), found {v}")))
+}
+
+/// A block's location (none for a multi-location form) and event count, checked against
+/// the locations defined and the bytes that remain.
+pub(crate) fn block_prefix(
+    c: &mut Cursor,
+    form: Form,
+    loc_count: usize,
+) -> Result<(Option<u32>, u64), DecodeError> {
+    let block_loc = if form.multi() {
+        None
+    } else {
+        let at = c.pos;
+        let l = u32_of(c, "the block's location")?;
+        if l as usize >= loc_count {
+            return err(at, format!("block names location {l}, but {loc_count} locations are defined"));
+        }
+        Some(l)
+    };
+    let at = c.pos;
+    let count = c.u64().want(c, "the block's event count")?;
+    // Every event takes at least two bytes (head and wall delta).
+    if count > (c.remaining() / 2) as u64 {
+        return err(
+            at,
+            format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
+        );
+    }
+    Ok((block_loc, count))
 }
 
 /// 0 stands for `None`, n+1 for `Some(n)`.
@@ -750,25 +779,7 @@ fn decode_block_with(
     let local = form == Form::Local;
     let mut cur = Cursor::new(payload);
     let c = &mut cur;
-    let block_loc = if form.multi() {
-        None
-    } else {
-        let at = c.pos;
-        let l = u32_of(c, "the block's location")?;
-        if l as usize >= loc_count {
-            return err(at, format!("block names location {l}, but {loc_count} locations are defined"));
-        }
-        Some(l)
-    };
-    let at = c.pos;
-    let count = c.u64().want(c, "the block's event count")?;
-    // Every event takes at least two bytes (head and wall delta).
-    if count > (c.remaining() / 2) as u64 {
-        return err(
-            at,
-            format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
-        );
-    }
+    let (block_loc, count) = block_prefix(c, form, loc_count)?;
     let mut wall: i64 = 0;
     let mut cpu: i64 = 0;
     for _ in 0..count {

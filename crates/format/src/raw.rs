@@ -8,8 +8,8 @@
 //! events one by one would have given.
 
 use crate::binary::{
-    ann, decode_block, decode_kind, event_cpu, head, implied_lamport, BlockEncoder, BlockPrefix, DecodeError,
-    Expect, Form, PerLocation,
+    ann, block_prefix, decode_block, decode_kind, event_cpu, head, implied_lamport, u32_of, BlockEncoder,
+    BlockPrefix, DecodeError, Expect, Form, PerLocation,
 };
 use crate::varint::{put_u64, vlen, zigzag, Cursor};
 use spoor_model::*;
@@ -120,15 +120,6 @@ fn annotations_len(ev: &Event) -> usize {
         len += item(ann::RAW_WALL, vlen(zigzag(r.wrapping_sub(ev.wall))));
     }
     vlen(n) + len
-}
-
-fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
-    let at = c.pos;
-    let v = c.u64().want(c, what)?;
-    u32::try_from(v).map_err(|_| DecodeError {
-        offset: at,
-        message: format!("expected {what} (at most 2^32-1), found {v}"),
-    })
 }
 
 /// Decodes annotations as `binary::decode_annotations` does; returns whether their
@@ -296,32 +287,6 @@ fn decode_local_canonical(
     Ok(BlockFacts { form, loc: None, count: prefix.count, min_wall: lo, max_wall: hi, canonical })
 }
 
-/// A block's location (none for a multi-location form) and event count, checked.
-fn block_prefix(c: &mut Cursor, form: Form, loc_count: usize) -> Result<(Option<u32>, u64), DecodeError> {
-    let block_loc = if form.multi() {
-        None
-    } else {
-        let at = c.pos;
-        let l = u32_of(c, "the block's location")?;
-        if l as usize >= loc_count {
-            return Err(DecodeError {
-                offset: at,
-                message: format!("block names location {l}, but {loc_count} locations are defined"),
-            });
-        }
-        Some(l)
-    };
-    let at = c.pos;
-    let count = c.u64().want(c, "the block's event count")?;
-    if count > (c.remaining() / 2) as u64 {
-        return Err(DecodeError {
-            offset: at,
-            message: format!("block declares {count} events, more than its {} bytes can hold", c.remaining()),
-        });
-    }
-    Ok((block_loc, count))
-}
-
 /// Whether `ev`, read with head `h` from `len` bytes after a wall delta `dw` and a CPU
 /// time `prev_cpu`, has the head and length the encoder would write (`with_loc`: the
 /// event names its location).
@@ -378,30 +343,7 @@ impl BlockCursor {
     /// Reads the block's prefix (location, event count).
     pub fn new(payload: Vec<u8>, form: Form, loc_count: usize) -> Result<BlockCursor, DecodeError> {
         let mut c = Cursor::new(&payload);
-        let loc = if form.multi() {
-            None
-        } else {
-            let at = c.pos;
-            let l = u32_of(&mut c, "the block's location")?;
-            if l as usize >= loc_count {
-                return Err(DecodeError {
-                    offset: at,
-                    message: format!("block names location {l}, but {loc_count} locations are defined"),
-                });
-            }
-            Some(l)
-        };
-        let at = c.pos;
-        let count = c.u64().want(&c, "the block's event count")?;
-        if count > (c.remaining() / 2) as u64 {
-            return Err(DecodeError {
-                offset: at,
-                message: format!(
-                    "block declares {count} events, more than its {} bytes can hold",
-                    c.remaining()
-                ),
-            });
-        }
+        let (loc, count) = block_prefix(&mut c, form, loc_count)?;
         let pos = c.pos;
         let local = (form == Form::Local).then(Box::default);
         let cur = BlockCursor { payload, pos, count, left: count, wall: 0, cpu: 0, loc, loc_count, local };
