@@ -241,6 +241,7 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
     // collective instance wait for the same last member over the same interval).
     let mut d_side: Option<(LocId, i64, i64)> = None;
     let (mut work_d, mut waits_d, mut work_w, mut waits_w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut parts: Vec<(u32, f64)> = Vec::new();
     for &i in &order {
         let w = &instances[i];
         let Some(cause) = w.cause else { continue };
@@ -257,17 +258,19 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
         let wait_w: i64 = waits_w.iter().map(|x| x.1).sum();
         // The excess of d over w, per call path and in waiting; d's whole interval when it
         // did nothing more than w (the wait then came from elsewhere in the interval).
-        let mut parts: Vec<(u32, f64)> = work_d
-            .iter()
-            .map(|&(p, v)| {
-                let theirs = work_w.binary_search_by_key(&p, |x| x.0).map_or(0, |k| work_w[k].1);
-                (p, (v - theirs).max(0) as f64)
-            })
-            .filter(|x| x.1 > 0.0)
-            .collect();
+        parts.clear();
+        parts.extend(
+            work_d
+                .iter()
+                .map(|&(p, v)| {
+                    let theirs = work_w.binary_search_by_key(&p, |x| x.0).map_or(0, |k| work_w[k].1);
+                    (p, (v - theirs).max(0) as f64)
+                })
+                .filter(|x| x.1 > 0.0),
+        );
         let mut waited = (wait_d - wait_w).max(0) as f64;
         if parts.is_empty() && waited == 0.0 {
-            parts = work_d.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0).collect();
+            parts.extend(work_d.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0));
             waited = wait_d as f64;
         }
         let sum: f64 = parts.iter().map(|x| x.1).sum::<f64>() + waited;
@@ -278,7 +281,7 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
             out.unattributed_ns += own + passed;
             continue;
         }
-        for (p, x) in parts {
+        for &(p, x) in &parts {
             let e = delays.entry((dl, p)).or_default();
             e.0 += own * x / sum;
             e.1 += passed * x / sum;
