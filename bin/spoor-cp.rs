@@ -28,15 +28,36 @@ fn levels(spec: &str) -> anyhow::Result<Vec<Level>> {
     }
 }
 
-fn window(spec: &str) -> anyhow::Result<(i64, i64)> {
+/// `--window T0..T1`: times from the first activity event (`span.0`), or absolute with a
+/// leading `@`; a window that holds no activity event is a usage error saying where the
+/// trace begins and ends.
+fn window(spec: &str, pag: &spoor_graph::Pag) -> anyhow::Result<(i64, i64)> {
     let parse = |s: &str| {
         spoor_format::text::parse_duration(s)
             .ok_or_else(|| anyhow!("--window {spec}: `{s}` is not a time (like 2ms, 1.5s, 300us or 1500)"))
     };
-    let (a, b) = spec.split_once("..").ok_or_else(|| anyhow!("--window {spec}: expected T0..T1"))?;
+    let (absolute, times) = match spec.strip_prefix('@') {
+        Some(rest) => (true, rest),
+        None => (false, spec),
+    };
+    let (a, b) =
+        times.split_once("..").ok_or_else(|| anyhow!("--window {spec}: expected T0..T1 or @T0..T1"))?;
     let (a, b) = (parse(a)?, parse(b)?);
     if b < a {
         bail!("--window {spec}: the end is before the start");
+    }
+    let Some(span) = pag.activity_span() else {
+        return Err(usage(format!("--window {spec}: the trace has no events")));
+    };
+    let base = if absolute { 0 } else { span.0 };
+    let (a, b) = (a.saturating_add(base), b.saturating_add(base));
+    if pag.activity_in(a, b) == 0 {
+        return Err(usage(format!(
+            "--window {spec} holds no event: the trace runs from 0 to {} after its first event (@{}..@{} ns)",
+            spoor_order::describe::time(span.1 - span.0),
+            span.0,
+            span.1
+        )));
     }
     Ok((a, b))
 }
@@ -69,7 +90,7 @@ fn main() {
                     format!("no phase `{p}` with a begin and an end; the trace has: {}", names.join(", "))
                 })
             })?),
-            (None, Some(w)) => Some(window(w)?),
+            (None, Some(w)) => Some(window(w, &pag)?),
             (None, None) => None,
         };
         let opts = CpOptions { scope: Some(scope), window, ..CpOptions::default() };

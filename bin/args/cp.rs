@@ -64,8 +64,10 @@ pub struct Args {
     /// Only the events within this phase (from its first begin to its last end).
     #[arg(long, value_name = "NAME")]
     pub phase: Option<String>,
-    /// Only the events within T0..T1 (times like 2ms, 1.5s, 300us, or nanoseconds).
-    #[arg(long, value_name = "T0..T1")]
+    /// Only the events within T0..T1, times from the trace's first event (like 2ms, 1.5s,
+    /// 300us, or nanoseconds); @T0..T1 for absolute times (the trace's own clock). A window
+    /// that holds no event is an error saying where the trace begins and ends.
+    #[arg(long, value_name = "[@]T0..T1")]
     pub window: Option<String>,
     /// Profiles to print: a comma-separated list of application, machine, process,
     /// thread, procedure, inclusive, message, imbalance (each procedure's time on the

@@ -403,3 +403,43 @@ fn outputs_match_their_golden_files() {
         }
     }
 }
+
+/// A run whose clock starts at 1 s, as recorded traces start at their epoch time.
+const LATE_START: &str = "spoor-text 1
+app 0 shifted
+machine 0 node0
+process 0 rank0 app=0 machine=0 rank=0
+process 1 rank1 app=0 machine=0 rank=1
+location 0 rank0 process=0 thread=0
+location 1 rank1 process=1 thread=0
+comm 0 MPI_COMM_WORLD members=0,1
+0 1s     0    process_begin
+1 1s     0    process_begin
+0 1s     0    enter compute
+1 1.001s 1ms  recv_begin from=0 tag=1
+0 1.01s  10ms leave compute
+0 1.011s 11ms send to=1 tag=1 bytes=8
+1 1.012s 1ms  recv_end from=0 tag=1 bytes=8
+0 1.02s  20ms process_end
+1 1.02s  9ms  process_end
+";
+
+#[test]
+fn windows_count_from_the_first_event_unless_absolute_and_an_empty_one_is_refused() {
+    let trace = ok("order", &["-q"], LATE_START.as_bytes());
+    let relative = text(&ok("cp", &["--weight", "wall", "--window", "0..11ms", "--profile", "none"], &trace));
+    let absolute =
+        text(&ok("cp", &["--weight", "wall", "--window", "@1s..1.011s", "--profile", "none"], &trace));
+    assert_eq!(relative, absolute);
+    // rank 0's compute from 1 s to 1.01 s, then its send: 11 ms.
+    assert!(relative.starts_with("critical path: 11.000 ms (wall mode, global scope"), "{relative}");
+    let out = run("cp", &["--window", "@0..5ms"], &trace, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--window @0..5ms holds no event: the trace runs from 0 to 20 ms after its first event (@1000000000..@1020000000 ns)"),
+        "{err}"
+    );
+    let out = run("cp", &["--window", "30ms..40ms"], &trace, &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
