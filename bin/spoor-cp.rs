@@ -53,7 +53,7 @@ fn window(spec: &str, pag: &spoor_graph::Pag) -> anyhow::Result<(i64, i64)> {
     let (a, b) = (a.saturating_add(base), b.saturating_add(base));
     if pag.activity_in(a, b) == 0 {
         return Err(usage(format!(
-            "--window {spec} holds no event: the trace runs from 0 to {} after its first event (@{}..@{} ns)",
+            "--window {spec} holds no event: the trace runs from 0 to {} after its first event (@{}..{} in ns)",
             spoor_order::describe::time(span.1 - span.0),
             span.0,
             span.1

@@ -437,7 +437,7 @@ fn windows_count_from_the_first_event_unless_absolute_and_an_empty_one_is_refuse
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("--window @0..5ms holds no event: the trace runs from 0 to 20 ms after its first event (@1000000000..@1020000000 ns)"),
+        err.contains("--window @0..5ms holds no event: the trace runs from 0 to 20 ms after its first event (@1000000000..1020000000 in ns)"),
         "{err}"
     );
     let out = run("cp", &["--window", "30ms..40ms"], &trace, &[]);
