@@ -40,7 +40,7 @@ Examples:
   spoor-cp --weight wall --profile all --path run.o
   spoor-cp --scope inter --app clientA run.o
   spoor-cp --phase solve -f csv -o cp.csv run.o
-  spoor-cp --weight wall --window 2s..3s run.o       the second after the first two
+  spoor-cp --weight wall --window 2s..3s run.o      the second after the first two
   spoor-pag run.o -o run.pag && spoor-cp --near 5 run.pag";
 
 /// Critical paths, critical-path profiles, zeroing and near-critical paths.
