@@ -57,8 +57,9 @@ fn bad_placements_and_tables() {
     assert_eq!(out.status.code(), Some(1));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("clientX") && e.contains("leaves out these processes: client2, client3"), "{e}");
+    // A rule that does not parse is a usage error.
     let out = run("gag", &["--place-by", "blocks:2", &o], b"", &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("block:K"));
     // A table that is not monotone is accepted, with a warning naming the rows.
     let out = run(
@@ -77,8 +78,9 @@ fn bad_placements_and_tables() {
         .output()
         .unwrap();
     assert!(out.status.success());
+    // A PAG of the other mode does not fit the command: a usage error, saying what to run.
     let out = run("gag", &["--predict", wall.to_str().unwrap()], b"", &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("wall mode"));
 }
 
@@ -203,8 +205,9 @@ fn procedure_lbf_beside_zeroing_and_search() {
         ),
         "{csv}"
     );
+    // A procedure the trace lacks is a usage error, as an unknown application is.
     let out = run("whatif", &["procedure", "nothere", &o], b"", &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("servBusy2"));
     // Search on 2 processors: every strategy's prediction is a real GAG prediction of
     // its placement, and the local search is no worse than greedy, block or cyclic.

@@ -1023,12 +1023,16 @@ impl<'a> Sim<'a> {
         }
         if let Some(l) = self.locs.iter().position(|l| l.state != LocState::Done) {
             let loc = &self.locs[l];
-            return Err(Error::Usage(format!(
-                "the prediction is stuck: {} waits at node {} for a remote arc that never comes \
+            // A PAG that is not in causal order: bad input, not a usage error.
+            return Err(Error::input(
+                "the PAG",
+                format!(
+                    "the prediction is stuck: {} waits at node {} for a remote arc that never comes \
                  (is the PAG in causal order?)",
-                self.pag.defs.location_name(l as u32),
-                loc.node
-            )));
+                    self.pag.defs.location_name(l as u32),
+                    loc.node
+                ),
+            ));
         }
         Ok(())
     }
