@@ -1,7 +1,7 @@
 //! spoor-cp: critical paths of a trace or PAG, with profiles, zeroing and near-critical
 //! paths (the spoor-graph crate; formats/pag.md).
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_graph::profile::Level;
@@ -29,22 +29,24 @@ fn levels(spec: &str) -> anyhow::Result<Vec<Level>> {
 }
 
 /// `--window T0..T1`: times from the first activity event (`span.0`), or absolute with a
-/// leading `@`; a window that holds no activity event is a usage error saying where the
-/// trace begins and ends.
+/// leading `@`; a malformed window, or one that holds no activity event, is a usage error
+/// (the latter saying where the trace begins and ends).
 fn window(spec: &str, pag: &spoor_graph::Pag) -> anyhow::Result<(i64, i64)> {
     let parse = |s: &str| {
-        spoor_format::text::parse_duration(s)
-            .ok_or_else(|| anyhow!("--window {spec}: `{s}` is not a time (like 2ms, 1.5s, 300us or 1500)"))
+        spoor_format::text::parse_duration(s).ok_or_else(|| {
+            usage(format!("--window {spec}: `{s}` is not a time (like 2ms, 1.5s, 300us or 1500)"))
+        })
     };
     let (absolute, times) = match spec.strip_prefix('@') {
         Some(rest) => (true, rest),
         None => (false, spec),
     };
-    let (a, b) =
-        times.split_once("..").ok_or_else(|| anyhow!("--window {spec}: expected T0..T1 or @T0..T1"))?;
+    let (a, b) = times
+        .split_once("..")
+        .ok_or_else(|| usage(format!("--window {spec}: expected T0..T1 or @T0..T1")))?;
     let (a, b) = (parse(a)?, parse(b)?);
     if b < a {
-        bail!("--window {spec}: the end is before the start");
+        return Err(usage(format!("--window {spec}: the end is before the start")));
     }
     let Some(span) = pag.activity_span() else {
         return Err(usage(format!("--window {spec}: the trace has no events")));

@@ -442,4 +442,7 @@ fn windows_count_from_the_first_event_unless_absolute_and_an_empty_one_is_refuse
     );
     let out = run("cp", &["--window", "30ms..40ms"], &trace, &[]);
     assert_eq!(out.status.code(), Some(2));
+    let out = run("cp", &["--window", "5ms..1ms"], &trace, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the end is before the start"));
 }
