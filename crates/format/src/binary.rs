@@ -361,6 +361,25 @@ impl<T> Expect<T> for Result<T, VarintError> {
     }
 }
 
+/// How an event's CPU time is written after a CPU time `prev_cpu` and a wall delta `dw`:
+/// the head's CPU mode, and the delta to write (0 unless the mode is `CPU_DELTA`).
+#[inline(always)]
+pub(crate) fn cpu_mode(cpu: Option<i64>, prev_cpu: i64, dw: i64) -> (u8, i64) {
+    match cpu {
+        None => (head::CPU_NONE, 0),
+        Some(cpu) => {
+            let dc = cpu.wrapping_sub(prev_cpu);
+            if dc == 0 {
+                (head::CPU_UNCHANGED, 0)
+            } else if dc == dw {
+                (head::CPU_SAME_AS_WALL, 0)
+            } else {
+                (head::CPU_DELTA, dc)
+            }
+        }
+    }
+}
+
 #[inline(always)]
 pub(crate) fn u32_of(c: &mut Cursor, what: &str) -> Result<u32, DecodeError> {
     let at = c.pos;
@@ -599,20 +618,10 @@ impl BlockEncoder {
         } else {
             &mut self.prev_cpu
         };
-        let (mode, dc) = match cpu {
-            None => (head::CPU_NONE, 0),
-            Some(cpu) => {
-                let dc = cpu.wrapping_sub(*prev_cpu);
-                *prev_cpu = cpu;
-                if dc == 0 {
-                    (head::CPU_UNCHANGED, 0)
-                } else if dc == dw {
-                    (head::CPU_SAME_AS_WALL, 0)
-                } else {
-                    (head::CPU_DELTA, dc)
-                }
-            }
-        };
+        let (mode, dc) = cpu_mode(cpu, *prev_cpu, dw);
+        if let Some(cpu) = cpu {
+            *prev_cpu = cpu;
+        }
         let annotated = ev.ann.partner.is_some() || lamport.is_some() || ev.ann.raw_wall.is_some();
         b.push(ev.kind.code() | (mode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 });
         if with_loc {

@@ -8,8 +8,8 @@
 //! events one by one would have given.
 
 use crate::binary::{
-    ann, block_prefix, decode_block, decode_kind, event_cpu, head, implied_lamport, u32_of, BlockEncoder,
-    BlockPrefix, DecodeError, Expect, Form, PerLocation,
+    ann, block_prefix, cpu_mode, decode_block, decode_kind, event_cpu, head, implied_lamport, u32_of,
+    BlockEncoder, BlockPrefix, DecodeError, Expect, Form, PerLocation,
 };
 use crate::varint::{put_u64, vlen, zigzag, Cursor};
 use spoor_model::*;
@@ -293,19 +293,7 @@ fn decode_local_canonical(
 #[inline]
 fn encoded_as_written(ev: &Event, h: u8, dw: i64, prev_cpu: i64, with_loc: bool, len: usize) -> bool {
     let code = h & head::KIND_MASK;
-    let (cmode, dc) = match ev.cpu {
-        None => (head::CPU_NONE, 0),
-        Some(x) => {
-            let dc = x.wrapping_sub(prev_cpu);
-            if dc == 0 {
-                (head::CPU_UNCHANGED, 0)
-            } else if dc == dw {
-                (head::CPU_SAME_AS_WALL, 0)
-            } else {
-                (head::CPU_DELTA, dc)
-            }
-        }
-    };
+    let (cmode, dc) = cpu_mode(ev.cpu, prev_cpu, dw);
     let annotated = !ev.ann.is_empty();
     let chead = code | (cmode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 };
     let mut want = 1 + vlen(zigzag(dw)) + kind_len(&ev.kind);
