@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
 
-fn main() {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut anchor = None;
     let mut opts = Otf2Options::default();
     let mut repeat = 1;
@@ -20,26 +20,13 @@ fn main() {
         }
     }
     let Some(anchor) = anchor else {
-        eprintln!("usage: otf2_count ANCHOR [--corrected] [--no-recv-begin] [--repeat N]");
-        std::process::exit(spoor_cli::exit::USAGE);
+        return Err("usage: otf2_count ANCHOR [--corrected] [--no-recv-begin] [--repeat N]".into());
     };
     for _ in 0..repeat {
         let t0 = Instant::now();
-        let archive = match Otf2Archive::open_with(anchor.as_ref(), opts) {
-            Ok(a) => a,
-            Err(e) => {
-                eprintln!("otf2_count: {e}");
-                std::process::exit(spoor_cli::exit_code(&e.into()));
-            }
-        };
+        let archive = Otf2Archive::open_with(anchor.as_ref(), opts)?;
         let t1 = Instant::now();
-        let locations = match archive.read_all() {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("otf2_count: {e}");
-                std::process::exit(spoor_cli::exit_code(&e.into()));
-            }
-        };
+        let locations = archive.read_all()?;
         let t2 = Instant::now();
         let events: usize = locations.iter().map(|l| l.events.len()).sum();
         let records: u64 = locations.iter().map(|l| l.records).sum();
@@ -68,4 +55,5 @@ fn main() {
         drop(locations);
         let _ = writeln!(out, "  drop {:.3} s", t3.elapsed().as_secs_f64());
     }
+    Ok(())
 }
