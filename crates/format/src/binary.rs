@@ -364,7 +364,7 @@ impl<T> Expect<T> for Result<T, VarintError> {
 /// How an event's CPU time is written after a CPU time `prev_cpu` and a wall delta `dw`:
 /// the head's CPU mode, and the delta to write (0 unless the mode is `CPU_DELTA`).
 #[inline(always)]
-pub(crate) fn cpu_mode(cpu: Option<i64>, prev_cpu: i64, dw: i64) -> (u8, i64) {
+pub fn cpu_mode(cpu: Option<i64>, prev_cpu: i64, dw: i64) -> (u8, i64) {
     match cpu {
         None => (head::CPU_NONE, 0),
         Some(cpu) => {

@@ -3,7 +3,7 @@
 //! room reserved once per event instead of checked byte by byte: the hot path's encoder.
 //! tests/encode.rs checks that both write the same bytes for every kind.
 
-use spoor_format::binary::head;
+use spoor_format::binary::{cpu_mode, head};
 use spoor_model::Kind;
 
 /// More than the encoding of any event this encoder writes: head, two varint deltas
@@ -151,20 +151,10 @@ impl Block {
     pub fn push(&mut self, wall: i64, cpu: Option<i64>, kind: &Kind) {
         debug_assert!(self.pend.is_empty() || cpu.is_none());
         let dw = wall.wrapping_sub(self.prev_wall);
-        let (mode, dc) = match cpu {
-            None => (head::CPU_NONE, 0),
-            Some(c) => {
-                let dc = c.wrapping_sub(self.prev_cpu);
-                self.prev_cpu = c;
-                if dc == 0 {
-                    (head::CPU_UNCHANGED, 0)
-                } else if dc == dw {
-                    (head::CPU_SAME_AS_WALL, 0)
-                } else {
-                    (head::CPU_DELTA, dc)
-                }
-            }
-        };
+        let (mode, dc) = cpu_mode(cpu, self.prev_cpu, dw);
+        if let Some(c) = cpu {
+            self.prev_cpu = c;
+        }
         self.encode(wall, mode, dc, kind);
     }
 
