@@ -257,23 +257,22 @@ impl Pag {
         v
     }
 
-    /// The earliest and latest wall times of the activity events (every node but the
-    /// virtual ones and the clock-offset samples); `None` for a graph without any.
-    pub fn activity_span(&self) -> Option<(i64, i64)> {
-        let activity = (0..self.nodes()).filter(|&i| self.loc[i] != NONE && self.kind[i] != CLOCK_OFFSET);
-        activity
-            .map(|i| self.wall[i])
-            .fold(None, |s, t| Some(s.map_or((t, t), |(a, b): (i64, i64)| (a.min(t), b.max(t)))))
+    /// The activity events: every node but the virtual ones and the clock-offset samples.
+    fn activity(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.nodes()).filter(|&i| self.loc[i] != NONE && self.kind[i] != CLOCK_OFFSET)
     }
 
-    /// How many activity events (as for [`Pag::activity_span`]) lie in the window
-    /// `[a, b]` of wall time.
+    /// The earliest and latest wall times of the activity events; `None` for a graph
+    /// without any.
+    pub fn activity_span(&self) -> Option<(i64, i64)> {
+        let mut walls = self.activity().map(|i| self.wall[i]);
+        let first = walls.next()?;
+        Some(walls.fold((first, first), |(a, b), t| (a.min(t), b.max(t))))
+    }
+
+    /// How many activity events lie in the window `[a, b]` of wall time.
     pub fn activity_in(&self, a: i64, b: i64) -> usize {
-        (0..self.nodes())
-            .filter(|&i| {
-                self.loc[i] != NONE && self.kind[i] != CLOCK_OFFSET && (a..=b).contains(&self.wall[i])
-            })
-            .count()
+        self.activity().filter(|&i| (a..=b).contains(&self.wall[i])).count()
     }
 
     /// The application named `name`, or an error listing the applications there are.
