@@ -3,7 +3,7 @@
 
 use anyhow::anyhow;
 use clap::Parser;
-use spoor_cli::{Console, Output};
+use spoor_cli::{usage, Console, Output};
 use spoor_graph::profile::Level;
 use spoor_graph::show::{self, CpReport};
 use spoor_graph::{cp, whatif, CpOptions, Scope};
@@ -77,13 +77,13 @@ fn main() {
             spoor_graph::file::load_with_distances(&args.input, mode, args.net.as_deref(), &console)?;
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,
-            (ScopeArg::Global, Some(_)) => return Err(usage("--app needs --scope intra or inter".into())),
-            (_, None) => return Err(usage("--scope intra and inter need --app NAME".into())),
+            (ScopeArg::Global, Some(_)) => return Err(usage("--app needs --scope intra or inter")),
+            (_, None) => return Err(usage("--scope intra and inter need --app NAME")),
             (ScopeArg::Intra, Some(a)) => Scope::Intra(pag.app_id(a)?),
             (ScopeArg::Inter, Some(a)) => Scope::Inter(pag.app_id(a)?),
         };
         let window = match (&args.phase, &args.window) {
-            (Some(_), Some(_)) => return Err(usage("give --phase or --window, not both".into())),
+            (Some(_), Some(_)) => return Err(usage("give --phase or --window, not both")),
             (Some(p), None) => Some(pag.phase_window(p).ok_or_else(|| {
                 let names = pag.phase_names();
                 usage(if names.is_empty() {
@@ -120,9 +120,4 @@ fn main() {
         }
         out.commit()
     })
-}
-
-/// Options that do not fit the trace: a usage error (exit 2).
-fn usage(message: String) -> anyhow::Error {
-    spoor_graph::Error::Usage(message).into()
 }

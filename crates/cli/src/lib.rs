@@ -39,6 +39,24 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// A command's usage error found after its arguments parsed (an option that does not
+/// fit the input): [`exit_code`] gives it [`exit::USAGE`].
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// A [`UsageError`] as the commands' error type.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    UsageError(message.into()).into()
+}
+
 /// The exit code for an error: [`exit::VERSION`] for a trace of an unsupported version,
 /// [`exit::USAGE`] for options that do not fit the inputs, [`exit::BAD_INPUT`] for
 /// everything else.
@@ -48,6 +66,9 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
         _ => exit::BAD_INPUT,
     };
     for c in e.chain() {
+        if c.is::<UsageError>() {
+            return exit::USAGE;
+        }
         if let Some(f) = c.downcast_ref::<spoor_format::Error>() {
             return of_format(f);
         }
@@ -327,6 +348,7 @@ mod tests {
         assert_eq!(exit_code(&spoor_order::Error::input("t.spoor", "a cycle").into()), exit::BAD_INPUT);
         let unknown_app = spoor_graph::Error::Usage("no application named `x`".into());
         assert_eq!(exit_code(&anyhow::Error::new(unknown_app).context("spoor-cp")), exit::USAGE);
+        assert_eq!(exit_code(&super::usage("--window 5ms..1ms: the end is before the start")), exit::USAGE);
         assert_eq!(exit_code(&anyhow::anyhow!("anything else")), exit::BAD_INPUT);
     }
 
