@@ -1,5 +1,6 @@
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Index into the string table.
 pub type StrId = u32;
@@ -21,10 +22,12 @@ pub type MetricId = u32;
 
 /// Interned names. Strings are unique: one id per distinct text, so a
 /// name identifies its id and the text form can name strings instead of numbering them.
+/// Each text is allocated once, shared by the id order and the lookup map: a
+/// Paraver header may declare millions of threads, each named.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StringTable {
-    strings: Vec<String>,
-    ids: HashMap<String, StrId>,
+    strings: Vec<Arc<str>>,
+    ids: HashMap<Arc<str>, StrId>,
 }
 
 impl StringTable {
@@ -39,9 +42,16 @@ impl StringTable {
             return id;
         }
         let id = self.strings.len() as StrId;
-        self.strings.push(s.to_owned());
-        self.ids.insert(s.to_owned(), id);
+        let text: Arc<str> = Arc::from(s);
+        self.strings.push(Arc::clone(&text));
+        self.ids.insert(text, id);
         id
+    }
+
+    /// Makes room for `additional` more strings.
+    pub fn reserve(&mut self, additional: usize) {
+        self.strings.reserve(additional);
+        self.ids.reserve(additional);
     }
 
     /// The id of `s`, if the table holds it (without adding it).
@@ -51,7 +61,7 @@ impl StringTable {
 
     /// The text of `id`, if the table holds it.
     pub fn get(&self, id: StrId) -> Option<&str> {
-        self.strings.get(id as usize).map(String::as_str)
+        self.strings.get(id as usize).map(|s| &**s)
     }
 
     /// The text of `id`, or `"?<id>"` for an id the table does not hold.
@@ -74,13 +84,13 @@ impl StringTable {
 
     /// The strings in id order.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.strings.iter().map(String::as_str)
+        self.strings.iter().map(|s| &**s)
     }
 }
 
 impl Serialize for StringTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.strings.serialize(s)
+        s.collect_seq(self.iter())
     }
 }
 
@@ -226,7 +236,14 @@ impl Definitions {
         (self.processes.len() - 1) as ProcId
     }
 
+    /// Makes room for `additional` more locations, each with its own name.
+    pub fn reserve_locations(&mut self, additional: usize) {
+        self.locations.reserve(additional);
+        self.strings.reserve(additional);
+    }
+
     /// Adds thread `thread` of `process`; its location id.
+
     pub fn add_location(&mut self, name: &str, process: ProcId, thread: u32) -> LocId {
         let name = self.strings.intern(name);
         self.locations.push(Location { name, process, thread });

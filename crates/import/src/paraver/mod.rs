@@ -76,6 +76,7 @@ use spoor_format::text::MAX_LINE;
 use spoor_format::Error;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -333,7 +334,8 @@ struct LocState {
     calls: Vec<Call>,
     open: Vec<Open>,
     last_t: i64,
-    pending: Option<(i64, CollAttrs)>,
+    /// Boxed: a header may declare millions of threads, most never in a collective.
+    pending: Option<Box<(i64, CollAttrs)>>,
 }
 
 struct CommRec {
@@ -404,6 +406,7 @@ impl<'a> Reader<'a> {
         let header = header::parse(&file, text)?;
         let row = row.unwrap_or_default();
         let mut defs = Definitions::new();
+        // A level's name of entry i, when the .row gives one.
         let level = |name: &str, i: usize| row.level(name).and_then(|l| l.get(i)).filter(|s| !s.is_empty());
         let napps = header.apps.len();
         for a in 0..napps {
@@ -429,7 +432,11 @@ impl<'a> Reader<'a> {
             }
         }
         let mut first_loc = Vec::new();
-        let mut loc_app = Vec::new();
+        let mut loc_app = Vec::with_capacity(total_threads as usize);
+        defs.reserve_locations(total_threads as usize);
+        // Looked up once: a header may declare millions of threads.
+        let thread_names = row.level("THREAD").unwrap_or_default();
+        let mut lname = String::new();
         let (mut task_index, mut thread_index) = (0usize, 0usize);
         for (a, tasks) in header.apps.iter().enumerate() {
             let mut firsts = Vec::new();
@@ -445,9 +452,12 @@ impl<'a> Reader<'a> {
                 let p = defs.add_process(&pname, a as u32, machine, t as u32);
                 firsts.push(defs.locations.len() as LocId);
                 for h in 0..spec.threads {
-                    let lname = level("THREAD", thread_index)
-                        .cloned()
-                        .unwrap_or_else(|| format!("THREAD {}.{}.{}", a + 1, t + 1, h + 1));
+                    lname.clear();
+                    match thread_names.get(thread_index).filter(|s| !s.is_empty()) {
+                        Some(n) => lname.push_str(n),
+                        None => write!(lname, "THREAD {}.{}.{}", a + 1, t + 1, h + 1)
+                            .expect("writing to a String"),
+                    }
                     thread_index += 1;
                     defs.add_location(&lname, p, h);
                     loc_app.push(a as u32);
@@ -745,7 +755,7 @@ impl<'a> Reader<'a> {
         let name = self.name(ty, value);
         let text = self.defs.strings.name(name).into_owned();
         let st = &mut self.locs[l];
-        let attrs = match st.pending.take() {
+        let attrs = match st.pending.take().map(|p| *p) {
             Some((pt, a)) if pt == t => a,
             _ => CollAttrs::default(),
         };
@@ -794,10 +804,10 @@ impl<'a> Reader<'a> {
         let attrs = match open {
             Some(c) => &mut st.calls[c].attrs,
             None => {
-                if st.pending.is_some_and(|(pt, _)| pt != t) {
+                if st.pending.as_ref().is_some_and(|p| p.0 != t) {
                     st.pending = None;
                 }
-                &mut st.pending.get_or_insert((t, CollAttrs::default())).1
+                &mut st.pending.get_or_insert_with(|| Box::new((t, CollAttrs::default()))).1
             }
         };
         let v = value.max(0) as u64;
