@@ -579,6 +579,22 @@ fn huge_numbers_are_refused_without_allocating() {
     }
 }
 
+#[test]
+fn declared_threads_and_nodes_are_bounded_by_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    // 3 threads on 1 node, then 3 nodes without a CPU list: within a limit of 3, over one of 2.
+    for (i, header) in ["#Paraver (x):1:1(2):1:2(2:1,1:1)", "#Paraver (x):1:3:1:1(1:1)"].iter().enumerate() {
+        let p = write_trace(dir.path(), &format!("m{i}"), &format!("{header}\n"), None, None);
+        let three = ParaverOptions { max_threads: 3, ..Default::default() };
+        let t = paraver::read_paraver_with(&p, &three).unwrap();
+        assert_eq!(t.defs.locations.len() + t.defs.machines.len(), 4, "{header}");
+        let two = ParaverOptions { max_threads: 2, ..Default::default() };
+        let e = paraver::read_paraver_with(&p, &two).unwrap_err();
+        assert_eq!(e.line, Some(1), "{header}: {e}");
+    }
+    assert_eq!(ParaverOptions::default().max_threads, paraver::MAX_THREADS);
+}
+
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(data).unwrap();

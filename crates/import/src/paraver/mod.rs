@@ -66,7 +66,7 @@ mod header;
 mod pcf;
 mod row;
 
-pub use header::{Header, TaskSpec};
+pub use header::{Header, TaskSpec, MAX_THREADS};
 pub use pcf::{EventType, Pcf};
 pub use row::Row;
 
@@ -114,11 +114,19 @@ pub struct ParaverOptions {
     /// Event types whose values enter (value != 0) and leave (value 0)
     /// regions, besides the MPI types.
     pub region_types: Vec<u64>,
+    /// The most threads, and the most nodes, the header may declare
+    /// ([`MAX_THREADS`] by default).
+    pub max_threads: u64,
 }
 
 impl Default for ParaverOptions {
     fn default() -> Self {
-        ParaverOptions { pcf: None, row: None, region_types: DEFAULT_REGION_TYPES.to_vec() }
+        ParaverOptions {
+            pcf: None,
+            row: None,
+            region_types: DEFAULT_REGION_TYPES.to_vec(),
+            max_threads: header::MAX_THREADS,
+        }
     }
 }
 
@@ -403,7 +411,7 @@ impl<'a> Reader<'a> {
         }
         let text = std::str::from_utf8(&first)
             .map_err(|_| Error::at_line(&file, 1, "not a Paraver trace: the header is not text"))?;
-        let header = header::parse(&file, text)?;
+        let header = header::parse(&file, text, opts.max_threads)?;
         let row = row.unwrap_or_default();
         let mut defs = Definitions::new();
         // A level's name of entry i, when the .row gives one.
