@@ -1080,7 +1080,11 @@ fn decode_payload(
     locs: usize,
 ) -> Result<Block, Error> {
     check_crc(name, offset, h, payload)?;
-    let mut events = Vec::new();
+    // Room for the declared events up front (every event takes at least a byte, so a
+    // hostile count cannot reserve more than the payload justifies).
+    let declared = binary::block_prefix(&mut crate::varint::Cursor::new(payload), block_form(h), locs)
+        .map_or(0, |(_, count)| count.min(payload.len() as u64));
+    let mut events = Vec::with_capacity(declared as usize);
     let prefix = binary::decode_block(payload, block_form(h), locs, |e| events.push(e))
         .map_err(|e| at_payload(name, offset, e))?;
     Ok(Block { loc: prefix.loc, events })

@@ -1,8 +1,9 @@
 //! Longest paths through a PAG: the forward diffusion and the backward walk of
 //! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
 
-use crate::pag::{Pag, Reach, CLOCK_OFFSET, NONE};
-use spoor_model::StrId;
+use crate::pag::{ArcKind, Pag, Reach, CLOCK_OFFSET, NONE};
+use rustc_hash::FxHashMap;
+use spoor_model::{LocId, StrId};
 
 /// "Not reached" (a node outside the scope, or reached only by the secondary diffusion).
 pub(crate) const NEG: i64 = i64::MIN / 4;
@@ -32,6 +33,20 @@ pub struct CpOptions {
     /// Zero the procedures with everything they call (arcs with one of them anywhere
     /// on the call stack).
     pub zero_inclusive: bool,
+    /// Local arcs whose innermost procedure is `proc` on location `loc` weigh `factor`
+    /// times as much (a procedure rebalanced or removed on some locations only).
+    pub scale: Vec<Scale>,
+    /// Message arcs between these two locations (either way) weigh this much: a link
+    /// made as fast as the others.
+    pub links: Vec<(LocId, LocId, i64)>,
+}
+
+/// One procedure's local arcs on one location, scaled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale {
+    pub loc: LocId,
+    pub proc: StrId,
+    pub factor: f64,
 }
 
 /// How a node was reached on its longest path.
@@ -85,6 +100,10 @@ pub(crate) struct Pass<'a> {
     in_app: Vec<bool>,
     /// Per calling context: its time counts as zero.
     zero_ctx: Vec<bool>,
+    /// Per (location, calling context) scaled: the factor (`CpOptions::scale`).
+    scaled: FxHashMap<(u32, u32), f64>,
+    /// Per (from, to) location pair: the weight of its message arcs (`CpOptions::links`).
+    links: FxHashMap<(u32, u32), i64>,
 }
 
 impl<'a> Pass<'a> {
@@ -97,7 +116,44 @@ impl<'a> Pass<'a> {
             })
             .collect();
         let zero_ctx = pag.zeroed_contexts(&opts.zero, Reach::inclusive_if(opts.zero_inclusive));
-        Pass { pag, scope, window: opts.window, in_app, zero_ctx }
+        let mut scaled = FxHashMap::default();
+        for s in &opts.scale {
+            for (c, ctx) in pag.contexts.iter().enumerate() {
+                if ctx.proc == s.proc {
+                    scaled.insert((s.loc, c as u32), s.factor.max(0.0));
+                }
+            }
+        }
+        let links = opts.links.iter().flat_map(|&(a, b, w)| [((a, b), w), ((b, a), w)]).collect();
+        Pass { pag, scope, window: opts.window, in_app, zero_ctx, scaled, links }
+    }
+
+    /// The weight of node `i`'s local arc under the zeroing and scaling asked for.
+    #[inline]
+    fn local_weight(&self, i: usize) -> i64 {
+        let g = self.pag;
+        let c = g.ctx[i];
+        if self.zero_ctx[c as usize] {
+            0
+        } else if self.scaled.is_empty() {
+            g.weight[i]
+        } else {
+            match self.scaled.get(&(g.loc[i], c)) {
+                Some(f) => (g.weight[i] as f64 * f).round() as i64,
+                None => g.weight[i],
+            }
+        }
+    }
+
+    /// The weight of remote arc `a` under the links asked for.
+    #[inline]
+    fn arc_weight(&self, a: usize) -> i64 {
+        let g = self.pag;
+        if self.links.is_empty() || g.arc_kind[a] != ArcKind::Message {
+            return g.arc_weight[a];
+        }
+        let key = (g.loc[g.arc_from[a] as usize], g.loc[g.arc_to[a] as usize]);
+        self.links.get(&key).copied().unwrap_or(g.arc_weight[a])
     }
 
     #[inline]
@@ -155,7 +211,7 @@ impl<'a> Pass<'a> {
         let g = self.pag;
         let l = g.loc[i];
         if l != NONE {
-            let w = if self.zero_ctx[g.ctx[i] as usize] { 0 } else { g.weight[i] };
+            let w = self.local_weight(i);
             let p = g.prev[i];
             if p == NONE {
                 if self.source_ok(l) {
@@ -182,7 +238,7 @@ impl<'a> Pass<'a> {
         for a in arcs {
             let from = g.arc_from[a] as usize;
             if dist[from] > NEG {
-                f(dist[from] + g.arc_weight[a], Pred::Arc(a as u32));
+                f(dist[from] + self.arc_weight(a), Pred::Arc(a as u32));
             }
         }
     }
@@ -335,7 +391,11 @@ pub fn length_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> i64
 
 /// The options whose forward diffusion the build makes: global scope, whole run, nothing zeroed.
 fn is_plain(opts: &CpOptions) -> bool {
-    matches!(opts.scope, None | Some(Scope::Global)) && opts.window.is_none() && opts.zero.is_empty()
+    matches!(opts.scope, None | Some(Scope::Global))
+        && opts.window.is_none()
+        && opts.zero.is_empty()
+        && opts.scale.is_empty()
+        && opts.links.is_empty()
 }
 
 /// The remote arcs of a path by kind, for summaries.

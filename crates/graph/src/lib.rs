@@ -21,6 +21,6 @@ pub mod show;
 pub mod whatif;
 
 pub use cost::{Mode, NetTable};
-pub use cp::{critical_path, CpOptions, CriticalPath, Scope};
+pub use cp::{critical_path, CpOptions, CriticalPath, Scale, Scope};
 pub use error::{Error, Result};
 pub use pag::{Pag, PhaseMark};

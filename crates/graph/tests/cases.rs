@@ -4,7 +4,7 @@
 use spoor_graph::cp::{self, Pred};
 use spoor_graph::pag::ArcKind;
 use spoor_graph::profile::{profile, Level};
-use spoor_graph::{critical_path, whatif, CpOptions, Mode, Pag, Scope};
+use spoor_graph::{critical_path, whatif, CpOptions, Mode, Pag, Scale, Scope};
 use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file};
 
 fn opts(scope: Scope) -> CpOptions {
@@ -54,6 +54,25 @@ fn late_sender_cpu_path_and_zeroing() {
     // Without compute, rank 1's own 1.98 ms before its receive decides: 2.13 ms.
     assert_eq!(zero(&pag, "compute"), ms(2.13));
     assert_eq!(zero(&pag, "main"), ms(10.14));
+}
+
+#[test]
+fn late_sender_cpu_path_with_a_procedure_scaled_on_one_location_and_a_link_made_fast() {
+    let pag = pag_of_file("late-sender.txt", Mode::Cpu);
+    let compute = pag.defs.strings.lookup("compute").expect("procedure name");
+    let scaled = |loc, factor| {
+        let scale = vec![Scale { loc, proc: compute, factor }];
+        cp::length(&pag, &CpOptions { scale, ..CpOptions::default() })
+    };
+    // Only rank 0 computes: removing it there is zeroing it; halving it takes 4.99 ms off
+    // the 10.2 ms path; scaling it where it never runs changes nothing.
+    assert_eq!(scaled(0, 0.0), zero(&pag, "compute"));
+    assert_eq!(scaled(0, 0.5), ms(5.21));
+    assert_eq!(scaled(1, 0.0), ms(10.2));
+    // The 50 us message from rank 0 to rank 1 made free, named either way round.
+    for link in [(0, 1, 0), (1, 0, 0)] {
+        assert_eq!(cp::length(&pag, &CpOptions { links: vec![link], ..CpOptions::default() }), ms(10.15));
+    }
 }
 
 #[test]

@@ -228,11 +228,10 @@ impl Waits {
         }
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
-        let mut instances = std::mem::take(&mut d.instances);
-        // A location's waits never overlap (each lasts a while): the key is unique.
-        instances.sort_unstable_by_key(|i| (i.loc, i.start, i.pattern));
+        let instances = by_location_and_start(std::mem::take(&mut d.instances), d.locs.len());
         let causes = causes::root_causes(d, &instances);
-        let mut totals: BTreeMap<(Pattern, StrId, ProcId), Total> = BTreeMap::new();
+        // Few keys, many instances: summed in a hash map, ordered once.
+        let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
         for i in &instances {
             let process = defs.locations.get(i.loc as usize).map_or(ProcId::MAX, |l| l.process);
             let t = totals.entry((i.pattern, i.proc, process)).or_default();
@@ -242,7 +241,7 @@ impl Waits {
         Ok(WaitStates {
             instances,
             callpaths: std::mem::take(&mut d.callpaths),
-            totals,
+            totals: totals.into_iter().collect(),
             unmatched: d.unmatched,
             late_messages: d.late_messages,
             open_sends,
@@ -250,6 +249,32 @@ impl Waits {
             causes,
         })
     }
+}
+
+/// `instances` ordered by location, start and pattern (a location's waits never overlap,
+/// so the key is unique): distributed by location, then each location's sorted, which
+/// the fold produced nearly in order.
+fn by_location_and_start(instances: Vec<Instance>, locs: usize) -> Vec<Instance> {
+    let mut first = vec![0usize; locs + 1];
+    for i in &instances {
+        first[i.loc as usize + 1] += 1;
+    }
+    for l in 0..locs {
+        first[l + 1] += first[l];
+    }
+    let mut slots: Vec<Option<Instance>> = Vec::new();
+    slots.resize_with(instances.len(), || None);
+    let mut next = first.clone();
+    for i in instances {
+        let l = i.loc as usize;
+        slots[next[l]] = Some(i);
+        next[l] += 1;
+    }
+    let mut sorted: Vec<Instance> = slots.into_iter().flatten().collect();
+    for l in 0..locs {
+        sorted[first[l]..first[l + 1]].sort_by_key(|i| (i.start, i.pattern));
+    }
+    sorted
 }
 
 /// The wait states of an ordered trace (spoor-order's output: flags MATCHED and
