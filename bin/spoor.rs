@@ -22,6 +22,9 @@ mod cat;
 #[path = "args/cp.rs"]
 mod cp;
 #[allow(dead_code)]
+#[path = "args/diagnose.rs"]
+mod diagnose;
+
 #[path = "args/gag.rs"]
 mod gag;
 #[allow(dead_code)]
@@ -72,6 +75,11 @@ const COMMANDS: &[(&str, &str, CommandLine)] = &[
     ("whatif", "scenario sweeps: placements, networks, procedure moves", whatif::Args::command),
     ("calibrate", "measure or fit a communication-cost table", calibrate::Args::command),
     ("report", "tables, profiles, histograms, pictures and Perfetto export", report::Args::command),
+    (
+        "diagnose",
+        "search for bottlenecks automatically: why, where, when, and what to fix first",
+        diagnose::Args::command,
+    ),
 ];
 
 const EXAMPLES: &str = "\

@@ -39,13 +39,18 @@ pub struct CpOptions {
     /// Message arcs between these two locations (either way) weigh this much: a link
     /// made as fast as the others.
     pub links: Vec<(LocId, LocId, i64)>,
+    /// Every message arc weighs this much (an ideal network: 0); before `links`.
+    pub message_weight: Option<i64>,
 }
 
 /// One procedure's local arcs on one location, scaled.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scale {
+    /// The location.
     pub loc: LocId,
+    /// The procedure (its exclusive time: arcs where it is the innermost one).
     pub proc: StrId,
+    /// What its arcs' weights are multiplied by (0: removed).
     pub factor: f64,
 }
 
@@ -104,6 +109,7 @@ pub(crate) struct Pass<'a> {
     scaled: FxHashMap<(u32, u32), f64>,
     /// Per (from, to) location pair: the weight of its message arcs (`CpOptions::links`).
     links: FxHashMap<(u32, u32), i64>,
+    message_weight: Option<i64>,
 }
 
 impl<'a> Pass<'a> {
@@ -125,7 +131,16 @@ impl<'a> Pass<'a> {
             }
         }
         let links = opts.links.iter().flat_map(|&(a, b, w)| [((a, b), w), ((b, a), w)]).collect();
-        Pass { pag, scope, window: opts.window, in_app, zero_ctx, scaled, links }
+        Pass {
+            pag,
+            scope,
+            window: opts.window,
+            in_app,
+            zero_ctx,
+            scaled,
+            links,
+            message_weight: opts.message_weight,
+        }
     }
 
     /// The weight of node `i`'s local arc under the zeroing and scaling asked for.
@@ -149,11 +164,11 @@ impl<'a> Pass<'a> {
     #[inline]
     fn arc_weight(&self, a: usize) -> i64 {
         let g = self.pag;
-        if self.links.is_empty() || g.arc_kind[a] != ArcKind::Message {
+        if (self.links.is_empty() && self.message_weight.is_none()) || g.arc_kind[a] != ArcKind::Message {
             return g.arc_weight[a];
         }
         let key = (g.loc[g.arc_from[a] as usize], g.loc[g.arc_to[a] as usize]);
-        self.links.get(&key).copied().unwrap_or(g.arc_weight[a])
+        self.links.get(&key).copied().or(self.message_weight).unwrap_or(g.arc_weight[a])
     }
 
     #[inline]
@@ -396,6 +411,7 @@ fn is_plain(opts: &CpOptions) -> bool {
         && opts.zero.is_empty()
         && opts.scale.is_empty()
         && opts.links.is_empty()
+        && opts.message_weight.is_none()
 }
 
 /// The remote arcs of a path by kind, for summaries.

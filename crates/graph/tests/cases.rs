@@ -73,6 +73,8 @@ fn late_sender_cpu_path_with_a_procedure_scaled_on_one_location_and_a_link_made_
     for link in [(0, 1, 0), (1, 0, 0)] {
         assert_eq!(cp::length(&pag, &CpOptions { links: vec![link], ..CpOptions::default() }), ms(10.15));
     }
+    // Both messages free (50 us each): an ideal network.
+    assert_eq!(cp::length(&pag, &CpOptions { message_weight: Some(0), ..CpOptions::default() }), ms(10.1));
 }
 
 #[test]

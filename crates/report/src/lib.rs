@@ -10,7 +10,7 @@
 mod analyze;
 mod chrome;
 mod compare;
-mod grid;
+pub mod grid;
 mod html;
 mod metric;
 mod overlay;
@@ -21,14 +21,14 @@ mod table;
 mod tables;
 mod waits;
 
-pub use analyze::{LocStats, Message, Messages, MinAvgMax, ProcStats};
+pub use analyze::{LocStats, Message, Messages, MinAvgMax, Observer, ProcStats};
 pub use metric::{Level, Metric};
 pub use overlay::{Overlay, OverlayProfile, PathArc, Segment};
 pub use render::{render, render_compare, Format, Selection};
 pub use table::{Cell, Column, Table, Unit};
 pub use tables::TableKind;
 
-use analyze::{Counts, Observer, Pass, PassOptions};
+use analyze::{Counts, Pass, PassOptions};
 use spoor_format::{binary::flags, ReadOptions, TraceReader};
 use spoor_model::Definitions;
 use std::io::Write;

@@ -1,0 +1,357 @@
+//! The metric cube the search asks: time by location × procedure × metric × time bin
+//! (and, for messages and their waits, × partner process), folded from one pass over an
+//! ordered trace together with its wait states. A procedure is charged inclusively (the
+//! time of everything it calls is its time too, as a Paradyn code focus is) but for
+//! computing, which is its own time only; every location is also charged under [`ALL`]. Bins come from spoor-report's folding grid:
+//! at most [`BINS`] of them over the run, so a window is exact to a bin's width.
+
+use rustc_hash::FxHashMap;
+use spoor_model::{Definitions, Event, Kind, LocId, ProcId, StrId};
+use spoor_report::grid::Grid;
+use spoor_waits::{CallPaths, Instance, Pattern, WaitStates, OUTSIDE};
+
+/// The procedure "any procedure": the whole location.
+pub const ALL: StrId = StrId::MAX - 1;
+/// No partner.
+pub const NO_PARTNER: ProcId = ProcId::MAX;
+/// The most time bins of the run.
+pub const BINS: usize = 128;
+
+/// What a series measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Metric {
+    /// Wall time (a location's time in the run, or inside a procedure).
+    Time,
+    /// Time outside communication and I/O calls (the innermost procedure's only).
+    Compute,
+    /// Time inside communication calls (MPI, PVM), waiting included.
+    Comm,
+    /// Time inside I/O calls.
+    Io,
+    /// Time inside blocking receives, by the partner that sent.
+    Recv,
+    /// Time in one wait-state pattern.
+    Wait(Pattern),
+}
+
+/// A series' key: location, procedure ([`ALL`], [`OUTSIDE`] or a name), metric, partner.
+type Key = (LocId, StrId, Metric, ProcId);
+
+/// How the fold classes a procedure by its name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Comm,
+    Io,
+    Other,
+}
+
+fn class_of(name: &str) -> Class {
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("mpi_") || lower.starts_with("pmpi_") || lower.starts_with("pvm_") {
+        return Class::Comm;
+    }
+    // POSIX and C stream I/O; MPI-IO is MPI_File_* (communication library, I/O work).
+    const IO: [&str; 16] = [
+        "read",
+        "write",
+        "pread",
+        "pwrite",
+        "readv",
+        "writev",
+        "open",
+        "close",
+        "fsync",
+        "fread",
+        "fwrite",
+        "fopen",
+        "fclose",
+        "fflush",
+        "lseek",
+        "fdatasync",
+    ];
+    if IO.contains(&lower.as_str()) || lower.starts_with("mpi_file_") {
+        return Class::Io;
+    }
+    Class::Other
+}
+
+#[derive(Default)]
+struct LocFold {
+    stack: Vec<StrId>,
+    comm_depth: u32,
+    io_depth: u32,
+    last: Option<i64>,
+    recv_begin: Option<i64>,
+}
+
+/// The fold over the events (one [`spoor_report::Observer`]).
+pub struct CubeFold {
+    grid: Grid,
+    series: FxHashMap<Key, usize>,
+    locs: Vec<LocFold>,
+    /// Each procedure's class, by string id (`None`: not yet looked up).
+    classes: Vec<Option<Class>>,
+    phases: FxHashMap<StrId, (i64, i64)>,
+    has_io: bool,
+}
+
+impl CubeFold {
+    pub fn new(defs: &Definitions) -> CubeFold {
+        let mut locs = Vec::new();
+        locs.resize_with(defs.locations.len(), LocFold::default);
+        CubeFold {
+            grid: Grid::new(BINS),
+            series: FxHashMap::default(),
+            locs,
+            classes: Vec::new(),
+            phases: FxHashMap::default(),
+            has_io: false,
+        }
+    }
+
+    fn class(&mut self, defs: &Definitions, proc: StrId) -> Class {
+        let i = proc as usize;
+        if let Some(Some(c)) = self.classes.get(i) {
+            return *c;
+        }
+        let c = class_of(&defs.strings.name(proc));
+        if i < defs.strings.len() {
+            if i >= self.classes.len() {
+                self.classes.resize(i + 1, None);
+            }
+            self.classes[i] = Some(c);
+        }
+        c
+    }
+
+    fn add(&mut self, key: Key, t0: i64, t1: i64) {
+        let next = self.series.len();
+        let s = *self.series.entry(key).or_insert(next);
+        if s == next {
+            let made = self.grid.add_series();
+            debug_assert_eq!(made, s);
+        }
+        self.grid.add_interval(s, t0, t1, (t1 - t0) as f64);
+    }
+
+    /// Charges `[t0, t1)` of `metric` to `loc` as a whole and to every distinct procedure
+    /// of `procs` (outermost first; none: outside every procedure).
+    fn charge(&mut self, loc: LocId, procs: &[StrId], metric: Metric, partner: ProcId, t0: i64, t1: i64) {
+        if t1 <= t0 {
+            return;
+        }
+        self.add((loc, ALL, metric, partner), t0, t1);
+        if procs.is_empty() {
+            self.add((loc, OUTSIDE, metric, partner), t0, t1);
+        }
+        for (k, &p) in procs.iter().enumerate() {
+            if !procs[..k].contains(&p) {
+                self.add((loc, p, metric, partner), t0, t1);
+            }
+        }
+    }
+
+    fn interval(&mut self, l: LocId, t0: i64, t1: i64) {
+        let st = &self.locs[l as usize];
+        let class = if st.comm_depth > 0 {
+            Metric::Comm
+        } else if st.io_depth > 0 {
+            Metric::Io
+        } else {
+            Metric::Compute
+        };
+        let stack = std::mem::take(&mut self.locs[l as usize].stack);
+        self.charge(l, &stack, Metric::Time, NO_PARTNER, t0, t1);
+        // Computing is a procedure's own (what a rebalance or a faster kernel changes);
+        // communication and I/O belong to every caller too (`exchange` calls MPI).
+        let own = if class == Metric::Compute { &stack[stack.len().saturating_sub(1)..] } else { &stack[..] };
+        self.charge(l, own, class, NO_PARTNER, t0, t1);
+        self.locs[l as usize].stack = stack;
+    }
+
+    fn enter(&mut self, defs: &Definitions, l: usize, proc: StrId) {
+        let class = self.class(defs, proc);
+        let st = &mut self.locs[l];
+        st.stack.push(proc);
+        match class {
+            Class::Comm => st.comm_depth += 1,
+            Class::Io => {
+                st.io_depth += 1;
+                self.has_io = true;
+            }
+            Class::Other => {}
+        }
+    }
+
+    fn leave(&mut self, defs: &Definitions, l: usize, proc: StrId) {
+        // Close up to the matching frame (a missing leave closes inner frames).
+        let Some(pos) = self.locs[l].stack.iter().rposition(|&p| p == proc) else { return };
+        let closed: Vec<StrId> = self.locs[l].stack.drain(pos..).collect();
+        for p in closed {
+            let class = self.class(defs, p);
+            let st = &mut self.locs[l];
+            match class {
+                Class::Comm => st.comm_depth = st.comm_depth.saturating_sub(1),
+                Class::Io => st.io_depth = st.io_depth.saturating_sub(1),
+                Class::Other => {}
+            }
+        }
+    }
+
+    /// Takes one event (each location's in its order).
+    pub fn event(&mut self, defs: &Definitions, e: &Event) {
+        // Clock-offset samples carry no activity.
+        if matches!(e.kind, Kind::ClockOffset { .. }) {
+            return;
+        }
+        let l = e.loc as usize;
+        if l >= self.locs.len() {
+            self.locs.resize_with(l + 1, LocFold::default);
+        }
+        if let Some(t0) = self.locs[l].last {
+            self.interval(e.loc, t0, e.wall);
+        }
+        self.locs[l].last = Some(self.locs[l].last.map_or(e.wall, |t| t.max(e.wall)));
+        match &e.kind {
+            Kind::Enter { proc } => self.enter(defs, l, *proc),
+            Kind::Leave { proc } => self.leave(defs, l, *proc),
+            Kind::RecvBegin { .. } => self.locs[l].recv_begin = Some(e.wall),
+            Kind::RecvEnd { .. } => {
+                let begin = self.locs[l].recv_begin.take();
+                let partner =
+                    e.ann.partner.and_then(|p| defs.locations.get(p.loc as usize)).map(|p| p.process);
+                if let (Some(b), Some(p)) = (begin, partner) {
+                    let stack = std::mem::take(&mut self.locs[l].stack);
+                    self.charge(e.loc, &stack, Metric::Recv, p, b, e.wall);
+                    self.locs[l].stack = stack;
+                }
+            }
+            Kind::PhaseBegin { name } => {
+                let span = self.phases.entry(*name).or_insert((e.wall, e.wall));
+                span.0 = span.0.min(e.wall);
+            }
+            Kind::PhaseEnd { name } => {
+                let span = self.phases.entry(*name).or_insert((e.wall, e.wall));
+                span.1 = span.1.max(e.wall);
+            }
+            _ => {}
+        }
+    }
+
+    /// The cube, with the wait states of the same trace charged in.
+    pub fn finish(mut self, defs: &Definitions, waits: &WaitStates) -> Cube {
+        for i in &waits.instances {
+            self.wait(defs, &waits.callpaths, i);
+        }
+        let extent = self.grid.extent().unwrap_or((0, 1, 0));
+        let prefix = (0..self.series.len())
+            .map(|s| {
+                let mut acc = 0.0;
+                std::iter::once(0.0)
+                    .chain(self.grid.values(s).iter().map(|v| {
+                        acc += v;
+                        acc
+                    }))
+                    .collect()
+            })
+            .collect();
+        let mut procs_of: Vec<Vec<StrId>> = vec![Vec::new(); self.locs.len()];
+        let mut partners_of: Vec<Vec<ProcId>> = vec![Vec::new(); self.locs.len()];
+        for &(l, p, _, partner) in self.series.keys() {
+            if p != ALL && !procs_of[l as usize].contains(&p) {
+                procs_of[l as usize].push(p);
+            }
+            if partner != NO_PARTNER && !partners_of[l as usize].contains(&partner) {
+                partners_of[l as usize].push(partner);
+            }
+        }
+        procs_of.iter_mut().for_each(|v| v.sort_unstable());
+        partners_of.iter_mut().for_each(|v| v.sort_unstable());
+        let mut phases: Vec<(StrId, i64, i64)> =
+            self.phases.into_iter().map(|(n, (a, b))| (n, a, b)).collect();
+        phases.sort_unstable();
+        Cube {
+            start: extent.0,
+            width: extent.1,
+            bins: extent.2,
+            series: self.series,
+            prefix,
+            procs_of,
+            partners_of,
+            phases,
+            has_io: self.has_io,
+        }
+    }
+
+    fn wait(&mut self, defs: &Definitions, paths: &CallPaths, i: &Instance) {
+        let procs = paths.get(i.callpath);
+        let (t0, t1) = (i.start, i.start + i.duration);
+        self.charge(i.loc, &procs, Metric::Wait(i.pattern), NO_PARTNER, t0, t1);
+        if point_to_point(i.pattern) {
+            if let Some(p) = i.cause.and_then(|c| defs.locations.get(c.loc as usize)) {
+                self.charge(i.loc, &procs, Metric::Wait(i.pattern), p.process, t0, t1);
+            }
+        }
+    }
+}
+
+/// Patterns of one sender and one receiver: their waits have a partner.
+pub fn point_to_point(p: Pattern) -> bool {
+    matches!(p, Pattern::LateSender | Pattern::LateSenderWrongOrder | Pattern::LateReceiver)
+}
+
+/// A range of time bins, `[b0, b1)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Bins(pub usize, pub usize);
+
+/// The folded metrics, with prefix sums over the bins.
+pub struct Cube {
+    /// The first bin's start and every bin's width (ns), and the number of bins.
+    pub start: i64,
+    pub width: i64,
+    pub bins: usize,
+    series: FxHashMap<Key, usize>,
+    prefix: Vec<Vec<f64>>,
+    /// The procedures (and [`OUTSIDE`]) seen on each location, and the partners.
+    pub procs_of: Vec<Vec<StrId>>,
+    pub partners_of: Vec<Vec<ProcId>>,
+    /// Each phase's name and its earliest begin and latest end.
+    pub phases: Vec<(StrId, i64, i64)>,
+    /// Whether any I/O call was seen.
+    pub has_io: bool,
+}
+
+impl Cube {
+    /// The sum of one series over `bins` (0 for a series never charged).
+    pub fn sum(&self, loc: LocId, proc: StrId, metric: Metric, partner: ProcId, bins: Bins) -> f64 {
+        match self.series.get(&(loc, proc, metric, partner)) {
+            Some(&s) => {
+                let p = &self.prefix[s];
+                let (a, b) = (bins.0.min(self.bins), bins.1.min(self.bins));
+                if b > a {
+                    p[b] - p[a]
+                } else {
+                    0.0
+                }
+            }
+            None => 0.0,
+        }
+    }
+
+    /// Every bin.
+    pub fn whole(&self) -> Bins {
+        Bins(0, self.bins)
+    }
+
+    /// The bins that `[t0, t1]` falls in.
+    pub fn bins_of(&self, t0: i64, t1: i64) -> Bins {
+        let at =
+            |t: i64| ((t - self.start).div_euclid(self.width.max(1))).clamp(0, self.bins as i64) as usize;
+        Bins(at(t0), (at(t1) + 1).min(self.bins))
+    }
+
+    /// The time `[start, end)` of `bins`.
+    pub fn time_of(&self, bins: Bins) -> (i64, i64) {
+        (self.start + bins.0 as i64 * self.width, self.start + bins.1 as i64 * self.width)
+    }
+}

@@ -1,0 +1,358 @@
+//! What to fix first: each cause the search and the root causes found, with the gain the
+//! model machine predicts for removing it (the CPU-mode critical path of the PAG with the
+//! change made: formats/diagnose.md, "What to fix first").
+//!
+//! - A delay (Böhme et al.): the work of one procedure on some locations that made
+//!   others wait. The fix brings that procedure on those locations down to its mean on
+//!   the other locations of the application (zero where they never run it, or where
+//!   every location has the delay: a serialization, a hot lock).
+//! - A load imbalance in a procedure: the same fix, for the locations above the mean.
+//! - Communication: a slow link gets its messages at the median transfer time of all
+//!   messages; communication everywhere gets an ideal network (every transfer free).
+//! - A procedure that the program is CPU bound in: the gain if it took no time, an
+//!   upper bound (no change names how much faster it could be), ranked after the rest.
+
+use crate::cube::{Cube, Metric, NO_PARTNER};
+use crate::focus::{Place, Resources};
+use crate::hypothesis::Hypothesis;
+use crate::search::{Shg, State};
+use serde::Serialize;
+use spoor_graph::pag::ArcKind;
+use spoor_graph::{cp, CpOptions, Pag, Scale};
+use spoor_model::{LocId, StrId};
+use spoor_waits::WaitStates;
+use std::collections::BTreeMap;
+
+/// One thing to change, with what it would give.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fix {
+    /// What it is, as a sentence: `extra work in foo on rank 3 causes 31 % of all waiting`.
+    pub finding: String,
+    /// The change the prediction makes.
+    pub change: String,
+    /// Kind: `delay`, `imbalance`, `link`, `network` or `cpu_bound`.
+    pub kind: &'static str,
+    /// The procedure and the processes it concerns.
+    pub procedure: Option<String>,
+    pub processes: Vec<String>,
+    /// The critical path (CPU mode) now and with the change (ns).
+    pub length_ns: i64,
+    pub predicted_ns: i64,
+    /// The predicted gain as a share of the path now (0.083: 8.3 % faster).
+    pub gain: f64,
+    /// An upper bound rather than a prediction (the cpu_bound kind).
+    pub bound: bool,
+    /// The numbers behind the finding.
+    pub evidence: Vec<String>,
+    /// Where to look at them in detail.
+    pub commands: Vec<String>,
+}
+
+/// What the fixes are made from.
+pub struct Inputs<'a> {
+    pub trace: &'a str,
+    pub pag: &'a Pag,
+    pub base: i64,
+    pub cube: &'a Cube,
+    pub res: &'a Resources<'a>,
+    pub waits: &'a WaitStates,
+    pub shg: &'a Shg,
+}
+
+/// The smallest predicted gain (a share of the path) a fix is listed with.
+pub const MIN_GAIN: f64 = 0.001;
+
+fn pct(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3} ms", ns / 1e6)
+}
+
+impl Inputs<'_> {
+    fn length(&self, o: &CpOptions) -> i64 {
+        cp::length(self.pag, o)
+    }
+
+    fn proc_name(&self, p: StrId) -> String {
+        spoor_waits::proc_name(self.res.defs(), p)
+    }
+
+    fn process_names(&self, locs: &[LocId]) -> Vec<String> {
+        let defs = self.res.defs();
+        let mut procs: Vec<u32> =
+            locs.iter().filter_map(|&l| defs.locations.get(l as usize).map(|x| x.process)).collect();
+        procs.sort_unstable();
+        procs.dedup();
+        procs
+            .iter()
+            .map(|&p| {
+                defs.processes
+                    .get(p as usize)
+                    .map_or_else(String::new, |q| defs.strings.name(q.name).into_owned())
+            })
+            .collect()
+    }
+
+    /// `proc`'s own computing time on a location (the whole run): what the PAG's
+    /// exclusive arcs of it weigh.
+    fn work(&self, proc: StrId, l: LocId) -> f64 {
+        self.cube.sum(l, proc, Metric::Compute, NO_PARTNER, self.cube.whole())
+    }
+
+    /// The scaling that brings `proc` on `locs` down to its mean on the other locations
+    /// of their applications (to zero where there are none).
+    fn rebalance(&self, proc: StrId, locs: &[LocId]) -> Vec<Scale> {
+        let defs = self.res.defs();
+        locs.iter()
+            .map(|&l| {
+                let app = defs.process_of(l).map(|p| p.app);
+                let others: Vec<LocId> = (0..defs.locations.len() as LocId)
+                    .filter(|&o| !locs.contains(&o) && defs.process_of(o).map(|p| p.app) == app)
+                    .collect();
+                let mean = if others.is_empty() {
+                    0.0
+                } else {
+                    others.iter().map(|&o| self.work(proc, o)).sum::<f64>() / others.len() as f64
+                };
+                let own = self.work(proc, l);
+                let factor = if own > 0.0 { (mean / own).min(1.0) } else { 1.0 };
+                Scale { loc: l, proc, factor }
+            })
+            .collect()
+    }
+
+    fn fix(&self, kind: &'static str, finding: String, change: String, opts: CpOptions) -> Fix {
+        let predicted_ns = self.length(&opts);
+        let gain = if self.base > 0 { (self.base - predicted_ns) as f64 / self.base as f64 } else { 0.0 };
+        Fix {
+            finding,
+            change,
+            kind,
+            procedure: None,
+            processes: Vec::new(),
+            length_ns: self.base,
+            predicted_ns,
+            gain,
+            bound: false,
+            evidence: Vec::new(),
+            commands: Vec::new(),
+        }
+    }
+
+    /// Delays grouped by procedure: the locations whose delay in it is at least a tenth
+    /// of the largest.
+    fn delays(&self) -> Vec<(StrId, Vec<LocId>, f64)> {
+        let mut by_proc: BTreeMap<StrId, BTreeMap<LocId, f64>> = BTreeMap::new();
+        for d in &self.waits.causes.delays {
+            let p = self.waits.callpaths.proc(d.callpath);
+            *by_proc.entry(p).or_default().entry(d.loc).or_default() += d.cost_ns();
+        }
+        let mut v: Vec<(StrId, Vec<LocId>, f64)> = by_proc
+            .into_iter()
+            .map(|(p, locs)| {
+                let max = locs.values().copied().fold(0.0, f64::max);
+                let chosen: Vec<LocId> =
+                    locs.iter().filter(|(_, &c)| c >= 0.1 * max).map(|(&l, _)| l).collect();
+                let cost = chosen.iter().map(|l| locs[l]).sum();
+                (p, chosen, cost)
+            })
+            .collect();
+        v.sort_by(|a, b| b.2.total_cmp(&a.2));
+        v
+    }
+}
+
+/// The fixes, largest predicted gain first (upper bounds last); at most `top` delays.
+pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
+    let mut out = Vec::new();
+    let total_wait: f64 = x.waits.instances.iter().map(|i| i.duration as f64).sum();
+    let mut seen_procs = Vec::new();
+    for (proc, locs, cost) in x.delays().into_iter().take(top) {
+        if total_wait <= 0.0 || cost < 0.01 * total_wait {
+            continue;
+        }
+        let names = x.process_names(&locs);
+        let finding = format!(
+            "extra work in {} on {} causes {} of all waiting ({})",
+            x.proc_name(proc),
+            names.join(", "),
+            pct(cost / total_wait),
+            ms(cost)
+        );
+        let scale = x.rebalance(proc, &locs);
+        let change = if scale.iter().all(|s| s.factor == 0.0) {
+            format!("{} removed on {}", x.proc_name(proc), names.join(", "))
+        } else {
+            format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), names.join(", "))
+        };
+        let mut f = x.fix("delay", finding, change, CpOptions { scale, ..CpOptions::default() });
+        f.procedure = Some(x.proc_name(proc));
+        f.processes = names;
+        f.evidence.push(format!("waiting caused by it: {} of {} in all", ms(cost), ms(total_wait)));
+        f.commands.push(format!("spoor-report -t waits {}", x.trace));
+        seen_procs.push(proc);
+        out.push(f);
+    }
+    out.extend(imbalances(x, &seen_procs));
+    out.extend(communication(x));
+    out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
+    out.extend(cpu_bound(x));
+    // A change the model says gains nothing is not a fix (its bottleneck stays listed).
+    out.retain(|f| f.gain >= MIN_GAIN);
+    out
+}
+
+/// Load imbalances the search found true in a procedure at the whole run.
+fn imbalances(x: &Inputs, skip: &[StrId]) -> Vec<Fix> {
+    let mut out = Vec::new();
+    for n in &x.shg.nodes {
+        let (Some(proc), true) = (n.focus.code, n.state == State::True && n.window == 0) else { continue };
+        if n.hypothesis != Hypothesis::LoadImbalance || n.focus.place != Place::All || skip.contains(&proc) {
+            continue;
+        }
+        let all = x.res.locations(Place::All);
+        let work: Vec<f64> = all.iter().map(|&l| x.work(proc, l)).collect();
+        let mean = work.iter().sum::<f64>() / work.len().max(1) as f64;
+        let max = work.iter().copied().fold(0.0, f64::max);
+        let over: Vec<LocId> = all
+            .iter()
+            .zip(&work)
+            .filter(|(_, &w)| w - mean >= 0.5 * (max - mean) && w > mean)
+            .map(|(&l, _)| l)
+            .collect();
+        if over.is_empty() {
+            continue;
+        }
+        let names = x.process_names(&over);
+        let finding = format!(
+            "load imbalance in {}: {} of the time ({} above its mean on {})",
+            x.proc_name(proc),
+            pct(n.value.unwrap_or(0.0)),
+            ms(max - mean),
+            names.join(", ")
+        );
+        let change =
+            format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), names.join(", "));
+        let scale = x.rebalance(proc, &over);
+        let mut f = x.fix("imbalance", finding, change, CpOptions { scale, ..CpOptions::default() });
+        f.procedure = Some(x.proc_name(proc));
+        f.processes = names;
+        f.evidence.push(format!(
+            "load_imbalance at {}: {} > {}",
+            n.focus_name,
+            pct(n.value.unwrap_or(0.0)),
+            pct(n.threshold)
+        ));
+        f.commands.push(format!("spoor-report -t profile {}", x.trace));
+        out.push(f);
+    }
+    out
+}
+
+/// The message arcs' median weight (the transfer time of a typical message).
+fn median_message(pag: &Pag) -> i64 {
+    let mut w: Vec<i64> =
+        (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message).map(|a| pag.arc_weight[a]).collect();
+    if w.is_empty() {
+        return 0;
+    }
+    let k = w.len() / 2;
+    *w.select_nth_unstable(k).1
+}
+
+/// Slow links (communication true between a process and a partner) and communication
+/// everywhere.
+fn communication(x: &Inputs) -> Vec<Fix> {
+    let mut out = Vec::new();
+    let typical = median_message(x.pag);
+    for n in &x.shg.nodes {
+        if n.hypothesis != Hypothesis::Communication
+            || n.state != State::True
+            || n.window != 0
+            || n.focus.code.is_some()
+        {
+            continue;
+        }
+        let value = n.value.unwrap_or(0.0);
+        match (n.focus.place, n.focus.partner) {
+            (Place::Process(q), Some(p)) => {
+                let links: Vec<(LocId, LocId, i64)> = x
+                    .res
+                    .locations_of(q)
+                    .iter()
+                    .flat_map(|&a| x.res.locations_of(p).iter().map(move |&b| (a, b, typical)))
+                    .collect();
+                let names = x.process_names(&[x.res.locations_of(p)[0], x.res.locations_of(q)[0]]);
+                let finding = format!(
+                    "slow link between {}: {} of {}'s time in its transfers",
+                    names.join(" and "),
+                    pct(value),
+                    names.last().cloned().unwrap_or_default()
+                );
+                let change = format!(
+                    "messages between {} at the median transfer time ({})",
+                    names.join(" and "),
+                    ms(typical as f64)
+                );
+                let mut f = x.fix("link", finding, change, CpOptions { links, ..CpOptions::default() });
+                f.processes = names;
+                f.evidence.push(format!(
+                    "communication at {}: {} > {}",
+                    n.focus_name,
+                    pct(value),
+                    pct(n.threshold)
+                ));
+                f.commands.push(format!("spoor-report -t messages {}", x.trace));
+                out.push(f);
+            }
+            (Place::All, None) => {
+                let finding = format!("communication (not waiting) takes {} of the time", pct(value));
+                let mut f = x.fix(
+                    "network",
+                    finding,
+                    "an ideal network (every transfer free)".into(),
+                    CpOptions { message_weight: Some(0), ..CpOptions::default() },
+                );
+                f.evidence.push(format!("communication at /: {} > {}", pct(value), pct(n.threshold)));
+                f.commands.push(format!("spoor-whatif scenarios SCENARIOS.toml {}", x.trace));
+                out.push(f);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Procedures the program is CPU bound in (at the whole program), with the gain if they
+/// took no time: an upper bound.
+fn cpu_bound(x: &Inputs) -> Vec<Fix> {
+    let mut out: Vec<Fix> = Vec::new();
+    for n in &x.shg.nodes {
+        let (Some(proc), true) = (n.focus.code, n.state == State::True && n.window == 0) else { continue };
+        if n.hypothesis != Hypothesis::CpuBound || n.focus.place != Place::All {
+            continue;
+        }
+        let name = x.proc_name(proc);
+        let finding = format!("the program computes in {} {} of its time", name, pct(n.value.unwrap_or(0.0)));
+        let mut f = x.fix(
+            "cpu_bound",
+            finding,
+            format!("{name} taking no time (an upper bound)"),
+            CpOptions { zero: vec![proc], ..CpOptions::default() },
+        );
+        f.bound = true;
+        f.procedure = Some(name);
+        f.evidence.push(format!(
+            "cpu_bound at {}: {} > {}",
+            n.focus_name,
+            pct(n.value.unwrap_or(0.0)),
+            pct(n.threshold)
+        ));
+        f.commands.push(format!("spoor-cp --zero {} {}", x.proc_name(proc), x.trace));
+        out.push(f);
+    }
+    out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
+    out
+}

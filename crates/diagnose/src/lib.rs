@@ -1,0 +1,208 @@
+//! The automated search for why, where and when a program is slow, and what to fix first
+//! (formats/diagnose.md).
+//!
+//! [`diagnose`] reads an ordered trace twice. The first pass folds it, with its wait
+//! states and their root causes, into a [`cube`] of times by location, procedure, metric
+//! and time bin. The [`search`] (Paradyn's W3 search, steered by Karavanic's
+//! [`directives`]) tests hypotheses at foci over windows of the run against thresholds and
+//! keeps the Search History Graph; the [`peers`] (Enterprise) annotate processes that
+//! stray from their peers. The second pass builds the CPU-mode Program Activity Graph,
+//! on which each cause found gets the gain the model machine predicts for removing it
+//! ([`fixes`]), and the fixes are sorted by that gain.
+
+pub mod cube;
+pub mod directives;
+pub mod fixes;
+pub mod focus;
+pub mod hypothesis;
+pub mod peers;
+pub mod render;
+pub mod search;
+
+use cube::{Cube, CubeFold};
+use directives::Directives;
+use focus::Resources;
+use spoor_format::{binary::flags, ReadOptions, TraceReader};
+use spoor_model::{Definitions, Event, Feedback};
+
+pub use fixes::Fix;
+pub use hypothesis::Hypothesis;
+pub use peers::{Annotation, PeerOptions};
+pub use search::{SearchOptions, Shg, State};
+
+/// Why a diagnosis could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Format(#[from] spoor_format::Error),
+    #[error(transparent)]
+    Graph(#[from] spoor_graph::Error),
+    /// The trace is not spoor-order's output.
+    #[error("{0}")]
+    NotOrdered(String),
+    /// A directive names what does not exist (the message names the file and line).
+    #[error("{0}")]
+    Directives(String),
+    /// The options do not fit the input.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// What the diagnosis does besides its defaults.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub search: SearchOptions,
+    pub peers: PeerOptions,
+    /// The most delays turned into fixes.
+    pub top: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { search: SearchOptions::default(), peers: PeerOptions::default(), top: 10 }
+    }
+}
+
+/// Everything the diagnosis found.
+pub struct Diagnosis {
+    /// The trace's name as given.
+    pub trace: String,
+    pub defs: Definitions,
+    pub events: u64,
+    /// The run's span (ns): the cube's first bin's start and last bin's end.
+    pub span: (i64, i64),
+    pub cube: Cube,
+    pub shg: Shg,
+    /// The most precise true nodes at the whole run, largest value first.
+    pub bottlenecks: Vec<usize>,
+    /// Largest predicted gain first; upper bounds last.
+    pub fixes: Vec<Fix>,
+    pub annotations: Vec<Annotation>,
+    /// The CPU-mode critical path of the run as recorded (ns).
+    pub length_ns: i64,
+    /// What the user should know about the answer (clock violations, unjudged waits).
+    pub warnings: Vec<String>,
+}
+
+/// Folds the trace at `path` into the cube and its wait states.
+fn first_pass(
+    path: &str,
+    feedback: &dyn Feedback,
+) -> Result<(Definitions, u64, Cube, spoor_waits::WaitStates), Error> {
+    let reader = TraceReader::open(path, ReadOptions::default())?;
+    let name = reader.name().to_owned();
+    let not_ordered = || {
+        Error::NotOrdered(format!(
+            "{name}: a diagnosis needs matched messages in causal order; run the trace through spoor-order first"
+        ))
+    };
+    let mut events = 0u64;
+    let fold = |defs: &Definitions, evs: &[Event], cube: &mut CubeFold, waits: &mut spoor_waits::Waits| {
+        for e in evs {
+            cube.event(defs, e);
+            waits.event(defs, e);
+        }
+    };
+    let (defs, cube, waits) = match reader.header().map(|h| h.flags) {
+        None => {
+            let (defs, evs) = reader.read_all()?;
+            let partnerless = |e: &Event| {
+                matches!(e.kind, spoor_model::Kind::RecvEnd { .. } | spoor_model::Kind::IrecvComplete { .. })
+                    && e.ann.partner.is_none()
+            };
+            if evs.iter().any(partnerless) {
+                return Err(not_ordered());
+            }
+            let (mut cube, mut waits) = (CubeFold::new(&defs), spoor_waits::Waits::new(&defs));
+            fold(&defs, &evs, &mut cube, &mut waits);
+            events = evs.len() as u64;
+            (defs, cube, waits)
+        }
+        Some(fl) => {
+            if fl & (flags::MATCHED | flags::GLOBAL_ORDER) != flags::MATCHED | flags::GLOBAL_ORDER {
+                return Err(not_ordered());
+            }
+            let defs0 = reader.defs().clone();
+            let (mut cube, mut waits) = (CubeFold::new(&defs0), spoor_waits::Waits::new(&defs0));
+            let mut blocks = reader.read_ahead(8);
+            for b in &mut blocks {
+                let b = b?;
+                fold(&defs0, &b.events, &mut cube, &mut waits);
+                events += b.events.len() as u64;
+                feedback.progress("events", events, None);
+            }
+            feedback.finish();
+            // A later definitions chunk may name what the first did not.
+            (blocks.finish().defs().clone(), cube, waits)
+        }
+    };
+    let waits = waits.finish(&defs, &name).map_err(|e| match e {
+        spoor_waits::Error::Format(f) => Error::Format(f),
+        spoor_waits::Error::NotOrdered(m) => Error::NotOrdered(m),
+    })?;
+    let cube = cube.finish(&defs, &waits);
+    Ok((defs, events, cube, waits))
+}
+
+/// Diagnoses the ordered trace at `path` (a file: it is read twice). `directives` is the
+/// text of a directives file and its name for errors.
+pub fn diagnose(
+    path: &str,
+    directives: Option<(&str, &str)>,
+    opts: &Options,
+    feedback: &dyn Feedback,
+) -> Result<Diagnosis, Error> {
+    if path == "-" {
+        return Err(Error::Usage("the trace is read twice: give it a file, not standard input".into()));
+    }
+    let (defs, events, cube, waits) = first_pass(path, feedback)?;
+    let res = Resources::new(&defs, &cube);
+    let dirs = match directives {
+        Some((file, text)) => Directives::parse(file, text, &res).map_err(Error::Directives)?,
+        None => Directives::default(),
+    };
+    let shg = search::search(&cube, &res, &dirs, &opts.search);
+    let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
+    let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
+    let inputs = fixes::Inputs {
+        trace: path,
+        pag: &pag,
+        base: length_ns,
+        cube: &cube,
+        res: &res,
+        waits: &waits,
+        shg: &shg,
+    };
+    let fixes = fixes::fixes(&inputs, opts.top);
+    let annotations = peers::annotate(&cube, &res, &opts.peers);
+    let mut warnings = Vec::new();
+    if waits.late_messages > 0 {
+        warnings.push(format!(
+            "{} receives end before their sends began (clock-condition violations): wait times are wrong; align the clocks with spoor-align",
+            waits.late_messages
+        ));
+    }
+    warnings.extend(waits.notes());
+    if shg.tested >= opts.search.max_tests {
+        warnings.push(format!(
+            "the search stopped after {} tests (--max-tests): {} pairs were not tested",
+            shg.tested,
+            shg.count(State::NotTested)
+        ));
+    }
+    let bottlenecks = search::bottlenecks(&shg);
+    let span = cube.time_of(cube.whole());
+    Ok(Diagnosis {
+        trace: path.to_owned(),
+        defs,
+        events,
+        span,
+        cube,
+        shg,
+        bottlenecks,
+        fixes,
+        annotations,
+        length_ns,
+        warnings,
+    })
+}
