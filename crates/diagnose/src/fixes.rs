@@ -7,8 +7,9 @@
 //!   the other locations of the application (zero where they never run it, or where
 //!   every location has the delay: a serialization, a hot lock).
 //! - A load imbalance in a procedure: the same fix, for the locations above the mean.
-//! - Communication: a slow link gets its messages at the median transfer time of all
-//!   messages; communication everywhere gets an ideal network (every transfer free).
+//! - A slow link (its messages more than twice the median transfer time): its messages
+//!   at the median; communication everywhere (true at the whole program): an ideal
+//!   network (every transfer free).
 //! - A procedure that the program is CPU bound in: the gain if it took no time, an
 //!   upper bound (no change names how much faster it could be), ranked after the rest.
 
@@ -102,20 +103,18 @@ impl Inputs<'_> {
     }
 
     /// The scaling that brings `proc` on `locs` down to its mean on the other locations
-    /// of their applications (to zero where there are none).
+    /// of their applications (all of them, where `locs` are every one that runs it).
     fn rebalance(&self, proc: StrId, locs: &[LocId]) -> Vec<Scale> {
         let defs = self.res.defs();
         locs.iter()
             .map(|&l| {
                 let app = defs.process_of(l).map(|p| p.app);
-                let others: Vec<LocId> = (0..defs.locations.len() as LocId)
-                    .filter(|&o| !locs.contains(&o) && defs.process_of(o).map(|p| p.app) == app)
+                let in_app: Vec<LocId> = (0..defs.locations.len() as LocId)
+                    .filter(|&o| defs.process_of(o).map(|p| p.app) == app)
                     .collect();
-                let mean = if others.is_empty() {
-                    0.0
-                } else {
-                    others.iter().map(|&o| self.work(proc, o)).sum::<f64>() / others.len() as f64
-                };
+                let others: Vec<LocId> = in_app.iter().copied().filter(|o| !locs.contains(o)).collect();
+                let peers = if others.is_empty() { in_app } else { others };
+                let mean = peers.iter().map(|&o| self.work(proc, o)).sum::<f64>() / peers.len().max(1) as f64;
                 let own = self.work(proc, l);
                 let factor = if own > 0.0 { (mean / own).min(1.0) } else { 1.0 };
                 Scale { loc: l, proc, factor }
@@ -123,8 +122,27 @@ impl Inputs<'_> {
             .collect()
     }
 
+    /// Whether no location outside `locs` runs `proc` (extra work of its own there).
+    fn only_here(&self, proc: StrId, locs: &[LocId]) -> bool {
+        let n = self.res.defs().locations.len() as LocId;
+        (0..n).filter(|o| !locs.contains(o)).all(|o| self.work(proc, o) <= 0.0)
+    }
+
+    /// Whether `proc` on `locs` is serialized work: every location that runs it is among
+    /// them and the waits it causes exceed half of its time there (each piece of it
+    /// holds others up, as a token or a hot lock does). Removing it is then the fix.
+    fn serialized(&self, proc: StrId, locs: &[LocId], cost: f64) -> bool {
+        let work: f64 = locs.iter().map(|&l| self.work(proc, l)).sum();
+        self.only_here(proc, locs) && cost >= 0.5 * work
+    }
+
     fn fix(&self, kind: &'static str, finding: String, change: String, opts: CpOptions) -> Fix {
-        let predicted_ns = self.length(&opts);
+        self.fix_with_gain(kind, finding, change, self.base - self.length(&opts))
+    }
+
+    /// A fix whose change gains `gain_ns` on the path.
+    fn fix_with_gain(&self, kind: &'static str, finding: String, change: String, gain_ns: i64) -> Fix {
+        let predicted_ns = self.base - gain_ns;
         let gain = if self.base > 0 { (self.base - predicted_ns) as f64 / self.base as f64 } else { 0.0 };
         Fix {
             finding,
@@ -181,7 +199,11 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
             pct(cost / total_wait),
             ms(cost)
         );
-        let scale = x.rebalance(proc, &locs);
+        let scale = if x.serialized(proc, &locs, cost) {
+            locs.iter().map(|&loc| Scale { loc, proc, factor: 0.0 }).collect()
+        } else {
+            x.rebalance(proc, &locs)
+        };
         let change = if scale.iter().all(|s| s.factor == 0.0) {
             format!("{} removed on {}", x.proc_name(proc), names.join(", "))
         } else {
@@ -196,7 +218,8 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
         out.push(f);
     }
     out.extend(imbalances(x, &seen_procs));
-    out.extend(communication(x));
+    out.extend(slow_links(x));
+    out.extend(network(x));
     out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
     out.extend(cpu_bound(x));
     // A change the model says gains nothing is not a fix (its bottleneck stays listed).
@@ -262,64 +285,78 @@ fn median_message(pag: &Pag) -> i64 {
     *w.select_nth_unstable(k).1
 }
 
-/// Slow links (communication true between a process and a partner) and communication
-/// everywhere.
-fn communication(x: &Inputs) -> Vec<Fix> {
+/// Links whose messages take more than twice the median transfer time, enough to
+/// matter (their excess at least 1 % of the path): each gets its messages at the median.
+fn slow_links(x: &Inputs) -> Vec<Fix> {
+    let pag = x.pag;
+    let typical = median_message(pag);
+    let process = |l: u32| x.res.defs().locations.get(l as usize).map_or(u32::MAX, |q| q.process);
+    let mut links: BTreeMap<(u32, u32), (u64, i64)> = BTreeMap::new();
+    for a in (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message) {
+        let (p, q) = (process(pag.loc[pag.arc_from[a] as usize]), process(pag.loc[pag.arc_to[a] as usize]));
+        let link = links.entry((p.min(q), p.max(q))).or_default();
+        link.0 += 1;
+        link.1 += pag.arc_weight[a];
+    }
     let mut out = Vec::new();
-    let typical = median_message(x.pag);
-    for n in &x.shg.nodes {
-        if n.hypothesis != Hypothesis::Communication
-            || n.state != State::True
-            || n.window != 0
-            || n.focus.code.is_some()
-        {
+    for ((p, q), (count, total)) in links {
+        let excess = total - typical * count as i64;
+        if p == q || total <= 2 * typical.max(1) * count as i64 || (excess as f64) < 0.01 * x.base as f64 {
             continue;
         }
-        let value = n.value.unwrap_or(0.0);
-        match (n.focus.place, n.focus.partner) {
-            (Place::Process(q), Some(p)) => {
-                let links: Vec<(LocId, LocId, i64)> = x
-                    .res
-                    .locations_of(q)
-                    .iter()
-                    .flat_map(|&a| x.res.locations_of(p).iter().map(move |&b| (a, b, typical)))
-                    .collect();
-                let names = x.process_names(&[x.res.locations_of(p)[0], x.res.locations_of(q)[0]]);
-                let finding = format!(
-                    "slow link between {}: {} of {}'s time in its transfers",
-                    names.join(" and "),
-                    pct(value),
-                    names.last().cloned().unwrap_or_default()
-                );
-                let change = format!(
-                    "messages between {} at the median transfer time ({})",
-                    names.join(" and "),
-                    ms(typical as f64)
-                );
-                let mut f = x.fix("link", finding, change, CpOptions { links, ..CpOptions::default() });
-                f.processes = names;
-                f.evidence.push(format!(
-                    "communication at {}: {} > {}",
-                    n.focus_name,
-                    pct(value),
-                    pct(n.threshold)
-                ));
-                f.commands.push(format!("spoor-report -t messages {}", x.trace));
-                out.push(f);
-            }
-            (Place::All, None) => {
-                let finding = format!("communication (not waiting) takes {} of the time", pct(value));
-                let mut f = x.fix(
-                    "network",
-                    finding,
-                    "an ideal network (every transfer free)".into(),
-                    CpOptions { message_weight: Some(0), ..CpOptions::default() },
-                );
-                f.evidence.push(format!("communication at /: {} > {}", pct(value), pct(n.threshold)));
-                f.commands.push(format!("spoor-whatif scenarios SCENARIOS.toml {}", x.trace));
-                out.push(f);
-            }
-            _ => {}
+        let (lp, lq) = (x.res.locations_of(p), x.res.locations_of(q));
+        let pairs = |w: Option<i64>| -> Vec<(LocId, LocId, Option<i64>)> {
+            lp.iter().flat_map(|&a| lq.iter().map(move |&b| (a, b, w))).collect()
+        };
+        let mut names = x.process_names(lp);
+        names.extend(x.process_names(lq));
+        let finding = format!(
+            "slow link between {}: {} messages at {} each against a median of {}",
+            names.join(" and "),
+            count,
+            ms(total as f64 / count as f64),
+            ms(typical as f64)
+        );
+        let change = format!("messages between {} at the median transfer time", names.join(" and "));
+        // The link's messages at their whole measured transfer, then at the median: the
+        // difference is the gain (the path's own weights keep only the part of a transfer
+        // after both sides were ready, which misses a receiver that was still busy).
+        let measured = x.length(&CpOptions { links: pairs(None), ..CpOptions::default() });
+        let mended = x.length(&CpOptions { links: pairs(Some(typical)), ..CpOptions::default() });
+        let mut f = x.fix_with_gain("link", finding, change, (measured - mended).max(0));
+        f.processes = names;
+        f.evidence.push(format!(
+            "transfers over the link: {} in all, {} more than at the median",
+            ms(total as f64),
+            ms(excess as f64)
+        ));
+        f.commands.push(format!("spoor-report -t messages {}", x.trace));
+        out.push(f);
+    }
+    out
+}
+
+/// Communication everywhere, where the search found it true at the whole program.
+fn network(x: &Inputs) -> Vec<Fix> {
+    let mut out = Vec::new();
+    for n in &x.shg.nodes {
+        if n.hypothesis == Hypothesis::Communication
+            && n.state == State::True
+            && n.window == 0
+            && n.focus.is_root()
+        {
+            let value = n.value.unwrap_or(0.0);
+            let finding = format!("communication (not waiting) takes {} of the time", pct(value));
+            let change = "an ideal network (every transfer free)".to_owned();
+            let mut f = x.fix(
+                "network",
+                finding,
+                change,
+                CpOptions { message_weight: Some(0), ..CpOptions::default() },
+            );
+            f.evidence.push(format!("communication at /: {} > {}", pct(value), pct(n.threshold)));
+            f.commands.push(format!("spoor-report -t messages {}", x.trace));
+            out.push(f);
         }
     }
     out

@@ -37,8 +37,10 @@ pub struct CpOptions {
     /// times as much (a procedure rebalanced or removed on some locations only).
     pub scale: Vec<Scale>,
     /// Message arcs between these two locations (either way) weigh this much: a link
-    /// made as fast as the others.
-    pub links: Vec<(LocId, LocId, i64)>,
+    /// made as fast as the others; `None`: the whole time from the send to the receive's
+    /// end (the transfer as measured when the receiver waited for it, rather than the
+    /// part of it after both sides were ready).
+    pub links: Vec<(LocId, LocId, Option<i64>)>,
     /// Every message arc weighs this much (an ideal network: 0); before `links`.
     pub message_weight: Option<i64>,
 }
@@ -108,7 +110,7 @@ pub(crate) struct Pass<'a> {
     /// Per (location, calling context) scaled: the factor (`CpOptions::scale`).
     scaled: FxHashMap<(u32, u32), f64>,
     /// Per (from, to) location pair: the weight of its message arcs (`CpOptions::links`).
-    links: FxHashMap<(u32, u32), i64>,
+    links: FxHashMap<(u32, u32), Option<i64>>,
     message_weight: Option<i64>,
 }
 
@@ -167,8 +169,12 @@ impl<'a> Pass<'a> {
         if (self.links.is_empty() && self.message_weight.is_none()) || g.arc_kind[a] != ArcKind::Message {
             return g.arc_weight[a];
         }
-        let key = (g.loc[g.arc_from[a] as usize], g.loc[g.arc_to[a] as usize]);
-        self.links.get(&key).copied().or(self.message_weight).unwrap_or(g.arc_weight[a])
+        let (from, to) = (g.arc_from[a] as usize, g.arc_to[a] as usize);
+        match self.links.get(&(g.loc[from], g.loc[to])) {
+            Some(Some(w)) => *w,
+            Some(None) => (g.wall[to] - g.wall[from]).max(0),
+            None => self.message_weight.unwrap_or(g.arc_weight[a]),
+        }
     }
 
     #[inline]

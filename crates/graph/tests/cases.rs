@@ -70,11 +70,16 @@ fn late_sender_cpu_path_with_a_procedure_scaled_on_one_location_and_a_link_made_
     assert_eq!(scaled(0, 0.5), ms(5.21));
     assert_eq!(scaled(1, 0.0), ms(10.2));
     // The 50 us message from rank 0 to rank 1 made free, named either way round.
-    for link in [(0, 1, 0), (1, 0, 0)] {
+    for link in [(0, 1, Some(0)), (1, 0, Some(0))] {
         assert_eq!(cp::length(&pag, &CpOptions { links: vec![link], ..CpOptions::default() }), ms(10.15));
     }
-    // Both messages free (50 us each): an ideal network.
-    assert_eq!(cp::length(&pag, &CpOptions { message_weight: Some(0), ..CpOptions::default() }), ms(10.1));
+    // Both messages free (50 us each): an ideal network. Rank 1 now reaches the barrier
+    // last (10.01 + 0.02 + 0.02 ms against rank 2's 10.01 + 0.02 + 0.01), then the same
+    // 0.06 ms to the end: 10.11 ms.
+    assert_eq!(cp::length(&pag, &CpOptions { message_weight: Some(0), ..CpOptions::default() }), ms(10.11));
+    // The first message at its whole time from send to receive end (10.03 to 10.08 ms:
+    // the 50 us the path already has).
+    assert_eq!(cp::length(&pag, &CpOptions { links: vec![(0, 1, None)], ..CpOptions::default() }), ms(10.2));
 }
 
 #[test]
