@@ -46,14 +46,15 @@ pub struct Annotation {
     pub group: String,
 }
 
-/// The peer groups: the processes of an application with the same procedures (outside
-/// communication), groups of three or more.
+/// The peer groups: the processes of an application with much the same procedures
+/// outside communication (at least half of the two sets shared: a master and its
+/// workers are two roles, a worker with one procedure more is still a worker), groups of
+/// three or more.
 pub fn groups(cube: &Cube, res: &Resources) -> Vec<(String, Vec<ProcId>)> {
     let defs = res.defs();
-    let mut by_role: std::collections::BTreeMap<(u32, Vec<StrId>), Vec<ProcId>> = Default::default();
-    for (p, proc) in defs.processes.iter().enumerate() {
-        let mut procs: Vec<StrId> = res
-            .locations_of(p as ProcId)
+    let procs_of = |p: ProcId| -> Vec<StrId> {
+        let mut v: Vec<StrId> = res
+            .locations_of(p)
             .iter()
             .flat_map(|&l| cube.procs_of.get(l as usize).into_iter().flatten().copied())
             .filter(|&s| {
@@ -61,33 +62,42 @@ pub fn groups(cube: &Cube, res: &Resources) -> Vec<(String, Vec<ProcId>)> {
                 !(name.starts_with("mpi_") || name.starts_with("pvm_"))
             })
             .collect();
-        procs.sort_unstable();
-        procs.dedup();
-        by_role.entry((proc.app, procs)).or_default().push(p as ProcId);
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let alike = |a: &[StrId], b: &[StrId]| {
+        let shared = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
+        let union = a.len() + b.len() - shared;
+        union == 0 || 2 * shared >= union
+    };
+    // (application, the first member's procedures, members), in process order.
+    let mut roles: Vec<(u32, Vec<StrId>, Vec<ProcId>)> = Vec::new();
+    for (p, proc) in defs.processes.iter().enumerate() {
+        let mine = procs_of(p as ProcId);
+        match roles.iter_mut().find(|r| r.0 == proc.app && alike(&r.1, &mine)) {
+            Some(r) => r.2.push(p as ProcId),
+            None => roles.push((proc.app, mine, vec![p as ProcId])),
+        }
     }
-    let mut roles_per_app: std::collections::BTreeMap<u32, usize> = Default::default();
-    for (app, _) in by_role.keys() {
-        *roles_per_app.entry(*app).or_default() += 1;
-    }
-    by_role
-        .into_iter()
-        .filter(|(_, v)| v.len() >= 3)
-        .map(|((app, _), members)| {
+    let name_of = |p: ProcId| {
+        defs.processes.get(p as usize).map_or_else(String::new, |q| defs.strings.name(q.name).into_owned())
+    };
+    let roles_in = |app: u32| roles.iter().filter(|r| r.0 == app).count();
+    roles
+        .iter()
+        .filter(|r| r.2.len() >= 3)
+        .map(|(app, _, members)| {
             let app_name = defs
                 .apps
-                .get(app as usize)
+                .get(*app as usize)
                 .map_or_else(|| format!("app {app}"), |a| defs.strings.name(a.name).into_owned());
-            let name = if roles_per_app[&app] > 1 {
-                let first = &members[0];
-                let first_name = defs
-                    .processes
-                    .get(*first as usize)
-                    .map_or_else(String::new, |q| defs.strings.name(q.name).into_owned());
-                format!("{app_name} (like {first_name})")
+            let name = if roles_in(*app) > 1 {
+                format!("{app_name} (like {})", name_of(members[0]))
             } else {
                 app_name
             };
-            (name, members)
+            (name, members.clone())
         })
         .collect()
 }
@@ -127,30 +137,56 @@ pub fn annotate(cube: &Cube, res: &Resources, opts: &PeerOptions) -> Vec<Annotat
             })
             .collect();
         for (m, &p) in members.iter().enumerate() {
-            let mut open: Option<(usize, f64, &'static str)> = None;
-            for (wi, d) in dist.iter().map(|v| v[m]).enumerate() {
-                open = match open {
-                    None if d.abs() >= opts.enter => {
-                        Some((wi, d.abs(), if d > 0.0 { "overworked" } else { "underworked" }))
-                    }
-                    Some((s, peak, kind)) if d.abs() >= opts.leave && (d > 0.0) == (kind == "overworked") => {
-                        Some((s, peak.max(d.abs()), kind))
-                    }
-                    Some((s, peak, kind)) => {
-                        out.push(annotation(cube, res, &group, p, kind, windows[s], windows[wi - 1], peak));
-                        // A swing straight to the other side starts a new stretch.
-                        (d.abs() >= opts.enter)
-                            .then(|| (wi, d.abs(), if d > 0.0 { "overworked" } else { "underworked" }))
-                    }
-                    None => None,
-                };
-            }
-            if let Some((s, peak, kind)) = open {
-                out.push(annotation(cube, res, &group, p, kind, windows[s], windows[k - 1], peak));
+            let d: Vec<f64> = dist.iter().map(|v| v[m]).collect();
+            for st in stretches(&d, opts.enter, opts.leave) {
+                let kind = if st.over { "overworked" } else { "underworked" };
+                out.push(annotation(
+                    cube,
+                    res,
+                    &group,
+                    p,
+                    kind,
+                    windows[st.first],
+                    windows[st.last],
+                    st.peak,
+                ));
             }
         }
     }
     out.sort_by(|a, b| (a.process, a.start).cmp(&(b.process, b.start)));
+    out
+}
+
+/// One stretch of windows a member stays annotated over.
+#[derive(Debug, PartialEq)]
+struct Stretch {
+    first: usize,
+    last: usize,
+    peak: f64,
+    /// Above the median (else below).
+    over: bool,
+}
+
+/// The stretches of a member's distances from the median, window by window: one starts
+/// at a distance of `enter` or more and lasts while the distance stays at `leave` or more
+/// on the same side (a swing to the other side ends it, and may start another).
+fn stretches(dist: &[f64], enter: f64, leave: f64) -> Vec<Stretch> {
+    let mut out = Vec::new();
+    let mut open: Option<Stretch> = None;
+    for (w, &d) in dist.iter().enumerate() {
+        if let Some(st) = &mut open {
+            if d.abs() >= leave && (d > 0.0) == st.over {
+                st.last = w;
+                st.peak = st.peak.max(d.abs());
+                continue;
+            }
+            out.extend(open.take());
+        }
+        if d.abs() >= enter {
+            open = Some(Stretch { first: w, last: w, peak: d.abs(), over: d > 0.0 });
+        }
+    }
+    out.extend(open);
     out
 }
 
@@ -177,5 +213,25 @@ fn annotation(
         end: cube.time_of(last).1,
         peak,
         group: group.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stretches_start_above_enter_and_end_below_leave() {
+        let st = |first, last, peak, over| Stretch { first, last, peak, over };
+        // Enters at 0.3, stays through 0.15 (above leave), ends at 0.05; 0.2 never enters;
+        // 0.3 enters again and a swing to -0.3 ends it and starts a stretch below.
+        let d = [0.3, 0.15, 0.05, 0.2, 0.3, -0.3, -0.12];
+        assert_eq!(
+            stretches(&d, 0.25, 0.10),
+            [st(0, 1, 0.3, true), st(4, 4, 0.3, true), st(5, 6, 0.3, false)]
+        );
+        // Without hysteresis (leave = enter) the first stretch would end at once.
+        assert_eq!(stretches(&d[..2], 0.25, 0.25), [st(0, 0, 0.3, true)]);
+        assert!(stretches(&[0.1, -0.2], 0.25, 0.1).is_empty());
     }
 }
