@@ -23,6 +23,7 @@ pub fn bin(name: &str) -> &'static str {
         "whatif" => env!("CARGO_BIN_EXE_spoor-whatif"),
         "calibrate" => env!("CARGO_BIN_EXE_spoor-calibrate"),
         "report" => env!("CARGO_BIN_EXE_spoor-report"),
+        "diagnose" => env!("CARGO_BIN_EXE_spoor-diagnose"),
         _ => unreachable!("no command spoor-{name}"),
     }
 }

@@ -6,6 +6,7 @@ mod common;
 mod cat;
 mod cp;
 mod cp_recorded;
+mod diagnose;
 mod import;
 mod order;
 mod record;

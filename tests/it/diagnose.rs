@@ -1,0 +1,99 @@
+//! spoor-diagnose end to end: a real Score-P run's first finding, the output forms,
+//! directives from a file, and the errors and exit codes.
+
+use crate::common::*;
+
+fn ordered(dir: &tempfile::TempDir, src: &str, name: &str) -> String {
+    let out = dir.path().join(name).to_string_lossy().into_owned();
+    ok("order", &[src, "-o", &out], b"");
+    out
+}
+
+fn synth(dir: &tempfile::TempDir, args: &[&str]) -> String {
+    let raw = dir.path().join("raw.spoor").to_string_lossy().into_owned();
+    let mut a = args.to_vec();
+    a.extend(["-o", &raw]);
+    ok("synth", &a, b"");
+    ordered(dir, &raw, "t.spoor")
+}
+
+/// casita-4 in $SPOOR_DATA: rank 0's extra work in `foo` is behind the late-sender chain
+/// 0→1→2→3, and it is the first thing to fix.
+#[test]
+fn the_first_finding_on_a_real_trace_is_the_extra_work_behind_its_late_senders() {
+    let Some(data) = data() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let raw = d.path().join("c4.spoor").to_string_lossy().into_owned();
+    ok("import", &[data.join("otf2/casita-4_mpi_ls_barr").to_str().unwrap(), "-o", &raw], b"");
+    let aligned = d.path().join("c4-aligned.spoor").to_string_lossy().into_owned();
+    ok("align", &[&raw, "-o", &aligned], b"");
+    let t = ordered(&d, &aligned, "c4.o");
+    let json: serde_json::Value = serde_json::from_str(&ok_text("diagnose", &[&t, "-f", "json"])).unwrap();
+    let first = &json["fixes"][0];
+    assert_eq!(first["kind"], "delay", "{first}");
+    assert_eq!(first["procedure"], "foo", "{first}");
+    assert_eq!(first["processes"], serde_json::json!(["MPI Rank 0"]), "{first}");
+    assert!(first["gain"].as_f64().unwrap() > 0.5, "{first}");
+    // The search found the late senders of the chain, each waiting for the one before.
+    let nodes = json["search"]["nodes"].as_array().unwrap();
+    for (r, p) in [(1, 0), (2, 1), (3, 2)] {
+        let focus = format!("/Code/MPI_Recv, /Process/MPI Rank {r}, /Partner/MPI Rank {p}");
+        assert!(
+            nodes
+                .iter()
+                .any(|n| n["hypothesis"] == "late_sender" && n["focus"] == focus && n["state"] == "true"),
+            "{focus}"
+        );
+    }
+}
+
+#[test]
+fn output_forms_and_directives_from_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let t = synth(&d, &["stencil", "--procs", "8", "--steps", "10", "--extra-work", "late:2:2000000"]);
+    let text = ok_text("diagnose", &[&t, "--tree"]);
+    assert!(text.contains("1. extra work in late on rank2 causes"), "{text}");
+    assert!(text.contains("Search History Graph (true nodes):"), "{text}");
+    let dot = ok_text("diagnose", &[&t, "-f", "dot"]);
+    assert!(dot.starts_with("digraph shg {") && dot.contains("->"), "{dot}");
+    let dirs = d.path().join("d.dirs");
+    std::fs::write(&dirs, "prune cpu_bound /\n").unwrap();
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut a = vec![t.as_str(), "-f", "json"];
+        a.extend(extra);
+        serde_json::from_str(&ok_text("diagnose", &a)).unwrap()
+    };
+    let plain = json(&[]);
+    let pruned = json(&["--directives", dirs.to_str().unwrap()]);
+    assert!(pruned["search"]["tested"].as_u64() < plain["search"]["tested"].as_u64());
+    let strict = json(&["--threshold", "sync_waiting=0.99"]);
+    let root = &strict["search"]["nodes"][0];
+    assert_eq!((root["hypothesis"].as_str(), root["threshold"].as_f64()), (Some("sync_waiting"), Some(0.99)));
+}
+
+#[test]
+fn errors_and_exit_codes() {
+    let d = tempfile::tempdir().unwrap();
+    let t = synth(&d, &["ring", "--procs", "3", "--steps", "2"]);
+    let code = |args: &[&str]| {
+        let out = run("diagnose", args, b"", &[]);
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (c, e) = code(&[&testdata("late-sender.txt")]);
+    assert_eq!(c, Some(1), "{e}");
+    assert!(e.contains("run the trace through spoor-order first"), "{e}");
+    let (c, e) = code(&["-"]);
+    assert_eq!(c, Some(2), "{e}");
+    let (c, e) = code(&[&t, "--threshold", "slow=0.1"]);
+    assert_eq!(c, Some(2), "{e}");
+    assert!(e.contains("the hypotheses are: sync_waiting"), "{e}");
+    let dirs = d.path().join("bad.dirs");
+    std::fs::write(&dirs, "# steer\nprune nosuch /\n").unwrap();
+    let (c, e) = code(&[&t, "--directives", dirs.to_str().unwrap()]);
+    assert_eq!(c, Some(1), "{e}");
+    assert!(e.contains("bad.dirs:2: no hypothesis `nosuch`"), "{e}");
+    let (c, e) = code(&[&t, "--peer-enter", "0.1", "--peer-leave", "0.2"]);
+    assert_eq!(c, Some(2), "{e}");
+    let (c, e) = code(&[d.path().join("missing.spoor").to_str().unwrap()]);
+    assert_eq!(c, Some(1), "{e}");
+}
