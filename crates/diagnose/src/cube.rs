@@ -46,11 +46,7 @@ enum Class {
 }
 
 fn class_of(name: &str) -> Class {
-    let lower = name.to_ascii_lowercase();
-    if lower.starts_with("mpi_") || lower.starts_with("pmpi_") || lower.starts_with("pvm_") {
-        return Class::Comm;
-    }
-    // POSIX and C stream I/O; MPI-IO is MPI_File_* (communication library, I/O work).
+    // POSIX and C stream I/O, and MPI-IO (MPI_File_*: the MPI library, but I/O work).
     const IO: [&str; 16] = [
         "read",
         "write",
@@ -69,10 +65,14 @@ fn class_of(name: &str) -> Class {
         "lseek",
         "fdatasync",
     ];
-    if IO.contains(&lower.as_str()) || lower.starts_with("mpi_file_") {
-        return Class::Io;
+    let lower = name.to_ascii_lowercase();
+    if IO.contains(&lower.as_str()) || lower.starts_with("mpi_file_") || lower.starts_with("pmpi_file_") {
+        Class::Io
+    } else if lower.starts_with("mpi_") || lower.starts_with("pmpi_") || lower.starts_with("pvm_") {
+        Class::Comm
+    } else {
+        Class::Other
     }
-    Class::Other
 }
 
 #[derive(Default)]
@@ -353,5 +353,26 @@ impl Cube {
     /// The time `[start, end)` of `bins`.
     pub fn time_of(&self, bins: Bins) -> (i64, i64) {
         (self.start + bins.0 as i64 * self.width, self.start + bins.1 as i64 * self.width)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn procedures_are_classed_by_name() {
+        for (name, class) in [
+            ("MPI_Recv", Class::Comm),
+            ("pmpi_allreduce_", Class::Comm),
+            ("pvm_send", Class::Comm),
+            ("MPI_File_write_all", Class::Io),
+            ("fwrite", Class::Io),
+            ("read", Class::Io),
+            ("readInput", Class::Other),
+            ("main", Class::Other),
+        ] {
+            assert!(class_of(name) == class, "{name}");
+        }
     }
 }
