@@ -20,8 +20,8 @@ pub mod render;
 pub mod search;
 
 use cube::{Cube, CubeFold};
-use directives::Directives;
-use focus::Resources;
+pub use directives::Directives;
+pub use focus::Resources;
 use spoor_format::{binary::flags, ReadOptions, TraceReader};
 use spoor_model::{Definitions, Event, Feedback};
 
@@ -84,11 +84,12 @@ pub struct Diagnosis {
     pub warnings: Vec<String>,
 }
 
-/// Folds the trace at `path` into the cube and its wait states.
-fn first_pass(
-    path: &str,
-    feedback: &dyn Feedback,
-) -> Result<(Definitions, u64, Cube, spoor_waits::WaitStates), Error> {
+/// What the first pass over a trace gives: its final definitions, its event count, the
+/// metric cube and the wait states.
+pub type Folded = (Definitions, u64, Cube, spoor_waits::WaitStates);
+
+/// Folds the ordered trace at `path` into the metric cube and its wait states.
+pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
     let reader = TraceReader::open(path, ReadOptions::default())?;
     let name = reader.name().to_owned();
     let not_ordered = || {
@@ -155,7 +156,7 @@ pub fn diagnose(
     if path == "-" {
         return Err(Error::Usage("the trace is read twice: give it a file, not standard input".into()));
     }
-    let (defs, events, cube, waits) = first_pass(path, feedback)?;
+    let (defs, events, cube, waits) = fold(path, feedback)?;
     let res = Resources::new(&defs, &cube);
     let dirs = match directives {
         Some((file, text)) => Directives::parse(file, text, &res).map_err(Error::Directives)?,
