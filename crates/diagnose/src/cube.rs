@@ -40,9 +40,12 @@ type Key = (LocId, StrId, Metric, ProcId);
 /// How the fold classes a procedure by its name.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
-    Comm,
-    Io,
-    Other,
+    /// MPI_Init and MPI_Finalize: the library starting and stopping, neither computing
+    /// nor communicating (their waits are wait states of their own).
+    Setup = 0,
+    Comm = 1,
+    Io = 2,
+    Other = 3,
 }
 
 fn class_of(name: &str) -> Class {
@@ -66,7 +69,12 @@ fn class_of(name: &str) -> Class {
         "fdatasync",
     ];
     let lower = name.to_ascii_lowercase();
-    if IO.contains(&lower.as_str()) || lower.starts_with("mpi_file_") || lower.starts_with("pmpi_file_") {
+    let lower = lower.trim_end_matches('_');
+    if ["mpi_init", "mpi_init_thread", "mpi_finalize", "pmpi_init", "pmpi_init_thread", "pmpi_finalize"]
+        .contains(&lower)
+    {
+        Class::Setup
+    } else if IO.contains(&lower) || lower.starts_with("mpi_file_") || lower.starts_with("pmpi_file_") {
         Class::Io
     } else if lower.starts_with("mpi_") || lower.starts_with("pmpi_") || lower.starts_with("pvm_") {
         Class::Comm
@@ -78,8 +86,8 @@ fn class_of(name: &str) -> Class {
 #[derive(Default)]
 struct LocFold {
     stack: Vec<StrId>,
-    comm_depth: u32,
-    io_depth: u32,
+    /// Open calls of each class but `Other`.
+    depth: [u32; 3],
     last: Option<i64>,
     recv_begin: Option<i64>,
 }
@@ -93,6 +101,8 @@ pub struct CubeFold {
     classes: Vec<Option<Class>>,
     phases: FxHashMap<StrId, (i64, i64)>,
     has_io: bool,
+    /// The earliest and latest activity event.
+    span: Option<(i64, i64)>,
 }
 
 impl CubeFold {
@@ -106,6 +116,7 @@ impl CubeFold {
             classes: Vec::new(),
             phases: FxHashMap::default(),
             has_io: false,
+            span: None,
         }
     }
 
@@ -152,20 +163,25 @@ impl CubeFold {
     }
 
     fn interval(&mut self, l: LocId, t0: i64, t1: i64) {
-        let st = &self.locs[l as usize];
-        let class = if st.comm_depth > 0 {
-            Metric::Comm
-        } else if st.io_depth > 0 {
-            Metric::Io
+        let depth = self.locs[l as usize].depth;
+        let class = if depth[Class::Setup as usize] > 0 {
+            None
+        } else if depth[Class::Comm as usize] > 0 {
+            Some(Metric::Comm)
+        } else if depth[Class::Io as usize] > 0 {
+            Some(Metric::Io)
         } else {
-            Metric::Compute
+            Some(Metric::Compute)
         };
         let stack = std::mem::take(&mut self.locs[l as usize].stack);
         self.charge(l, &stack, Metric::Time, NO_PARTNER, t0, t1);
         // Computing is a procedure's own (what a rebalance or a faster kernel changes);
         // communication and I/O belong to every caller too (`exchange` calls MPI).
-        let own = if class == Metric::Compute { &stack[stack.len().saturating_sub(1)..] } else { &stack[..] };
-        self.charge(l, own, class, NO_PARTNER, t0, t1);
+        if let Some(class) = class {
+            let own =
+                if class == Metric::Compute { &stack[stack.len().saturating_sub(1)..] } else { &stack[..] };
+            self.charge(l, own, class, NO_PARTNER, t0, t1);
+        }
         self.locs[l as usize].stack = stack;
     }
 
@@ -173,14 +189,10 @@ impl CubeFold {
         let class = self.class(defs, proc);
         let st = &mut self.locs[l];
         st.stack.push(proc);
-        match class {
-            Class::Comm => st.comm_depth += 1,
-            Class::Io => {
-                st.io_depth += 1;
-                self.has_io = true;
-            }
-            Class::Other => {}
+        if class != Class::Other {
+            st.depth[class as usize] += 1;
         }
+        self.has_io |= class == Class::Io;
     }
 
     fn leave(&mut self, defs: &Definitions, l: usize, proc: StrId) {
@@ -189,11 +201,9 @@ impl CubeFold {
         let closed: Vec<StrId> = self.locs[l].stack.drain(pos..).collect();
         for p in closed {
             let class = self.class(defs, p);
-            let st = &mut self.locs[l];
-            match class {
-                Class::Comm => st.comm_depth = st.comm_depth.saturating_sub(1),
-                Class::Io => st.io_depth = st.io_depth.saturating_sub(1),
-                Class::Other => {}
+            if class != Class::Other {
+                let d = &mut self.locs[l].depth[class as usize];
+                *d = d.saturating_sub(1);
             }
         }
     }
@@ -204,6 +214,7 @@ impl CubeFold {
         if matches!(e.kind, Kind::ClockOffset { .. }) {
             return;
         }
+        self.span = Some(self.span.map_or((e.wall, e.wall), |(a, b)| (a.min(e.wall), b.max(e.wall))));
         let l = e.loc as usize;
         if l >= self.locs.len() {
             self.locs.resize_with(l + 1, LocFold::default);
@@ -280,6 +291,7 @@ impl CubeFold {
             partners_of,
             phases,
             has_io: self.has_io,
+            span: self.span.unwrap_or((0, 0)),
         }
     }
 
@@ -319,6 +331,8 @@ pub struct Cube {
     pub phases: Vec<(StrId, i64, i64)>,
     /// Whether any I/O call was seen.
     pub has_io: bool,
+    /// The earliest and latest activity event (ns).
+    pub span: (i64, i64),
 }
 
 impl Cube {
@@ -364,6 +378,8 @@ mod tests {
     fn procedures_are_classed_by_name() {
         for (name, class) in [
             ("MPI_Recv", Class::Comm),
+            ("MPI_Init", Class::Setup),
+            ("mpi_finalize_", Class::Setup),
             ("pmpi_allreduce_", Class::Comm),
             ("pvm_send", Class::Comm),
             ("MPI_File_write_all", Class::Io),

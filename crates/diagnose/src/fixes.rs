@@ -63,6 +63,40 @@ pub struct Inputs<'a> {
 /// The smallest predicted gain (a share of the path) a fix is listed with.
 pub const MIN_GAIN: f64 = 0.001;
 
+/// Names as a short list: runs of names that differ only in a trailing number, the
+/// numbers consecutive, written as one range (`rank2, rank5-11, rank13`).
+pub fn name_list(names: &[String]) -> String {
+    let split = |n: &str| -> (String, Option<u64>) {
+        let digits = n.len() - n.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (head, tail) = n.split_at(n.len() - digits);
+        (head.to_owned(), tail.parse().ok().filter(|_| !tail.starts_with('0') || tail == "0"))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Option<(String, u64, u64)> = None;
+    let flush = |run: &mut Option<(String, u64, u64)>, out: &mut Vec<String>| {
+        if let Some((h, a, b)) = run.take() {
+            out.push(if a == b { format!("{h}{a}") } else { format!("{h}{a}-{b}") });
+        }
+    };
+    for n in names {
+        match split(n) {
+            (h, Some(k)) => match &mut run {
+                Some((rh, _, b)) if *rh == h && *b + 1 == k => *b = k,
+                _ => {
+                    flush(&mut run, &mut out);
+                    run = Some((h, k, k));
+                }
+            },
+            _ => {
+                flush(&mut run, &mut out);
+                out.push(n.clone());
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    out.join(", ")
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }
@@ -195,7 +229,7 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
         let finding = format!(
             "extra work in {} on {} causes {} of all waiting ({})",
             x.proc_name(proc),
-            names.join(", "),
+            name_list(&names),
             pct(cost / total_wait),
             ms(cost)
         );
@@ -205,9 +239,9 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
             x.rebalance(proc, &locs)
         };
         let change = if scale.iter().all(|s| s.factor == 0.0) {
-            format!("{} removed on {}", x.proc_name(proc), names.join(", "))
+            format!("{} removed on {}", x.proc_name(proc), name_list(&names))
         } else {
-            format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), names.join(", "))
+            format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), name_list(&names))
         };
         let mut f = x.fix("delay", finding, change, CpOptions { scale, ..CpOptions::default() });
         f.procedure = Some(x.proc_name(proc));
@@ -254,10 +288,10 @@ fn imbalances(x: &Inputs, skip: &[StrId]) -> Vec<Fix> {
             x.proc_name(proc),
             pct(n.value.unwrap_or(0.0)),
             ms(max - mean),
-            names.join(", ")
+            name_list(&names)
         );
         let change =
-            format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), names.join(", "));
+            format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), name_list(&names));
         let scale = x.rebalance(proc, &over);
         let mut f = x.fix("imbalance", finding, change, CpOptions { scale, ..CpOptions::default() });
         f.procedure = Some(x.proc_name(proc));
@@ -387,9 +421,24 @@ fn cpu_bound(x: &Inputs) -> Vec<Fix> {
             pct(n.value.unwrap_or(0.0)),
             pct(n.threshold)
         ));
-        f.commands.push(format!("spoor-cp --zero {} {}", x.proc_name(proc), x.trace));
+        f.commands.push(format!("spoor-cp --zeroing {}", x.trace));
         out.push(f);
     }
     out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_list;
+
+    #[test]
+    fn names_with_consecutive_numbers_are_ranges() {
+        let names: Vec<String> =
+            ["rank2", "rank5", "rank6", "rank7", "rank9", "server", "MPI Rank 0", "MPI Rank 1", "r01"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        assert_eq!(name_list(&names), "rank2, rank5-7, rank9, server, MPI Rank 0-1, r01");
+    }
 }

@@ -69,7 +69,7 @@ pub struct Diagnosis {
     pub trace: String,
     pub defs: Definitions,
     pub events: u64,
-    /// The run's span (ns): the cube's first bin's start and last bin's end.
+    /// The run's span (ns): its earliest and latest activity event.
     pub span: (i64, i64),
     pub cube: Cube,
     pub shg: Shg,
@@ -192,7 +192,16 @@ pub fn diagnose(
         ));
     }
     let bottlenecks = search::bottlenecks(&shg);
-    let span = cube.time_of(cube.whole());
+    let span = cube.span;
+    let elapsed = span.1 - span.0;
+    if (length_ns as f64) < 0.8 * elapsed as f64 {
+        warnings.push(format!(
+            "the critical path in cpu mode ({:.3} ms) is {:.0} % of the run's {:.3} ms: the rest is time the model does not count (waiting for a processor, start-up, waits off the path); gains are shares of the path",
+            length_ns as f64 / 1e6,
+            100.0 * length_ns as f64 / elapsed as f64,
+            elapsed as f64 / 1e6
+        ));
+    }
     Ok(Diagnosis {
         trace: path.to_owned(),
         defs,
