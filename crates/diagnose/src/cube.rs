@@ -42,10 +42,10 @@ type Key = (LocId, StrId, Metric, ProcId);
 enum Class {
     /// MPI_Init and MPI_Finalize: the library starting and stopping, neither computing
     /// nor communicating (their waits are wait states of their own).
-    Setup = 0,
-    Comm = 1,
-    Io = 2,
-    Other = 3,
+    Setup,
+    Comm,
+    Io,
+    Other,
 }
 
 fn class_of(name: &str) -> Class {
@@ -85,11 +85,23 @@ fn class_of(name: &str) -> Class {
 
 #[derive(Default)]
 struct LocFold {
-    stack: Vec<StrId>,
-    /// Open calls of each class but `Other`.
-    depth: [u32; 3],
+    /// Open procedures and the call path each opened.
+    stack: Vec<(StrId, u32)>,
+    /// Per call path: 1 + the index in `CubeFold::charges` of the series an interval
+    /// under it goes to on this location (0: not made yet).
+    charges: Vec<u32>,
     last: Option<i64>,
     recv_begin: Option<i64>,
+}
+
+impl LocFold {
+    fn path(&self) -> u32 {
+        self.stack.last().map_or(0, |f| f.1)
+    }
+
+    fn procs(&self) -> Vec<StrId> {
+        self.stack.iter().map(|f| f.0).collect()
+    }
 }
 
 /// The fold over the events (one [`spoor_report::Observer`]).
@@ -97,6 +109,13 @@ pub struct CubeFold {
     grid: Grid,
     series: FxHashMap<Key, usize>,
     locs: Vec<LocFold>,
+    /// Call paths as a tree (path 0: outside every procedure; each path is a procedure
+    /// under its parent path, found through `path_index`): per path, the metric an
+    /// interval under it is charged to besides time (`None` inside set-up calls).
+    paths: Vec<Option<Metric>>,
+    path_index: FxHashMap<(u32, StrId), u32>,
+    /// Series lists of (location, call path) pairs: where an interval is charged.
+    charges: Vec<Box<[usize]>>,
     /// Each procedure's class, by string id (`None`: not yet looked up).
     classes: Vec<Option<Class>>,
     phases: FxHashMap<StrId, (i64, i64)>,
@@ -113,6 +132,9 @@ impl CubeFold {
             grid: Grid::new(BINS),
             series: FxHashMap::default(),
             locs,
+            paths: vec![Some(Metric::Compute)],
+            path_index: FxHashMap::default(),
+            charges: Vec::new(),
             classes: Vec::new(),
             phases: FxHashMap::default(),
             has_io: false,
@@ -135,14 +157,36 @@ impl CubeFold {
         c
     }
 
-    fn add(&mut self, key: Key, t0: i64, t1: i64) {
+    /// The series of `key`, made if new.
+    fn series_of(&mut self, key: Key) -> usize {
         let next = self.series.len();
         let s = *self.series.entry(key).or_insert(next);
         if s == next {
             let made = self.grid.add_series();
             debug_assert_eq!(made, s);
         }
-        self.grid.add_interval(s, t0, t1, (t1 - t0) as f64);
+        s
+    }
+
+    /// The series of `metric` for `loc` as a whole and every distinct procedure of
+    /// `procs` (outermost first; none: outside every procedure).
+    fn series_list(
+        &mut self,
+        loc: LocId,
+        procs: &[StrId],
+        metric: Metric,
+        partner: ProcId,
+        out: &mut Vec<usize>,
+    ) {
+        out.push(self.series_of((loc, ALL, metric, partner)));
+        if procs.is_empty() {
+            out.push(self.series_of((loc, OUTSIDE, metric, partner)));
+        }
+        for (k, &p) in procs.iter().enumerate() {
+            if !procs[..k].contains(&p) {
+                out.push(self.series_of((loc, p, metric, partner)));
+            }
+        }
     }
 
     /// Charges `[t0, t1)` of `metric` to `loc` as a whole and to every distinct procedure
@@ -151,60 +195,74 @@ impl CubeFold {
         if t1 <= t0 {
             return;
         }
-        self.add((loc, ALL, metric, partner), t0, t1);
-        if procs.is_empty() {
-            self.add((loc, OUTSIDE, metric, partner), t0, t1);
-        }
-        for (k, &p) in procs.iter().enumerate() {
-            if !procs[..k].contains(&p) {
-                self.add((loc, p, metric, partner), t0, t1);
-            }
+        let mut list = Vec::new();
+        self.series_list(loc, procs, metric, partner, &mut list);
+        for s in list {
+            self.grid.add_interval(s, t0, t1, (t1 - t0) as f64);
         }
     }
 
-    fn interval(&mut self, l: LocId, t0: i64, t1: i64) {
-        let depth = self.locs[l as usize].depth;
-        let class = if depth[Class::Setup as usize] > 0 {
-            None
-        } else if depth[Class::Comm as usize] > 0 {
-            Some(Metric::Comm)
-        } else if depth[Class::Io as usize] > 0 {
-            Some(Metric::Io)
-        } else {
-            Some(Metric::Compute)
-        };
-        let stack = std::mem::take(&mut self.locs[l as usize].stack);
-        self.charge(l, &stack, Metric::Time, NO_PARTNER, t0, t1);
-        // Computing is a procedure's own (what a rebalance or a faster kernel changes);
-        // communication and I/O belong to every caller too (`exchange` calls MPI).
-        if let Some(class) = class {
-            let own =
-                if class == Metric::Compute { &stack[stack.len().saturating_sub(1)..] } else { &stack[..] };
-            self.charge(l, own, class, NO_PARTNER, t0, t1);
+    /// The index in `charges` of where an interval on `l` under its current call path
+    /// goes: time to the location and every procedure on the stack; computing to the
+    /// innermost procedure only (what a rebalance or a faster kernel changes),
+    /// communication and I/O to every caller too (`exchange` calls MPI).
+    fn charges_of(&mut self, l: usize) -> usize {
+        let path = self.locs[l].path() as usize;
+        if let Some(&k) = self.locs[l].charges.get(path).filter(|&&k| k > 0) {
+            return k as usize - 1;
         }
-        self.locs[l as usize].stack = stack;
+        let procs = self.locs[l].procs();
+        let mut list = Vec::new();
+        self.series_list(l as LocId, &procs, Metric::Time, NO_PARTNER, &mut list);
+        if let Some(class) = self.paths[path] {
+            let own =
+                if class == Metric::Compute { &procs[procs.len().saturating_sub(1)..] } else { &procs[..] };
+            self.series_list(l as LocId, own, class, NO_PARTNER, &mut list);
+        }
+        self.charges.push(list.into_boxed_slice());
+        let c = &mut self.locs[l].charges;
+        if c.len() <= path {
+            c.resize(path + 1, 0);
+        }
+        c[path] = self.charges.len() as u32;
+        self.charges.len() - 1
+    }
+
+    fn interval(&mut self, l: usize, t0: i64, t1: i64) {
+        if t1 <= t0 {
+            return;
+        }
+        let k = self.charges_of(l);
+        let amount = (t1 - t0) as f64;
+        for &s in self.charges[k].iter() {
+            self.grid.add_interval(s, t0, t1, amount);
+        }
     }
 
     fn enter(&mut self, defs: &Definitions, l: usize, proc: StrId) {
-        let class = self.class(defs, proc);
-        let st = &mut self.locs[l];
-        st.stack.push(proc);
-        if class != Class::Other {
-            st.depth[class as usize] += 1;
+        let parent = self.locs[l].path();
+        let next = self.paths.len() as u32;
+        let path = *self.path_index.entry((parent, proc)).or_insert(next);
+        if path == next {
+            let class = self.class(defs, proc);
+            self.has_io |= class == Class::Io;
+            // Set-up beats communication, which beats I/O, which beats computing.
+            let class = match (self.paths[parent as usize], class) {
+                (None, _) | (_, Class::Setup) => None,
+                (Some(Metric::Comm), _) | (_, Class::Comm) => Some(Metric::Comm),
+                (Some(Metric::Io), _) | (_, Class::Io) => Some(Metric::Io),
+                _ => Some(Metric::Compute),
+            };
+            self.paths.push(class);
         }
-        self.has_io |= class == Class::Io;
+        self.locs[l].stack.push((proc, path));
     }
 
-    fn leave(&mut self, defs: &Definitions, l: usize, proc: StrId) {
+    fn leave(&mut self, l: usize, proc: StrId) {
         // Close up to the matching frame (a missing leave closes inner frames).
-        let Some(pos) = self.locs[l].stack.iter().rposition(|&p| p == proc) else { return };
-        let closed: Vec<StrId> = self.locs[l].stack.drain(pos..).collect();
-        for p in closed {
-            let class = self.class(defs, p);
-            if class != Class::Other {
-                let d = &mut self.locs[l].depth[class as usize];
-                *d = d.saturating_sub(1);
-            }
+        let st = &mut self.locs[l];
+        if let Some(pos) = st.stack.iter().rposition(|f| f.0 == proc) {
+            st.stack.truncate(pos);
         }
     }
 
@@ -220,21 +278,20 @@ impl CubeFold {
             self.locs.resize_with(l + 1, LocFold::default);
         }
         if let Some(t0) = self.locs[l].last {
-            self.interval(e.loc, t0, e.wall);
+            self.interval(l, t0, e.wall);
         }
         self.locs[l].last = Some(self.locs[l].last.map_or(e.wall, |t| t.max(e.wall)));
         match &e.kind {
             Kind::Enter { proc } => self.enter(defs, l, *proc),
-            Kind::Leave { proc } => self.leave(defs, l, *proc),
+            Kind::Leave { proc } => self.leave(l, *proc),
             Kind::RecvBegin { .. } => self.locs[l].recv_begin = Some(e.wall),
             Kind::RecvEnd { .. } => {
                 let begin = self.locs[l].recv_begin.take();
                 let partner =
                     e.ann.partner.and_then(|p| defs.locations.get(p.loc as usize)).map(|p| p.process);
                 if let (Some(b), Some(p)) = (begin, partner) {
-                    let stack = std::mem::take(&mut self.locs[l].stack);
-                    self.charge(e.loc, &stack, Metric::Recv, p, b, e.wall);
-                    self.locs[l].stack = stack;
+                    let procs = self.locs[l].procs();
+                    self.charge(e.loc, &procs, Metric::Recv, p, b, e.wall);
                 }
             }
             Kind::PhaseBegin { name } => {

@@ -56,8 +56,35 @@ pub struct Inputs<'a> {
     pub base: i64,
     pub cube: &'a Cube,
     pub res: &'a Resources<'a>,
-    pub waits: &'a WaitStates,
+    /// The delays by procedure ([`delay_groups`]) and every wait's time, summed (ns).
+    pub delays: &'a [DelayGroup],
+    pub total_wait_ns: f64,
     pub shg: &'a Shg,
+}
+
+/// The root causes' delays in one procedure: the procedure, the locations whose delay in
+/// it is at least a tenth of the largest, and the waits they caused (ns).
+pub type DelayGroup = (StrId, Vec<LocId>, f64);
+
+/// The delays of `waits` grouped by the innermost procedure of their call path, the
+/// largest cost first.
+pub fn delay_groups(waits: &WaitStates) -> Vec<DelayGroup> {
+    let mut by_proc: BTreeMap<StrId, BTreeMap<LocId, f64>> = BTreeMap::new();
+    for d in &waits.causes.delays {
+        let p = waits.callpaths.proc(d.callpath);
+        *by_proc.entry(p).or_default().entry(d.loc).or_default() += d.cost_ns();
+    }
+    let mut v: Vec<DelayGroup> = by_proc
+        .into_iter()
+        .map(|(p, locs)| {
+            let max = locs.values().copied().fold(0.0, f64::max);
+            let chosen: Vec<LocId> = locs.iter().filter(|(_, &c)| c >= 0.1 * max).map(|(&l, _)| l).collect();
+            let cost = chosen.iter().map(|l| locs[l]).sum();
+            (p, chosen, cost)
+        })
+        .collect();
+    v.sort_by(|a, b| b.2.total_cmp(&a.2));
+    v
 }
 
 /// The smallest predicted gain (a share of the path) a fix is listed with.
@@ -192,40 +219,18 @@ impl Inputs<'_> {
             commands: Vec::new(),
         }
     }
-
-    /// Delays grouped by procedure: the locations whose delay in it is at least a tenth
-    /// of the largest.
-    fn delays(&self) -> Vec<(StrId, Vec<LocId>, f64)> {
-        let mut by_proc: BTreeMap<StrId, BTreeMap<LocId, f64>> = BTreeMap::new();
-        for d in &self.waits.causes.delays {
-            let p = self.waits.callpaths.proc(d.callpath);
-            *by_proc.entry(p).or_default().entry(d.loc).or_default() += d.cost_ns();
-        }
-        let mut v: Vec<(StrId, Vec<LocId>, f64)> = by_proc
-            .into_iter()
-            .map(|(p, locs)| {
-                let max = locs.values().copied().fold(0.0, f64::max);
-                let chosen: Vec<LocId> =
-                    locs.iter().filter(|(_, &c)| c >= 0.1 * max).map(|(&l, _)| l).collect();
-                let cost = chosen.iter().map(|l| locs[l]).sum();
-                (p, chosen, cost)
-            })
-            .collect();
-        v.sort_by(|a, b| b.2.total_cmp(&a.2));
-        v
-    }
 }
 
 /// The fixes, largest predicted gain first (upper bounds last); at most `top` delays.
 pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
     let mut out = Vec::new();
-    let total_wait: f64 = x.waits.instances.iter().map(|i| i.duration as f64).sum();
+    let total_wait = x.total_wait_ns;
     let mut seen_procs = Vec::new();
-    for (proc, locs, cost) in x.delays().into_iter().take(top) {
+    for &(proc, ref locs, cost) in x.delays.iter().take(top) {
         if total_wait <= 0.0 || cost < 0.01 * total_wait {
             continue;
         }
-        let names = x.process_names(&locs);
+        let names = x.process_names(locs);
         let finding = format!(
             "extra work in {} on {} causes {} of all waiting ({})",
             x.proc_name(proc),
@@ -233,10 +238,10 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
             pct(cost / total_wait),
             ms(cost)
         );
-        let scale = if x.serialized(proc, &locs, cost) {
+        let scale = if x.serialized(proc, locs, cost) {
             locs.iter().map(|&loc| Scale { loc, proc, factor: 0.0 }).collect()
         } else {
-            x.rebalance(proc, &locs)
+            x.rebalance(proc, locs)
         };
         let change = if scale.iter().all(|s| s.factor == 0.0) {
             format!("{} removed on {}", x.proc_name(proc), name_list(&names))

@@ -163,19 +163,6 @@ pub fn diagnose(
         None => Directives::default(),
     };
     let shg = search::search(&cube, &res, &dirs, &opts.search);
-    let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
-    let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
-    let inputs = fixes::Inputs {
-        trace: path,
-        pag: &pag,
-        base: length_ns,
-        cube: &cube,
-        res: &res,
-        waits: &waits,
-        shg: &shg,
-    };
-    let fixes = fixes::fixes(&inputs, opts.top);
-    let annotations = peers::annotate(&cube, &res, &opts.peers);
     let mut warnings = Vec::new();
     if waits.late_messages > 0 {
         warnings.push(format!(
@@ -184,6 +171,25 @@ pub fn diagnose(
         ));
     }
     warnings.extend(waits.notes());
+    // What the fixes need of the wait states, so that they are gone before the PAG is built.
+    let delays = fixes::delay_groups(&waits);
+    let total_wait_ns: f64 = waits.instances.iter().map(|i| i.duration as f64).sum();
+    drop(waits);
+    let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
+    let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
+    let inputs = fixes::Inputs {
+        trace: path,
+        pag: &pag,
+        base: length_ns,
+        cube: &cube,
+        res: &res,
+        delays: &delays,
+        total_wait_ns,
+        shg: &shg,
+    };
+    let fixes = fixes::fixes(&inputs, opts.top);
+    drop(pag);
+    let annotations = peers::annotate(&cube, &res, &opts.peers);
     if shg.tested >= opts.search.max_tests {
         warnings.push(format!(
             "the search stopped after {} tests (--max-tests): {} pairs were not tested",
