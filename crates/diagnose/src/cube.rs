@@ -197,9 +197,7 @@ impl CubeFold {
         }
         let mut list = Vec::new();
         self.series_list(loc, procs, metric, partner, &mut list);
-        for s in list {
-            self.grid.add_interval(s, t0, t1, (t1 - t0) as f64);
-        }
+        self.grid.add_interval_to(&list, t0, t1, (t1 - t0) as f64);
     }
 
     /// The index in `charges` of where an interval on `l` under its current call path
@@ -233,10 +231,7 @@ impl CubeFold {
             return;
         }
         let k = self.charges_of(l);
-        let amount = (t1 - t0) as f64;
-        for &s in self.charges[k].iter() {
-            self.grid.add_interval(s, t0, t1, amount);
-        }
+        self.grid.add_interval_to(&self.charges[k], t0, t1, (t1 - t0) as f64);
     }
 
     fn enter(&mut self, defs: &Definitions, l: usize, proc: StrId) {

@@ -110,6 +110,36 @@ impl Grid {
         }
     }
 
+    /// Spreads `amount` uniformly over `[t0, t1)` in each of `series` (the bins found once
+    /// for all of them).
+    #[inline]
+    pub fn add_interval_to(&mut self, series: &[usize], t0: i64, t1: i64, amount: f64) {
+        if t1 <= t0 {
+            for &s in series {
+                self.add_point(s, t0, amount);
+            }
+            return;
+        }
+        self.cover(t0, t1);
+        let w = self.width;
+        let (first, last) = (t0.div_euclid(w), (t1 - 1).div_euclid(w));
+        if first == last {
+            let b = (first - self.k0) as usize;
+            for &s in series {
+                self.series[s][b] += amount;
+            }
+            return;
+        }
+        let len = (t1 - t0) as f64;
+        for g in first..=last {
+            let share = amount * ((((g + 1) * w).min(t1) - (g * w).max(t0)) as f64 / len);
+            let b = (g - self.k0) as usize;
+            for &s in series {
+                self.series[s][b] += share;
+            }
+        }
+    }
+
     /// The bins in use: `(start of the first bin, width, number of bins)`; `None` when
     /// nothing was added.
     pub fn extent(&self) -> Option<(i64, i64, usize)> {
@@ -130,6 +160,20 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_added_to_several_series_is_added_to_each_as_alone() {
+        let (mut one, mut many) = (Grid::new(8), Grid::new(8));
+        let (a, b) = (one.add_series(), one.add_series());
+        let (c, d) = (many.add_series(), many.add_series());
+        for (t0, t1, v) in [(0, 10, 10.0), (3, 3, 1.0), (5, 40, 35.0), (-7, 2, 9.0)] {
+            one.add_interval(a, t0, t1, v);
+            one.add_interval(b, t0, t1, v);
+            many.add_interval_to(&[c, d], t0, t1, v);
+        }
+        assert_eq!(one.extent(), many.extent());
+        assert_eq!((one.values(a), one.values(b)), (many.values(c), many.values(d)));
+    }
 
     #[test]
     fn intervals_spread_by_overlap_and_fold() {
