@@ -65,6 +65,7 @@ fn main() {
             Format::Text => render::text(&d, args.top, args.tree),
             Format::Json => render::json(&d),
             Format::Dot => render::dot(&d),
+            Format::Html => render::html(&d, args.top),
         };
         let mut out = Output::create(args.output.as_deref())?;
         out.write_all(text.as_bytes())?;

@@ -21,6 +21,9 @@ pub enum Format {
     Json,
     /// The Search History Graph for Graphviz.
     Dot,
+    /// One self-contained page: the findings, the annotations on a time-line, the Search
+    /// History Graph in SVG.
+    Html,
 }
 
 pub const EXAMPLES: &str = "\

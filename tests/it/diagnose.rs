@@ -56,6 +56,12 @@ fn output_forms_and_directives_from_a_file() {
     assert!(text.contains("Search History Graph (true nodes):"), "{text}");
     let dot = ok_text("diagnose", &[&t, "-f", "dot"]);
     assert!(dot.starts_with("digraph shg {") && dot.contains("->"), "{dot}");
+    let html = ok_text("diagnose", &[&t, "-f", "html"]);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"), "{html}");
+    for part in ["What to fix first", "late removed on rank2", "Processes straying from their peers", "<svg"]
+    {
+        assert!(html.contains(part), "{part}");
+    }
     let dirs = d.path().join("d.dirs");
     std::fs::write(&dirs, "prune cpu_bound /\n").unwrap();
     let json = |extra: &[&str]| -> serde_json::Value {

@@ -1,9 +1,13 @@
-//! A diagnosis as text (the findings, then the Search History Graph as a tree), JSON and
-//! DOT (formats/diagnose.md, "Output").
+//! A diagnosis as text (the findings, then the Search History Graph as a tree), JSON,
+//! DOT and a self-contained HTML page with the graph and the annotations drawn in SVG
+//! (formats/diagnose.md, "Output").
 
 use crate::search::{Node, State};
 use crate::Diagnosis;
 use serde::Serialize;
+use spoor_report::html::{self, Section};
+use spoor_report::svg::esc;
+use spoor_report::{Cell, Table, Unit};
 use std::fmt::Write as _;
 
 fn pct(x: f64) -> String {
@@ -106,43 +110,51 @@ pub fn text(d: &Diagnosis, top: usize, tree: bool) -> String {
     );
     if tree {
         let _ = writeln!(s, "\nSearch History Graph (true nodes):");
-        let children = d.shg.children();
-        let mut shown = vec![false; d.shg.nodes.len()];
-        let roots: Vec<usize> = d.shg.nodes.iter().filter(|n| n.parents.is_empty()).map(|n| n.id).collect();
-        for r in roots {
-            tree_lines(d, &children, r, 1, &mut shown, &mut s);
+        for (id, depth, above) in tree_rows(d) {
+            let line = node_line(d, &d.shg.nodes[id]);
+            let _ = writeln!(
+                s,
+                "{:indent$}{line}{}",
+                "",
+                if above { " (above)" } else { "" },
+                indent = 2 * depth
+            );
         }
     }
     s
 }
 
-fn tree_lines(
-    d: &Diagnosis,
-    children: &[Vec<usize>],
-    id: usize,
-    depth: usize,
-    shown: &mut [bool],
-    s: &mut String,
-) {
-    let n = &d.shg.nodes[id];
-    if n.state != State::True && depth > 1 {
-        return;
+/// The rows of the Search History Graph's tree: every root, then the true nodes under
+/// each, depth first; a node reached twice is a row again, marked as shown above.
+/// (node, depth, shown above).
+fn tree_rows(d: &Diagnosis) -> Vec<(usize, usize, bool)> {
+    fn walk(
+        d: &Diagnosis,
+        children: &[Vec<usize>],
+        at: (usize, usize),
+        shown: &mut [bool],
+        rows: &mut Vec<(usize, usize, bool)>,
+    ) {
+        let (id, depth) = at;
+        if d.shg.nodes[id].state != State::True && depth > 1 {
+            return;
+        }
+        rows.push((id, depth, shown[id]));
+        if shown[id] {
+            return;
+        }
+        shown[id] = true;
+        for &c in &children[id] {
+            walk(d, children, (c, depth + 1), shown, rows);
+        }
     }
-    let _ = writeln!(
-        s,
-        "{:indent$}{}{}",
-        "",
-        node_line(d, n),
-        if shown[id] { " (above)" } else { "" },
-        indent = 2 * depth
-    );
-    if shown[id] {
-        return;
+    let children = d.shg.children();
+    let mut shown = vec![false; d.shg.nodes.len()];
+    let mut rows = Vec::new();
+    for r in d.shg.nodes.iter().filter(|n| n.parents.is_empty()).map(|n| n.id) {
+        walk(d, &children, (r, 1), &mut shown, &mut rows);
     }
-    shown[id] = true;
-    for &c in &children[id] {
-        tree_lines(d, children, c, depth + 1, shown, s);
-    }
+    rows
 }
 
 #[derive(Serialize)]
@@ -197,4 +209,178 @@ pub fn dot(d: &Diagnosis) -> String {
     }
     s.push_str("}\n");
     s
+}
+
+/// The most rows of the Search History Graph drawn in the HTML page.
+const SVG_ROWS: usize = 400;
+
+/// The Search History Graph's tree of true nodes as SVG: a box a row, indented by depth,
+/// each joined to the row it refines.
+fn shg_svg(d: &Diagnosis) -> String {
+    let rows = tree_rows(d);
+    let shown = rows.len().min(SVG_ROWS);
+    let (row_h, indent, width) = (18, 16, 1100);
+    let mut o = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">",
+        shown * row_h + 4
+    );
+    // The last row drawn at each depth: where a child's connector starts.
+    let mut last_at: Vec<usize> = Vec::new();
+    for (k, &(id, depth, above)) in rows.iter().take(shown).enumerate() {
+        let n = &d.shg.nodes[id];
+        let (x, y) = (depth * indent, k * row_h + 2);
+        if let Some(&p) = last_at.get(depth.wrapping_sub(2)) {
+            let px = (depth - 1) * indent + 4;
+            let _ = write!(
+                o,
+                "<path d=\"M{px} {} V{} H{x}\" fill=\"none\" stroke=\"#999\"/>",
+                p * row_h + row_h - 2,
+                y + row_h / 2 - 1
+            );
+        }
+        last_at.truncate(depth - 1);
+        last_at.push(k);
+        let fill = match n.state {
+            State::True => "#f4a582",
+            State::False => "#ffffff",
+            _ => "#eeeeee",
+        };
+        let text = format!("{}{}", node_line(d, n), if above { " (above)" } else { "" });
+        let _ = write!(
+            o,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"#888\"/><text x=\"{}\" y=\"{}\">{}</text>",
+            width - x - 2,
+            row_h - 4,
+            x + 4,
+            y + row_h - 8,
+            esc(&text)
+        );
+    }
+    o.push_str("</svg>");
+    if rows.len() > shown {
+        let _ = write!(
+            o,
+            "<p class=\"note\">{} more rows: the text form's --tree and -f json have them all</p>",
+            rows.len() - shown
+        );
+    }
+    o
+}
+
+/// The peer annotations on a time-line: a row per annotated process, a bar per stretch.
+fn annotations_svg(d: &Diagnosis) -> String {
+    let mut procs: Vec<&str> = d.annotations.iter().map(|a| a.process_name.as_str()).collect();
+    procs.dedup();
+    let (t0, t1) = d.span;
+    let span = (t1 - t0).max(1) as f64;
+    let (label, plot, row_h) = (160.0, 900.0, 16);
+    let mut o = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">",
+        label + plot + 10.0,
+        procs.len() * row_h + 20
+    );
+    for a in &d.annotations {
+        let row = procs.iter().position(|p| *p == a.process_name).unwrap_or(0);
+        let x0 = label + plot * (a.start - t0) as f64 / span;
+        let x1 = label + plot * (a.end - t0) as f64 / span;
+        let color = if a.kind == "overworked" { "#d6604d" } else { "#4393c3" };
+        let title = format!("{} {} by up to {:.1} points", a.process_name, a.kind, 100.0 * a.peak);
+        let _ = write!(
+            o,
+            "<rect x=\"{x0:.1}\" y=\"{}\" width=\"{:.1}\" height=\"{}\" fill=\"{color}\"><title>{}</title></rect>",
+            row * row_h + 2,
+            (x1 - x0).max(1.0),
+            row_h - 4,
+            esc(&title)
+        );
+    }
+    for (row, p) in procs.iter().enumerate() {
+        let _ = write!(o, "<text x=\"2\" y=\"{}\">{}</text>", row * row_h + row_h - 4, esc(p));
+    }
+    let bottom = procs.len() * row_h + 16;
+    let _ = write!(
+        o,
+        "<text x=\"{label}\" y=\"{bottom}\">0 ms</text><text x=\"{}\" y=\"{bottom}\" text-anchor=\"end\">{}</text></svg>",
+        label + plot,
+        ms(t1 - t0)
+    );
+    o
+}
+
+/// The diagnosis as one self-contained HTML page.
+pub fn html(d: &Diagnosis, top: usize) -> String {
+    let mut fixes = Table::new(
+        "fixes",
+        "What to fix first",
+        &[
+            ("rank", Unit::Count),
+            ("finding", Unit::Text),
+            ("change", Unit::Text),
+            ("gain", Unit::Pct),
+            ("path now", Unit::Ns),
+            ("path after", Unit::Ns),
+            ("see", Unit::Text),
+        ],
+    );
+    for (i, f) in d.fixes.iter().enumerate() {
+        fixes.push(vec![
+            Cell::Num((i + 1) as f64),
+            Cell::Text(f.finding.clone()),
+            Cell::Text(f.change.clone()),
+            Cell::Num(100.0 * f.gain),
+            Cell::Num(f.length_ns as f64),
+            Cell::Num(f.predicted_ns as f64),
+            Cell::Text(f.commands.join("; ")),
+        ]);
+    }
+    let mut bottlenecks = Table::new(
+        "bottlenecks",
+        "Bottlenecks",
+        &[
+            ("hypothesis", Unit::Text),
+            ("focus", Unit::Text),
+            ("value", Unit::Pct),
+            ("threshold", Unit::Pct),
+            ("time", Unit::Ns),
+        ],
+    );
+    for &b in d.bottlenecks.iter().take(top.max(50)) {
+        let n = &d.shg.nodes[b];
+        bottlenecks.push(vec![
+            Cell::Text(n.hypothesis.name().into()),
+            Cell::Text(n.focus_name.clone()),
+            Cell::Num(100.0 * n.value.unwrap_or(0.0)),
+            Cell::Num(100.0 * n.threshold),
+            Cell::Num(n.amount_ns.unwrap_or(0.0)),
+        ]);
+    }
+    let mut sections = vec![
+        Section { title: "What to fix first".into(), body: html::table(&fixes) },
+        Section { title: "Bottlenecks".into(), body: html::table(&bottlenecks) },
+    ];
+    if !d.annotations.is_empty() {
+        sections
+            .push(Section { title: "Processes straying from their peers".into(), body: annotations_svg(d) });
+    }
+    let counts = format!(
+        "<p class=\"note\">{} hypothesis-focus pairs tested: {} true, {} false, {} not applicable; {} pruned, {} not tested</p>",
+        d.shg.tested,
+        d.shg.count(State::True),
+        d.shg.count(State::False),
+        d.shg.count(State::NotApplicable),
+        d.shg.count(State::Pruned),
+        d.shg.count(State::NotTested)
+    );
+    sections.push(Section { title: "Search History Graph (true nodes)".into(), body: counts + &shg_svg(d) });
+    let (t0, t1) = d.span;
+    let mut intro = vec![format!(
+        "{}: {} events, {} processes, {} of run, critical path (cpu mode) {}",
+        d.trace,
+        d.events,
+        d.defs.processes.len(),
+        ms(t1 - t0),
+        ms(d.length_ns)
+    )];
+    intro.extend(d.warnings.iter().map(|w| format!("warning: {w}")));
+    html::page(&format!("spoor-diagnose: {}", d.trace), &intro, &sections)
 }

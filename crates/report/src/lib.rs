@@ -11,7 +11,7 @@ mod analyze;
 mod chrome;
 mod compare;
 pub mod grid;
-mod html;
+pub mod html;
 mod metric;
 mod overlay;
 pub mod render;
