@@ -153,7 +153,7 @@ pub fn annotate(cube: &Cube, res: &Resources, opts: &PeerOptions) -> Vec<Annotat
             }
         }
     }
-    out.sort_by(|a, b| (a.process, a.start).cmp(&(b.process, b.start)));
+    out.sort_by_key(|a| (a.process, a.start));
     out
 }
 

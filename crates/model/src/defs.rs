@@ -243,7 +243,6 @@ impl Definitions {
     }
 
     /// Adds thread `thread` of `process`; its location id.
-
     pub fn add_location(&mut self, name: &str, process: ProcId, thread: u32) -> LocId {
         let name = self.strings.intern(name);
         self.locations.push(Location { name, process, thread });
