@@ -301,16 +301,22 @@ fn imbalances(x: &Inputs, skip: &[StrId]) -> Vec<Fix> {
         let mut f = x.fix("imbalance", finding, change, CpOptions { scale, ..CpOptions::default() });
         f.procedure = Some(x.proc_name(proc));
         f.processes = names;
-        f.evidence.push(format!(
-            "load_imbalance at {}: {} > {}",
-            n.focus_name,
-            pct(n.value.unwrap_or(0.0)),
-            pct(n.threshold)
-        ));
+        f.evidence.push(evidence(n));
         f.commands.push(format!("spoor-report -t profile {}", x.trace));
         out.push(f);
     }
     out
+}
+
+/// A search node as evidence: `load_imbalance at /Code/f: 25.0 % > 10.0 %`.
+fn evidence(n: &crate::search::Node) -> String {
+    format!(
+        "{} at {}: {} > {}",
+        n.hypothesis.name(),
+        n.focus_name,
+        pct(n.value.unwrap_or(0.0)),
+        pct(n.threshold)
+    )
 }
 
 /// The message arcs' median weight (the transfer time of a typical message).
@@ -393,7 +399,7 @@ fn network(x: &Inputs) -> Vec<Fix> {
                 change,
                 CpOptions { message_weight: Some(0), ..CpOptions::default() },
             );
-            f.evidence.push(format!("communication at /: {} > {}", pct(value), pct(n.threshold)));
+            f.evidence.push(evidence(n));
             f.commands.push(format!("spoor-report -t messages {}", x.trace));
             out.push(f);
         }
@@ -420,12 +426,7 @@ fn cpu_bound(x: &Inputs) -> Vec<Fix> {
         );
         f.bound = true;
         f.procedure = Some(name);
-        f.evidence.push(format!(
-            "cpu_bound at {}: {} > {}",
-            n.focus_name,
-            pct(n.value.unwrap_or(0.0)),
-            pct(n.threshold)
-        ));
+        f.evidence.push(evidence(n));
         f.commands.push(format!("spoor-cp --zeroing {}", x.trace));
         out.push(f);
     }

@@ -132,30 +132,29 @@ impl<'a> Resources<'a> {
         }
     }
 
-    /// The procedures seen on the place's locations, but those that span nearly all of
-    /// the program's time (`main`): a focus on them says nothing a place does not.
-    pub fn code_children(&self, cube: &Cube, place: Place) -> Vec<StrId> {
-        let mut v: Vec<StrId> = self
+    /// What `per_loc` holds for the place's locations, sorted, once each.
+    fn gathered<T: Copy + Ord>(&self, place: Place, per_loc: &[Vec<T>]) -> Vec<T> {
+        let mut v: Vec<T> = self
             .locations(place)
             .iter()
-            .flat_map(|&l| cube.procs_of.get(l as usize).into_iter().flatten().copied())
+            .flat_map(|&l| per_loc.get(l as usize).into_iter().flatten().copied())
             .collect();
         v.sort_unstable();
         v.dedup();
+        v
+    }
+
+    /// The procedures seen on the place's locations, but those that span nearly all of
+    /// the program's time (`main`): a focus on them says nothing a place does not.
+    pub fn code_children(&self, cube: &Cube, place: Place) -> Vec<StrId> {
+        let mut v = self.gathered(place, &cube.procs_of);
         v.retain(|p| self.pass_through.binary_search(p).is_err());
         v
     }
 
     /// The partners of the place's locations.
     pub fn partner_children(&self, cube: &Cube, place: Place) -> Vec<ProcId> {
-        let mut v: Vec<ProcId> = self
-            .locations(place)
-            .iter()
-            .flat_map(|&l| cube.partners_of.get(l as usize).into_iter().flatten().copied())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        self.gathered(place, &cube.partners_of)
     }
 
     fn proc_name(&self, p: StrId) -> String {

@@ -18,6 +18,33 @@ fn ms(ns: i64) -> String {
     format!("{:.3} ms", ns as f64 / 1e6)
 }
 
+/// The trace, its size and span, and its critical path.
+fn headline(d: &Diagnosis) -> String {
+    let (t0, t1) = d.span;
+    format!(
+        "{}: {} events, {} processes, {} of run, critical path (cpu mode) {}",
+        d.trace,
+        d.events,
+        d.defs.processes.len(),
+        ms(t1 - t0),
+        ms(d.length_ns)
+    )
+}
+
+/// What the search tested and how it came out.
+fn search_counts(d: &Diagnosis) -> String {
+    let c = |s| d.shg.count(s);
+    format!(
+        "{} hypothesis-focus pairs tested: {} true, {} false, {} not applicable; {} pruned, {} not tested",
+        d.shg.tested,
+        c(State::True),
+        c(State::False),
+        c(State::NotApplicable),
+        c(State::Pruned),
+        c(State::NotTested)
+    )
+}
+
 fn node_line(d: &Diagnosis, n: &Node) -> String {
     let when = if n.window == 0 { String::new() } else { format!(" [{}]", d.shg.windows[n.window].name) };
     let value = match n.value {
@@ -38,16 +65,8 @@ fn node_line(d: &Diagnosis, n: &Node) -> String {
 /// then (with `tree`) every true node of the Search History Graph.
 pub fn text(d: &Diagnosis, top: usize, tree: bool) -> String {
     let mut s = String::new();
-    let (t0, t1) = d.span;
-    let _ = writeln!(
-        s,
-        "{}: {} events, {} processes, {} of run, critical path (cpu mode) {}",
-        d.trace,
-        d.events,
-        d.defs.processes.len(),
-        ms(t1 - t0),
-        ms(d.length_ns)
-    );
+    let (t0, _) = d.span;
+    let _ = writeln!(s, "{}", headline(d));
     let _ = writeln!(s, "\nWhat to fix first (predicted by the critical path with the change made):");
     if d.fixes.is_empty() {
         let _ = writeln!(s, "  nothing found above the thresholds");
@@ -98,16 +117,7 @@ pub fn text(d: &Diagnosis, top: usize, tree: bool) -> String {
             );
         }
     }
-    let _ = writeln!(
-        s,
-        "\nSearch: {} hypothesis-focus pairs tested: {} true, {} false, {} not applicable; {} pruned, {} not tested",
-        d.shg.tested,
-        d.shg.count(State::True),
-        d.shg.count(State::False),
-        d.shg.count(State::NotApplicable),
-        d.shg.count(State::Pruned),
-        d.shg.count(State::NotTested)
-    );
+    let _ = writeln!(s, "\nSearch: {}", search_counts(d));
     if tree {
         let _ = writeln!(s, "\nSearch History Graph (true nodes):");
         for (id, depth, above) in tree_rows(d) {
@@ -362,25 +372,9 @@ pub fn html(d: &Diagnosis, top: usize) -> String {
         sections
             .push(Section { title: "Processes straying from their peers".into(), body: annotations_svg(d) });
     }
-    let counts = format!(
-        "<p class=\"note\">{} hypothesis-focus pairs tested: {} true, {} false, {} not applicable; {} pruned, {} not tested</p>",
-        d.shg.tested,
-        d.shg.count(State::True),
-        d.shg.count(State::False),
-        d.shg.count(State::NotApplicable),
-        d.shg.count(State::Pruned),
-        d.shg.count(State::NotTested)
-    );
+    let counts = format!("<p class=\"note\">{}</p>", esc(&search_counts(d)));
     sections.push(Section { title: "Search History Graph (true nodes)".into(), body: counts + &shg_svg(d) });
-    let (t0, t1) = d.span;
-    let mut intro = vec![format!(
-        "{}: {} events, {} processes, {} of run, critical path (cpu mode) {}",
-        d.trace,
-        d.events,
-        d.defs.processes.len(),
-        ms(t1 - t0),
-        ms(d.length_ns)
-    )];
+    let mut intro = vec![headline(d)];
     intro.extend(d.warnings.iter().map(|w| format!("warning: {w}")));
     html::page(&format!("spoor-diagnose: {}", d.trace), &intro, &sections)
 }
