@@ -59,9 +59,11 @@ pub struct Args {
     /// Time windows of the peer comparison.
     #[arg(long, value_name = "K", default_value_t = 8)]
     pub peer_windows: usize,
-    /// Distance from the peers' median that starts an annotation, and that ends it.
+    /// Distance from the peers' median busy share that starts an annotation.
     #[arg(long, value_name = "SHARE", default_value_t = 0.25)]
     pub peer_enter: f64,
+    /// Distance from the peers' median busy share under which an annotation ends (at most
+    /// --peer-enter: hysteresis).
     #[arg(long, value_name = "SHARE", default_value_t = 0.10)]
     pub peer_leave: f64,
     /// Print the Search History Graph's true nodes as a tree after the findings.

@@ -161,7 +161,7 @@ fn the_front_command_lists_and_runs_the_commands() {
 }
 
 /// Every command, by its binary.
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 14] = [
     "record",
     "import",
     "synth",
@@ -175,6 +175,7 @@ const COMMANDS: [&str; 13] = [
     "whatif",
     "calibrate",
     "report",
+    "diagnose",
 ];
 
 #[test]
