@@ -15,50 +15,33 @@ pub(super) struct Origin {
     implicit: bool,
 }
 
-/// The definition kinds with numbered ids, to pick their origin lists.
-#[derive(Clone, Copy)]
-pub(super) enum Def {
-    App,
-    Machine,
-    Process,
-    Location,
-    Comm,
-    Metric,
-}
-
 impl<R: BufRead> TextParser<R> {
     /// At the end of the input every id a definition refers to must be defined, as the
     /// binary reader requires of a definitions chunk (`Definitions::check`); the error
     /// names the line of the definition at fault.
     pub(super) fn check_definitions(&mut self) -> Result<(), Error> {
         let Err(e) = self.defs.check() else { return Ok(()) };
-        let def = match e.kind {
-            DefKind::App => Some(Def::App),
-            DefKind::Machine => Some(Def::Machine),
-            DefKind::Process => Some(Def::Process),
-            DefKind::Location => Some(Def::Location),
-            DefKind::Comm => Some(Def::Comm),
-            DefKind::Metric => Some(Def::Metric),
-            DefKind::Property => None,
-        };
-        let line = def.and_then(|d| self.origins(d).get(e.index).map(|o| o.line)).unwrap_or(self.line);
+        let at_end = self.line;
+        let line = self.origins(e.kind).and_then(|o| o.get(e.index)).map_or(at_end, |o| o.line);
         Err(Error::at_line(&self.file, line, format!("{e} (by the end of the input)")))
     }
 
-    fn origins(&mut self, d: Def) -> &mut Vec<Origin> {
-        match d {
-            Def::App => &mut self.apps,
-            Def::Machine => &mut self.machines,
-            Def::Process => &mut self.processes,
-            Def::Location => &mut self.locations,
-            Def::Comm => &mut self.comms,
-            Def::Metric => &mut self.metrics,
-        }
+    /// Where each definition of a numbered kind was made (properties are not numbered).
+    fn origins(&mut self, d: DefKind) -> Option<&mut Vec<Origin>> {
+        Some(match d {
+            DefKind::App => &mut self.apps,
+            DefKind::Machine => &mut self.machines,
+            DefKind::Process => &mut self.processes,
+            DefKind::Location => &mut self.locations,
+            DefKind::Comm => &mut self.comms,
+            DefKind::Metric => &mut self.metrics,
+            DefKind::Property => return None,
+        })
     }
 
     /// Checks that `id` is the next id of its kind.
-    fn check_id(&mut self, d: Def, what: &str, id: u32) -> Result<(), String> {
-        let origins = self.origins(d);
+    fn check_id(&mut self, d: DefKind, what: &str, id: u32) -> Result<(), String> {
+        let Some(origins) = self.origins(d) else { return Ok(()) };
         let next = origins.len();
         match origins.get(id as usize) {
             _ if id as usize == next => Ok(()),
@@ -70,9 +53,11 @@ impl<R: BufRead> TextParser<R> {
         }
     }
 
-    fn note(&mut self, d: Def, implicit: bool) {
+    fn note(&mut self, d: DefKind, implicit: bool) {
         let line = self.line;
-        self.origins(d).push(Origin { line, implicit });
+        if let Some(o) = self.origins(d) {
+            o.push(Origin { line, implicit });
+        }
     }
 
     pub(super) fn resolve(&mut self, n: NameRef) -> StrId {
@@ -138,53 +123,53 @@ impl<R: BufRead> TextParser<R> {
         match what {
             "app" => {
                 args.finish()?;
-                self.check_id(Def::App, what, id)?;
+                self.check_id(DefKind::App, what, id)?;
                 let name = self.resolve(name);
                 self.defs.apps.push(spoor_model::Application { name });
-                self.note(Def::App, false);
+                self.note(DefKind::App, false);
             }
             "machine" => {
                 args.finish()?;
-                self.check_id(Def::Machine, what, id)?;
+                self.check_id(DefKind::Machine, what, id)?;
                 let name = self.resolve(name);
                 self.defs.machines.push(spoor_model::Machine { name });
-                self.note(Def::Machine, false);
+                self.note(DefKind::Machine, false);
             }
             "process" => {
                 let app = args.req("app", "ID", parse_u32)?;
                 let machine = args.req("machine", "ID", parse_u32)?;
                 let rank = args.req("rank", "N", parse_u32)?;
                 args.finish()?;
-                self.check_id(Def::Process, what, id)?;
+                self.check_id(DefKind::Process, what, id)?;
                 let name = self.resolve(name);
                 self.defs.processes.push(spoor_model::Process { name, app, machine, rank });
-                self.note(Def::Process, false);
+                self.note(DefKind::Process, false);
             }
             "location" => {
                 let process = args.req("process", "ID", parse_u32)?;
                 let thread = args.req("thread", "N", parse_u32)?;
                 args.finish()?;
-                self.check_id(Def::Location, what, id)?;
+                self.check_id(DefKind::Location, what, id)?;
                 let name = self.resolve(name);
                 self.defs.locations.push(spoor_model::Location { name, process, thread });
-                self.note(Def::Location, false);
+                self.note(DefKind::Location, false);
             }
             "comm" => {
                 let members = args.req("members", "LOC,LOC,... (may be empty)", parse_members)?;
                 args.finish()?;
-                self.check_id(Def::Comm, what, id)?;
+                self.check_id(DefKind::Comm, what, id)?;
                 let name = self.resolve(name);
                 self.defs.comms.push(spoor_model::Communicator { name, members });
-                self.note(Def::Comm, false);
+                self.note(DefKind::Comm, false);
             }
             "metric" => {
                 let unit = args.name("unit", "NAME")?;
                 args.finish()?;
-                self.check_id(Def::Metric, what, id)?;
+                self.check_id(DefKind::Metric, what, id)?;
                 let name = self.resolve(name);
                 let unit = self.resolve(unit);
                 self.defs.metrics.push(spoor_model::Metric { name, unit });
-                self.note(Def::Metric, false);
+                self.note(DefKind::Metric, false);
             }
             _ => return Err(format!("unknown definition {what}")),
         }
@@ -196,18 +181,18 @@ impl<R: BufRead> TextParser<R> {
         while self.defs.locations.len() <= loc as usize {
             if self.defs.apps.is_empty() {
                 self.defs.add_app("app");
-                self.note(Def::App, true);
+                self.note(DefKind::App, true);
             }
             if self.defs.machines.is_empty() {
                 self.defs.add_machine("localhost");
-                self.note(Def::Machine, true);
+                self.note(DefKind::Machine, true);
             }
             let n = self.defs.locations.len();
             let name = format!("p{n}");
             let p = self.defs.add_process(&name, 0, 0, n as u32);
-            self.note(Def::Process, true);
+            self.note(DefKind::Process, true);
             self.defs.add_location(&name, p, 0);
-            self.note(Def::Location, true);
+            self.note(DefKind::Location, true);
         }
     }
 }
