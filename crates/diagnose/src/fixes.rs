@@ -124,11 +124,13 @@ pub fn name_list(names: &[String]) -> String {
     out.join(", ")
 }
 
-fn pct(x: f64) -> String {
+/// A share as a percentage: `31.0 %`.
+pub(crate) fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }
 
-fn ms(ns: f64) -> String {
+/// Nanoseconds as milliseconds: `8.300 ms`.
+pub(crate) fn ms(ns: f64) -> String {
     format!("{:.3} ms", ns / 1e6)
 }
 

@@ -71,7 +71,6 @@ pub struct Diagnosis {
     pub events: u64,
     /// The run's span (ns): its earliest and latest activity event.
     pub span: (i64, i64),
-    pub cube: Cube,
     pub shg: Shg,
     /// The most precise true nodes at the whole run, largest value first.
     pub bottlenecks: Vec<usize>,
@@ -98,7 +97,7 @@ pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
         ))
     };
     let mut events = 0u64;
-    let fold = |defs: &Definitions, evs: &[Event], cube: &mut CubeFold, waits: &mut spoor_waits::Waits| {
+    let take = |defs: &Definitions, evs: &[Event], cube: &mut CubeFold, waits: &mut spoor_waits::Waits| {
         for e in evs {
             cube.event(defs, e);
             waits.event(defs, e);
@@ -115,7 +114,7 @@ pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
                 return Err(not_ordered());
             }
             let (mut cube, mut waits) = (CubeFold::new(&defs), spoor_waits::Waits::new(&defs));
-            fold(&defs, &evs, &mut cube, &mut waits);
+            take(&defs, &evs, &mut cube, &mut waits);
             events = evs.len() as u64;
             (defs, cube, waits)
         }
@@ -128,7 +127,7 @@ pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
             let mut blocks = reader.read_ahead(8);
             for b in &mut blocks {
                 let b = b?;
-                fold(&defs0, &b.events, &mut cube, &mut waits);
+                take(&defs0, &b.events, &mut cube, &mut waits);
                 events += b.events.len() as u64;
                 feedback.progress("events", events, None);
             }
@@ -202,10 +201,10 @@ pub fn diagnose(
     let elapsed = span.1 - span.0;
     if (length_ns as f64) < 0.8 * elapsed as f64 {
         warnings.push(format!(
-            "the critical path in cpu mode ({:.3} ms) is {:.0} % of the run's {:.3} ms: the rest is time the model does not count (waiting for a processor, start-up, waits off the path); gains are shares of the path",
-            length_ns as f64 / 1e6,
+            "the critical path in cpu mode ({}) is {:.0} % of the run's {}: the rest is time the model does not count (waiting for a processor, start-up, waits off the path); gains are shares of the path",
+            fixes::ms(length_ns as f64),
             100.0 * length_ns as f64 / elapsed as f64,
-            elapsed as f64 / 1e6
+            fixes::ms(elapsed as f64)
         ));
     }
     Ok(Diagnosis {
@@ -213,7 +212,6 @@ pub fn diagnose(
         defs,
         events,
         span,
-        cube,
         shg,
         bottlenecks,
         fixes,

@@ -2,6 +2,7 @@
 //! DOT and a self-contained HTML page with the graph and the annotations drawn in SVG
 //! (formats/diagnose.md, "Output").
 
+use crate::fixes::pct;
 use crate::search::{Node, State};
 use crate::Diagnosis;
 use serde::Serialize;
@@ -10,12 +11,9 @@ use spoor_report::svg::esc;
 use spoor_report::{Cell, Table, Unit};
 use std::fmt::Write as _;
 
-fn pct(x: f64) -> String {
-    format!("{:.1} %", 100.0 * x)
-}
-
+/// Nanoseconds as milliseconds.
 fn ms(ns: i64) -> String {
-    format!("{:.3} ms", ns as f64 / 1e6)
+    crate::fixes::ms(ns as f64)
 }
 
 /// The trace, its size and span, and its critical path.

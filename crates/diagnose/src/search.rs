@@ -6,7 +6,7 @@
 
 use crate::cube::{Bins, Cube, Metric, NO_PARTNER};
 use crate::directives::{Directives, Priority};
-use crate::focus::{Focus, Place, Resources};
+use crate::focus::{Focus, Resources};
 use crate::hypothesis::{Hypothesis, TOP};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -353,9 +353,4 @@ pub fn bottlenecks(shg: &Shg) -> Vec<usize> {
         y.amount_ns.unwrap_or(0.0).total_cmp(&x.amount_ns.unwrap_or(0.0)).then(a.cmp(&b))
     });
     v
-}
-
-/// Whether `place` is one process or thread.
-pub fn is_single(place: Place) -> bool {
-    matches!(place, Place::Process(_) | Place::Thread(_))
 }
