@@ -24,6 +24,9 @@ mod cp;
 #[allow(dead_code)]
 #[path = "args/diagnose.rs"]
 mod diagnose;
+#[allow(dead_code)]
+#[path = "args/exp.rs"]
+mod exp;
 
 #[path = "args/gag.rs"]
 mod gag;
@@ -79,6 +82,11 @@ const COMMANDS: &[(&str, &str, CommandLine)] = &[
         "diagnose",
         "search for bottlenecks automatically: why, where, when, and what to fix first",
         diagnose::Args::command,
+    ),
+    (
+        "exp",
+        "the program space of runs: differences, scaling, directives, a regression gate",
+        exp::Args::command,
     ),
 ];
 

@@ -176,6 +176,7 @@ const COMMANDS: [&str; 14] = [
     "calibrate",
     "report",
     "diagnose",
+    "exp",
 ];
 
 #[test]

@@ -359,6 +359,12 @@ impl CubeFold {
     }
 }
 
+impl spoor_report::Observer for CubeFold {
+    fn event(&mut self, defs: &Definitions, e: &Event) {
+        CubeFold::event(self, defs, e);
+    }
+}
+
 /// Patterns of one sender and one receiver: their waits have a partner.
 pub fn point_to_point(p: Pattern) -> bool {
     matches!(p, Pattern::LateSender | Pattern::LateSenderWrongOrder | Pattern::LateReceiver)

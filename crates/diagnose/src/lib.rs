@@ -89,6 +89,22 @@ pub type Folded = (Definitions, u64, Cube, spoor_waits::WaitStates);
 
 /// Folds the ordered trace at `path` into the metric cube and its wait states.
 pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
+    fold_observed(path, feedback, &mut NoObserver)
+}
+
+struct NoObserver;
+
+impl spoor_report::Observer for NoObserver {
+    fn event(&mut self, _: &Definitions, _: &Event) {}
+}
+
+/// [`fold`], with `extra` seeing every event of the same pass. The wait states fold on a
+/// thread of their own, beside the cube and `extra` (they need nothing of each other).
+pub fn fold_observed(
+    path: &str,
+    feedback: &dyn Feedback,
+    extra: &mut dyn spoor_report::Observer,
+) -> Result<Folded, Error> {
     let reader = TraceReader::open(path, ReadOptions::default())?;
     let name = reader.name().to_owned();
     let not_ordered = || {
@@ -97,12 +113,6 @@ pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
         ))
     };
     let mut events = 0u64;
-    let take = |defs: &Definitions, evs: &[Event], cube: &mut CubeFold, waits: &mut spoor_waits::Waits| {
-        for e in evs {
-            cube.event(defs, e);
-            waits.event(defs, e);
-        }
-    };
     let (defs, cube, waits) = match reader.header().map(|h| h.flags) {
         None => {
             let (defs, evs) = reader.read_all()?;
@@ -114,7 +124,11 @@ pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
                 return Err(not_ordered());
             }
             let (mut cube, mut waits) = (CubeFold::new(&defs), spoor_waits::Waits::new(&defs));
-            take(&defs, &evs, &mut cube, &mut waits);
+            for e in &evs {
+                cube.event(&defs, e);
+                waits.event(&defs, e);
+                extra.event(&defs, e);
+            }
             events = evs.len() as u64;
             (defs, cube, waits)
         }
@@ -123,14 +137,44 @@ pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
                 return Err(not_ordered());
             }
             let defs0 = reader.defs().clone();
-            let (mut cube, mut waits) = (CubeFold::new(&defs0), spoor_waits::Waits::new(&defs0));
+            let mut cube = CubeFold::new(&defs0);
             let mut blocks = reader.read_ahead(8);
-            for b in &mut blocks {
-                let b = b?;
-                take(&defs0, &b.events, &mut cube, &mut waits);
-                events += b.events.len() as u64;
-                feedback.progress("events", events, None);
-            }
+            let (tx, rx) = std::sync::mpsc::sync_channel::<std::sync::Arc<spoor_format::Block>>(4);
+            let waits = std::thread::scope(|scope| -> Result<spoor_waits::Waits, Error> {
+                let defs_w = &defs0;
+                let worker = scope.spawn(move || {
+                    let mut waits = spoor_waits::Waits::new(defs_w);
+                    for b in rx {
+                        for e in &b.events {
+                            waits.event(defs_w, e);
+                        }
+                    }
+                    waits
+                });
+                let mut read = Ok(());
+                for b in &mut blocks {
+                    let b = match b {
+                        Ok(b) => std::sync::Arc::new(b),
+                        Err(e) => {
+                            read = Err(e);
+                            break;
+                        }
+                    };
+                    if tx.send(b.clone()).is_err() {
+                        break;
+                    }
+                    for e in &b.events {
+                        cube.event(&defs0, e);
+                        extra.event(&defs0, e);
+                    }
+                    events += b.events.len() as u64;
+                    feedback.progress("events", events, None);
+                }
+                drop(tx);
+                let waits = worker.join().expect("the wait-state fold does not panic");
+                read?;
+                Ok(waits)
+            })?;
             feedback.finish();
             // A later definitions chunk may name what the first did not.
             (blocks.finish().defs().clone(), cube, waits)

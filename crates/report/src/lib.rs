@@ -17,7 +17,7 @@ mod overlay;
 pub mod render;
 mod summary;
 pub mod svg;
-mod table;
+pub mod table;
 mod tables;
 mod waits;
 
@@ -235,6 +235,22 @@ pub fn analyze_reader(
     chrome: Option<Box<dyn Write>>,
     overlay: Option<&Overlay>,
 ) -> Result<Analysis> {
+    analyze_inner(reader, opts, chrome, overlay, None)
+}
+
+/// [`analyze`] with one more fold over the same pass: `extra` sees every event, so an
+/// analysis built on the report's (spoor-exp's) reads the trace once.
+pub fn analyze_observed(path: &str, opts: &Options, extra: &mut dyn Observer) -> Result<Analysis> {
+    analyze_inner(open(path)?, opts, None, None, Some(extra))
+}
+
+fn analyze_inner(
+    reader: TraceReader,
+    opts: &Options,
+    chrome: Option<Box<dyn Write>>,
+    overlay: Option<&Overlay>,
+    extra: Option<&mut dyn Observer>,
+) -> Result<Analysis> {
     let name = reader.name().to_owned();
     let flags = reader.header().map(|h| h.flags);
     // The text form: its definitions are complete only at its end; it is small.
@@ -264,6 +280,9 @@ pub fn analyze_reader(
     }
     if let Some(w) = &mut waits {
         observers.push(w);
+    }
+    if let Some(x) = extra {
+        observers.push(x);
     }
     // Each observer takes a whole block in turn: they are independent of one another.
     let mut fold = |events: &[spoor_model::Event]| {
