@@ -161,7 +161,7 @@ fn the_front_command_lists_and_runs_the_commands() {
 }
 
 /// Every command, by its binary.
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 15] = [
     "record",
     "import",
     "synth",

@@ -24,6 +24,7 @@ pub fn bin(name: &str) -> &'static str {
         "calibrate" => env!("CARGO_BIN_EXE_spoor-calibrate"),
         "report" => env!("CARGO_BIN_EXE_spoor-report"),
         "diagnose" => env!("CARGO_BIN_EXE_spoor-diagnose"),
+        "exp" => env!("CARGO_BIN_EXE_spoor-exp"),
         _ => unreachable!("no command spoor-{name}"),
     }
 }

@@ -7,6 +7,7 @@ mod cat;
 mod cp;
 mod cp_recorded;
 mod diagnose;
+mod exp;
 mod import;
 mod order;
 mod record;

@@ -319,7 +319,10 @@ pub fn check(
     judge("/", "elapsed", elapsed);
     let keys: BTreeSet<&(String, String)> = base.keys().chain(new.keys()).collect();
     for (focus, metric) in keys {
-        if metric == "cp" || (metric.starts_with("cp.") && focus == "/") {
+        // Which processes the path crosses shifts from run to run; what it spends in
+        // each procedure does not.
+        let composition = focus == "/" || focus.starts_with("/Code/");
+        if composition && (metric == "cp" || metric.starts_with("cp.")) {
             judge(focus, metric, path);
         } else if metric.starts_with("waits.") {
             judge(focus, metric, elapsed);
@@ -444,11 +447,16 @@ pub fn directives(store: &Store, ids: &[i64], prune: bool, margin: f64) -> Resul
             out.push_str(&format!("threshold {h} {}\n", round4(t)));
         }
     }
+    // A prune reaches below its focus, where a pair reached another way may have been
+    // true (cpu_bound false at /Code/f, true at /Code/f, /Process/p).
+    let true_below = |h: &str, f: &str| {
+        pairs.iter().any(|((h2, f2), p)| h2 == h && p.true_in > 0 && focus_within(f2, f))
+    };
     for ((h, f), p) in &pairs {
         if p.true_in > 0 {
             out.push_str(&format!("priority {h} {f} high\n"));
         } else if p.runs.len() == ids.len() || !prune {
-            if prune {
+            if prune && !true_below(h, f) {
                 out.push_str(&format!("prune {h} {f}\n"));
             } else {
                 out.push_str(&format!("priority {h} {f} low\n"));
@@ -456,6 +464,15 @@ pub fn directives(store: &Store, ids: &[i64], prune: bool, margin: f64) -> Resul
         }
     }
     Ok(out)
+}
+
+/// Whether focus `f` lies within `within` in every hierarchy (formats/diagnose.md): each
+/// part of `within` is a part of `f` or an ancestor of one.
+pub fn focus_within(f: &str, within: &str) -> bool {
+    if within == "/" {
+        return true;
+    }
+    within.split(", ").all(|w| f.split(", ").any(|p| p == w || (p.starts_with(w) && p.as_bytes().get(w.len()) == Some(&b'/'))))
 }
 
 fn round4(x: f64) -> f64 {
@@ -579,6 +596,15 @@ mod tests {
         // +60/900; elapsed +4 % passes.
         let names: Vec<(&str, &str)> = r.iter().map(|x| (x.focus.as_str(), x.metric.as_str())).collect();
         assert_eq!(names, vec![("/", "cp"), ("/Code/f", "cp"), ("/", "waits.late_sender")]);
+    }
+
+    #[test]
+    fn foci_within_foci() {
+        assert!(focus_within("/Code/f, /Process/p", "/Code/f"));
+        assert!(focus_within("/Code/f, /Machine/m/p/t", "/Machine/m"));
+        assert!(focus_within("/Code/f", "/"));
+        assert!(!focus_within("/Code/f", "/Code/f, /Process/p"));
+        assert!(!focus_within("/Code/foo", "/Code/f"));
     }
 
     #[test]
