@@ -34,13 +34,18 @@ fn runs_are_added_listed_compared_and_gated() {
     let db = d.path().join("runs.db").to_string_lossy().into_owned();
     let base = synth(&d, "base", &["stencil", "--procs", "8", "--steps", "20", "--seed", "1"]);
     let again = synth(&d, "again", &["stencil", "--procs", "8", "--steps", "20", "--seed", "2"]);
-    let slow = synth(&d, "slow", &["stencil", "--procs", "8", "--steps", "20", "--extra-work", "late:3:3000000"]);
+    let slow =
+        synth(&d, "slow", &["stencil", "--procs", "8", "--steps", "20", "--extra-work", "late:3:3000000"]);
     assert_eq!(exp_ok(&db, &["add", "-q", &base, &again, "--attr", "version=1"]).lines().count(), 2);
     exp_ok(&db, &["add", "-q", &slow, "--attr", "version=2", "--attr", "flags=-O3 -g"]);
     // The same content twice is refused unless asked for.
     let out = exp(&db, &["add", "-q", &base]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("run 1 already holds a trace of this content; --again"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("run 1 already holds a trace of this content; --again"),
+        "{}",
+        text(&out.stderr)
+    );
     let list = exp_ok(&db, &["list", "--where", "procs >= 8 and version = 1", "-f", "csv"]);
     let rows: Vec<&str> = list.lines().skip(2).collect();
     assert_eq!(rows.len(), 2, "{list}");
@@ -55,7 +60,10 @@ fn runs_are_added_listed_compared_and_gated() {
     let gate = exp(&db, &["check", "1", "3", "--max-regression", "5%"]);
     assert_eq!(gate.status.code(), Some(1));
     let err = text(&gate.stderr);
-    assert!(err.contains("run 3 regressed beyond 5% against run 1") && err.contains("/Code/late cp"), "{err}");
+    assert!(
+        err.contains("run 3 regressed beyond 5% against run 1") && err.contains("/Code/late cp"),
+        "{err}"
+    );
     let table = text(&gate.stdout);
     assert!(table.lines().any(|l| l.starts_with("/ ") && l.contains(" elapsed ")), "{table}");
     let pass = exp_ok(&db, &["check", "1", "2"]);

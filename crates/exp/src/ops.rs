@@ -75,14 +75,9 @@ impl Mapping {
 
     /// `name` under the mapping: the longest `from` that is it or an ancestor of it is
     /// replaced (once: a swap of two ranks maps both ways). A focus of several parts
-    /// (`/Code/f, /Process/p`) maps part by part.
+    /// (`/Code/f, /Process/p`) that no `from` covers whole maps part by part (a
+    /// procedure's own name may hold `, `: `/Code/pair<int, int>`).
     pub fn apply(&self, name: &str) -> String {
-        if self.0.is_empty() {
-            return name.to_owned();
-        }
-        if name.contains(", ") {
-            return name.split(", ").map(|p| self.apply(p)).collect::<Vec<_>>().join(", ");
-        }
         let best = self
             .0
             .iter()
@@ -92,6 +87,9 @@ impl Mapping {
             .max_by_key(|(f, _)| f.len());
         match best {
             Some((f, t)) => format!("{t}{}", &name[f.len()..]),
+            None if name.contains(", /") && !self.0.is_empty() => {
+                focus_parts(name).map(|p| self.apply(p)).collect::<Vec<_>>().join(", ")
+            }
             None => name.to_owned(),
         }
     }
@@ -449,9 +447,8 @@ pub fn directives(store: &Store, ids: &[i64], prune: bool, margin: f64) -> Resul
     }
     // A prune reaches below its focus, where a pair reached another way may have been
     // true (cpu_bound false at /Code/f, true at /Code/f, /Process/p).
-    let true_below = |h: &str, f: &str| {
-        pairs.iter().any(|((h2, f2), p)| h2 == h && p.true_in > 0 && focus_within(f2, f))
-    };
+    let true_below =
+        |h: &str, f: &str| pairs.iter().any(|((h2, f2), p)| h2 == h && p.true_in > 0 && focus_within(f2, f));
     for ((h, f), p) in &pairs {
         if p.true_in > 0 {
             out.push_str(&format!("priority {h} {f} high\n"));
@@ -466,13 +463,34 @@ pub fn directives(store: &Store, ids: &[i64], prune: bool, margin: f64) -> Resul
     Ok(out)
 }
 
+/// A focus's parts, one per hierarchy: split where `, /` starts the next (a procedure's
+/// name may hold `, ` itself).
+fn focus_parts(focus: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(focus);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.find(", /") {
+            Some(i) => {
+                rest = Some(&r[i + 2..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// Whether focus `f` lies within `within` in every hierarchy (formats/diagnose.md): each
 /// part of `within` is a part of `f` or an ancestor of one.
 pub fn focus_within(f: &str, within: &str) -> bool {
     if within == "/" {
         return true;
     }
-    within.split(", ").all(|w| f.split(", ").any(|p| p == w || (p.starts_with(w) && p.as_bytes().get(w.len()) == Some(&b'/'))))
+    focus_parts(within).all(|w| {
+        focus_parts(f).any(|p| p == w || (p.starts_with(w) && p.as_bytes().get(w.len()) == Some(&b'/')))
+    })
 }
 
 fn round4(x: f64) -> f64 {
@@ -499,6 +517,10 @@ mod tests {
         assert_eq!(m.apply("/Process/rank 10"), "/Process/rank 10");
         assert_eq!(m.apply("/Code/solve_v1, /Process/rank 1"), "/Code/solve, /Process/rank 2");
         assert_eq!(m.apply("/Code/solve_v12"), "/Code/solve_v12");
+        // A procedure whose name holds `, ` maps whole.
+        let t = Mapping::parse("t.txt", "/Code/pair<int, int> -> /Code/pair\n").unwrap();
+        assert_eq!(t.apply("/Code/pair<int, int>"), "/Code/pair");
+        assert_eq!(t.apply("/Code/pair<int, int>, /Process/p"), "/Code/pair, /Process/p");
         for (text, want) in [
             ("/a /b\n", "m.txt:1: expected `FROM -> TO`"),
             ("\n/a -> b\n", "m.txt:2: `b` is not a resource name"),

@@ -204,6 +204,25 @@ impl Store {
         Ok(id)
     }
 
+    /// Records several runs in one transaction (a store filled from elsewhere); their ids.
+    pub fn add_all<'a>(
+        &mut self,
+        runs: impl IntoIterator<Item = (&'a Derived, &'a [(String, String)])>,
+        added: &str,
+    ) -> Result<Vec<i64>, Error> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql(&path))?;
+        let mut ids = Vec::new();
+        for (d, attrs) in runs {
+            ids.push(insert(&tx, d, attrs, added).map_err(sql(&path))?);
+        }
+        tx.commit().map_err(sql(&path))?;
+        Ok(ids)
+    }
+
     /// Removes runs (and all that was derived from them); the ids that were not there.
     pub fn remove(&mut self, ids: &[i64]) -> Result<Vec<i64>, Error> {
         let path = self.path.clone();

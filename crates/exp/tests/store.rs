@@ -34,12 +34,20 @@ fn side(s: &Store, text: &str) -> Side {
 fn queries_select_runs_by_their_attributes() {
     let d = tempfile::tempdir().unwrap();
     let mut s = store(&d);
-    for (procs, version, machine) in
-        [("4", "1", "node1"), ("8", "1", "node1"), ("8", "2", "node2"), ("16", "2", "node1"), ("16", "2.1", "node2")]
-    {
+    for (procs, version, machine) in [
+        ("4", "1", "node1"),
+        ("8", "1", "node1"),
+        ("8", "2", "node2"),
+        ("16", "2", "node1"),
+        ("16", "2.1", "node2"),
+    ] {
         let r = run(&[("procs", procs)], &[], &[]);
-        s.add(&r, &[("version".into(), version.into()), ("machine".into(), machine.into())], "2026-01-01T00:00:00Z")
-            .unwrap();
+        s.add(
+            &r,
+            &[("version".into(), version.into()), ("machine".into(), machine.into())],
+            "2026-01-01T00:00:00Z",
+        )
+        .unwrap();
     }
     let ids = |s: &Store, q: &str| s.select(Some(&Query::parse(q).unwrap())).unwrap();
     assert_eq!(ids(&s, r#"procs >= 8 and version = "2""#), vec![3, 4]);
@@ -63,8 +71,18 @@ fn the_difference_operator_over_sets_takes_medians() {
     let mut s = store(&d);
     // Version 1: three runs, solve 400, 410, 500 ms (median 410); version 2: 300 and 320
     // (median 310); the program 1000/1010/1100 (1010) against 900/920 (910).
-    for (v, prog, solve) in [("1", 1000.0, 400.0), ("1", 1010.0, 410.0), ("1", 1100.0, 500.0), ("2", 900.0, 300.0), ("2", 920.0, 320.0)] {
-        let r = run(&[("version", v)], &[], &[("/", "time", prog), ("/Code/solve", "time", solve), ("/Code/io", "time", 50.0)]);
+    for (v, prog, solve) in [
+        ("1", 1000.0, 400.0),
+        ("1", 1010.0, 410.0),
+        ("1", 1100.0, 500.0),
+        ("2", 900.0, 300.0),
+        ("2", 920.0, 320.0),
+    ] {
+        let r = run(
+            &[("version", v)],
+            &[],
+            &[("/", "time", prog), ("/Code/solve", "time", solve), ("/Code/io", "time", 50.0)],
+        );
         s.add(&r, &[], "x").unwrap();
     }
     let a = ops::metrics(&s, &side(&s, "version = 1"), &Mapping::default()).unwrap();
@@ -122,7 +140,8 @@ fn removing_a_run_removes_all_derived_from_it() {
     let id = s.add(&run(&[("a", "1")], &["/Code/f"], &[("/", "time", 1.0)]), &[], "x").unwrap();
     assert_eq!(s.remove(&[id, 99]).unwrap(), vec![99]);
     for table in ["runs", "attrs", "resources", "metrics", "shg", "findings"] {
-        let n: i64 = s.connection().query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();
+        let n: i64 =
+            s.connection().query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();
         assert_eq!(n, 0, "{table}");
     }
 }
@@ -137,7 +156,11 @@ fn concurrent_adds_lose_nothing() {
             std::thread::spawn(move || {
                 let mut s = Store::open(&path).unwrap();
                 for k in 0..25 {
-                    let r = run(&[("writer", &t.to_string()), ("k", &k.to_string())], &["/Code/f"], &[("/", "time", k as f64)]);
+                    let r = run(
+                        &[("writer", &t.to_string()), ("k", &k.to_string())],
+                        &["/Code/f"],
+                        &[("/", "time", k as f64)],
+                    );
                     s.add(&r, &[], "x").unwrap();
                 }
             })
@@ -164,7 +187,10 @@ fn a_corrupt_or_newer_store_is_refused_and_left_as_it_was() {
     assert_eq!(std::fs::read(&junk).unwrap(), bytes);
     // A SQLite file of another program.
     let other = d.path().join("other.db");
-    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
     let before = std::fs::read(&other).unwrap();
     let e = Store::open(&other).err().unwrap().to_string();
     assert!(e.contains("not a spoor-exp store"), "{e}");
@@ -224,10 +250,12 @@ fn a_derived_run_keeps_consistent_figures_and_notices_its_trace_changing() {
     assert!(get("/", "cp") <= get("/", "elapsed") && get("/", "ideal_network") <= get("/", "cp"));
     // Waiting is the sum of its patterns, everywhere it is kept.
     let metrics = s.metrics(id).unwrap();
-    let patterns: f64 = metrics.iter().filter(|(f, m, _)| f == "/" && m.starts_with("waits.")).map(|x| x.2).sum();
+    let patterns: f64 =
+        metrics.iter().filter(|(f, m, _)| f == "/" && m.starts_with("waits.")).map(|x| x.2).sum();
     assert!((patterns - get("/", "wait")).abs() < 1.0);
     // Processes' useful computation adds up to the program's.
-    let useful: f64 = metrics.iter().filter(|(f, m, _)| f.starts_with("/Process/") && m == "useful").map(|x| x.2).sum();
+    let useful: f64 =
+        metrics.iter().filter(|(f, m, _)| f.starts_with("/Process/") && m == "useful").map(|x| x.2).sum();
     assert!((useful - get("/", "useful")).abs() < 1.0);
     assert!(get("/", "useful.mean") <= get("/", "useful.max"));
     let res = s.resources(id).unwrap();
@@ -248,7 +276,8 @@ fn a_derived_run_keeps_consistent_figures_and_notices_its_trace_changing() {
 #[test]
 fn the_gate_names_an_injected_slowdown_and_passes_another_seed() {
     let d = tempfile::tempdir().unwrap();
-    let slow = Spec { extra: vec![ExtraWork { proc: "late".into(), ranks: vec![3], ns: 3_000_000 }], ..stencil(1) };
+    let slow =
+        Spec { extra: vec![ExtraWork { proc: "late".into(), ranks: vec![3], ns: 3_000_000 }], ..stencil(1) };
     let mut s = store(&d);
     for (name, spec) in [("base.spoor", stencil(1)), ("again.spoor", stencil(2)), ("slow.spoor", slow)] {
         let t = ordered_file(d.path(), name, &spec);
@@ -267,17 +296,27 @@ fn the_gate_names_an_injected_slowdown_and_passes_another_seed() {
 #[test]
 fn directives_from_one_run_halve_the_search_of_another_and_keep_its_first_bottleneck() {
     let d = tempfile::tempdir().unwrap();
-    let injected = |seed| Spec { extra: vec![ExtraWork { proc: "late".into(), ranks: vec![2], ns: 2_000_000 }], ..stencil(seed) };
+    let injected = |seed| Spec {
+        extra: vec![ExtraWork { proc: "late".into(), ranks: vec![2], ns: 2_000_000 }],
+        ..stencil(seed)
+    };
     let first = ordered_file(d.path(), "first.spoor", &injected(1));
     let other = ordered_file(d.path(), "other.spoor", &injected(2));
     let mut s = store(&d);
     let id = s.add(&spoor_exp::derive(&first, &Silent).unwrap(), &[], "x").unwrap();
     let text = ops::directives(&s, &[id], true, 0.8).unwrap();
-    assert!(text.lines().any(|l| l.starts_with("prune ")) && text.lines().any(|l| l.starts_with("priority ")));
+    assert!(
+        text.lines().any(|l| l.starts_with("prune ")) && text.lines().any(|l| l.starts_with("priority "))
+    );
     let opts = spoor_diagnose::Options::default();
     let plain = spoor_diagnose::diagnose(&other, None, &opts, &Silent).unwrap();
     let steered = spoor_diagnose::diagnose(&other, Some(("d.txt", &text)), &opts, &Silent).unwrap();
-    assert!(2 * steered.shg.tested <= plain.shg.tested, "{} against {}", steered.shg.tested, plain.shg.tested);
+    assert!(
+        2 * steered.shg.tested <= plain.shg.tested,
+        "{} against {}",
+        steered.shg.tested,
+        plain.shg.tested
+    );
     let top = |x: &spoor_diagnose::Diagnosis| {
         let n = &x.shg.nodes[x.bottlenecks[0]];
         (n.hypothesis, n.focus_name.clone())
