@@ -25,6 +25,15 @@ fn threshold(spec: &str) -> anyhow::Result<(Hypothesis, f64)> {
     Ok((h, v))
 }
 
+/// `--peer-group NAME=P,Q,...`.
+fn peer_group(spec: &str) -> anyhow::Result<(String, Vec<String>)> {
+    let (name, members) = spec
+        .split_once('=')
+        .filter(|(n, m)| !n.trim().is_empty() && !m.trim().is_empty())
+        .ok_or_else(|| usage(format!("--peer-group {spec}: expected NAME=PROCESS,PROCESS,...")))?;
+    Ok((name.trim().to_owned(), members.split(',').map(|m| m.trim().to_owned()).collect()))
+}
+
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-diagnose", || {
@@ -37,7 +46,12 @@ fn main() {
         let thresholds = args.threshold.iter().map(|s| threshold(s)).collect::<anyhow::Result<_>>()?;
         let opts = Options {
             search: SearchOptions { slices: args.slices, max_tests: args.max_tests, thresholds },
-            peers: PeerOptions { windows: args.peer_windows, enter: args.peer_enter, leave: args.peer_leave },
+            peers: PeerOptions {
+                windows: args.peer_windows,
+                enter: args.peer_enter,
+                leave: args.peer_leave,
+                named: args.peer_groups.iter().map(|g| peer_group(g)).collect::<anyhow::Result<_>>()?,
+            },
             top: args.top,
         };
         let directives = match &args.directives {

@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use clap::Parser;
 use spoor_cli::Output;
 use spoor_report::{
-    Format, Level, Metric, Options, Overlay, OverlayProfile, PathArc, Segment, Selection, TableKind,
+    Format, Level, Mark, Metric, Options, Overlay, OverlayProfile, PathArc, Segment, Selection, TableKind,
 };
 use std::cell::RefCell;
 use std::io::Write;
@@ -62,7 +62,29 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
             .into_iter()
             .map(|(from_loc, from_time, to_loc, to_time)| PathArc { from_loc, from_time, to_loc, to_time })
             .collect(),
+        marks: Vec::new(),
     })
+}
+
+/// The processes straying from their peers (spoor-diagnose's peer annotations) as marks
+/// on each of their locations.
+fn peer_marks(input: &str) -> anyhow::Result<Vec<Mark>> {
+    if input == "-" {
+        return Err(anyhow!("--annotate reads the trace twice: give it a file, not standard input"));
+    }
+    let (defs, _, cube, _) = spoor_diagnose::fold(input, &spoor_model::Silent).map_err(|e| match e {
+        spoor_diagnose::Error::Format(f) => anyhow::Error::new(f),
+        e => anyhow!(e),
+    })?;
+    let res = spoor_diagnose::Resources::new(&defs, &cube);
+    let mut marks = Vec::new();
+    for a in spoor_diagnose::peers::annotate(&cube, &res, &spoor_diagnose::PeerOptions::default()) {
+        let label = format!("{} ({})", a.describe(), a.group);
+        for &loc in res.locations_of(a.process) {
+            marks.push(Mark { loc, start: a.start, end: a.end, label: label.clone() });
+        }
+    }
+    Ok(marks)
 }
 
 /// Messages received before they were sent make transit and wait times wrong: said
@@ -127,6 +149,13 @@ fn main() {
                 Ok(o) => overlay = Some(o),
                 Err(e) => sel.no_path = Some(format!("{e:#}")),
             }
+        }
+        if args.annotate {
+            let marks = peer_marks(&args.input)?;
+            if marks.is_empty() {
+                eprintln!("spoor-report: no process strays from its peers: nothing to mark");
+            }
+            overlay.get_or_insert_with(Overlay::default).marks = marks;
         }
         let mut out = Output::create(args.output.as_deref())?;
         let format = match args.format {

@@ -66,6 +66,11 @@ pub struct Args {
     /// --peer-enter: hysteresis).
     #[arg(long, value_name = "SHARE", default_value_t = 0.10)]
     pub peer_leave: f64,
+    /// A peer group of your own (repeatable): NAME=PROCESS,PROCESS,... (the trace's
+    /// process names); its members are compared with each other, the other processes
+    /// keep the roles found for them.
+    #[arg(long = "peer-group", value_name = "NAME=PROCESSES")]
+    pub peer_groups: Vec<String>,
     /// Print the Search History Graph's true nodes as a tree after the findings.
     #[arg(long)]
     pub tree: bool,

@@ -26,6 +26,7 @@ Examples:
   spoor-report -f html --critical-path wall -o run.html run.o
   spoor-report -f svg -t spacetime -o run.svg run.o
   spoor-report -f chrome -o run.json run.o          for ui.perfetto.dev
+  spoor-report -f html --annotate -o run.html run.o processes straying from their peers marked
   spoor-report --focus machine=node1 --phase solve run.o
   spoor-report -t waits run.o                       wait states and their root causes
   spoor-report run.o --compare old.o";
@@ -84,6 +85,11 @@ pub struct Args {
     /// in a file (it is read twice).
     #[arg(long, value_enum, value_name = "MODE")]
     pub critical_path: Option<CpMode>,
+    /// Mark the processes that stray from their peers (spoor-diagnose's peer annotations,
+    /// formats/diagnose.md) on the space-time diagram, the HTML report and the Chrome
+    /// export. Needs an ordered trace in a file (it is read twice).
+    #[arg(long)]
+    pub annotate: bool,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,

@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
                 for (from, to) in m.pairs() {
                     // A name maps to its target, and what is below it below the target.
                     assert_eq!(&m.apply(from), to);
-                    assert!(m.apply(&format!("{from}/x")).ends_with("/x"));
+                    let below = format!("{from}/x");
+                    if !m.pairs().iter().any(|(f, _)| *f == below) {
+                        assert!(m.apply(&below).ends_with("/x"));
+                    }
                 }
             }
             Err(e) => assert!(e.to_string().starts_with("fuzz.map:"), "{e}"),

@@ -103,3 +103,44 @@ fn errors_and_exit_codes() {
     let (c, e) = code(&[d.path().join("missing.spoor").to_str().unwrap()]);
     assert_eq!(c, Some(1), "{e}");
 }
+
+/// Rank 2 works 2 ms more a step: it strays from its peers, in the groups found and in a
+/// group the user names; the report marks it on its time-line.
+#[test]
+fn named_peer_groups_and_annotations_on_the_report() {
+    let d = tempfile::tempdir().unwrap();
+    let t = synth(&d, &["stencil", "--procs", "8", "--steps", "20", "--extra-work", "late:2:2000000"]);
+    let annotations = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut a = vec![t.as_str(), "-f", "json"];
+        a.extend(extra);
+        let v: serde_json::Value = serde_json::from_str(&ok_text("diagnose", &a)).unwrap();
+        v["annotations"].as_array().unwrap().clone()
+    };
+    let found = annotations(&[]);
+    assert!(found.iter().any(|a| a["process"] == "rank2" && a["kind"] == "overworked"), "{found:?}");
+    let named = annotations(&["--peer-group", "mine=rank0,rank1,rank2"]);
+    let mine: Vec<&serde_json::Value> = named.iter().filter(|a| a["group"] == "mine").collect();
+    assert!(!mine.is_empty() && mine.iter().all(|a| a["process"] == "rank2"), "{named:?}");
+    // The others keep their role: rank 2 is no longer among them.
+    assert!(named.iter().all(|a| a["group"] == "mine" || a["process"] != "rank2"), "{named:?}");
+    for (bad, want) in [
+        ("mine=rank0,rank99", "no process named `rank99`"),
+        ("mine=rank0", "needs two processes or more"),
+        ("mine", "expected NAME=PROCESS,PROCESS"),
+    ] {
+        let out = run("diagnose", &[&t, "--peer-group", bad], b"", &[]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(text(&out.stderr).contains(want), "{bad}: {}", text(&out.stderr));
+    }
+    // On the report: a band over rank 2's row with its label, a track in the export and a
+    // list in the HTML summary.
+    let svg = ok_text("report", &["-f", "svg", "--annotate", &t]);
+    assert!(svg.contains(r#"<g class="marks""#) && svg.contains("rank2 overworked by up to"), "{svg}");
+    let chrome = ok_text("report", &["-f", "chrome", "--annotate", &t]);
+    assert!(chrome.contains(r#""cat":"annotation","name":"rank2 overworked by up to"#), "{chrome}");
+    let html = ok_text("report", &["-f", "html", "--annotate", &t]);
+    assert!(html.contains("Processes straying from their peers") && html.contains("rank2 overworked"));
+    let out = run("report", &["--annotate", "-"], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--annotate reads the trace twice"), "{}", text(&out.stderr));
+}

@@ -89,7 +89,7 @@ pub type Folded = (Definitions, u64, Cube, spoor_waits::WaitStates);
 
 /// Folds the ordered trace at `path` into the metric cube and its wait states.
 pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
-    fold_observed(path, feedback, &mut NoObserver)
+    fold_observed(path, feedback, &mut NoObserver, true)
 }
 
 struct NoObserver;
@@ -98,12 +98,14 @@ impl spoor_report::Observer for NoObserver {
     fn event(&mut self, _: &Definitions, _: &Event) {}
 }
 
-/// [`fold`], with `extra` seeing every event of the same pass. The wait states fold on a
-/// thread of their own, beside the cube and `extra` (they need nothing of each other).
+/// [`fold`], with `extra` seeing every event of the same pass, and the waits' root causes
+/// only when `causes`. The wait states fold on a thread of their own, beside the cube and
+/// `extra` (they need nothing of each other).
 pub fn fold_observed(
     path: &str,
     feedback: &dyn Feedback,
     extra: &mut dyn spoor_report::Observer,
+    causes: bool,
 ) -> Result<Folded, Error> {
     let reader = TraceReader::open(path, ReadOptions::default())?;
     let name = reader.name().to_owned();
@@ -180,7 +182,7 @@ pub fn fold_observed(
             (blocks.finish().defs().clone(), cube, waits)
         }
     };
-    let waits = waits.finish(&defs, &name).map_err(|e| match e {
+    let waits = waits.finish_with(&defs, &name, causes).map_err(|e| match e {
         spoor_waits::Error::Format(f) => Error::Format(f),
         spoor_waits::Error::NotOrdered(m) => Error::NotOrdered(m),
     })?;
@@ -205,6 +207,7 @@ pub fn diagnose(
         Some((file, text)) => Directives::parse(file, text, &res).map_err(Error::Directives)?,
         None => Directives::default(),
     };
+    peers::check_named(&res, &opts.peers).map_err(Error::Usage)?;
     let shg = search::search(&cube, &res, &dirs, &opts.search);
     let mut warnings = Vec::new();
     if waits.late_messages > 0 {

@@ -18,12 +18,61 @@ pub struct PeerOptions {
     /// Distance from the median busy share that starts an annotation, and that ends it.
     pub enter: f64,
     pub leave: f64,
+    /// Groups the user names: (name, process names). Their members are compared with each
+    /// other; the processes of no named group keep the roles found for them.
+    pub named: Vec<(String, Vec<String>)>,
 }
 
 impl Default for PeerOptions {
     fn default() -> Self {
-        PeerOptions { windows: 8, enter: 0.25, leave: 0.10 }
+        PeerOptions { windows: 8, enter: 0.25, leave: 0.10, named: Vec::new() }
     }
+}
+
+/// The named groups' members, or why not (an unknown process, one named in two groups, a
+/// group of fewer than two).
+fn named_groups(
+    res: &Resources,
+    named: &[(String, Vec<String>)],
+) -> Result<Vec<(String, Vec<ProcId>)>, String> {
+    let defs = res.defs();
+    let mut taken: Vec<ProcId> = Vec::new();
+    let mut out = Vec::new();
+    for (name, members) in named {
+        let mut ids = Vec::new();
+        for m in members {
+            let id = defs.processes.iter().position(|q| defs.strings.name(q.name) == m.as_str()).ok_or_else(
+                || {
+                    let known: Vec<String> = defs
+                        .processes
+                        .iter()
+                        .take(8)
+                        .map(|q| defs.strings.name(q.name).into_owned())
+                        .collect();
+                    let more = if defs.processes.len() > 8 { ", ..." } else { "" };
+                    format!(
+                        "peer group {name}: no process named `{m}`; the processes are {}{more}",
+                        known.join(", ")
+                    )
+                },
+            )? as ProcId;
+            if taken.contains(&id) {
+                return Err(format!("peer group {name}: {m} is in another group already"));
+            }
+            taken.push(id);
+            ids.push(id);
+        }
+        if ids.len() < 2 {
+            return Err(format!("peer group {name}: a group needs two processes or more"));
+        }
+        out.push((name.clone(), ids));
+    }
+    Ok(out)
+}
+
+/// Checks the named groups against the trace's processes (the message says what is wrong).
+pub fn check_named(res: &Resources, opts: &PeerOptions) -> Result<(), String> {
+    named_groups(res, &opts.named).map(|_| ())
 }
 
 /// One annotated stretch of one process.
@@ -44,6 +93,13 @@ pub struct Annotation {
     pub peak: f64,
     /// The peer group's name (its application and role).
     pub group: String,
+}
+
+impl Annotation {
+    /// What it says, as a label: `rank5 overworked by up to 67.6 points`.
+    pub fn describe(&self) -> String {
+        format!("{} {} by up to {:.1} points", self.process_name, self.kind, 100.0 * self.peak)
+    }
 }
 
 /// The peer groups: the processes of an application with much the same procedures
@@ -118,7 +174,16 @@ pub fn annotate(cube: &Cube, res: &Resources, opts: &PeerOptions) -> Vec<Annotat
             .sum()
     };
     let mut out = Vec::new();
-    for (group, members) in groups(cube, res) {
+    // Named groups come first; the roles found are kept for the processes of none.
+    let mut all = named_groups(res, &opts.named).unwrap_or_default();
+    let named: Vec<ProcId> = all.iter().flat_map(|g| g.1.iter().copied()).collect();
+    for (name, mut members) in groups(cube, res) {
+        members.retain(|p| !named.contains(p));
+        if members.len() >= 3 {
+            all.push((name, members));
+        }
+    }
+    for (group, members) in all {
         // Per window, each member's busy share of the window against the group's median
         // (a distance in points of the window's time: robust where the median is idle).
         let dist: Vec<Vec<f64>> = windows

@@ -292,7 +292,7 @@ fn annotations_svg(d: &Diagnosis) -> String {
         let x0 = label + plot * (a.start - t0) as f64 / span;
         let x1 = label + plot * (a.end - t0) as f64 / span;
         let color = if a.kind == "overworked" { "#d6604d" } else { "#4393c3" };
-        let title = format!("{} {} by up to {:.1} points", a.process_name, a.kind, 100.0 * a.peak);
+        let title = a.describe();
         let _ = write!(
             o,
             "<rect x=\"{x0:.1}\" y=\"{}\" width=\"{:.1}\" height=\"{}\" fill=\"{color}\"><title>{}</title></rect>",

@@ -125,8 +125,8 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
     }
     let (hash, size, mtime_ns) = identity(Path::new(path))?;
     let mut flat = Flat::default();
-    let (defs, events, cube, waits) =
-        spoor_diagnose::fold_observed(path, feedback, &mut flat).map_err(|e| match e {
+    let (defs, events, cube, waits) = spoor_diagnose::fold_observed(path, feedback, &mut flat, false)
+        .map_err(|e| match e {
             spoor_diagnose::Error::NotOrdered(m) => Error::NotOrdered(m),
             spoor_diagnose::Error::Format(f) => Error::Format(f),
             e => Error::Usage(e.to_string()),
@@ -181,10 +181,32 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
     drop(cube);
 
     let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
+    // The ideal network's path is a forward pass of its own: beside the profiles.
+    let ideal = spoor_graph::CpOptions { message_weight: Some(0), ..Default::default() };
+    let ideal_ns = std::thread::scope(|scope| {
+        let ideal = scope.spawn(|| spoor_graph::cp::length(&pag, &ideal));
+        cp_metrics(&mut m, &pag, made.as_ref(), defs, &res);
+        ideal.join().expect("the ideal network's path does not panic")
+    });
+    m.put("/", "ideal_network", ideal_ns as f64);
+    d.metrics = m.0.into_iter().map(|((f, k), v)| (f, k, v)).collect();
+    Ok(d)
+}
+
+/// The critical path's length and profiles: by procedure (remote arcs as the program's
+/// `cp.messages` and the like), by process, and its imbalance impact.
+fn cp_metrics(
+    m: &mut Metrics,
+    pag: &spoor_graph::Pag,
+    made: Option<&spoor_graph::cp::Distances>,
+    defs: &Definitions,
+    res: &Resources,
+) {
+    let pag = &pag;
     let plain = spoor_graph::CpOptions::default();
-    let cp = spoor_graph::cp::critical_path_with(&pag, &plain, made.as_ref());
+    let cp = spoor_graph::cp::critical_path_with(pag, &plain, made);
     m.put("/", "cp", cp.length as f64);
-    for row in spoor_graph::profile::profile(&pag, &cp, CpLevel::Procedure) {
+    for row in spoor_graph::profile::profile(pag, &cp, CpLevel::Procedure) {
         // Remote arcs are time on no procedure: the program's `cp.messages` and the like.
         match arc_metric(&row.name) {
             Some(metric) => m.add("/", metric, row.time_ns as f64),
@@ -194,18 +216,14 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
     for (k, _) in defs.processes.iter().enumerate() {
         m.ensure(&res.place_name(Place::Process(k as u32)), "cp");
     }
-    for row in spoor_graph::profile::profile(&pag, &cp, CpLevel::Process) {
+    for row in spoor_graph::profile::profile(pag, &cp, CpLevel::Process) {
         if let Some(p) = defs.processes.iter().position(|q| defs.strings.name(q.name) == row.name) {
             m.add(&res.place_name(Place::Process(p as u32)), "cp", row.time_ns as f64);
         }
     }
     let imbalance: i64 =
-        spoor_graph::profile::profile(&pag, &cp, CpLevel::Imbalance).iter().map(|r| r.time_ns).sum();
+        spoor_graph::profile::profile(pag, &cp, CpLevel::Imbalance).iter().map(|r| r.time_ns).sum();
     m.put("/", "cp.imbalance", imbalance as f64);
-    let ideal = spoor_graph::CpOptions { message_weight: Some(0), ..Default::default() };
-    m.put("/", "ideal_network", spoor_graph::cp::length(&pag, &ideal) as f64);
-    d.metrics = m.0.into_iter().map(|((f, k), v)| (f, k, v)).collect();
-    Ok(d)
 }
 
 /// The program metric of a profile's remote-arc row, `None` for a procedure's.

@@ -266,6 +266,23 @@ impl ChromeWriter {
             );
             self.item(&item);
         }
+        // Marks on a track of their own (tid 1): on a location's track they would break
+        // the nesting of its procedures' slices.
+        if !o.marks.is_empty() {
+            self.item(&format!(
+                "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{pid},\"tid\":1,\"args\":{{\"name\":\"annotations\"}}}}"
+            ));
+        }
+        for m in &o.marks {
+            let item = format!(
+                "{{\"ph\":\"X\",\"cat\":\"annotation\",\"name\":{},\"pid\":{pid},\"tid\":1,\"ts\":{},\"dur\":{},\"args\":{{\"location\":{}}}}}",
+                js(&m.label),
+                micros(m.start),
+                micros((m.end - m.start).max(0)),
+                m.loc
+            );
+            self.item(&item);
+        }
         for (i, a) in o.arcs.iter().enumerate() {
             let s = format!(
                 "{{\"ph\":\"s\",\"cat\":\"critical\",\"name\":{},\"id\":\"c{i}\",\"pid\":{},\"tid\":{},\"ts\":{}}}",

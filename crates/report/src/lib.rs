@@ -23,7 +23,7 @@ mod waits;
 
 pub use analyze::{LocStats, Message, Messages, MinAvgMax, Observer, ProcStats};
 pub use metric::{Level, Metric};
-pub use overlay::{Overlay, OverlayProfile, PathArc, Segment};
+pub use overlay::{Mark, Overlay, OverlayProfile, PathArc, Segment};
 pub use render::{render, render_compare, Format, Selection};
 pub use table::{Cell, Column, Table, Unit};
 pub use tables::TableKind;

@@ -1,5 +1,7 @@
 //! What can be drawn over the pictures: a path through the run (the critical path, once
-//! crates/graph computes it) as segments of time on locations and the arcs between them.
+//! crates/graph computes it) as segments of time on locations and the arcs between them,
+//! and marks: stretches of a location's time with a label (spoor-diagnose's peer
+//! annotations).
 
 use spoor_model::LocId;
 
@@ -21,6 +23,16 @@ pub struct PathArc {
     pub to_time: i64,
 }
 
+/// A stretch of a location's time to mark, with what it means: `rank5 overworked by up
+/// to 67.6 points (stencil-0)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub loc: LocId,
+    pub start: i64,
+    pub end: i64,
+    pub label: String,
+}
+
 /// A path to draw over the space-time diagram, the Chrome export and the HTML report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overlay {
@@ -33,6 +45,8 @@ pub struct Overlay {
     /// The path's time by entity at some levels (e.g. procedure, process), largest
     /// first: the HTML report's summary shows the first few.
     pub profiles: Vec<OverlayProfile>,
+    /// Stretches marked with a label, drawn under the path.
+    pub marks: Vec<Mark>,
 }
 
 /// The time a path spends on each entity of one level, largest first.
@@ -46,7 +60,12 @@ pub struct OverlayProfile {
 
 impl Overlay {
     pub fn is_empty(&self) -> bool {
-        self.segments.is_empty() && self.arcs.is_empty()
+        !self.has_path() && self.marks.is_empty()
+    }
+
+    /// Whether there is a path to draw (not only marks).
+    pub fn has_path(&self) -> bool {
+        !self.segments.is_empty() || !self.arcs.is_empty()
     }
 
     /// Time on the path per location (summed segment lengths), sorted by location.

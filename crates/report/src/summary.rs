@@ -22,7 +22,7 @@ pub fn html(a: &Analysis, path: Option<&Overlay>, path_note: Option<&str>) -> St
         a.defs.processes.len(),
         a.events()
     );
-    match path.filter(|p| !p.is_empty()) {
+    match path.filter(|p| p.has_path()) {
         Some(p) => {
             let share = elapsed
                 .filter(|&e| e > 0)
@@ -42,7 +42,20 @@ pub fn html(a: &Analysis, path: Option<&Overlay>, path_note: Option<&str>) -> St
         }
     }
     o.push_str("</p>");
-    if let Some(p) = path.filter(|p| !p.is_empty()) {
+    if let Some(p) = path.filter(|p| !p.marks.is_empty()) {
+        // A process's marks repeat on each of its threads: listed once.
+        let mut seen = std::collections::BTreeSet::new();
+        o.push_str("<h3>Processes straying from their peers</h3><ul class=\"marks\">");
+        for m in &p.marks {
+            if seen.insert((&m.label, m.start, m.end)) {
+                let from = a.span().map_or(m.start, |s| m.start - s.0);
+                let to = a.span().map_or(m.end, |s| m.end - s.0);
+                let _ = write!(o, "<li>{} from {} to {}</li>", crate::svg::esc(&m.label), ms(from), ms(to));
+            }
+        }
+        o.push_str("</ul>");
+    }
+    if let Some(p) = path.filter(|p| p.has_path()) {
         for r in &p.profiles {
             let mut t = Table::new(
                 &format!("summary-path-{}", r.level),

@@ -191,7 +191,10 @@ pub fn spacetime(a: &Analysis, overlay: Option<&Overlay>) -> String {
     spacetime_rows(&mut o, &f, a.bins(), &rows);
     spacetime_messages(&mut o, &f, a, &row_of);
     spacetime_waits(&mut o, &f, a, &row_of);
-    if let Some(ov) = overlay.filter(|o| !o.is_empty()) {
+    if let Some(ov) = overlay.filter(|o| !o.marks.is_empty()) {
+        spacetime_marks(&mut o, &f, ov, &row_of);
+    }
+    if let Some(ov) = overlay.filter(|o| o.has_path()) {
         spacetime_overlay(&mut o, &f, ov, &row_of);
     }
     spacetime_axis(&mut o, &f, nrows);
@@ -261,7 +264,7 @@ fn spacetime_legend(o: &mut String, f: &Frame, overlay: Option<&Overlay>) {
         left + 150.0,
         left + 154.0
     );
-    if let Some(ov) = overlay.filter(|o| !o.is_empty()) {
+    if let Some(ov) = overlay.filter(|o| o.has_path()) {
         let _ = write!(
             o,
             r##"<line x1="{}" y1="26" x2="{}" y2="26" stroke="#000" stroke-width="3"/><text x="{}" y="30">{}</text>"##,
@@ -269,6 +272,14 @@ fn spacetime_legend(o: &mut String, f: &Frame, overlay: Option<&Overlay>) {
             left + 235.0,
             left + 239.0,
             esc(if ov.name.is_empty() { "path" } else { &ov.name })
+        );
+    }
+    if overlay.is_some_and(|o| !o.marks.is_empty()) {
+        let x = left + if overlay.is_some_and(|o| o.has_path()) { 400.0 } else { 215.0 };
+        let _ = write!(
+            o,
+            r##"<rect x="{x}" y="21" width="10" height="10" fill="#ff7f0e" fill-opacity="0.35" stroke="#ff7f0e"/><text x="{}" y="30">annotation (straying from its peers)</text>"##,
+            x + 14.0
         );
     }
     o.push_str("</g>");
@@ -392,6 +403,35 @@ fn spacetime_waits(o: &mut String, f: &Frame, a: &Analysis, row_of: &HashMap<Loc
                 ms(i.duration as f64)
             ))
         );
+    }
+    o.push_str("</g>");
+}
+
+/// Each mark as a translucent band over its row, its label as the band's tooltip and, where
+/// the row is tall enough, written at its start.
+fn spacetime_marks(o: &mut String, f: &Frame, ov: &Overlay, row_of: &HashMap<LocId, usize>) {
+    o.push_str(r##"<g class="marks" fill="#ff7f0e" fill-opacity="0.35" stroke="#ff7f0e">"##);
+    for m in &ov.marks {
+        let Some(&r) = row_of.get(&m.loc) else { continue };
+        let (x0, x1) = (f.x(m.start.max(f.t0)), f.x(m.end.min(f.t1)));
+        let y = f.cy(r) - f.rh / 2.0;
+        let _ = write!(
+            o,
+            r#"<rect class="mark" x="{x0:.2}" y="{y:.2}" width="{:.2}" height="{:.2}"><title>{}</title></rect>"#,
+            (x1 - x0).max(1.0),
+            f.rh,
+            esc(&m.label)
+        );
+        if f.rh >= 10.0 {
+            let _ = write!(
+                o,
+                r##"<text x="{:.2}" y="{:.2}" fill="#000" fill-opacity="1" stroke="none" font-size="{:.0}">{}</text>"##,
+                x0 + 2.0,
+                f.cy(r) + f.rh * 0.3,
+                (f.rh * 0.7).min(10.0),
+                esc(&m.label)
+            );
+        }
     }
     o.push_str("</g>");
 }

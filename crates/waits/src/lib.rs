@@ -135,7 +135,8 @@ pub struct WaitStates {
     /// Blocking sends and collective instances whose partners never came.
     pub open_sends: usize,
     pub open_collectives: usize,
-    /// What caused the waits (formats/waits.md, "Root causes").
+    /// What caused the waits (formats/waits.md, "Root causes"); empty when not asked for
+    /// ([`Waits::finish_with`]).
     pub causes: RootCauses,
 }
 
@@ -218,7 +219,13 @@ impl Waits {
     }
 
     /// The result; `defs` are the trace's final definitions (they name the processes).
-    pub fn finish(mut self, defs: &Definitions, trace: &str) -> Result<WaitStates, Error> {
+    pub fn finish(self, defs: &Definitions, trace: &str) -> Result<WaitStates, Error> {
+        self.finish_with(defs, trace, true)
+    }
+
+    /// [`Waits::finish`], with the root causes only when `causes` (they take about as
+    /// long as the detection: what needs only the waits' totals goes without them).
+    pub fn finish_with(mut self, defs: &Definitions, trace: &str, causes: bool) -> Result<WaitStates, Error> {
         let d = &mut self.detect;
         if let Some((recv, send)) = d.out_of_order {
             return Err(Error::NotOrdered(format!(
@@ -229,7 +236,7 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let instances = by_location_and_start(std::mem::take(&mut d.instances), d.locs.len());
-        let causes = causes::root_causes(d, &instances);
+        let causes = if causes { causes::root_causes(d, &instances) } else { RootCauses::default() };
         // Few keys, many instances: summed in a hash map, ordered once.
         let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
         for i in &instances {
