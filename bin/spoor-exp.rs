@@ -43,6 +43,11 @@ fn mapping(path: Option<&Path>) -> anyhow::Result<Mapping> {
     }
 }
 
+/// `--where QUERY`, when given.
+fn where_query(text: Option<&str>) -> anyhow::Result<Option<spoor_exp::Query>> {
+    text.map(|q| spoor_exp::Query::parse(q).map_err(|e| usage(format!("--where `{q}`: {e}")))).transpose()
+}
+
 /// `KEY=VALUE`.
 fn attr(spec: &str) -> anyhow::Result<(String, String)> {
     let (k, v) = spec.split_once('=').ok_or_else(|| usage(format!("--attr {spec}: expected KEY=VALUE")))?;
@@ -115,12 +120,7 @@ fn main() {
                 lines
             }
             Verb::List { query } => {
-                let q = match query {
-                    Some(q) => {
-                        Some(spoor_exp::Query::parse(q).map_err(|e| usage(format!("--where `{q}`: {e}")))?)
-                    }
-                    None => None,
-                };
+                let q = where_query(query.as_deref())?;
                 let ids = store.select(q.as_ref())?;
                 let list = ids.iter().map(|&id| store.expect_run(id)).collect::<Result<Vec<_>, _>>()?;
                 render::tables(&[render::runs(&list, form)], form)
@@ -173,12 +173,7 @@ fn main() {
                 render::tables(&[render::diff(&ds, &sa.label, &sb.label, threshold, form)], form)
             }
             Verb::Scaling { query } => {
-                let q = match query {
-                    Some(q) => {
-                        Some(spoor_exp::Query::parse(q).map_err(|e| usage(format!("--where `{q}`: {e}")))?)
-                    }
-                    None => None,
-                };
+                let q = where_query(query.as_deref())?;
                 let ids = store.select(q.as_ref())?;
                 if ids.is_empty() {
                     return Err(usage(format!("{}: no run to scale", db.display())));

@@ -264,22 +264,36 @@ mod tests {
     use super::*;
 
     /// The command lines of an Examples section: each `spoor...` invocation of a line,
-    /// split at pipes, `&&` and redirections, without the comment after two spaces.
+    /// split at pipes, `&&` and redirections outside quotes, without the comment after
+    /// two spaces (outside quotes); quoted words are one word, without their quotes.
     fn invocations(help: &str) -> Vec<Vec<String>> {
         let mut v = Vec::new();
+        let mut take = |words: &mut Vec<String>| {
+            let w: Vec<String> =
+                words.drain(..).skip_while(|w| w != "spoor" && !w.starts_with("spoor-")).collect();
+            if !w.is_empty() {
+                v.push(w);
+            }
+        };
         for line in help.lines().skip_while(|l| *l != "Examples:").skip(1) {
-            let line = line.trim_start();
-            let line = line.split("  ").next().unwrap_or("");
-            for part in line.split(['|', '>', '&']) {
-                let words: Vec<String> = part
-                    .split_whitespace()
-                    .map(|w| w.trim_matches(|c| c == '\'' || c == ')').to_owned())
-                    .skip_while(|w| w != "spoor" && !w.starts_with("spoor-"))
-                    .collect();
-                if !words.is_empty() {
-                    v.push(words);
+            let (mut words, mut word, mut quote) = (Vec::new(), String::new(), None::<char>);
+            let mut chars = line.trim_start().chars().peekable();
+            while let Some(c) = chars.next() {
+                match (quote, c) {
+                    (Some(q), c) if c == q => quote = None,
+                    (Some(_), c) => word.push(c),
+                    (None, '\'' | '"') => quote = Some(c),
+                    (None, ' ') if chars.peek() == Some(&' ') => break,
+                    (None, ' ') => words.extend((!word.is_empty()).then(|| std::mem::take(&mut word))),
+                    (None, '|' | '>' | '&' | ')') => {
+                        words.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+                        take(&mut words);
+                    }
+                    (None, c) => word.push(c),
                 }
             }
+            words.extend((!word.is_empty()).then_some(word));
+            take(&mut words);
         }
         v
     }

@@ -25,13 +25,61 @@ pub enum Format {
 pub const EXAMPLES: &str = "\
 Examples:
   spoor-exp add run.o --attr version=2 --attr input=big
-  spoor-exp list --where 'procs >= 8 and version = \"2\"'
+  spoor-exp list --where 'version=2 and procs=64'
   spoor-exp diff 3 4 --threshold 5%                  what changed from run 3 to run 4
-  spoor-exp diff 'version = \"1\"' 'version = \"2\"'     medians of each set
+  spoor-exp diff version=1 version=2                 medians of each set
   spoor-exp structure 3 4                            shared resources, and a map if only names differ
-  spoor-exp scaling --where 'program = \"epoch\"'      speedup and the POP factors
-  spoor-exp directives 3 4 -o app.dirs && spoor-diagnose --directives app.dirs new.o
+  spoor-exp scaling --where program=epoch            speedup and the POP factors
+  spoor-exp directives 3 4 -o app.dirs               then: spoor-diagnose --directives app.dirs new.o
   spoor-exp check 3 5 --max-regression 5%            exit 1 when run 5 regressed";
+
+const ADD_EXAMPLES: &str = "\
+Examples:
+  spoor-exp add run.o --attr version=2 --attr flags=-O3
+  spoor-exp --db runs.db add -q v1.o v2.o --attr input=big
+  spoor-exp add run.o --again                        the same content once more";
+
+const LIST_EXAMPLES: &str = "\
+Examples:
+  spoor-exp list
+  spoor-exp list --where 'version=2 and not machine=node1' -f csv
+  spoor-exp list --where 'flags like \"%O3%\"' -f json";
+
+const SHOW_EXAMPLES: &str = "\
+Examples:
+  spoor-exp show 3
+  spoor-exp show 3 -f json";
+
+const RM_EXAMPLES: &str = "\
+Examples:
+  spoor-exp rm 3
+  spoor-exp rm 3 4 5";
+
+const STRUCTURE_EXAMPLES: &str = "\
+Examples:
+  spoor-exp structure 3 4
+  spoor-exp structure version=1 version=2 --map renames.txt";
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  spoor-exp diff 3 4 --threshold 10%
+  spoor-exp diff version=1 version=2 --metric cp --metric wait
+  spoor-exp diff 3 4 --map renames.txt -f csv";
+
+const SCALING_EXAMPLES: &str = "\
+Examples:
+  spoor-exp scaling --where program=epoch
+  spoor-exp scaling --where 'version=2 and machine=cluster' -f csv";
+
+const DIRECTIVES_EXAMPLES: &str = "\
+Examples:
+  spoor-exp directives 3 -o app.dirs
+  spoor-exp directives version=2 --no-prune -o app.dirs";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  spoor-exp check 3 5
+  spoor-exp check version=1 version=2 --max-regression 2%";
 
 /// The program space of runs: kept, compared, scaled, put to work.
 #[derive(Parser)]
@@ -57,6 +105,7 @@ pub struct Args {
 pub enum Verb {
     /// Record runs: each ordered trace (spoor-order's output) with its attributes and what is
     /// derived from it once.
+    #[command(after_help = ADD_EXAMPLES)]
     Add {
         /// Ordered traces (files).
         #[arg(required = true, value_name = "TRACE")]
@@ -69,6 +118,7 @@ pub enum Verb {
         again: bool,
     },
     /// The runs, a row each.
+    #[command(after_help = LIST_EXAMPLES)]
     List {
         /// Only the runs this query selects.
         #[arg(long = "where", value_name = "QUERY")]
@@ -76,11 +126,13 @@ pub enum Verb {
     },
     /// One run: its attributes, bottlenecks and the program's metrics; says when its trace
     /// moved or changed since it was added.
+    #[command(after_help = SHOW_EXAMPLES)]
     Show {
         /// The run's id.
         run: i64,
     },
     /// Remove runs and all derived from them.
+    #[command(after_help = RM_EXAMPLES)]
     Rm {
         /// Run ids.
         #[arg(required = true)]
@@ -88,6 +140,7 @@ pub enum Verb {
     },
     /// Structural merge and difference: the resources A and B share and those only one has;
     /// a mapping when they differ only by names.
+    #[command(after_help = STRUCTURE_EXAMPLES)]
     Structure {
         /// A run id or a query (its runs merged).
         a: String,
@@ -99,6 +152,7 @@ pub enum Verb {
     },
     /// The performance difference operator: the foci whose metrics differ by more than the
     /// threshold, largest first.
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff {
         /// A run id or a query (medians over its runs).
         a: String,
@@ -118,12 +172,14 @@ pub enum Verb {
         map: Option<PathBuf>,
     },
     /// Speedup and the POP model's factors over runs at several process counts.
+    #[command(after_help = SCALING_EXAMPLES)]
     Scaling {
         /// The runs (of one program).
         #[arg(long = "where", value_name = "QUERY")]
         query: Option<String>,
     },
     /// Search directives for spoor-diagnose from what the runs' searches found.
+    #[command(after_help = DIRECTIVES_EXAMPLES)]
     Directives {
         /// Run ids or queries.
         #[arg(required = true, value_name = "RUN")]
@@ -138,6 +194,7 @@ pub enum Verb {
     },
     /// The regression gate: exit 1 when NEW's elapsed time, critical path or waits grew
     /// beyond the limit against BASELINE, naming the foci that did.
+    #[command(after_help = CHECK_EXAMPLES)]
     Check {
         /// A run id or a query.
         baseline: String,

@@ -26,7 +26,7 @@ Examples:
   spoor-report -f html --critical-path wall -o run.html run.o
   spoor-report -f svg -t spacetime -o run.svg run.o
   spoor-report -f chrome -o run.json run.o          for ui.perfetto.dev
-  spoor-report -f html --annotate -o run.html run.o processes straying from their peers marked
+  spoor-report -f html --annotate -o run.html run.o  processes straying from their peers marked
   spoor-report --focus machine=node1 --phase solve run.o
   spoor-report -t waits run.o                       wait states and their root causes
   spoor-report run.o --compare old.o";

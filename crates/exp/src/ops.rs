@@ -228,6 +228,11 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// A (focus, metric)'s value, 0 where it was never charged.
+fn value(m: &BTreeMap<(String, String), f64>, focus: &str, metric: &str) -> f64 {
+    m.get(&(focus.to_owned(), metric.to_owned())).copied().unwrap_or(0.0)
+}
+
 /// One focus-metric pair whose values differ beyond the threshold.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Difference {
@@ -252,10 +257,7 @@ pub fn difference(
     min_share: f64,
 ) -> Vec<Difference> {
     let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
-    let program = |m: &str| {
-        let key = ("/".to_owned(), m.to_owned());
-        a.get(&key).copied().unwrap_or(0.0).abs().max(b.get(&key).copied().unwrap_or(0.0).abs())
-    };
+    let program = |m: &str| value(a, "/", m).abs().max(value(b, "/", m).abs());
     let mut out = Vec::new();
     for k in keys {
         let (x, y) = (a.get(k).copied().unwrap_or(0.0), b.get(k).copied().unwrap_or(0.0));
@@ -296,14 +298,11 @@ pub fn check(
     new: &BTreeMap<(String, String), f64>,
     max: f64,
 ) -> Vec<Regression> {
-    let get = |m: &BTreeMap<(String, String), f64>, f: &str, k: &str| {
-        m.get(&(f.to_owned(), k.to_owned())).copied().unwrap_or(0.0)
-    };
-    let elapsed = get(base, "/", "elapsed");
-    let path = get(base, "/", "cp");
+    let elapsed = value(base, "/", "elapsed");
+    let path = value(base, "/", "cp");
     let mut out = Vec::new();
     let mut judge = |focus: &str, metric: &str, against: f64| {
-        let (x, y) = (get(base, focus, metric), get(new, focus, metric));
+        let (x, y) = (value(base, focus, metric), value(new, focus, metric));
         if against > 0.0 && (y - x) / against > max {
             out.push(Regression {
                 focus: focus.to_owned(),
@@ -361,11 +360,12 @@ pub fn scaling(store: &Store, ids: &[i64]) -> Result<Vec<ScalingRow>, Error> {
         by_procs.entry(procs).or_default().push(id);
     }
     let mut rows = Vec::new();
-    let mut reference: Option<(i64, f64, f64)> = None;
+    // The fewest processes' elapsed time and useful computation.
+    let mut reference: Option<(f64, f64)> = None;
     for (procs, ids) in by_procs {
         let side = Side { ids: ids.clone(), label: String::new() };
         let m = metrics(store, &side, &Mapping::default())?;
-        let get = |k: &str| m.get(&("/".to_owned(), k.to_owned())).copied().unwrap_or(0.0);
+        let get = |k: &str| value(&m, "/", k);
         let (elapsed, ideal) = (get("elapsed"), get("ideal_network"));
         let (umax, umean, usum) = (get("useful.max"), get("useful.mean"), get("useful"));
         if elapsed <= 0.0 || umax <= 0.0 || ideal <= 0.0 {
@@ -373,13 +373,12 @@ pub fn scaling(store: &Store, ids: &[i64]) -> Result<Vec<ScalingRow>, Error> {
                 "the runs with {procs} processes have no useful computation or no elapsed time: no POP factors"
             )));
         }
-        let (p0, e0, u0) = *reference.get_or_insert((procs, elapsed, usum));
+        let (e0, u0) = *reference.get_or_insert((elapsed, usum));
         let lb = umean / umax;
         let ser = (umax / ideal).min(1.0);
         let trans = (ideal / elapsed).min(1.0);
         let comm = umax / elapsed;
         let comp = if usum > 0.0 { u0 / usum } else { 0.0 };
-        let _ = p0;
         rows.push(ScalingRow {
             procs,
             runs: ids.len(),
