@@ -28,7 +28,9 @@ impl Side {
         }
         let label = match runs {
             Runs::Id(id) => format!("run {id}"),
-            Runs::Where(_) => format!("{} runs where {text}", ids.len()),
+            Runs::Where(_) => {
+                format!("{} run{} where {text}", ids.len(), if ids.len() == 1 { "" } else { "s" })
+            }
         };
         Ok(Side { ids, label })
     }
