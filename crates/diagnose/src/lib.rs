@@ -210,13 +210,7 @@ pub fn diagnose(
     peers::check_named(&res, &opts.peers).map_err(Error::Usage)?;
     let shg = search::search(&cube, &res, &dirs, &opts.search);
     let mut warnings = Vec::new();
-    if waits.late_messages > 0 {
-        warnings.push(format!(
-            "{} receives end before their sends began (clock-condition violations): wait times are wrong; align the clocks with spoor-align",
-            waits.late_messages
-        ));
-    }
-    warnings.extend(waits.notes());
+    warnings.extend(waits.warnings());
     // What the fixes need of the wait states, so that they are gone before the PAG is built.
     let delays = fixes::delay_groups(&waits);
     let total_wait_ns: f64 = waits.instances.iter().map(|i| i.duration as f64).sum();

@@ -142,13 +142,7 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
         elapsed_ns: cube.span.1 - cube.span.0,
         ..Default::default()
     };
-    if waits.late_messages > 0 {
-        d.warnings.push(format!(
-            "{} receives end before their sends began (clock-condition violations): wait times are wrong; align the clocks with spoor-align",
-            waits.late_messages
-        ));
-    }
-    d.warnings.extend(waits.notes());
+    d.warnings.extend(waits.warnings());
     d.attrs = trace_attrs(defs, &d);
     d.resources = resources(defs, &res, &cube);
     let mut m = Metrics::default();
@@ -294,13 +288,7 @@ fn resources(defs: &Definitions, res: &Resources, cube: &Cube) -> Vec<String> {
         procs.push(format!("/Code/{}", spoor_waits::proc_name(defs, *p)));
     }
     out.extend(procs);
-    let mut stack = vec![Place::All];
-    while let Some(place) = stack.pop() {
-        for c in res.place_children(place) {
-            out.push(res.place_name(c));
-            stack.push(c);
-        }
-    }
+    out.extend(places(res).into_iter().map(|p| res.place_name(p)));
     for c in &defs.comms {
         out.push(format!("/SyncObject/{}", defs.strings.name(c.name)));
     }
@@ -321,17 +309,18 @@ fn flat_metrics(
 ) {
     let whole = cube.whole();
     let kinds = [("compute", CubeMetric::Compute), ("comm", CubeMetric::Comm), ("io", CubeMetric::Io)];
+    let known = places(res);
+    let has = |p: Place| known.binary_search(&p).is_ok();
+    let none = FlatLoc::default();
     for (l, loc) in defs.locations.iter().enumerate() {
-        let mut places = vec!["/".to_owned(), res.place_name(Place::Process(loc.process))];
-        if res.place_children(Place::Process(loc.process)).len() > 1 {
-            places.push(res.place_name(Place::Thread(l as LocId)));
+        let mut foci = vec!["/".to_owned(), res.place_name(Place::Process(loc.process))];
+        if has(Place::Thread(l as LocId)) {
+            foci.push(res.place_name(Place::Thread(l as LocId)));
         }
-        if let Some(p) = defs.processes.get(loc.process as usize) {
-            if res.place_children(Place::All).contains(&Place::Machine(p.machine)) {
-                places.push(res.place_name(Place::Machine(p.machine)));
-            }
+        if let Some(p) = defs.processes.get(loc.process as usize).filter(|p| has(Place::Machine(p.machine))) {
+            foci.push(res.place_name(Place::Machine(p.machine)));
         }
-        let f = flat.locs.get(l).cloned().unwrap_or_default();
+        let f = flat.locs.get(l).unwrap_or(&none);
         let mut values = vec![
             ("time", f.span.map_or(0, |(a, b)| b - a) as f64),
             ("messages", f.messages as f64),
@@ -343,7 +332,7 @@ fn flat_metrics(
         for (name, k) in kinds {
             values.push((name, cube.sum(l as LocId, ALL, k, NO_PARTNER, whole)));
         }
-        for p in &places {
+        for p in &foci {
             for (name, v) in &values {
                 m.add(p, name, *v);
             }
@@ -389,7 +378,7 @@ fn wait_metrics(m: &mut Metrics, defs: &Definitions, w: &spoor_waits::WaitStates
 /// largest, the mean and the sum over the processes that computed at all.
 fn pop_inputs(m: &mut Metrics, cube: &Cube, res: &Resources) {
     let mut useful = Vec::new();
-    for place in collect_processes(res) {
+    for place in places(res).into_iter().filter(|p| matches!(p, Place::Process(_))) {
         let u: f64 = res
             .locations(place)
             .iter()
@@ -407,16 +396,15 @@ fn pop_inputs(m: &mut Metrics, cube: &Cube, res: &Resources) {
     m.put("/", "useful.mean", sum / useful.len() as f64);
 }
 
-fn collect_processes(res: &Resources) -> Vec<Place> {
+/// Every place below the root, as the search names them (machines only where they
+/// matter, threads only of processes with several), sorted.
+fn places(res: &Resources) -> Vec<Place> {
     let mut out = Vec::new();
     let mut stack = vec![Place::All];
     while let Some(p) = stack.pop() {
         for c in res.place_children(p) {
-            match c {
-                Place::Process(_) => out.push(c),
-                Place::Machine(_) => stack.push(c),
-                _ => {}
-            }
+            out.push(c);
+            stack.push(c);
         }
     }
     out.sort();

@@ -148,6 +148,20 @@ impl WaitStates {
         })
     }
 
+    /// What the user must know before trusting the waits: receives that ended before their
+    /// sends began (clock-condition violations), then what could not be judged.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        if self.late_messages > 0 {
+            w.push(format!(
+                "{} receives end before their sends began (clock-condition violations): wait times are wrong; align the clocks with spoor-align",
+                self.late_messages
+            ));
+        }
+        w.extend(self.notes());
+        w
+    }
+
     /// Lines about what could not be judged.
     pub fn notes(&self) -> Vec<String> {
         let mut n = Vec::new();
