@@ -76,7 +76,7 @@ struct Timelines<'a> {
     d: &'a Detector,
     instances: &'a [Instance],
     /// The range of each location's instances in `instances` (sorted by location, start).
-    by_loc: Vec<std::ops::Range<usize>>,
+    by_loc: &'a [std::ops::Range<usize>],
     /// Per location, where its last query into its runs, its waits and its
     /// synchronizations ended: the waits are charged latest first, so the next query
     /// is near, and a search from there touches a few cache lines, not a whole array's.
@@ -206,45 +206,43 @@ impl Timelines<'_> {
     }
 }
 
-/// Charges every delay-caused wait to the delays behind it, latest wait first, so that
-/// what a wait passes on to earlier waits is known before they are charged.
-pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCauses {
-    for st in &mut d.locs {
-        st.syncs.sort_by_key(|s| s.at);
-    }
-    let mut by_loc = vec![0..0; d.locs.len()];
-    let mut i = 0;
-    while i < instances.len() {
-        let l = instances[i].loc as usize;
-        let j = i + instances[i..].iter().take_while(|x| x.loc as usize == l).count();
-        if l < by_loc.len() {
-            by_loc[l] = i..j;
-        }
-        i = j;
-    }
+/// What a wait is charged to, found from its interval and its cause's alone (so the
+/// waits can be looked at in parallel): the excess work per call path of the cause's
+/// location (`parts`), and its excess waiting, spread over its waits (`edges`).
+struct Charge {
+    cause_loc: LocId,
+    parts: std::ops::Range<usize>,
+    /// The cause's waits in its interval: (instance, overlap).
+    edges: std::ops::Range<usize>,
+    waited: f64,
+    sum: f64,
+}
+
+/// The charges of the waits `order[range]`, with the spans they index.
+#[derive(Default)]
+struct Charges {
+    charges: Vec<Charge>,
+    parts: Vec<(u32, f64)>,
+    edges: Vec<(usize, i64)>,
+}
+
+/// Finds the charge of each wait in `order`, latest first (the order its hints follow).
+fn charges(
+    d: &Detector,
+    instances: &[Instance],
+    by_loc: &[std::ops::Range<usize>],
+    order: &[usize],
+) -> Charges {
     let hints = (0..by_loc.len()).map(|_| Default::default()).collect();
     let t = Timelines { d, instances, by_loc, hints };
-    let mut order: Vec<usize> = (0..instances.len())
-        .filter(|&i| caused_by_delay(instances[i].pattern) && instances[i].cause.is_some())
-        .collect();
-    let end = |i: usize| instances[i].start + instances[i].duration;
-    // The index last: the key is unique, and the order that of a stable sort.
-    order.sort_unstable_by_key(|&i| (std::cmp::Reverse((end(i), instances[i].start, instances[i].loc)), i));
-    let mut rank = vec![usize::MAX; instances.len()];
-    for (k, &i) in order.iter().enumerate() {
-        rank[i] = k;
-    }
-    let mut incoming = vec![0.0f64; instances.len()];
-    let mut out = RootCauses { waits: vec![None; instances.len()], ..Default::default() };
-    let mut delays: FxHashMap<(LocId, u32), (f64, f64)> = FxHashMap::default();
+    let mut out = Charges { charges: Vec::with_capacity(order.len()), ..Default::default() };
     // The cause's side, kept while consecutive waits share it (the members of one
     // collective instance wait for the same last member over the same interval).
     let mut d_side: Option<(LocId, i64, i64)> = None;
     let (mut work_d, mut waits_d, mut work_w, mut waits_w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut parts: Vec<(u32, f64)> = Vec::new();
-    for &i in &order {
+    for &i in order {
         let w = &instances[i];
-        let Some(cause) = w.cause else { continue };
+        let cause = w.cause.expect("only waits with a cause are charged");
         let (dl, c) = (cause.loc, w.cause_time);
         let (tw, td) = t.last_sync(w.loc, w.start, dl, c);
         if d_side != Some((dl, td, c)) {
@@ -258,8 +256,8 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
         let wait_w: i64 = waits_w.iter().map(|x| x.1).sum();
         // The excess of d over w, per call path and in waiting; d's whole interval when it
         // did nothing more than w (the wait then came from elsewhere in the interval).
-        parts.clear();
-        parts.extend(
+        let first = out.parts.len();
+        out.parts.extend(
             work_d
                 .iter()
                 .map(|&(p, v)| {
@@ -269,29 +267,95 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
                 .filter(|x| x.1 > 0.0),
         );
         let mut waited = (wait_d - wait_w).max(0) as f64;
-        if parts.is_empty() && waited == 0.0 {
-            parts.extend(work_d.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0));
+        if out.parts.len() == first && waited == 0.0 {
+            out.parts.extend(work_d.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0));
             waited = wait_d as f64;
         }
-        let sum: f64 = parts.iter().map(|x| x.1).sum::<f64>() + waited;
-        let own = w.duration as f64;
+        let sum: f64 = out.parts[first..].iter().map(|x| x.1).sum::<f64>() + waited;
+        let edge = out.edges.len();
+        if waited > 0.0 && sum > 0.0 {
+            out.edges.extend_from_slice(&waits_d);
+        }
+        out.charges.push(Charge {
+            cause_loc: dl,
+            parts: first..out.parts.len(),
+            edges: edge..out.edges.len(),
+            waited,
+            sum,
+        });
+    }
+    out
+}
+
+/// Charges every delay-caused wait to the delays behind it, latest wait first, so that
+/// what a wait passes on to earlier waits is known before they are charged. What each
+/// wait is charged to is found in parallel, over consecutive stretches of that order;
+/// the charges then flow in order on one thread, so the result is the same on any
+/// number of threads.
+pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCauses {
+    for st in &mut d.locs {
+        st.syncs.sort_by_key(|s| s.at);
+    }
+    let d = &*d;
+    let mut by_loc = vec![0..0; d.locs.len()];
+    let mut i = 0;
+    while i < instances.len() {
+        let l = instances[i].loc as usize;
+        let j = i + instances[i..].iter().take_while(|x| x.loc as usize == l).count();
+        if l < by_loc.len() {
+            by_loc[l] = i..j;
+        }
+        i = j;
+    }
+    // Latest end first, then latest start, then highest location; the index last: the
+    // key is unique, and the order that of a stable sort. The keys are gathered first:
+    // sorting through the instances would reach into them at random.
+    let mut keyed: Vec<(std::cmp::Reverse<(i64, i64, LocId)>, usize)> = instances
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| caused_by_delay(w.pattern) && w.cause.is_some())
+        .map(|(i, w)| (std::cmp::Reverse((w.start + w.duration, w.start, w.loc)), i))
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|k| k.1).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(order.len().max(1));
+    let stretch = order.len().div_ceil(threads).max(1);
+    let found: Vec<Charges> = std::thread::scope(|scope| {
+        let by_loc = &by_loc;
+        let workers: Vec<_> = order
+            .chunks(stretch)
+            .map(|part| scope.spawn(move || charges(d, instances, by_loc, part)))
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("the charges are found without panics")).collect()
+    });
+    let mut rank = vec![usize::MAX; instances.len()];
+    for (k, &i) in order.iter().enumerate() {
+        rank[i] = k;
+    }
+    let mut incoming = vec![0.0f64; instances.len()];
+    let mut out = RootCauses { waits: vec![None; instances.len()], ..Default::default() };
+    let mut delays: FxHashMap<(LocId, u32), (f64, f64)> = FxHashMap::default();
+    let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
+    for (&i, (found, ch)) in order.iter().zip(charged) {
+        let own = instances[i].duration as f64;
         let passed = incoming[i];
         out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
-        if sum <= 0.0 {
+        if ch.sum <= 0.0 {
             out.unattributed_ns += own + passed;
             continue;
         }
-        for &(p, x) in &parts {
-            let e = delays.entry((dl, p)).or_default();
-            e.0 += own * x / sum;
-            e.1 += passed * x / sum;
+        for &(p, x) in &found.parts[ch.parts.clone()] {
+            let e = delays.entry((ch.cause_loc, p)).or_default();
+            e.0 += own * x / ch.sum;
+            e.1 += passed * x / ch.sum;
         }
-        if waited > 0.0 {
-            let share = waited / sum;
+        if ch.waited > 0.0 {
+            let share = ch.waited / ch.sum;
             out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
             let onward = (own + passed) * share;
-            let total_ov: i64 = waits_d.iter().map(|x| x.1).sum();
-            for &(j, ov) in &waits_d {
+            let edges = &found.edges[ch.edges.clone()];
+            let total_ov: i64 = edges.iter().map(|x| x.1).sum();
+            for &(j, ov) in edges {
                 let part = onward * ov as f64 / total_ov as f64;
                 if rank[j] != usize::MAX && rank[j] > rank[i] {
                     incoming[j] += part;

@@ -66,9 +66,12 @@ struct Site {
 }
 
 /// One location's state during the fold.
-#[derive(Default)]
 pub(crate) struct LocState {
     index: u64,
+    /// Where its waits are charged now: the innermost open procedure and call path (kept
+    /// here, not read off `stack` and `runs`, whose tails are cold by the location's next
+    /// event).
+    site: Site,
     /// Open procedures: (procedure, enter time, call path).
     stack: Vec<(StrId, i64, u32)>,
     recv_begin: Option<i64>,
@@ -97,6 +100,30 @@ pub(crate) struct LocState {
     pub(crate) last: i64,
     /// Where it synchronized with others (in no particular order until the end).
     pub(crate) syncs: Vec<SyncPoint>,
+}
+
+impl Default for LocState {
+    fn default() -> Self {
+        LocState {
+            index: 0,
+            site: Site { proc: OUTSIDE, callpath: 0 },
+            stack: Vec::new(),
+            recv_begin: None,
+            run: None,
+            requests: FxHashMap::default(),
+            open_send: None,
+            coll_count: FxHashMap::default(),
+            coll_begin: None,
+            lock_request: None,
+            late_senders: VecDeque::new(),
+            late_senders_max: 0,
+            init: None,
+            finalize: None,
+            runs: Vec::new(),
+            last: 0,
+            syncs: Vec::new(),
+        }
+    }
 }
 
 /// A moment a location synchronized with another: a message, a lock hand-off, a
@@ -184,11 +211,17 @@ impl Detector {
         }
     }
 
+    #[inline]
     fn call(&mut self, defs: &Definitions, proc: StrId) -> Call {
-        let i = proc as usize;
-        if let Some(Some(c)) = self.calls.get(i) {
-            return *c;
+        match self.calls.get(proc as usize) {
+            Some(Some(c)) => *c,
+            _ => self.classify_new(defs, proc),
         }
+    }
+
+    #[cold]
+    fn classify_new(&mut self, defs: &Definitions, proc: StrId) -> Call {
+        let i = proc as usize;
         let c = classify(&defs.strings.name(proc));
         // String ids are dense; an id past them all (no such string) is not kept.
         if i < defs.strings.len().max(self.calls.len()) {
@@ -201,10 +234,7 @@ impl Detector {
     }
 
     fn site(&self, loc: LocId) -> Site {
-        match self.locs[loc as usize].stack.last() {
-            Some(&(proc, _, callpath)) => Site { proc, callpath },
-            None => Site { proc: OUTSIDE, callpath: 0 },
-        }
+        self.locs[loc as usize].site
     }
 
     /// Records a wait from `start` to `end` (nothing if empty), and what it waited for:
@@ -251,9 +281,12 @@ impl Detector {
         match &e.kind {
             Kind::Enter { proc } => {
                 let call = self.call(defs, *proc);
-                let parent = self.locs[li].stack.last().map_or(0, |f| f.2);
+                let parent = self.locs[li].site.callpath;
                 let path = self.callpaths.child(parent, *proc);
-                self.locs[li].stack.push((*proc, e.wall, path));
+                let st = &mut self.locs[li];
+                st.stack.push((*proc, e.wall, path));
+                st.site = Site { proc: *proc, callpath: path };
+                st.runs.push((e.wall, path));
                 if matches!(call, Call::Init | Call::Finalize) {
                     let at = (e.wall, me.index);
                     let span = Some(Span { enter: at, leave: at, site: self.site(e.loc) });
@@ -267,6 +300,11 @@ impl Detector {
                 // Close up to the matching frame (a missing leave closes inner frames).
                 if let Some(pos) = st.stack.iter().rposition(|f| f.0 == *proc) {
                     st.stack.truncate(pos);
+                    st.site = match st.stack.last() {
+                        Some(&(proc, _, callpath)) => Site { proc, callpath },
+                        None => Site { proc: OUTSIDE, callpath: 0 },
+                    };
+                    st.runs.push((e.wall, st.site.callpath));
                 }
                 let slot = match call {
                     Call::Init => &mut st.init,
@@ -325,9 +363,8 @@ impl Detector {
             _ => {}
         }
         let st = &mut self.locs[li];
-        let path = st.stack.last().map_or(0, |f| f.2);
-        if st.runs.last().map(|r| r.1) != Some(path) {
-            st.runs.push((e.wall, path));
+        if st.runs.is_empty() {
+            st.runs.push((e.wall, st.site.callpath));
         }
         st.last = e.wall;
     }
