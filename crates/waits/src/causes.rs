@@ -310,7 +310,7 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
     // Latest end first, then latest start, then highest location; the index last: the
     // key is unique, and the order that of a stable sort. The keys are gathered first:
     // sorting through the instances would reach into them at random.
-    let mut keyed: Vec<(std::cmp::Reverse<(i64, i64, LocId)>, usize)> = instances
+    let mut keyed: Vec<_> = instances
         .iter()
         .enumerate()
         .filter(|(_, w)| caused_by_delay(w.pattern) && w.cause.is_some())
