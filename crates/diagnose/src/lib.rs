@@ -144,12 +144,21 @@ pub fn fold_observed(
             let (tx, rx) = std::sync::mpsc::sync_channel::<std::sync::Arc<spoor_format::Block>>(4);
             let waits = std::thread::scope(|scope| -> Result<spoor_waits::Waits, Error> {
                 let defs_w = &defs0;
+                let recycler = blocks.recycler();
+                // Whichever thread lets a block go last hands its room back.
+                let done = move |b: std::sync::Arc<spoor_format::Block>| {
+                    if let Some(b) = std::sync::Arc::into_inner(b) {
+                        recycler.recycle(b.events);
+                    }
+                };
+                let done_w = done.clone();
                 let worker = scope.spawn(move || {
                     let mut waits = spoor_waits::Waits::new(defs_w);
                     for b in rx {
                         for e in &b.events {
                             waits.event(defs_w, e);
                         }
+                        done_w(b);
                     }
                     waits
                 });
@@ -170,6 +179,7 @@ pub fn fold_observed(
                         extra.event(&defs0, e);
                     }
                     events += b.events.len() as u64;
+                    done(b);
                     feedback.progress("events", events, None);
                 }
                 drop(tx);

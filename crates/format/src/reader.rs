@@ -270,6 +270,20 @@ fn is_gzip(b: &[u8]) -> bool {
 pub struct ReadAhead {
     rx: std::sync::mpsc::Receiver<Result<Block, Error>>,
     thread: std::thread::JoinHandle<TraceReader>,
+    recycler: Recycler,
+}
+
+/// Gives blocks' event vectors back to the thread that decodes them: the next blocks
+/// are decoded into their room, not into fresh pages the kernel must clear (a block's
+/// events are megabytes; fresh pages for each cost about a tenth of a fold's time).
+#[derive(Clone)]
+pub struct Recycler(std::sync::mpsc::SyncSender<Vec<Event>>);
+
+impl Recycler {
+    /// Hands `events` back (dropped when enough are waiting already).
+    pub fn recycle(&self, events: Vec<Event>) {
+        let _ = self.0.try_send(events);
+    }
 }
 
 impl Iterator for ReadAhead {
@@ -280,10 +294,21 @@ impl Iterator for ReadAhead {
 }
 
 impl ReadAhead {
+    /// Hands a consumed block's room back for the next blocks.
+    pub fn recycle(&self, block: Block) {
+        self.recycler.recycle(block.events);
+    }
+
+    /// A handle that hands rooms back from other threads.
+    pub fn recycler(&self) -> Recycler {
+        self.recycler.clone()
+    }
+
     /// Stops reading and gives the reader back: its definitions then hold every
     /// definitions chunk read so far.
     pub fn finish(self) -> TraceReader {
         drop(self.rx);
+        drop(self.recycler);
         self.thread.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 }
@@ -638,9 +663,10 @@ impl TraceReader {
     /// block overlaps the decoding of the next ones.
     pub fn read_ahead(mut self, depth: usize) -> ReadAhead {
         let (tx, rx) = std::sync::mpsc::sync_channel(depth.max(1));
+        let (back, spares) = std::sync::mpsc::sync_channel(depth.max(1) + 2);
         let thread = std::thread::spawn(move || {
             loop {
-                let b = self.next_block();
+                let b = self.next_block_into(spares.try_recv().unwrap_or_default());
                 let last = !matches!(b, Ok(Some(_)));
                 if let Some(b) = b.transpose() {
                     if tx.send(b).is_err() {
@@ -653,17 +679,25 @@ impl TraceReader {
             }
             self
         });
-        ReadAhead { rx, thread }
+        ReadAhead { rx, thread, recycler: Recycler(back) }
     }
 
     /// The next block in the order of the input; `None` at the end.
     pub fn next_block(&mut self) -> Result<Option<Block>, Error> {
+        self.next_block_into(Vec::new())
+    }
+
+    /// [`TraceReader::next_block`], decoded into `room` (cleared first): the room of a
+    /// block already consumed.
+    pub fn next_block_into(&mut self, mut room: Vec<Event>) -> Result<Option<Block>, Error> {
+        room.clear();
         loop {
             match &mut self.source {
                 Source::Whole { bytes, blocks, next } => {
                     let Some(&c) = blocks.get(*next) else { return Ok(None) };
                     *next += 1;
-                    let r = decode_block_chunk(&self.name, &bytes[..], c, self.defs.locations.len());
+                    let room = std::mem::take(&mut room);
+                    let r = decode_block_chunk(&self.name, &bytes[..], c, self.defs.locations.len(), room);
                     match r {
                         Ok(b) => return Ok(Some(b)),
                         Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
@@ -672,7 +706,7 @@ impl TraceReader {
                 }
                 Source::Stream { .. } => {
                     let Some(c) = self.read_stream_batch(1)?.pop() else { return Ok(None) };
-                    match decode_raw(&self.name, &c, self.defs.locations.len()) {
+                    match decode_raw(&self.name, &c, self.defs.locations.len(), std::mem::take(&mut room)) {
                         Ok(b) => return Ok(Some(b)),
                         Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),
@@ -682,7 +716,7 @@ impl TraceReader {
                     if *finished {
                         return Ok(None);
                     }
-                    let mut events = Vec::new();
+                    let mut events = std::mem::take(&mut room);
                     while events.len() < TEXT_BLOCK {
                         match parser.next_event()? {
                             Some(ev) => events.push(ev),
@@ -749,7 +783,7 @@ impl TraceReader {
         let mut out = Vec::new();
         self.par_blocks(
             |defs, name, offset, h, payload| {
-                decode_payload(name, offset, h, payload, defs.locations.len()).map(|b| f(defs, b))
+                decode_payload(name, offset, h, payload, defs.locations.len(), Vec::new()).map(|b| f(defs, b))
             },
             &f,
             &mut |t| {
@@ -1078,24 +1112,32 @@ fn decode_payload(
     h: ChunkHeader,
     payload: &[u8],
     locs: usize,
+    mut events: Vec<Event>,
 ) -> Result<Block, Error> {
     check_crc(name, offset, h, payload)?;
     // Room for the declared events up front (every event takes at least a byte, so a
     // hostile count cannot reserve more than the payload justifies).
     let declared = binary::block_prefix(&mut crate::varint::Cursor::new(payload), block_form(h), locs)
         .map_or(0, |(_, count)| count.min(payload.len() as u64));
-    let mut events = Vec::with_capacity(declared as usize);
+    events.clear();
+    events.reserve(declared as usize);
     let prefix = binary::decode_block(payload, block_form(h), locs, |e| events.push(e))
         .map_err(|e| at_payload(name, offset, e))?;
     Ok(Block { loc: prefix.loc, events })
 }
 
-fn decode_block_chunk(name: &str, bytes: &[u8], c: ChunkLoc, locs: usize) -> Result<Block, Error> {
-    decode_payload(name, c.offset, c.header, payload_of(bytes, c), locs)
+fn decode_block_chunk(
+    name: &str,
+    bytes: &[u8],
+    c: ChunkLoc,
+    locs: usize,
+    room: Vec<Event>,
+) -> Result<Block, Error> {
+    decode_payload(name, c.offset, c.header, payload_of(bytes, c), locs, room)
 }
 
-fn decode_raw(name: &str, c: &RawChunk, locs: usize) -> Result<Block, Error> {
-    decode_payload(name, c.offset, c.header, &c.payload, locs)
+fn decode_raw(name: &str, c: &RawChunk, locs: usize, room: Vec<Event>) -> Result<Block, Error> {
+    decode_payload(name, c.offset, c.header, &c.payload, locs, room)
 }
 
 fn header_error(name: &str, e: binary::HeaderError) -> Error {

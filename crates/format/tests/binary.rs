@@ -165,6 +165,22 @@ proptest! {
         let got: Vec<Event> = (&mut ahead).map(|blk| blk.unwrap().events).collect::<Vec<_>>().concat();
         prop_assert!(same_events(&got, &seq));
         prop_assert_eq!(ahead.finish().defs().locations.len(), defs.locations.len());
+        // Blocks decoded into the rooms of blocks handed back are the same blocks.
+        for path_or_stream in [true, false] {
+            let r = if path_or_stream {
+                TraceReader::from_bytes("t", b.clone(), ReadOptions::default()).unwrap()
+            } else {
+                TraceReader::from_reader("p", Box::new(std::io::Cursor::new(b.clone())), ReadOptions::default()).unwrap()
+            };
+            let mut ahead = r.read_ahead(1);
+            let mut got = Vec::new();
+            while let Some(blk) = ahead.next() {
+                let blk = blk.unwrap();
+                got.extend(blk.events.iter().cloned());
+                ahead.recycle(blk);
+            }
+            prop_assert!(same_events(&got, &seq));
+        }
         // A cut file: the blocks before the cut, then its error, then nothing.
         if b.len() > 60 {
             let cut = TraceReader::from_reader("cut", Box::new(std::io::Cursor::new(b[..b.len() - 20].to_vec())), ReadOptions::default());

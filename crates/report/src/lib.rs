@@ -300,8 +300,10 @@ fn analyze_inner(
         Err(reader) => {
             // Decode on another thread a few blocks ahead; fold here, in input order.
             let mut blocks = reader.read_ahead(8);
-            for b in &mut blocks {
-                fold(&b?.events);
+            while let Some(b) = blocks.next() {
+                let b = b?;
+                fold(&b.events);
+                blocks.recycle(b);
             }
             let reader = blocks.finish();
             // A later definitions chunk may have named what the first did not.
