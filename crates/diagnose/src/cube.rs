@@ -8,12 +8,23 @@
 use rustc_hash::FxHashMap;
 use spoor_model::{Definitions, Event, Kind, LocId, ProcId, StrId};
 use spoor_report::grid::Grid;
-use spoor_waits::{CallPaths, Instance, Pattern, WaitStates, OUTSIDE};
+use spoor_waits::{CallPaths, Instance, Pattern, SyncObject, WaitStates, OUTSIDE};
 
 /// The procedure "any procedure": the whole location.
 pub const ALL: StrId = StrId::MAX - 1;
-/// No partner.
-pub const NO_PARTNER: ProcId = ProcId::MAX;
+
+/// Whom or what a series is about besides its location and procedure: nobody, the
+/// partner process of messages, or a synchronization object (a communicator, or one tag
+/// on it). A series has one of them: the cube keeps no cross product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Other {
+    None,
+    Partner(ProcId),
+    Object(SyncObject),
+}
+
+/// No partner and no synchronization object.
+pub const NO_PARTNER: Other = Other::None;
 /// The most time bins of the run.
 pub const BINS: usize = 128;
 
@@ -28,14 +39,17 @@ pub enum Metric {
     Comm,
     /// Time inside I/O calls.
     Io,
-    /// Time inside blocking receives, by the partner that sent.
+    /// Time inside blocking receives, by the partner that sent and by communicator and
+    /// tag.
     Recv,
+    /// Time inside collective operations, by communicator.
+    Coll,
     /// Time in one wait-state pattern.
     Wait(Pattern),
 }
 
 /// A series' key: location, procedure ([`ALL`], [`OUTSIDE`] or a name), metric, partner.
-type Key = (LocId, StrId, Metric, ProcId);
+type Key = (LocId, StrId, Metric, Other);
 
 /// How the fold classes a procedure by its name.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -92,6 +106,7 @@ struct LocFold {
     charges: Vec<u32>,
     last: Option<i64>,
     recv_begin: Option<i64>,
+    coll_begin: Option<i64>,
 }
 
 impl LocFold {
@@ -175,7 +190,7 @@ impl CubeFold {
         loc: LocId,
         procs: &[StrId],
         metric: Metric,
-        partner: ProcId,
+        partner: Other,
         out: &mut Vec<usize>,
     ) {
         out.push(self.series_of((loc, ALL, metric, partner)));
@@ -189,14 +204,17 @@ impl CubeFold {
         }
     }
 
-    /// Charges `[t0, t1)` of `metric` to `loc` as a whole and to every distinct procedure
-    /// of `procs` (outermost first; none: outside every procedure).
-    fn charge(&mut self, loc: LocId, procs: &[StrId], metric: Metric, partner: ProcId, t0: i64, t1: i64) {
+    /// Charges `[t0, t1)` of `metric` about each of `others` to `loc` as a whole and to
+    /// every distinct procedure of `procs` (outermost first; none: outside every
+    /// procedure).
+    fn charge(&mut self, loc: LocId, procs: &[StrId], metric: Metric, others: &[Other], t0: i64, t1: i64) {
         if t1 <= t0 {
             return;
         }
         let mut list = Vec::new();
-        self.series_list(loc, procs, metric, partner, &mut list);
+        for &o in others {
+            self.series_list(loc, procs, metric, o, &mut list);
+        }
         self.grid.add_interval_to(&list, t0, t1, (t1 - t0) as f64);
     }
 
@@ -280,13 +298,22 @@ impl CubeFold {
             Kind::Enter { proc } => self.enter(defs, l, *proc),
             Kind::Leave { proc } => self.leave(l, *proc),
             Kind::RecvBegin { .. } => self.locs[l].recv_begin = Some(e.wall),
-            Kind::RecvEnd { .. } => {
+            Kind::RecvEnd { comm, tag, .. } => {
                 let begin = self.locs[l].recv_begin.take();
                 let partner =
                     e.ann.partner.and_then(|p| defs.locations.get(p.loc as usize)).map(|p| p.process);
                 if let (Some(b), Some(p)) = (begin, partner) {
                     let procs = self.locs[l].procs();
-                    self.charge(e.loc, &procs, Metric::Recv, p, b, e.wall);
+                    let others = sync_others(SyncObject { comm: *comm, tag: Some(*tag) }, Some(p));
+                    self.charge(e.loc, &procs, Metric::Recv, &others, b, e.wall);
+                }
+            }
+            Kind::CollBegin { .. } => self.locs[l].coll_begin = Some(e.wall),
+            Kind::CollEnd { comm, .. } => {
+                if let Some(b) = self.locs[l].coll_begin.take() {
+                    let procs = self.locs[l].procs();
+                    let on = [Other::Object(SyncObject { comm: *comm, tag: None })];
+                    self.charge(e.loc, &procs, Metric::Coll, &on, b, e.wall);
                 }
             }
             Kind::PhaseBegin { name } => {
@@ -320,16 +347,20 @@ impl CubeFold {
             .collect();
         let mut procs_of: Vec<Vec<StrId>> = vec![Vec::new(); self.locs.len()];
         let mut partners_of: Vec<Vec<ProcId>> = vec![Vec::new(); self.locs.len()];
-        for &(l, p, _, partner) in self.series.keys() {
+        let mut objects_of: Vec<Vec<SyncObject>> = vec![Vec::new(); self.locs.len()];
+        for &(l, p, _, other) in self.series.keys() {
             if p != ALL && !procs_of[l as usize].contains(&p) {
                 procs_of[l as usize].push(p);
             }
-            if partner != NO_PARTNER && !partners_of[l as usize].contains(&partner) {
-                partners_of[l as usize].push(partner);
+            match other {
+                Other::Partner(q) if !partners_of[l as usize].contains(&q) => partners_of[l as usize].push(q),
+                Other::Object(o) if !objects_of[l as usize].contains(&o) => objects_of[l as usize].push(o),
+                _ => {}
             }
         }
         procs_of.iter_mut().for_each(|v| v.sort_unstable());
         partners_of.iter_mut().for_each(|v| v.sort_unstable());
+        objects_of.iter_mut().for_each(|v| v.sort_unstable());
         let mut phases: Vec<(StrId, i64, i64)> =
             self.phases.into_iter().map(|(n, (a, b))| (n, a, b)).collect();
         phases.sort_unstable();
@@ -341,6 +372,7 @@ impl CubeFold {
             prefix,
             procs_of,
             partners_of,
+            objects_of,
             phases,
             has_io: self.has_io,
             span: self.span.unwrap_or((0, 0)),
@@ -350,13 +382,29 @@ impl CubeFold {
     fn wait(&mut self, defs: &Definitions, paths: &CallPaths, i: &Instance) {
         let procs = paths.get(i.callpath);
         let (t0, t1) = (i.start, i.start + i.duration);
-        self.charge(i.loc, &procs, Metric::Wait(i.pattern), NO_PARTNER, t0, t1);
-        if point_to_point(i.pattern) {
-            if let Some(p) = i.cause.and_then(|c| defs.locations.get(c.loc as usize)) {
-                self.charge(i.loc, &procs, Metric::Wait(i.pattern), p.process, t0, t1);
-            }
-        }
+        let partner = if point_to_point(i.pattern) {
+            i.cause.and_then(|c| defs.locations.get(c.loc as usize)).map(|p| p.process)
+        } else {
+            None
+        };
+        let mut others = match i.object {
+            Some(o) => sync_others(o, partner),
+            None => partner.map(Other::Partner).into_iter().collect(),
+        };
+        others.push(Other::None);
+        self.charge(i.loc, &procs, Metric::Wait(i.pattern), &others, t0, t1);
     }
+}
+
+/// What a message's or collective's time is charged about: its partner, its
+/// communicator, and its tag on that communicator.
+fn sync_others(o: SyncObject, partner: Option<ProcId>) -> Vec<Other> {
+    let mut v: Vec<Other> = partner.map(Other::Partner).into_iter().collect();
+    v.push(Other::Object(SyncObject { comm: o.comm, tag: None }));
+    if o.tag.is_some() {
+        v.push(Other::Object(o));
+    }
+    v
 }
 
 impl spoor_report::Observer for CubeFold {
@@ -385,6 +433,8 @@ pub struct Cube {
     /// The procedures (and [`OUTSIDE`]) seen on each location, and the partners.
     pub procs_of: Vec<Vec<StrId>>,
     pub partners_of: Vec<Vec<ProcId>>,
+    /// The synchronization objects (communicators and their tags) seen on each location.
+    pub objects_of: Vec<Vec<SyncObject>>,
     /// Each phase's name and its earliest begin and latest end.
     pub phases: Vec<(StrId, i64, i64)>,
     /// Whether any I/O call was seen.
@@ -395,7 +445,7 @@ pub struct Cube {
 
 impl Cube {
     /// The sum of one series over `bins` (0 for a series never charged).
-    pub fn sum(&self, loc: LocId, proc: StrId, metric: Metric, partner: ProcId, bins: Bins) -> f64 {
+    pub fn sum(&self, loc: LocId, proc: StrId, metric: Metric, partner: Other, bins: Bins) -> f64 {
         match self.series.get(&(loc, proc, metric, partner)) {
             Some(&s) => {
                 let p = &self.prefix[s];

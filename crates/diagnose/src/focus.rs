@@ -1,12 +1,15 @@
 //! The where axis: resource hierarchies and foci (formats/diagnose.md, "Foci").
 //!
-//! Three hierarchies: the code (`/Code/PROCEDURE`), the places (`/Machine/M/P/T`:
-//! machine, process, thread) and the message partners (`/Partner/P`). A focus picks one
-//! node of each; `/` is the root of all three. A hierarchy level that tells nothing new is
+//! Four hierarchies: the code (`/Code/PROCEDURE`), the places (`/Machine/M/P/T`:
+//! machine, process, thread), the message partners (`/Partner/P`) and the
+//! synchronization objects (`/SyncObject/COMM/tag T`: communicator, then tag). A focus
+//! picks one node of each, but a partner and a synchronization object not both (the cube
+//! keeps no cross product); `/` is the root of all. A hierarchy level that tells nothing new is
 //! skipped, as Karavanic's general prunes do: machines when each holds one process,
 //! threads when a process has one.
 
 use crate::cube::{Cube, Metric, ALL, NO_PARTNER};
+use spoor_waits::SyncObject;
 
 /// The share of a place's time above which a procedure is not a code focus of its own.
 const PASS_THROUGH: f64 = 0.95;
@@ -29,10 +32,11 @@ pub struct Focus {
     pub code: Option<StrId>,
     pub place: Place,
     pub partner: Option<ProcId>,
+    pub object: Option<SyncObject>,
 }
 
 impl Focus {
-    pub const ROOT: Focus = Focus { code: None, place: Place::All, partner: None };
+    pub const ROOT: Focus = Focus { code: None, place: Place::All, partner: None, object: None };
 
     pub fn is_root(&self) -> bool {
         *self == Focus::ROOT
@@ -157,6 +161,52 @@ impl<'a> Resources<'a> {
         self.gathered(place, &cube.partners_of)
     }
 
+    /// The synchronization objects below `object` on the place's locations: the
+    /// communicators below none, a communicator's tags below it.
+    pub fn object_children(&self, cube: &Cube, place: Place, object: Option<SyncObject>) -> Vec<SyncObject> {
+        let mut v = self.gathered(place, &cube.objects_of);
+        match object {
+            None => v.retain(|o| o.tag.is_none()),
+            Some(SyncObject { comm, tag: None }) => v.retain(|o| o.comm == comm && o.tag.is_some()),
+            Some(_) => v.clear(),
+        }
+        v
+    }
+
+    fn comm_name(&self, c: spoor_model::CommId) -> String {
+        self.defs
+            .comms
+            .get(c as usize)
+            .map_or_else(|| format!("?{c}"), |q| self.defs.strings.name(q.name).into_owned())
+    }
+
+    /// A synchronization object's path: `/SyncObject/MPI_COMM_WORLD/tag 7`.
+    pub fn object_name(&self, o: SyncObject) -> String {
+        match o.tag {
+            Some(t) => format!("/SyncObject/{}/tag {t}", self.comm_name(o.comm)),
+            None => format!("/SyncObject/{}", self.comm_name(o.comm)),
+        }
+    }
+
+    fn find_object(&self, path: &str) -> Result<SyncObject, String> {
+        let (comm, tag) = match path.rsplit_once("/tag ") {
+            Some((c, t)) => {
+                let tag = t.parse::<u32>().map_err(|_| format!("`{path}`: `{t}` is not a tag (a number)"))?;
+                (c, Some(tag))
+            }
+            None => (path, None),
+        };
+        let found = (0..self.defs.comms.len() as spoor_model::CommId).find(|&c| self.comm_name(c) == comm);
+        let comm = found.ok_or_else(|| {
+            let names: Vec<String> = (0..self.defs.comms.len().min(20) as spoor_model::CommId)
+                .map(|c| self.comm_name(c))
+                .collect();
+            let list = if names.is_empty() { "the trace has none".to_owned() } else { names.join(", ") };
+            format!("no communicator `{comm}`; the communicators are: {list}")
+        })?;
+        Ok(SyncObject { comm, tag })
+    }
+
     fn proc_name(&self, p: StrId) -> String {
         spoor_waits::proc_name(self.defs, p)
     }
@@ -209,6 +259,9 @@ impl<'a> Resources<'a> {
         if let Some(p) = f.partner {
             parts.push(format!("/Partner/{}", self.process_name(p)));
         }
+        if let Some(o) = f.object {
+            parts.push(self.object_name(o));
+        }
         if parts.is_empty() {
             "/".into()
         } else {
@@ -229,13 +282,18 @@ impl<'a> Resources<'a> {
                 f.code = Some(self.find_proc(name)?);
             } else if let Some(name) = part.strip_prefix("/Partner/") {
                 f.partner = Some(self.find_process(name)?);
+            } else if let Some(path) = part.strip_prefix("/SyncObject/") {
+                f.object = Some(self.find_object(path)?);
             } else if part.starts_with("/Process/") || part.starts_with("/Machine/") {
                 f.place = self.find_place(part)?;
             } else {
                 return Err(format!(
-                    "`{part}` names no resource: expected /, /Code/PROCEDURE, /Process/PROCESS[/THREAD], /Machine/MACHINE[/PROCESS[/THREAD]] or /Partner/PROCESS"
+                    "`{part}` names no resource: expected /, /Code/PROCEDURE, /Process/PROCESS[/THREAD], /Machine/MACHINE[/PROCESS[/THREAD]], /Partner/PROCESS or /SyncObject/COMMUNICATOR[/tag T]"
                 ));
             }
+        }
+        if f.partner.is_some() && f.object.is_some() {
+            return Err(format!("`{text}`: a focus names a partner or a synchronization object, not both"));
         }
         Ok(f)
     }
@@ -278,6 +336,12 @@ impl<'a> Resources<'a> {
     pub fn is_within(&self, f: &Focus, within: &Focus) -> bool {
         let code = within.code.is_none() || within.code == f.code;
         let partner = within.partner.is_none() || within.partner == f.partner;
+        let object = match (within.object, f.object) {
+            (None, _) => true,
+            (Some(SyncObject { comm, tag: None }), Some(o)) => o.comm == comm,
+            (Some(a), Some(b)) => a == b,
+            (Some(_), None) => false,
+        };
         let place = match (within.place, f.place) {
             (Place::All, _) => true,
             (a, b) if a == b => true,
@@ -290,6 +354,6 @@ impl<'a> Resources<'a> {
             }
             _ => false,
         };
-        code && partner && place
+        code && partner && object && place
     }
 }

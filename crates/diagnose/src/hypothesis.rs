@@ -95,6 +95,22 @@ impl Hypothesis {
             || matches!(self, Hypothesis::Wait(p) if crate::cube::point_to_point(p))
     }
 
+    /// Whether it refines along the synchronization objects (communicators, then tags):
+    /// waiting and communicating in MPI, but not for locks, MPI_Init or MPI_Finalize.
+    pub fn has_objects(self) -> bool {
+        match self {
+            Hypothesis::SyncWaiting | Hypothesis::Communication => true,
+            Hypothesis::Wait(p) => !matches!(
+                p,
+                Pattern::LockContention
+                    | Pattern::InitCompletion
+                    | Pattern::WaitAtFinalize
+                    | Pattern::FinalizeCompletion
+            ),
+            _ => false,
+        }
+    }
+
     /// Whether it refines along the machines, processes and threads (an imbalance is
     /// among several locations: it refines along the code only).
     pub fn has_places(self) -> bool {

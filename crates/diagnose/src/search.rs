@@ -4,7 +4,7 @@
 //! and, at the whole program, the when axis (phases and time slices); a false one is not
 //! refined. What was tested, and how it came out, is the Search History Graph.
 
-use crate::cube::{Bins, Cube, Metric, NO_PARTNER};
+use crate::cube::{Bins, Cube, Metric, Other, NO_PARTNER};
 use crate::directives::{Directives, Priority};
 use crate::focus::{Focus, Resources};
 use crate::hypothesis::{Hypothesis, TOP};
@@ -117,9 +117,15 @@ pub struct Evaluator<'a> {
 const WAITS: [Pattern; 13] = Pattern::ALL;
 
 impl Evaluator<'_> {
-    fn sum(&self, locs: &[LocId], f: &Focus, m: Metric, partner: bool, bins: Bins) -> f64 {
-        let partner = if partner { f.partner.unwrap_or(NO_PARTNER) } else { NO_PARTNER };
-        locs.iter().map(|&l| self.cube.sum(l, f.proc(), m, partner, bins)).sum()
+    /// The sum of metric `m` over the focus's locations and procedure; about its partner
+    /// or synchronization object when `scoped`.
+    fn sum(&self, locs: &[LocId], f: &Focus, m: Metric, scoped: bool, bins: Bins) -> f64 {
+        let other = match (scoped, f.partner, f.object) {
+            (true, Some(p), _) => Other::Partner(p),
+            (true, None, Some(o)) => Other::Object(o),
+            _ => NO_PARTNER,
+        };
+        locs.iter().map(|&l| self.cube.sum(l, f.proc(), m, other, bins)).sum()
     }
 
     /// The time of the focus's locations in the window (the values' denominator).
@@ -135,22 +141,24 @@ impl Evaluator<'_> {
         if time <= 0.0 {
             return None;
         }
-        let waits = |partner: bool| -> f64 {
-            WAITS.iter().map(|&p| self.sum(&locs, f, Metric::Wait(p), partner, bins)).sum()
+        let waits = |scoped: bool| -> f64 {
+            WAITS.iter().map(|&p| self.sum(&locs, f, Metric::Wait(p), scoped, bins)).sum()
         };
+        // At a partner or a synchronization object, what is charged about it.
+        let scoped = f.partner.is_some() || f.object.is_some();
         let num = match h {
             Hypothesis::CpuBound => self.sum(&locs, f, Metric::Compute, false, bins),
             Hypothesis::IoBlocking => self.sum(&locs, f, Metric::Io, false, bins),
-            Hypothesis::SyncWaiting => waits(false),
+            Hypothesis::SyncWaiting => waits(f.object.is_some()),
             Hypothesis::Wait(Pattern::LateSender) => {
-                let p = f.partner.is_some();
-                self.sum(&locs, f, Metric::Wait(Pattern::LateSender), p, bins)
-                    + self.sum(&locs, f, Metric::Wait(Pattern::LateSenderWrongOrder), p, bins)
+                self.sum(&locs, f, Metric::Wait(Pattern::LateSender), scoped, bins)
+                    + self.sum(&locs, f, Metric::Wait(Pattern::LateSenderWrongOrder), scoped, bins)
             }
-            Hypothesis::Wait(pat) => self.sum(&locs, f, Metric::Wait(pat), f.partner.is_some(), bins),
-            Hypothesis::Communication if f.partner.is_some() => {
-                let recv = self.sum(&locs, f, Metric::Recv, true, bins);
-                (recv - waits(true)).max(0.0)
+            Hypothesis::Wait(pat) => self.sum(&locs, f, Metric::Wait(pat), scoped, bins),
+            Hypothesis::Communication if scoped => {
+                let calls = self.sum(&locs, f, Metric::Recv, true, bins)
+                    + self.sum(&locs, f, Metric::Coll, true, bins);
+                (calls - waits(true)).max(0.0)
             }
             Hypothesis::Communication => {
                 (self.sum(&locs, f, Metric::Comm, false, bins) - waits(false)).max(0.0)
@@ -286,9 +294,14 @@ impl Search<'_> {
                 self.reach(h, Focus { place: p, ..f }, w, Some(id));
             }
         }
-        if h.has_partners() && f.partner.is_none() {
+        if h.has_partners() && f.partner.is_none() && f.object.is_none() {
             for p in self.ev.res.partner_children(self.ev.cube, f.place) {
                 self.reach(h, Focus { partner: Some(p), ..f }, w, Some(id));
+            }
+        }
+        if h.has_objects() && f.partner.is_none() {
+            for o in self.ev.res.object_children(self.ev.cube, f.place, f.object) {
+                self.reach(h, Focus { object: Some(o), ..f }, w, Some(id));
             }
         }
         if w == 0 && f.is_root() {

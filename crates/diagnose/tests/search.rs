@@ -156,3 +156,46 @@ fn hand_worked_values_of_a_trace_that_reads() {
     // `main` spans the whole run: it is no focus of its own.
     assert!(d.shg.nodes.iter().all(|n| !n.focus_name.contains("/Code/main")));
 }
+
+/// testdata/diagnose/objects.txt, worked out by hand in its header: waits refined along
+/// the communicators, then the tags.
+#[test]
+fn hand_worked_synchronization_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.spoor");
+    let text = std::fs::read(testdata("diagnose/objects.txt")).unwrap();
+    std::fs::write(&path, ordered_bytes("objects.txt", text)).unwrap();
+    let path = path.to_str().unwrap();
+    let d = diagnose(path, None, &Options::default(), &Silent).unwrap();
+    let world = "/SyncObject/MPI_COMM_WORLD";
+    let at = |h: &str, f: &str| node(&d, h, f, 0).unwrap_or_else(|| panic!("no {h} at {f}"));
+    let close = |h: &str, f: &str, want: f64| {
+        let n = at(h, f);
+        assert!((n.value.unwrap() - want).abs() < 1e-9, "{h} at {f}: {n:?}");
+        assert_eq!(n.state == State::True, want > n.threshold, "{h} at {f}");
+    };
+    close("sync_waiting", "/", 12.0 / 60.0);
+    close("sync_waiting", world, 8.0 / 60.0);
+    close("sync_waiting", "/SyncObject/ROW", 4.0 / 60.0);
+    close("sync_waiting", &format!("{world}/tag 7"), 7.0 / 60.0);
+    close("sync_waiting", &format!("{world}/tag 3"), 1.0 / 60.0);
+    close("late_sender", world, 8.0 / 60.0);
+    close("late_sender", &format!("{world}/tag 7"), 7.0 / 60.0);
+    close("wait_at_barrier", "/SyncObject/ROW", 4.0 / 60.0);
+    close("wait_at_barrier", world, 0.0);
+    // A collective has no tags; a false communicator is not refined.
+    assert!(d.shg.nodes.iter().all(|n| !n.focus_name.starts_with("/SyncObject/ROW/tag")));
+    // The tag of the late sender's refinement is a focus a directive can name.
+    let pruned = format!("prune late_sender {world}/tag 7\n");
+    let p = diagnose(path, Some(("d", &pruned)), &Options::default(), &Silent).unwrap();
+    let n = node(&p, "late_sender", &format!("{world}/tag 7"), 0).unwrap();
+    assert_eq!(n.state, State::Pruned);
+    for (bad, says) in [
+        ("prune * /SyncObject/COLUMN\n", "the communicators are: MPI_COMM_WORLD, ROW"),
+        ("prune * /SyncObject/ROW/tag x\n", "is not a tag"),
+        ("prune * /Partner/rank0, /SyncObject/ROW\n", "not both"),
+    ] {
+        let e = diagnose(path, Some(("d", bad)), &Options::default(), &Silent).err().unwrap();
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+    }
+}

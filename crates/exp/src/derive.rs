@@ -292,6 +292,8 @@ fn resources(defs: &Definitions, res: &Resources, cube: &Cube) -> Vec<String> {
     for c in &defs.comms {
         out.push(format!("/SyncObject/{}", defs.strings.name(c.name)));
     }
+    // The tags messages carried, under their communicators.
+    out.extend(cube.objects_of.iter().flatten().map(|&o| res.object_name(o)));
     out.sort();
     out.dedup();
     out

@@ -2,7 +2,7 @@
 //! own order, every receive completion after its send), instances come out.
 
 use crate::pattern::Pattern;
-use crate::{CallPaths, Instance, OUTSIDE};
+use crate::{CallPaths, Instance, SyncObject, OUTSIDE};
 use rustc_hash::FxHashMap;
 use spoor_model::{CollOp, CommId, Definitions, Event, EventRef, Kind, LocId, StrId};
 use std::collections::VecDeque;
@@ -158,6 +158,7 @@ struct SendState {
     time: i64,
     blocking: bool,
     site: Site,
+    object: SyncObject,
     end: Option<i64>,
     recv_post: Option<(i64, EventRef)>,
 }
@@ -165,6 +166,7 @@ struct SendState {
 /// One member's part in a collective instance.
 struct Member {
     loc: LocId,
+    comm: CommId,
     begin: (i64, u64),
     end: (i64, u64),
     op: CollOp,
@@ -237,8 +239,9 @@ impl Detector {
         self.locs[loc as usize].site
     }
 
-    /// Records a wait from `start` to `end` (nothing if empty), and what it waited for:
-    /// the event and its time.
+    /// Records a wait from `start` to `end` (nothing if empty) on `object`, and what it
+    /// waited for: the event and its time.
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         pattern: Pattern,
@@ -247,6 +250,7 @@ impl Detector {
         start: i64,
         end: i64,
         cause: Option<(EventRef, i64)>,
+        object: Option<SyncObject>,
     ) {
         if end > start {
             self.instances.push(Instance {
@@ -258,6 +262,7 @@ impl Detector {
                 duration: end - start,
                 cause: cause.map(|c| c.0),
                 cause_time: cause.map_or(0, |c| c.1),
+                object,
             });
         }
     }
@@ -315,13 +320,17 @@ impl Detector {
                     span.leave = (e.wall, me.index);
                 }
             }
-            Kind::Send { .. } | Kind::Isend { .. } => {
+            Kind::Send { comm, tag, .. } | Kind::Isend { comm, tag, .. } => {
                 let blocking = matches!(e.kind, Kind::Send { .. });
                 if let Kind::Isend { request, .. } = e.kind {
                     self.locs[li].requests.insert(request, e.wall);
                 }
                 let site = self.site(e.loc);
-                self.sends.insert(me, SendState { time: e.wall, blocking, site, end: None, recv_post: None });
+                let object = SyncObject { comm: *comm, tag: Some(*tag) };
+                self.sends.insert(
+                    me,
+                    SendState { time: e.wall, blocking, site, object, end: None, recv_post: None },
+                );
                 if blocking {
                     self.locs[li].open_send = Some(me);
                 }
@@ -350,7 +359,7 @@ impl Detector {
                 let release = self.releases.get(lock).copied().filter(|r| Some(r.0) == e.ann.partner);
                 if let Some(t) = self.locs[li].lock_request.take() {
                     let site = self.site(e.loc);
-                    self.push(Pattern::LockContention, e.loc, site, t, e.wall, release);
+                    self.push(Pattern::LockContention, e.loc, site, t, e.wall, release, None);
                 }
                 if let Some((r, rt)) = release {
                     self.sync(e.loc, e.wall, Peer::Loc(r.loc, rt));
@@ -440,7 +449,13 @@ impl Detector {
         let until = send_time.min(e.wall);
         if until > from {
             let site = self.site(e.loc);
-            self.push(Pattern::LateSender, e.loc, site, from, until, Some((send_ref, send_time)));
+            let object = match e.kind {
+                Kind::RecvEnd { comm, tag, .. } | Kind::IrecvComplete { comm, tag, .. } => {
+                    Some(SyncObject { comm, tag: Some(tag) })
+                }
+                _ => None,
+            };
+            self.push(Pattern::LateSender, e.loc, site, from, until, Some((send_ref, send_time)), object);
             let st = &mut self.locs[li];
             if st.late_senders.len() == WRONG_ORDER_WINDOW {
                 st.late_senders.pop_front();
@@ -465,11 +480,19 @@ impl Detector {
     fn judge_late_receiver(&mut self, send_ref: EventRef) {
         let Some(s) = self.sends.get(&send_ref) else { return };
         let (Some(end), Some((post, recv))) = (s.end, s.recv_post) else { return };
-        let (time, site) = (s.time, s.site);
+        let (time, site, object) = (s.time, s.site, s.object);
         self.sends.remove(&send_ref);
         // A send that returned before the receive was posted did not wait for it (eager).
         if post < end {
-            self.push(Pattern::LateReceiver, send_ref.loc, site, time, post, Some((recv, post)));
+            self.push(
+                Pattern::LateReceiver,
+                send_ref.loc,
+                site,
+                time,
+                post,
+                Some((recv, post)),
+                Some(object),
+            );
         }
     }
 
@@ -490,7 +513,7 @@ impl Detector {
         *k += 1;
         let size = defs.comms.get(comm as usize).map_or(0, |c| c.members.len());
         let members = self.colls.entry(key).or_default();
-        members.push(Member { loc: e.loc, begin, end: (e.wall, me.index), op, root, site });
+        members.push(Member { loc: e.loc, comm, begin, end: (e.wall, me.index), op, root, site });
         if members.len() >= size {
             let members = self.colls.remove(&key).unwrap_or_default();
             self.judge_collective(&members);
@@ -503,6 +526,7 @@ impl Detector {
         self.sync_all(members.iter().map(|m| (m.loc, m.end.0)).collect());
         let sync = sync_of(first.op);
         let at = |m: &Member, i: (i64, u64)| Some((EventRef { loc: m.loc, index: i.1 }, i.0));
+        let object = Some(SyncObject { comm: first.comm, tag: None });
         let last_in = members.iter().max_by_key(|m| (m.begin.0, m.loc)).expect("non-empty");
         let first_out = members.iter().min_by_key(|m| (m.end.0, m.loc)).expect("non-empty");
         for m in members {
@@ -515,7 +539,7 @@ impl Detector {
                         (Pattern::WaitAtNxN, Pattern::NxNCompletion)
                     };
                     let until = last_in.begin.0.min(e);
-                    self.push(wait, m.loc, m.site, b, until, at(last_in, last_in.begin));
+                    self.push(wait, m.loc, m.site, b, until, at(last_in, last_in.begin), object);
                     self.push(
                         done,
                         m.loc,
@@ -523,6 +547,7 @@ impl Detector {
                         first_out.end.0.max(until).max(b),
                         e,
                         at(first_out, first_out.end),
+                        object,
                     );
                 }
                 Sync::OneToN => {
@@ -535,6 +560,7 @@ impl Detector {
                             b,
                             root.begin.0.min(e),
                             at(root, root.begin),
+                            object,
                         );
                     }
                 }
@@ -554,6 +580,7 @@ impl Detector {
                         b,
                         other.begin.0.min(e),
                         at(other, other.begin),
+                        object,
                     );
                 }
                 Sync::None => {}
@@ -592,6 +619,7 @@ impl Detector {
                         s0.leave.0.max(s.enter.0),
                         s.leave.0,
                         cause,
+                        None,
                     );
                 }
             }
@@ -603,10 +631,10 @@ impl Detector {
                 for &(l, s) in fin.iter().filter(|_| fin.len() > 1) {
                     let cause = Some((EventRef { loc: l1, index: s1.enter.1 }, s1.enter.0));
                     let until = s1.enter.0.min(s.leave.0);
-                    self.push(Pattern::WaitAtFinalize, l, s.site, s.enter.0, until, cause);
+                    self.push(Pattern::WaitAtFinalize, l, s.site, s.enter.0, until, cause, None);
                     let cause = Some((EventRef { loc: l0, index: s0.leave.1 }, s0.leave.0));
                     let from = s0.leave.0.max(until).max(s.enter.0);
-                    self.push(Pattern::FinalizeCompletion, l, s.site, from, s.leave.0, cause);
+                    self.push(Pattern::FinalizeCompletion, l, s.site, from, s.leave.0, cause, None);
                 }
             }
         }

@@ -19,7 +19,7 @@ pub use pattern::Pattern;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use spoor_format::{binary::flags, TraceReader};
-use spoor_model::{Definitions, Event, EventRef, LocId, ProcId, StrId};
+use spoor_model::{CommId, Definitions, Event, EventRef, LocId, ProcId, StrId};
 use std::collections::BTreeMap;
 
 /// The procedure of time spent outside every procedure.
@@ -43,6 +43,16 @@ pub struct Instance {
     pub cause: Option<EventRef>,
     /// When the cause happened (ns, on its location; 0 without a cause).
     pub cause_time: i64,
+    /// The communicator it waited on, with the message's tag for point-to-point waits
+    /// (`None` for locks, MPI_Init and MPI_Finalize).
+    pub object: Option<SyncObject>,
+}
+
+/// A synchronization object: a communicator, or one tag of messages on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SyncObject {
+    pub comm: CommId,
+    pub tag: Option<u32>,
 }
 
 /// Call paths as a tree: each path is its last procedure under its parent path; path 0
