@@ -60,19 +60,37 @@ fn the_search_refines_true_nodes_and_never_false_ones() {
     // Rank 5 computes the most: it alone is annotated against its peers, as overworked.
     let five: Vec<_> = d.annotations.iter().filter(|a| a.process_name == "rank5").collect();
     assert!(!five.is_empty() && five.iter().all(|a| a.kind == "overworked"), "{:?}", d.annotations);
-    // The waits' values at a process add up to the root's (the same denominator).
+    // The waits' values at a process add up to the root's (the same denominator), and so
+    // do those at the communicators (every wait of a stencil is on one, but MPI_Init's
+    // and MPI_Finalize's: those are not below any).
     let root = node(&d, "sync_waiting", "/", 0).unwrap();
     assert_eq!(root.state, State::True);
-    let sum: f64 = d
-        .shg
-        .nodes
-        .iter()
-        .filter(|n| {
-            n.hypothesis.name() == "sync_waiting" && n.focus_name.starts_with("/Process/") && n.window == 0
-        })
-        .map(|n| n.amount_ns.unwrap())
-        .sum();
+    let sum_at = |prefix: &str| -> f64 {
+        d.shg
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.hypothesis.name() == "sync_waiting"
+                    && n.focus_name.starts_with(prefix)
+                    && !n.focus_name.contains(", ")
+                    && !n.focus_name.contains("/tag ")
+                    && n.window == 0
+            })
+            .map(|n| n.amount_ns.unwrap())
+            .sum()
+    };
+    let sum = sum_at("/Process/");
     assert!((sum - root.amount_ns.unwrap()).abs() < 1e-6 * sum, "{sum} against {:?}", root.amount_ns);
+    let setup: f64 = ["init_completion", "wait_at_finalize", "finalize_completion"]
+        .iter()
+        .filter_map(|h| node(&d, h, "/", 0).and_then(|n| n.amount_ns))
+        .sum();
+    let on_comms = sum_at("/SyncObject/");
+    assert!(on_comms > 0.0);
+    assert!(
+        (on_comms + setup - root.amount_ns.unwrap()).abs() < 1e-6 * sum,
+        "{on_comms} + {setup} against {sum}"
+    );
 }
 
 #[test]
