@@ -131,6 +131,12 @@ pub struct CubeFold {
     path_index: FxHashMap<(u32, StrId), u32>,
     /// Series lists of (location, call path) pairs: where an interval is charged.
     charges: Vec<Box<[usize]>>,
+    /// The series lists of charges other than a location's plain intervals.
+    lists: FxHashMap<ListKey, usize>,
+    /// Per series list, the grid series its intervals are summed in during the pass
+    /// (one add an interval, not one a series of the list), spread over the list at the
+    /// end.
+    charge_sums: Vec<usize>,
     /// Each procedure's class, by string id (`None`: not yet looked up).
     classes: Vec<Option<Class>>,
     phases: FxHashMap<StrId, (i64, i64)>,
@@ -150,6 +156,8 @@ impl CubeFold {
             paths: vec![Some(Metric::Compute)],
             path_index: FxHashMap::default(),
             charges: Vec::new(),
+            charge_sums: Vec::new(),
+            lists: FxHashMap::default(),
             classes: Vec::new(),
             phases: FxHashMap::default(),
             has_io: false,
@@ -174,12 +182,11 @@ impl CubeFold {
 
     /// The series of `key`, made if new.
     fn series_of(&mut self, key: Key) -> usize {
-        let next = self.series.len();
-        let s = *self.series.entry(key).or_insert(next);
-        if s == next {
-            let made = self.grid.add_series();
-            debug_assert_eq!(made, s);
+        if let Some(&s) = self.series.get(&key) {
+            return s;
         }
+        let s = self.grid.add_series();
+        self.series.insert(key, s);
         s
     }
 
@@ -204,18 +211,35 @@ impl CubeFold {
         }
     }
 
-    /// Charges `[t0, t1)` of `metric` about each of `others` to `loc` as a whole and to
-    /// every distinct procedure of `procs` (outermost first; none: outside every
-    /// procedure).
-    fn charge(&mut self, loc: LocId, procs: &[StrId], metric: Metric, others: &[Other], t0: i64, t1: i64) {
+    /// Charges `[t0, t1)` of what `key` names to its location as a whole and to every
+    /// distinct procedure of its call path (`procs` gives them, outermost first, the
+    /// first time the key is seen): one add to the key's sum, spread at the end.
+    fn charge(&mut self, key: ListKey, procs: impl FnOnce(&Self) -> Vec<StrId>, t0: i64, t1: i64) {
         if t1 <= t0 {
             return;
         }
-        let mut list = Vec::new();
-        for &o in others {
-            self.series_list(loc, procs, metric, o, &mut list);
-        }
-        self.grid.add_interval_to(&list, t0, t1, (t1 - t0) as f64);
+        let k = match self.lists.get(&key) {
+            Some(&k) => k,
+            None => {
+                let procs = procs(self);
+                let mut list = Vec::new();
+                for o in key.others() {
+                    self.series_list(key.loc, &procs, key.metric, o, &mut list);
+                }
+                let k = self.new_list(list);
+                self.lists.insert(key, k);
+                k
+            }
+        };
+        self.grid.add_interval(self.charge_sums[k], t0, t1, (t1 - t0) as f64);
+    }
+
+    /// A new series list, with the grid series its charges are summed in.
+    fn new_list(&mut self, list: Vec<usize>) -> usize {
+        self.charges.push(list.into_boxed_slice());
+        let sum = self.grid.add_series();
+        self.charge_sums.push(sum);
+        self.charges.len() - 1
     }
 
     /// The index in `charges` of where an interval on `l` under its current call path
@@ -235,13 +259,13 @@ impl CubeFold {
                 if class == Metric::Compute { &procs[procs.len().saturating_sub(1)..] } else { &procs[..] };
             self.series_list(l as LocId, own, class, NO_PARTNER, &mut list);
         }
-        self.charges.push(list.into_boxed_slice());
+        let k = self.new_list(list);
         let c = &mut self.locs[l].charges;
         if c.len() <= path {
             c.resize(path + 1, 0);
         }
-        c[path] = self.charges.len() as u32;
-        self.charges.len() - 1
+        c[path] = k as u32 + 1;
+        k
     }
 
     fn interval(&mut self, l: usize, t0: i64, t1: i64) {
@@ -249,7 +273,7 @@ impl CubeFold {
             return;
         }
         let k = self.charges_of(l);
-        self.grid.add_interval_to(&self.charges[k], t0, t1, (t1 - t0) as f64);
+        self.grid.add_interval(self.charge_sums[k], t0, t1, (t1 - t0) as f64);
     }
 
     fn enter(&mut self, defs: &Definitions, l: usize, proc: StrId) {
@@ -303,17 +327,17 @@ impl CubeFold {
                 let partner =
                     e.ann.partner.and_then(|p| defs.locations.get(p.loc as usize)).map(|p| p.process);
                 if let (Some(b), Some(p)) = (begin, partner) {
-                    let procs = self.locs[l].procs();
-                    let others = sync_others(SyncObject { comm: *comm, tag: Some(*tag) }, Some(p));
-                    self.charge(e.loc, &procs, Metric::Recv, &others, b, e.wall);
+                    let object = Some(SyncObject { comm: *comm, tag: Some(*tag) });
+                    let key = ListKey::of_pass(e.loc, self.locs[l].path(), Metric::Recv, Some(p), object);
+                    self.charge(key, |c| c.locs[l].procs(), b, e.wall);
                 }
             }
             Kind::CollBegin { .. } => self.locs[l].coll_begin = Some(e.wall),
             Kind::CollEnd { comm, .. } => {
                 if let Some(b) = self.locs[l].coll_begin.take() {
-                    let procs = self.locs[l].procs();
-                    let on = [Other::Object(SyncObject { comm: *comm, tag: None })];
-                    self.charge(e.loc, &procs, Metric::Coll, &on, b, e.wall);
+                    let object = Some(SyncObject { comm: *comm, tag: None });
+                    let key = ListKey::of_pass(e.loc, self.locs[l].path(), Metric::Coll, None, object);
+                    self.charge(key, |c| c.locs[l].procs(), b, e.wall);
                 }
             }
             Kind::PhaseBegin { name } => {
@@ -334,12 +358,24 @@ impl CubeFold {
             self.wait(defs, &waits.callpaths, i);
         }
         let extent = self.grid.extent().unwrap_or((0, 1, 0));
-        let prefix = (0..self.series.len())
-            .map(|s| {
+        // Each series' bins: its own charges, then the sums of the lists that hold it.
+        let mut values: Vec<Vec<f64>> = vec![Vec::new(); self.grid.series_count()];
+        for &s in self.series.values() {
+            values[s] = self.grid.values(s).to_vec();
+        }
+        for (list, &sum) in self.charges.iter().zip(&self.charge_sums) {
+            let add = self.grid.values(sum);
+            for &s in list.iter() {
+                values[s].iter_mut().zip(add).for_each(|(v, a)| *v += a);
+            }
+        }
+        let prefix = values
+            .iter()
+            .map(|v| {
                 let mut acc = 0.0;
                 std::iter::once(0.0)
-                    .chain(self.grid.values(s).iter().map(|v| {
-                        acc += v;
+                    .chain(v.iter().map(|x| {
+                        acc += x;
                         acc
                     }))
                     .collect()
@@ -380,31 +416,62 @@ impl CubeFold {
     }
 
     fn wait(&mut self, defs: &Definitions, paths: &CallPaths, i: &Instance) {
-        let procs = paths.get(i.callpath);
-        let (t0, t1) = (i.start, i.start + i.duration);
         let partner = if point_to_point(i.pattern) {
             i.cause.and_then(|c| defs.locations.get(c.loc as usize)).map(|p| p.process)
         } else {
             None
         };
-        let mut others = match i.object {
-            Some(o) => sync_others(o, partner),
-            None => partner.map(Other::Partner).into_iter().collect(),
+        let key = ListKey {
+            loc: i.loc,
+            path: i.callpath,
+            of_waits: true,
+            metric: Metric::Wait(i.pattern),
+            partner,
+            object: i.object,
         };
-        others.push(Other::None);
-        self.charge(i.loc, &procs, Metric::Wait(i.pattern), &others, t0, t1);
+        self.charge(key, |_| paths.get(i.callpath), i.start, i.start + i.duration);
     }
 }
 
-/// What a message's or collective's time is charged about: its partner, its
-/// communicator, and its tag on that communicator.
-fn sync_others(o: SyncObject, partner: Option<ProcId>) -> Vec<Other> {
-    let mut v: Vec<Other> = partner.map(Other::Partner).into_iter().collect();
-    v.push(Other::Object(SyncObject { comm: o.comm, tag: None }));
-    if o.tag.is_some() {
-        v.push(Other::Object(o));
+/// What a charge goes to: a location under a call path (the wait states' call paths, or
+/// the fold's own), a metric, and whom or what it is about.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct ListKey {
+    loc: LocId,
+    path: u32,
+    of_waits: bool,
+    metric: Metric,
+    partner: Option<ProcId>,
+    object: Option<SyncObject>,
+}
+
+impl ListKey {
+    /// A charge made during the pass, under the fold's own call path.
+    fn of_pass(
+        loc: LocId,
+        path: u32,
+        metric: Metric,
+        partner: Option<ProcId>,
+        object: Option<SyncObject>,
+    ) -> ListKey {
+        ListKey { loc, path, of_waits: false, metric, partner, object }
     }
-    v
+
+    /// The series it charges about: its partner, its communicator and its tag on it, and
+    /// for a wait also nobody (a wait counts in the location's own waiting).
+    fn others(&self) -> Vec<Other> {
+        let mut v: Vec<Other> = self.partner.map(Other::Partner).into_iter().collect();
+        if let Some(o) = self.object {
+            v.push(Other::Object(SyncObject { comm: o.comm, tag: None }));
+            if o.tag.is_some() {
+                v.push(Other::Object(o));
+            }
+        }
+        if self.of_waits {
+            v.push(Other::None);
+        }
+        v
+    }
 }
 
 impl spoor_report::Observer for CubeFold {

@@ -47,6 +47,17 @@ pub struct Fix {
     pub evidence: Vec<String>,
     /// Where to look at them in detail.
     pub commands: Vec<String>,
+    /// The paths its gain is the difference of, until they are found ([`fixes`] finds
+    /// those of every fix at once, in parallel).
+    #[serde(skip)]
+    plan: Option<Plan>,
+}
+
+/// A fix's gain to be found: the base path less one path, or one path less another.
+#[derive(Clone, Debug)]
+enum Plan {
+    Path(CpOptions),
+    Difference(CpOptions, CpOptions),
 }
 
 /// What the fixes are made from.
@@ -199,14 +210,9 @@ impl Inputs<'_> {
         self.only_here(proc, locs) && cost >= 0.5 * work
     }
 
-    fn fix(&self, kind: &'static str, finding: String, change: String, opts: CpOptions) -> Fix {
-        self.fix_with_gain(kind, finding, change, self.base - self.length(&opts))
-    }
-
-    /// A fix whose change gains `gain_ns` on the path.
-    fn fix_with_gain(&self, kind: &'static str, finding: String, change: String, gain_ns: i64) -> Fix {
-        let predicted_ns = self.base - gain_ns;
-        let gain = if self.base > 0 { (self.base - predicted_ns) as f64 / self.base as f64 } else { 0.0 };
+    /// A fix whose gain is the base path less the path under `plan` (or the difference of
+    /// two paths), found later by [`Inputs::found`].
+    fn fix(&self, kind: &'static str, finding: String, change: String, plan: Plan) -> Fix {
         Fix {
             finding,
             change,
@@ -214,12 +220,48 @@ impl Inputs<'_> {
             procedure: None,
             processes: Vec::new(),
             length_ns: self.base,
-            predicted_ns,
-            gain,
+            predicted_ns: self.base,
+            gain: 0.0,
             bound: false,
             evidence: Vec::new(),
             commands: Vec::new(),
+            plan: Some(plan),
         }
+    }
+
+    /// The fixes with their gains: every path they need, found in parallel (each is a
+    /// forward pass over the same graph, independent of the others).
+    fn found(&self, mut fixes: Vec<Fix>) -> Vec<Fix> {
+        let mut wanted: Vec<&CpOptions> = Vec::new();
+        for f in &fixes {
+            match &f.plan {
+                Some(Plan::Path(o)) => wanted.push(o),
+                Some(Plan::Difference(a, b)) => wanted.extend([a, b]),
+                None => {}
+            }
+        }
+        let threads =
+            std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, wanted.len().max(1));
+        let lengths: Vec<i64> = std::thread::scope(|scope| {
+            let share = wanted.len().div_ceil(threads).max(1);
+            let workers: Vec<_> = wanted
+                .chunks(share)
+                .map(|opts| scope.spawn(move || opts.iter().map(|o| self.length(o)).collect::<Vec<i64>>()))
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().expect("a critical path does not panic")).collect()
+        });
+        let mut next = lengths.into_iter();
+        let mut length = || next.next().expect("a length for every path asked for");
+        for f in &mut fixes {
+            let gain_ns = match f.plan.take() {
+                Some(Plan::Path(_)) => self.base - length(),
+                Some(Plan::Difference(..)) => (length() - length()).max(0),
+                None => continue,
+            };
+            f.predicted_ns = self.base - gain_ns;
+            f.gain = if self.base > 0 { gain_ns as f64 / self.base as f64 } else { 0.0 };
+        }
+        fixes
     }
 }
 
@@ -250,7 +292,7 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
         } else {
             format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), name_list(&names))
         };
-        let mut f = x.fix("delay", finding, change, CpOptions { scale, ..CpOptions::default() });
+        let mut f = x.fix("delay", finding, change, Plan::Path(CpOptions { scale, ..CpOptions::default() }));
         f.procedure = Some(x.proc_name(proc));
         f.processes = names;
         f.evidence.push(format!("waiting caused by it: {} of {} in all", ms(cost), ms(total_wait)));
@@ -261,8 +303,14 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
     out.extend(imbalances(x, &seen_procs));
     out.extend(slow_links(x));
     out.extend(network(x));
-    out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
+    // The upper bounds come last, each part sorted by gain.
+    let predictions = out.len();
     out.extend(cpu_bound(x));
+    let mut out = x.found(out);
+    let mut bounds = out.split_off(predictions);
+    out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
+    bounds.sort_by(|a, b| b.gain.total_cmp(&a.gain));
+    out.extend(bounds);
     // A change the model says gains nothing is not a fix (its bottleneck stays listed).
     out.retain(|f| f.gain >= MIN_GAIN);
     out
@@ -300,7 +348,8 @@ fn imbalances(x: &Inputs, skip: &[StrId]) -> Vec<Fix> {
         let change =
             format!("{} on {} brought down to its mean elsewhere", x.proc_name(proc), name_list(&names));
         let scale = x.rebalance(proc, &over);
-        let mut f = x.fix("imbalance", finding, change, CpOptions { scale, ..CpOptions::default() });
+        let mut f =
+            x.fix("imbalance", finding, change, Plan::Path(CpOptions { scale, ..CpOptions::default() }));
         f.procedure = Some(x.proc_name(proc));
         f.processes = names;
         f.evidence.push(evidence(n));
@@ -368,9 +417,9 @@ fn slow_links(x: &Inputs) -> Vec<Fix> {
         // The link's messages at their whole measured transfer, then at the median: the
         // difference is the gain (the path's own weights keep only the part of a transfer
         // after both sides were ready, which misses a receiver that was still busy).
-        let measured = x.length(&CpOptions { links: pairs(None), ..CpOptions::default() });
-        let mended = x.length(&CpOptions { links: pairs(Some(typical)), ..CpOptions::default() });
-        let mut f = x.fix_with_gain("link", finding, change, (measured - mended).max(0));
+        let measured = CpOptions { links: pairs(None), ..CpOptions::default() };
+        let mended = CpOptions { links: pairs(Some(typical)), ..CpOptions::default() };
+        let mut f = x.fix("link", finding, change, Plan::Difference(measured, mended));
         f.processes = names;
         f.evidence.push(format!(
             "transfers over the link: {} in all, {} more than at the median",
@@ -399,7 +448,7 @@ fn network(x: &Inputs) -> Vec<Fix> {
                 "network",
                 finding,
                 change,
-                CpOptions { message_weight: Some(0), ..CpOptions::default() },
+                Plan::Path(CpOptions { message_weight: Some(0), ..CpOptions::default() }),
             );
             f.evidence.push(evidence(n));
             f.commands.push(format!("spoor-report -t messages {}", x.trace));
@@ -424,7 +473,7 @@ fn cpu_bound(x: &Inputs) -> Vec<Fix> {
             "cpu_bound",
             finding,
             format!("{name} taking no time (an upper bound)"),
-            CpOptions { zero: vec![proc], ..CpOptions::default() },
+            Plan::Path(CpOptions { zero: vec![proc], ..CpOptions::default() }),
         );
         f.bound = true;
         f.procedure = Some(name);
@@ -432,7 +481,6 @@ fn cpu_bound(x: &Inputs) -> Vec<Fix> {
         f.commands.push(format!("spoor-cp --zeroing {}", x.trace));
         out.push(f);
     }
-    out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
     out
 }
 

@@ -30,6 +30,11 @@ impl Grid {
         }
     }
 
+    /// How many series there are.
+    pub fn series_count(&self) -> usize {
+        self.series.len()
+    }
+
     /// Adds a series (all zero); returns its index.
     pub fn add_series(&mut self) -> usize {
         self.series.push(vec![0.0; self.max_bins]);
