@@ -7,8 +7,10 @@
 #[derive(Clone, Debug)]
 pub struct Grid {
     max_bins: usize,
-    /// Bin width in ns (a power of two).
+    /// Bin width in ns (a power of two), and its log2: a time's bin is a shift away, not a
+    /// division (the hot paths take one per event).
     width: i64,
+    shift: u32,
     /// Grid index (time / width) of bin 0.
     k0: i64,
     min_t: i64,
@@ -22,6 +24,7 @@ impl Grid {
         Grid {
             max_bins: max_bins.max(2),
             width: 1,
+            shift: 0,
             k0: 0,
             min_t: 0,
             max_t: 0,
@@ -80,6 +83,7 @@ impl Grid {
             *s = out;
         }
         self.width = w;
+        self.shift = w.trailing_zeros();
         self.k0 = k0;
     }
 
@@ -87,7 +91,7 @@ impl Grid {
     #[inline]
     pub fn add_point(&mut self, series: usize, t: i64, amount: f64) {
         self.cover(t, t);
-        let i = (t.div_euclid(self.width) - self.k0) as usize;
+        let i = ((t >> self.shift) - self.k0) as usize;
         self.series[series][i] += amount;
     }
 
@@ -100,8 +104,8 @@ impl Grid {
         }
         self.cover(t0, t1);
         let w = self.width;
-        let first = t0.div_euclid(w);
-        let last = (t1 - 1).div_euclid(w);
+        let first = t0 >> self.shift;
+        let last = (t1 - 1) >> self.shift;
         if first == last {
             self.series[series][(first - self.k0) as usize] += amount;
             return;
@@ -127,7 +131,7 @@ impl Grid {
         }
         self.cover(t0, t1);
         let w = self.width;
-        let (first, last) = (t0.div_euclid(w), (t1 - 1).div_euclid(w));
+        let (first, last) = (t0 >> self.shift, (t1 - 1) >> self.shift);
         if first == last {
             let b = (first - self.k0) as usize;
             for &s in series {
