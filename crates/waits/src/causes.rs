@@ -189,7 +189,7 @@ impl Timelines<'_> {
         for s in st.syncs[..upto].iter().rev() {
             let peer_time = match s.peer {
                 Peer::Loc(x, t) if x == d => Some(t),
-                Peer::Loc(..) => None,
+                Peer::Loc(..) | Peer::Unknown => None,
                 Peer::Coll(id) => {
                     let ends = &self.d.coll_ends[id as usize];
                     ends.binary_search_by_key(&d, |e| e.0).ok().map(|k| ends[k].1)

@@ -98,7 +98,8 @@ pub(crate) struct LocState {
     pub(crate) runs: Vec<(i64, u32)>,
     /// Its last event's time (where its last run ends).
     pub(crate) last: i64,
-    /// Where it synchronized with others (in no particular order until the end).
+    /// Where it synchronized with others: in its own order (but for MPI_Init's and lock
+    /// releases, known later), sorted at the end.
     pub(crate) syncs: Vec<SyncPoint>,
 }
 
@@ -137,6 +138,10 @@ pub(crate) struct SyncPoint {
 /// Who the other side of a synchronization was.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Peer {
+    /// Not known yet, or never: a send not received, a collective instance missing
+    /// members. A location's synchronizations are written when its own event comes (so
+    /// they come in its order) and told their other side when that comes.
+    Unknown,
     /// A location, and the time of its side of the synchronization.
     Loc(LocId, i64),
     /// Every member of a collective instance (an index into `Detector::coll_ends`).
@@ -159,6 +164,8 @@ struct SendState {
     blocking: bool,
     site: Site,
     object: SyncObject,
+    /// Its place among the sender's synchronizations.
+    sync: usize,
     end: Option<i64>,
     recv_post: Option<(i64, EventRef)>,
 }
@@ -167,6 +174,8 @@ struct SendState {
 struct Member {
     loc: LocId,
     comm: CommId,
+    /// Its place among the location's synchronizations.
+    sync: usize,
     begin: (i64, u64),
     end: (i64, u64),
     op: CollOp,
@@ -327,10 +336,10 @@ impl Detector {
                 }
                 let site = self.site(e.loc);
                 let object = SyncObject { comm: *comm, tag: Some(*tag) };
-                self.sends.insert(
-                    me,
-                    SendState { time: e.wall, blocking, site, object, end: None, recv_post: None },
-                );
+                let sync = self.unknown_sync(li, e.wall);
+                let send =
+                    SendState { time: e.wall, blocking, site, object, sync, end: None, recv_post: None };
+                self.sends.insert(me, send);
                 if blocking {
                     self.locs[li].open_send = Some(me);
                 }
@@ -378,6 +387,13 @@ impl Detector {
         st.last = e.wall;
     }
 
+    /// A synchronization of location `li` at `at` whose other side comes later; its place.
+    fn unknown_sync(&mut self, li: usize, at: i64) -> usize {
+        let syncs = &mut self.locs[li].syncs;
+        syncs.push(SyncPoint { at, peer: Peer::Unknown });
+        syncs.len() - 1
+    }
+
     fn sync(&mut self, loc: LocId, at: i64, peer: Peer) {
         if let Some(st) = self.locs.get_mut(loc as usize) {
             st.syncs.push(SyncPoint { at, peer });
@@ -422,10 +438,12 @@ impl Detector {
             self.out_of_order.get_or_insert((me, send_ref));
             return;
         };
-        let send_time = send.time;
+        let (send_time, send_sync) = (send.time, send.sync);
         self.late_messages += u64::from(e.wall < send_time);
         self.sync(e.loc, e.wall, Peer::Loc(send_ref.loc, send_time));
-        self.sync(send_ref.loc, send_time, Peer::Loc(e.loc, e.wall));
+        if let Some(s) = self.locs.get_mut(send_ref.loc as usize).and_then(|st| st.syncs.get_mut(send_sync)) {
+            s.peer = Peer::Loc(e.loc, e.wall);
+        }
         let Some(send) = self.sends.get_mut(&send_ref) else { return };
         if send.blocking {
             send.recv_post = Some((post, me));
@@ -512,8 +530,9 @@ impl Detector {
         let key = (comm, *k);
         *k += 1;
         let size = defs.comms.get(comm as usize).map_or(0, |c| c.members.len());
+        let sync = self.unknown_sync(e.loc as usize, e.wall);
         let members = self.colls.entry(key).or_default();
-        members.push(Member { loc: e.loc, comm, begin, end: (e.wall, me.index), op, root, site });
+        members.push(Member { loc: e.loc, comm, sync, begin, end: (e.wall, me.index), op, root, site });
         if members.len() >= size {
             let members = self.colls.remove(&key).unwrap_or_default();
             self.judge_collective(&members);
@@ -523,7 +542,16 @@ impl Detector {
     /// The waits of one complete collective instance.
     fn judge_collective(&mut self, members: &[Member]) {
         let Some(first) = members.first() else { return };
-        self.sync_all(members.iter().map(|m| (m.loc, m.end.0)).collect());
+        // Every member synchronized with every other at its end.
+        let id = self.coll_ends.len() as u32;
+        let mut ends: Vec<(LocId, i64)> = members.iter().map(|m| (m.loc, m.end.0)).collect();
+        ends.sort_unstable();
+        self.coll_ends.push(ends);
+        for m in members {
+            if let Some(s) = self.locs[m.loc as usize].syncs.get_mut(m.sync) {
+                s.peer = Peer::Coll(id);
+            }
+        }
         let sync = sync_of(first.op);
         let at = |m: &Member, i: (i64, u64)| Some((EventRef { loc: m.loc, index: i.1 }, i.0));
         let object = Some(SyncObject { comm: first.comm, tag: None });
