@@ -17,6 +17,7 @@ use crate::cube::{Cube, Metric, NO_PARTNER};
 use crate::focus::{Place, Resources};
 use crate::hypothesis::Hypothesis;
 use crate::search::{Shg, State};
+use rayon::prelude::*;
 use serde::Serialize;
 use spoor_graph::pag::ArcKind;
 use spoor_graph::{cp, CpOptions, Pag, Scale};
@@ -240,16 +241,7 @@ impl Inputs<'_> {
                 None => {}
             }
         }
-        let threads =
-            std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, wanted.len().max(1));
-        let lengths: Vec<i64> = std::thread::scope(|scope| {
-            let share = wanted.len().div_ceil(threads).max(1);
-            let workers: Vec<_> = wanted
-                .chunks(share)
-                .map(|opts| scope.spawn(move || opts.iter().map(|o| self.length(o)).collect::<Vec<i64>>()))
-                .collect();
-            workers.into_iter().flat_map(|w| w.join().expect("a critical path does not panic")).collect()
-        });
+        let lengths: Vec<i64> = wanted.par_iter().map(|o| self.length(o)).collect();
         let mut next = lengths.into_iter();
         let mut length = || next.next().expect("a length for every path asked for");
         for f in &mut fixes {

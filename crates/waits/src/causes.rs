@@ -6,6 +6,7 @@
 
 use crate::detect::{Detector, Peer};
 use crate::{Instance, Pattern};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use spoor_model::LocId;
@@ -318,16 +319,10 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
         .collect();
     keyed.sort_unstable();
     let order: Vec<usize> = keyed.into_iter().map(|k| k.1).collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(order.len().max(1));
-    let stretch = order.len().div_ceil(threads).max(1);
-    let found: Vec<Charges> = std::thread::scope(|scope| {
-        let by_loc = &by_loc;
-        let workers: Vec<_> = order
-            .chunks(stretch)
-            .map(|part| scope.spawn(move || charges(d, instances, by_loc, part)))
-            .collect();
-        workers.into_iter().map(|w| w.join().expect("the charges are found without panics")).collect()
-    });
+    // One stretch a thread of the pool (rayon's: the caller chooses how many).
+    let stretch = order.len().div_ceil(rayon::current_num_threads()).max(1);
+    let found: Vec<Charges> =
+        order.par_chunks(stretch).map(|part| charges(d, instances, &by_loc, part)).collect();
     let mut rank = vec![usize::MAX; instances.len()];
     for (k, &i) in order.iter().enumerate() {
         rank[i] = k;

@@ -150,3 +150,20 @@ fn a_slow_link_is_found_at_its_receiving_end() {
         "{top:?} against {added}"
     );
 }
+
+/// The root causes are found over stretches of the waits, one a thread: the same delays,
+/// costs and classes on one thread as on several.
+#[test]
+fn root_causes_are_the_same_on_one_and_several_threads() {
+    let spec = Spec { procs: 16, steps: 20, extra: late(&[3, 9], 1_500_000), ..Spec::new(Workload::Stencil) };
+    let run = |n| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+        pool.install(|| waits(&spec).1)
+    };
+    let (one, three) = (run(1), run(3));
+    assert!(one.causes.delays.len() > 1 && one.causes.waits.iter().filter(|w| w.is_some()).count() > 100);
+    assert_eq!(one.instances, three.instances);
+    assert_eq!(one.causes.delays, three.causes.delays);
+    assert_eq!(one.causes.waits, three.causes.waits);
+    assert_eq!(one.causes.unattributed_ns.to_bits(), three.causes.unattributed_ns.to_bits());
+}
