@@ -48,7 +48,7 @@ pub enum Metric {
     Wait(Pattern),
 }
 
-/// A series' key: location, procedure ([`ALL`], [`OUTSIDE`] or a name), metric, partner.
+/// A series' key: location, procedure ([`ALL`], [`OUTSIDE`] or a name), metric, other.
 type Key = (LocId, StrId, Metric, Other);
 
 /// How the fold classes a procedure by its name.
@@ -129,7 +129,8 @@ pub struct CubeFold {
     /// interval under it is charged to besides time (`None` inside set-up calls).
     paths: Vec<Option<Metric>>,
     path_index: FxHashMap<(u32, StrId), u32>,
-    /// Series lists of (location, call path) pairs: where an interval is charged.
+    /// Series lists: where an interval of a (location, call path) pair is charged, and
+    /// where each key of `lists` is.
     charges: Vec<Box<[usize]>>,
     /// The series lists of charges other than a location's plain intervals.
     lists: FxHashMap<ListKey, usize>,

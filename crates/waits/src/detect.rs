@@ -65,7 +65,15 @@ struct Site {
     callpath: u32,
 }
 
+impl Default for Site {
+    /// Outside every procedure.
+    fn default() -> Self {
+        Site { proc: OUTSIDE, callpath: 0 }
+    }
+}
+
 /// One location's state during the fold.
+#[derive(Default)]
 pub(crate) struct LocState {
     index: u64,
     /// Where its waits are charged now: the innermost open procedure and call path (kept
@@ -101,30 +109,6 @@ pub(crate) struct LocState {
     /// Where it synchronized with others: in its own order (but for MPI_Init's and lock
     /// releases, known later), sorted at the end.
     pub(crate) syncs: Vec<SyncPoint>,
-}
-
-impl Default for LocState {
-    fn default() -> Self {
-        LocState {
-            index: 0,
-            site: Site { proc: OUTSIDE, callpath: 0 },
-            stack: Vec::new(),
-            recv_begin: None,
-            run: None,
-            requests: FxHashMap::default(),
-            open_send: None,
-            coll_count: FxHashMap::default(),
-            coll_begin: None,
-            lock_request: None,
-            late_senders: VecDeque::new(),
-            late_senders_max: 0,
-            init: None,
-            finalize: None,
-            runs: Vec::new(),
-            last: 0,
-            syncs: Vec::new(),
-        }
-    }
 }
 
 /// A moment a location synchronized with another: a message, a lock hand-off, a
@@ -314,10 +298,10 @@ impl Detector {
                 // Close up to the matching frame (a missing leave closes inner frames).
                 if let Some(pos) = st.stack.iter().rposition(|f| f.0 == *proc) {
                     st.stack.truncate(pos);
-                    st.site = match st.stack.last() {
-                        Some(&(proc, _, callpath)) => Site { proc, callpath },
-                        None => Site { proc: OUTSIDE, callpath: 0 },
-                    };
+                    st.site = st
+                        .stack
+                        .last()
+                        .map_or_else(Site::default, |&(proc, _, callpath)| Site { proc, callpath });
                     st.runs.push((e.wall, st.site.callpath));
                 }
                 let slot = match call {
