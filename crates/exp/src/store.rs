@@ -131,23 +131,26 @@ impl Store {
         let conn = Connection::open_with_flags(path, flags).map_err(sql(&name))?;
         conn.busy_timeout(Duration::from_secs(60)).map_err(sql(&name))?;
         // Read before anything writes: a file that is not SQLite fails here, untouched.
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| Error::Store(format!("{name}: not a spoor-exp store: {e}")))?;
-        if version > SCHEMA_VERSION {
-            return Err(Error::Store(format!(
-                "{name}: the store's schema is version {version}, newer than this spoor-exp's {SCHEMA_VERSION}; use a newer spoor"
-            )));
-        }
+        let not_store = |e: rusqlite::Error| Error::Store(format!("{name}: not a spoor-exp store: {e}"));
+        let read_version =
+            || conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).map_err(not_store);
+        let mut version = read_version()?;
         if version == 0 && exists {
-            let tables: i64 = conn
-                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-                .map_err(|e| Error::Store(format!("{name}: not a spoor-exp store: {e}")))?;
-            if tables > 0 {
+            let tables: i64 =
+                conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(not_store)?;
+            // Another process creating the store makes its tables and its version in one
+            // transaction, which may have committed between the two reads: read again.
+            version = if tables > 0 { read_version()? } else { 0 };
+            if tables > 0 && version == 0 {
                 return Err(Error::Store(format!(
                     "{name}: a SQLite database, but not a spoor-exp store (it has tables and no schema version)"
                 )));
             }
+        }
+        if version > SCHEMA_VERSION {
+            return Err(Error::Store(format!(
+                "{name}: the store's schema is version {version}, newer than this spoor-exp's {SCHEMA_VERSION}; use a newer spoor"
+            )));
         }
         let mut store = Store { conn, path: name };
         store.conn.pragma_update(None, "foreign_keys", "ON").map_err(sql(&store.path))?;
