@@ -73,8 +73,12 @@ fn main() {
         let levels = levels(&args.profile)?;
         let mode = args.weight;
         let console = Console::new("spoor-cp", args.quiet);
-        let (pag, made) =
-            spoor_graph::file::load_with_distances(&args.input, mode, args.net.as_deref(), &console)?;
+        let (pag, made) = spoor_graph::file::load_with_distances(
+            &args.input,
+            mode,
+            args.net.as_deref().map(|t| (t, args.local)),
+            &console,
+        )?;
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,
             (ScopeArg::Global, Some(_)) => return Err(usage("--app needs --scope intra or inter")),

@@ -39,7 +39,11 @@ fn main() {
             args.place_file.as_deref(),
             args.place_by.as_deref(),
         )?;
-        let table = args.net.as_deref().map(|t| NetTable::load(t, &console)).transpose()?;
+        let table = args
+            .net
+            .as_deref()
+            .map(|t| NetTable::load(t, &console).map(|n| n.with_local(args.local)))
+            .transpose()?;
         let costs = Costs { net: table.as_ref(), ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         if args.predict {

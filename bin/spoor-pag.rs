@@ -14,7 +14,12 @@ fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-pag", || {
         let mode = args.weight;
-        let pag = file::load(&args.input, mode, args.net.as_deref(), &Console::new("spoor-pag", args.quiet))?;
+        let pag = file::load(
+            &args.input,
+            mode,
+            args.net.as_deref().map(|t| (t, args.local)),
+            &Console::new("spoor-pag", args.quiet),
+        )?;
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {
             show::write_dump(&mut out, &pag)?;

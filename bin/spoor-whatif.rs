@@ -127,7 +127,8 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
 
 fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Result<()> {
     let pag = load(&s.input, console)?;
-    let table = s.net.as_deref().map(|t| NetTable::load(t, console)).transpose()?;
+    let table =
+        s.net.as_deref().map(|t| NetTable::load(t, console).map(|n| n.with_local(s.local))).transpose()?;
     let costs = Costs { net: table.as_ref(), ..Costs::default() };
     let r = search::search(&pag, s.processors, &costs, s.rounds)?;
     let mut out = Output::create(args.output.as_deref())?;

@@ -56,6 +56,11 @@ pub struct Args {
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
+    /// Which messages take the table's local time: processor (both ends in one process),
+    /// machine (both ends on one machine) or never (every message remote). Default:
+    /// machine.
+    #[arg(long, value_name = "WHERE", requires = "net", value_parser = spoor_graph::Local::parse)]
+    pub local: Option<spoor_graph::Local>,
     /// Which applications the path may run through.
     #[arg(long, value_enum, default_value = "global")]
     pub scope: ScopeArg,

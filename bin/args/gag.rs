@@ -39,6 +39,11 @@ pub struct Args {
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
+    /// Which messages take the table's local time: processor (both ends share a processor of the placement),
+    /// machine (both ends on one machine) or never (every message remote). Default:
+    /// processor.
+    #[arg(long, value_name = "WHERE", requires = "net", value_parser = spoor_graph::Local::parse)]
+    pub local: Option<spoor_graph::Local>,
     /// Print the predicted time instead of writing the GAG.
     #[arg(long)]
     pub predict: bool,

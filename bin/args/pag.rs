@@ -29,6 +29,11 @@ pub struct Args {
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
+    /// Which messages take the table's local time: processor (both ends in one process),
+    /// machine (both ends on one machine) or never (every message remote). Default:
+    /// machine.
+    #[arg(long, value_name = "WHERE", requires = "net", value_parser = spoor_graph::Local::parse)]
+    pub local: Option<spoor_graph::Local>,
     /// Print the graph as text, one node or arc a line, instead of writing the PAG file.
     #[arg(long)]
     pub dump: bool,

@@ -138,6 +138,11 @@ pub struct Search {
     /// Message-arc weights from this communication-cost table (formats/nettable.md).
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
+    /// Which messages take the table's local time: processor (both ends share a processor of the placement),
+    /// machine (both ends on one machine) or never (every message remote). Default:
+    /// processor.
+    #[arg(long, value_name = "WHERE", requires = "net", value_parser = spoor_graph::Local::parse)]
+    pub local: Option<spoor_graph::Local>,
 }
 
 /// The flags that chose the mode before the modes were subcommands, with what replaces

@@ -170,6 +170,34 @@ fn net_table_replaces_message_weights() {
     assert!(text(&out.stderr).contains("not monotone"), "{}", text(&out.stderr));
 }
 
+/// The SPA's four processes share one machine: with free local messages and 1 ms remote
+/// ones, `--local` decides which column they take. Remote, they are the hand-worked
+/// 11.50 ms above; local (the default, by machine), every message is free: 9.50 ms.
+#[test]
+fn local_means_what_the_user_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("net.csv");
+    std::fs::write(&table, "bytes,local_ns,remote_ns\n0,0,1000000\n").unwrap();
+    let table = table.to_str().unwrap();
+    let trace = ordered("cp/spa.txt");
+    let length = |extra: &[&str]| {
+        let args: Vec<&str> = ["--net", table, "--profile", "none"].iter().chain(extra).copied().collect();
+        text(&ok("cp", &args, &trace)).lines().next().unwrap().to_owned()
+    };
+    assert!(length(&[]).starts_with("critical path: 9.500 ms"), "{}", length(&[]));
+    assert!(length(&["--local", "machine"]).starts_with("critical path: 9.500 ms"));
+    for remote in ["processor", "never"] {
+        let got = length(&["--local", remote]);
+        assert!(got.starts_with("critical path: 11.500 ms"), "{remote}: {got}");
+    }
+    let out = run("cp", &["--net", table, "--local", "rack"], &trace, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("expected processor, machine, never"), "{}", text(&out.stderr));
+    let out = run("cp", &["--local", "never"], &trace, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--net"), "{}", text(&out.stderr));
+}
+
 #[test]
 fn net_table_warnings_name_the_command_that_reads_the_table() {
     let dir = tempfile::tempdir().unwrap();

@@ -349,3 +349,43 @@ fn outputs_match_their_golden_files() {
         golden(&format!("whatif/golden/{name}"), &text(&ok("whatif", &args, input)));
     }
 }
+
+/// A network's `local` in a scenario file: the SPA's processes share one machine, so with
+/// free local and 1 ms remote messages, local by machine frees every message (9.50 ms, the
+/// cpu-mode path without transfers), while by processor (the default: one process a
+/// processor here) or never they take 1 ms each (11.50 ms, as `slow` above).
+#[test]
+fn a_networks_local_is_what_the_scenario_file_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    std::fs::write(dir.path().join("net.csv"), "bytes,local_ns,remote_ns\n0,0,1000000\n").unwrap();
+    let sc = dir.path().join("s.toml");
+    let mut text = String::new();
+    for (name, local) in [("default", None), ("machine", Some("machine")), ("never", Some("never"))] {
+        text += &format!("[[network]]\nname = \"{name}\"\ntable = \"net.csv\"\n");
+        if let Some(l) = local {
+            text += &format!("local = \"{l}\"\n");
+        }
+    }
+    std::fs::write(&sc, &text).unwrap();
+    let csv = ok_text("whatif", &["-q", "scenarios", sc.to_str().unwrap(), &o]);
+    let predicted = |net: &str| {
+        let line = csv.lines().find(|l| l.split(',').nth(2) == Some(net)).unwrap_or_else(|| panic!("{csv}"));
+        line.split(',').nth(6).unwrap().to_owned()
+    };
+    assert_eq!(predicted("default"), "11500000", "{csv}");
+    assert_eq!(predicted("machine"), "9500000", "{csv}");
+    assert_eq!(predicted("never"), "11500000", "{csv}");
+    for (bad, says) in [
+        (
+            "[[network]]\ntable = \"net.csv\"\nlocal = \"rack\"\n",
+            "line 3: local: `rack` is not a meaning of local",
+        ),
+        ("[[network]]\nname = \"x\"\nlocal = \"never\"\n", "line 3: local needs a table"),
+    ] {
+        std::fs::write(&sc, bad).unwrap();
+        let out = run("whatif", &["scenarios", sc.to_str().unwrap(), &o], b"", &[]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(1) && e.contains(says), "{e}");
+    }
+}

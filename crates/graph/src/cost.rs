@@ -66,15 +66,49 @@ impl std::fmt::Display for Mode {
     }
 }
 
+/// Which messages take a table's local time (formats/nettable.md, "Local").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Local {
+    /// Both ends share a processor (of the placement; without one, a process).
+    Processor,
+    /// Both ends are on one machine.
+    Machine,
+    /// None: every message is remote (processes that really talk over TCP).
+    Never,
+}
+
+impl Local {
+    /// The meanings by name, as `parse` takes them.
+    pub const NAMES: [&'static str; 3] = ["processor", "machine", "never"];
+
+    /// `processor`, `machine` or `never`.
+    pub fn parse(s: &str) -> std::result::Result<Local, String> {
+        match s {
+            "processor" => Ok(Local::Processor),
+            "machine" => Ok(Local::Machine),
+            "never" => Ok(Local::Never),
+            _ => Err(format!("`{s}` is not a meaning of local: expected {}", Local::NAMES.join(", "))),
+        }
+    }
+}
+
 /// A communication-cost table: the time a message of a given size takes, between
 /// locations on one machine (local) and on different machines (remote).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetTable {
     /// (bytes, local ns, remote ns), bytes strictly increasing.
     rows: Vec<(u64, f64, f64)>,
+    /// What local means, when the user said (`None`: the command's own meaning).
+    pub local: Option<Local>,
 }
 
 impl NetTable {
+    /// The table with `local` as the meaning of local (`None`: the command's own).
+    pub fn with_local(mut self, local: Option<Local>) -> NetTable {
+        self.local = local;
+        self
+    }
+
     /// Parses the CSV form of formats/nettable.md. Returns the table and warnings
     /// (times that fall as sizes grow are accepted with a warning).
     pub fn parse(file: &str, text: &str) -> Result<(NetTable, Vec<String>)> {
@@ -148,7 +182,7 @@ impl NetTable {
                 }
             }
         }
-        Ok((NetTable { rows }, warnings))
+        Ok((NetTable { rows, local: None }, warnings))
     }
 
     /// Reads and parses the table at `path`; its warnings go to `feedback`.

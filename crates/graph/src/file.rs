@@ -2,7 +2,7 @@
 //! framed like the trace format's; and [`load`], which takes a PAG file or a trace.
 
 use crate::build;
-use crate::cost::{Mode, NetTable};
+use crate::cost::{Local, Mode, NetTable};
 use crate::cp::Distances;
 use crate::error::{Error, Result};
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
@@ -485,10 +485,16 @@ fn trailing(c: &Cursor) -> DecodeResult<()> {
 }
 
 /// Opens `path` (`-`: standard input) as a PAG file or, failing that, as a trace to
-/// build a PAG from in `mode`; `net` replaces message-arc weights (a PAG file keeps
+/// build a PAG from in `mode`; `net` (a table's path, and what local means) replaces
+/// message-arc weights (a PAG file keeps
 /// its mode; asking for the other one is an error). `feedback` hears how far the build
 /// has got and the table's warnings.
-pub fn load(path: &str, mode: Mode, net: Option<&str>, feedback: &dyn Feedback) -> Result<Pag> {
+pub fn load(
+    path: &str,
+    mode: Mode,
+    net: Option<(&str, Option<Local>)>,
+    feedback: &dyn Feedback,
+) -> Result<Pag> {
     load_inner(path, mode, net, feedback, false).map(|(pag, _)| pag)
 }
 
@@ -497,7 +503,7 @@ pub fn load(path: &str, mode: Mode, net: Option<&str>, feedback: &dyn Feedback) 
 pub fn load_with_distances(
     path: &str,
     mode: Mode,
-    net: Option<&str>,
+    net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
     load_inner(path, mode, net, feedback, true)
@@ -506,7 +512,7 @@ pub fn load_with_distances(
 fn load_inner(
     path: &str,
     mode: Mode,
-    net: Option<&str>,
+    net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
     distances: bool,
 ) -> Result<(Pag, Option<Distances>)> {
@@ -542,8 +548,8 @@ fn load_inner(
     } else {
         build(TraceReader::open(path, ReadOptions::default())?)?
     };
-    if let Some(t) = net {
-        pag.apply_net(&NetTable::load(t, feedback)?);
+    if let Some((t, local)) = net {
+        pag.apply_net(&NetTable::load(t, feedback)?.with_local(local));
         made = None;
     }
     Ok((pag, made))

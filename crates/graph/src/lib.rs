@@ -20,7 +20,7 @@ pub mod profile;
 pub mod show;
 pub mod whatif;
 
-pub use cost::{Mode, NetTable};
+pub use cost::{Local, Mode, NetTable};
 pub use cp::{critical_path, CpOptions, CriticalPath, Scale, Scope};
 pub use error::{Error, Result};
 pub use pag::{Pag, PhaseMark};

@@ -1,7 +1,7 @@
 //! The Program Activity Graph in memory (formats/pag.md): nodes in a topological
 //! order, each with the local arc into it; remote arcs listed by their target.
 
-use crate::cost::{Mode, NetTable};
+use crate::cost::{Local, Mode, NetTable};
 use spoor_model::{ClockViolations, Definitions, EventRef, StrId, KIND_NAMES};
 
 /// "No node", "no location", "no procedure".
@@ -306,15 +306,26 @@ impl Pag {
         v
     }
 
-    /// Replaces the weight of every message arc by the table's time (local when both
-    /// ends are on one machine); used by `--net` (the networking factor).
+    /// Replaces the weight of every message arc by the table's time (local, unless the
+    /// table says otherwise, when both ends are on one machine); used by `--net` (the
+    /// networking factor).
     pub fn apply_net(&mut self, net: &NetTable) {
+        let local = net.local.unwrap_or(Local::Machine);
         for a in 0..self.arcs() {
             if self.arc_kind[a] == ArcKind::Message {
                 let (f, t) = (self.loc[self.arc_from[a] as usize], self.loc[self.arc_to[a] as usize]);
-                let local = self.machine_of(f) == self.machine_of(t);
-                self.arc_weight[a] = net.time(self.arc_bytes[a], local);
+                self.arc_weight[a] = net.time(self.arc_bytes[a], self.is_local(local, f, t));
             }
+        }
+    }
+
+    /// Whether a message from location `f` to `t` is local by `local` (a processor being
+    /// a process: the graph has no placement).
+    pub fn is_local(&self, local: Local, f: u32, t: u32) -> bool {
+        match local {
+            Local::Processor => self.process_of(f) == self.process_of(t),
+            Local::Machine => self.machine_of(f) == self.machine_of(t),
+            Local::Never => false,
         }
     }
 }

@@ -19,7 +19,7 @@ fn load_reports_every_event_built_and_the_tables_warnings() {
     let table = table.to_str().unwrap();
 
     let seen = Collected::default();
-    file::load(trace, Mode::Cpu, Some(table), &seen).unwrap();
+    file::load(trace, Mode::Cpu, Some((table, None)), &seen).unwrap();
     assert_eq!(seen.last_progress(), Some(("events".to_owned(), events, Some(events))));
     assert_eq!(seen.finished(), 1);
     assert_eq!(

@@ -30,7 +30,7 @@
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
-use spoor_graph::{Error, Mode, NetTable, Result};
+use spoor_graph::{Error, Local, Mode, NetTable, Result};
 use spoor_model::Definitions;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -45,7 +45,8 @@ pub struct Costs<'a> {
     pub zero: Vec<u32>,
     pub zero_inclusive: bool,
     /// Message-arc weights from this table: local when sender and receiver share a
-    /// processor in the placement, remote otherwise (the networking factor).
+    /// processor in the placement (or as the table's `local` says), remote otherwise
+    /// (the networking factor).
     pub net: Option<&'a NetTable>,
 }
 
@@ -561,10 +562,15 @@ impl<'a> Sim<'a> {
         match self.net {
             Some(t) if p.arc_kind[a] == ArcKind::Message => {
                 let (f, to) = (p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize]);
-                let same = f != NONE
+                let local = f != NONE
                     && to != NONE
-                    && self.group_of_loc.get(f as usize) == self.group_of_loc.get(to as usize);
-                t.time(p.arc_bytes[a], same)
+                    && match t.local.unwrap_or(Local::Processor) {
+                        Local::Processor => {
+                            self.group_of_loc.get(f as usize) == self.group_of_loc.get(to as usize)
+                        }
+                        other => p.is_local(other, f, to),
+                    };
+                t.time(p.arc_bytes[a], local)
             }
             _ => p.arc_weight[a].max(0),
         }

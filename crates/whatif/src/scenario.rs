@@ -8,7 +8,7 @@ use crate::procedure::{move_weights, procedure_id};
 use rayon::prelude::*;
 use serde::Deserialize;
 use spoor_graph::pag::NONE;
-use spoor_graph::{cp, CpOptions, Error, NetTable, Pag, Result};
+use spoor_graph::{cp, CpOptions, Error, Local, NetTable, Pag, Result};
 use std::io::{self, Write};
 use std::path::Path;
 use toml::Spanned;
@@ -53,6 +53,9 @@ pub struct NetworkSpec {
     pub name: Option<String>,
     /// A communication-cost table (formats/nettable.md); none: messages as measured.
     pub table: Option<String>,
+    /// Which messages take the table's local time: processor (the default), machine or
+    /// never.
+    pub local: Option<Spanned<String>>,
 }
 
 impl ScenarioFile {
@@ -163,12 +166,30 @@ impl Sweep {
         let mut networks = Vec::new();
         for n in &spec.network {
             match &n.table {
-                None => networks.push((n.name.clone().unwrap_or_else(|| "measured".into()), None)),
+                None => {
+                    if let Some(l) = &n.local {
+                        return Err(Error::input(
+                            file,
+                            format!(
+                                "line {}: local needs a table (messages as measured have no local time)",
+                                spec.line_of(l)
+                            ),
+                        ));
+                    }
+                    networks.push((n.name.clone().unwrap_or_else(|| "measured".into()), None))
+                }
                 Some(t) => {
                     let (name, text) = read(base, t)?;
                     let (table, w) = NetTable::parse(&name, &text)?;
                     warnings.extend(w);
-                    networks.push((n.name.clone().unwrap_or_else(|| t.clone()), Some(table)));
+                    let local = match &n.local {
+                        Some(l) => Some(Local::parse(l.get_ref()).map_err(|m| {
+                            Error::input(file, format!("line {}: local: {m}", spec.line_of(l)))
+                        })?),
+                        None => None,
+                    };
+                    networks
+                        .push((n.name.clone().unwrap_or_else(|| t.clone()), Some(table.with_local(local))));
                 }
             }
         }

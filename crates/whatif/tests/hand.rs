@@ -2,7 +2,7 @@
 //! testdata/whatif/*.txt and testdata/cp/spa.txt).
 
 use spoor_graph::pag::NONE;
-use spoor_graph::{cp, CpOptions, Mode, NetTable};
+use spoor_graph::{cp, CpOptions, Local, Mode, NetTable};
 use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file};
 use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
 use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
@@ -125,6 +125,23 @@ fn nf_with_a_table_and_lbf_with_it() {
     assert_eq!(cpu_cp(&gag), ms(8.5));
     let p3_end = (0..gag.nodes()).filter(|&i| gag.loc[i] == 1).map(|i| gag.wall[i] - gag.t0).max().unwrap();
     assert_eq!(p3_end, ms(2.0));
+    // What local means, as the user says: never (the p2 -> p1 message remote too: 8 + 2),
+    // or one machine (all three share node0: p1's endRecv at max(1, 7 + 0.5)).
+    let never = net.clone().with_local(Some(Local::Never));
+    let costs = Costs { net: Some(&never), ..Costs::default() };
+    assert_eq!(predict(&pag, &place, &costs).unwrap().time_ns, ms(10.0));
+    let machine = net.clone().with_local(Some(Local::Machine));
+    let costs = Costs { net: Some(&machine), ..Costs::default() };
+    assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &costs).unwrap().time_ns, ms(7.5));
+    // The PAG's own table weights: local by machine unless the table says otherwise.
+    let mut by_machine = pag.clone();
+    by_machine.apply_net(&net);
+    assert_eq!(cpu_cp(&by_machine), ms(7.5));
+    let mut remote = pag.clone();
+    remote.apply_net(&never);
+    assert_eq!(cpu_cp(&remote), ms(9.0));
+    let e = Local::parse("rack").unwrap_err();
+    assert!(e.contains("processor, machine, never"), "{e}");
 }
 
 #[test]
