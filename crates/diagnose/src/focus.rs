@@ -59,6 +59,10 @@ pub struct Resources<'a> {
     machines_matter: bool,
     /// Procedures spanning nearly all of the program's time, sorted.
     pass_through: Vec<StrId>,
+    /// The communicators seen, and the tags seen on each (sorted): a level with one
+    /// node tells nothing new and is skipped.
+    comms: Vec<spoor_model::CommId>,
+    tags: Vec<SyncObject>,
 }
 
 impl<'a> Resources<'a> {
@@ -86,7 +90,17 @@ impl<'a> Resources<'a> {
         let all = time.get(&ALL).copied().unwrap_or(0.0);
         let pass_through =
             time.iter().filter(|(&p, &t)| p != ALL && t >= PASS_THROUGH * all).map(|(&p, _)| p).collect();
-        Resources { defs, locs_of, procs_on, machines_matter, pass_through }
+        let mut objects: Vec<SyncObject> = cube.objects_of.iter().flatten().copied().collect();
+        objects.sort_unstable();
+        objects.dedup();
+        let comms = objects.iter().filter(|o| o.tag.is_none()).map(|o| o.comm).collect();
+        let tags = objects.into_iter().filter(|o| o.tag.is_some()).collect();
+        Resources { defs, locs_of, procs_on, machines_matter, pass_through, comms, tags }
+    }
+
+    /// Whether communicator `comm` holds messages of more than one tag.
+    fn tags_matter(&self, comm: spoor_model::CommId) -> bool {
+        self.tags.iter().filter(|o| o.comm == comm).nth(1).is_some()
     }
 
     pub fn defs(&self) -> &Definitions {
@@ -162,14 +176,28 @@ impl<'a> Resources<'a> {
     }
 
     /// The synchronization objects below `object` on the place's locations: the
-    /// communicators below none, a communicator's tags below it.
+    /// communicators below none, a communicator's tags below it. A level that tells
+    /// nothing new is skipped, as the machines are: below none, the tags of the only
+    /// communicator there is; no tags when a communicator's messages have one.
     pub fn object_children(&self, cube: &Cube, place: Place, object: Option<SyncObject>) -> Vec<SyncObject> {
-        let mut v = self.gathered(place, &cube.objects_of);
-        match object {
-            None => v.retain(|o| o.tag.is_none()),
-            Some(SyncObject { comm, tag: None }) => v.retain(|o| o.comm == comm && o.tag.is_some()),
-            Some(_) => v.clear(),
+        let comm = match object {
+            None if self.comms.len() > 1 => {
+                let mut v = self.gathered(place, &cube.objects_of);
+                v.retain(|o| o.tag.is_none());
+                return v;
+            }
+            None => match self.comms.first() {
+                Some(&c) => c,
+                None => return Vec::new(),
+            },
+            Some(SyncObject { comm, tag: None }) => comm,
+            Some(_) => return Vec::new(),
+        };
+        if !self.tags_matter(comm) {
+            return Vec::new();
         }
+        let mut v = self.gathered(place, &cube.objects_of);
+        v.retain(|o| o.comm == comm && o.tag.is_some());
         v
     }
 
