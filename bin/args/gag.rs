@@ -18,6 +18,7 @@ pub const EXAMPLES: &str = "\
 Examples:
   spoor-gag --predict --place 'server;client1,client2,client3' run.o
   spoor-gag --predict --place-by block:4 --net host.csv run.o
+  spoor-gag --predict --place-by block:4 --net tcp.csv --local never run.o   TCP even within a node
   spoor-gag --place-file nodes.txt -o run.gag run.o && spoor-cp run.gag";
 
 /// Predict a run on another placement of its processes: the Group Activity Graph.
