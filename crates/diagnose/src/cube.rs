@@ -540,9 +540,12 @@ impl Cube {
         Bins(at(t0), (at(t1) + 1).min(self.bins))
     }
 
-    /// The time `[start, end)` of `bins`.
+    /// The time `[start, end)` of `bins`, within the run (the first and the last bin may
+    /// reach past its ends: bins are aligned on multiples of their width).
     pub fn time_of(&self, bins: Bins) -> (i64, i64) {
-        (self.start + bins.0 as i64 * self.width, self.start + bins.1 as i64 * self.width)
+        let (a, b) = (self.start + bins.0 as i64 * self.width, self.start + bins.1 as i64 * self.width);
+        let (first, last) = self.span;
+        (a.clamp(first, last), b.clamp(first, last))
     }
 }
 
