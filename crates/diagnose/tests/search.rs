@@ -25,6 +25,15 @@ fn late_stencil() -> Trace {
     Trace { path: path.to_str().unwrap().to_owned(), _dir: dir }
 }
 
+/// A hand-written text trace of testdata/, ordered into a file.
+fn ordered_testdata(rel: &str) -> Trace {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.spoor");
+    let text = std::fs::read(testdata(rel)).unwrap();
+    std::fs::write(&path, ordered_bytes(rel, text)).unwrap();
+    Trace { path: path.to_str().unwrap().to_owned(), _dir: dir }
+}
+
 fn run(t: &Trace, directives: Option<&str>) -> Result<Diagnosis, Error> {
     diagnose(&t.path, directives.map(|d| ("t.dirs", d)), &Options::default(), &Silent)
 }
@@ -158,11 +167,8 @@ fn an_unordered_trace_and_standard_input_are_refused() {
 /// testdata/diagnose/io.txt, worked out by hand in its header.
 #[test]
 fn hand_worked_values_of_a_trace_that_reads() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("io.spoor");
-    let text = std::fs::read(testdata("diagnose/io.txt")).unwrap();
-    std::fs::write(&path, ordered_bytes("io.txt", text)).unwrap();
-    let d = diagnose(path.to_str().unwrap(), None, &Options::default(), &Silent).unwrap();
+    let t = ordered_testdata("diagnose/io.txt");
+    let d = diagnose(&t.path, None, &Options::default(), &Silent).unwrap();
     let value =
         |h: &str, f: &str| node(&d, h, f, 0).and_then(|n| n.value).unwrap_or_else(|| panic!("{h} at {f}"));
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
@@ -181,11 +187,8 @@ fn hand_worked_values_of_a_trace_that_reads() {
 /// the communicators, then the tags.
 #[test]
 fn hand_worked_synchronization_objects() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("objects.spoor");
-    let text = std::fs::read(testdata("diagnose/objects.txt")).unwrap();
-    std::fs::write(&path, ordered_bytes("objects.txt", text)).unwrap();
-    let path = path.to_str().unwrap();
+    let t = ordered_testdata("diagnose/objects.txt");
+    let path = t.path.as_str();
     let d = diagnose(path, None, &Options::default(), &Silent).unwrap();
     let world = "/SyncObject/MPI_COMM_WORLD";
     let at = |h: &str, f: &str| node(&d, h, f, 0).unwrap_or_else(|| panic!("no {h} at {f}"));
