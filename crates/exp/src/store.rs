@@ -289,16 +289,24 @@ impl Store {
             .optional()
             .map_err(sql(p))?;
         let Some(mut run) = run else { return Ok(None) };
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT key, value FROM attrs WHERE run = ?1 ORDER BY key")
-            .map_err(sql(p))?;
-        run.attrs = st
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(sql(p))?
-            .collect::<Result<_, _>>()
-            .map_err(sql(p))?;
+        run.attrs = self.rows_of(id, "SELECT key, value FROM attrs WHERE run = ?1 ORDER BY key", |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(Some(run))
+    }
+
+    /// The rows `query` (whose one parameter is a run) gives for run `id`, each made by
+    /// `row`.
+    fn rows_of<T>(
+        &self,
+        id: i64,
+        query: &str,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, Error> {
+        let p = &self.path;
+        let mut st = self.conn.prepare_cached(query).map_err(sql(p))?;
+        let rows = st.query_map([id], row).map_err(sql(p))?;
+        rows.collect::<Result<_, _>>().map_err(sql(p))
     }
 
     /// A run that must exist.
@@ -308,24 +316,13 @@ impl Store {
 
     /// A run's resource names, sorted.
     pub fn resources(&self, id: i64) -> Result<Vec<String>, Error> {
-        let p = &self.path;
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT name FROM resources WHERE run = ?1 ORDER BY name")
-            .map_err(sql(p))?;
-        let rows = st.query_map([id], |r| r.get(0)).map_err(sql(p))?;
-        rows.collect::<Result<_, _>>().map_err(sql(p))
+        self.rows_of(id, "SELECT name FROM resources WHERE run = ?1 ORDER BY name", |r| r.get(0))
     }
 
     /// A run's metrics as (focus, metric, value), sorted.
     pub fn metrics(&self, id: i64) -> Result<Vec<(String, String, f64)>, Error> {
-        let p = &self.path;
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT focus, metric, value FROM metrics WHERE run = ?1 ORDER BY focus, metric")
-            .map_err(sql(p))?;
-        let rows = st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(sql(p))?;
-        rows.collect::<Result<_, _>>().map_err(sql(p))
+        let query = "SELECT focus, metric, value FROM metrics WHERE run = ?1 ORDER BY focus, metric";
+        self.rows_of(id, query, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
     }
 
     /// One metric of a run's focus.
@@ -341,49 +338,32 @@ impl Store {
 
     /// A run's Search History Graph.
     pub fn shg(&self, id: i64) -> Result<Vec<ShgRow>, Error> {
-        let p = &self.path;
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT hypothesis, focus, window, state, value, threshold FROM shg WHERE run = ?1 ORDER BY node",
-            )
-            .map_err(sql(p))?;
-        let rows = st
-            .query_map([id], |r| {
-                Ok(ShgRow {
-                    hypothesis: r.get(0)?,
-                    focus: r.get(1)?,
-                    window: r.get(2)?,
-                    state: r.get(3)?,
-                    value: r.get(4)?,
-                    threshold: r.get(5)?,
-                })
+        let query =
+            "SELECT hypothesis, focus, window, state, value, threshold FROM shg WHERE run = ?1 ORDER BY node";
+        self.rows_of(id, query, |r| {
+            Ok(ShgRow {
+                hypothesis: r.get(0)?,
+                focus: r.get(1)?,
+                window: r.get(2)?,
+                state: r.get(3)?,
+                value: r.get(4)?,
+                threshold: r.get(5)?,
             })
-            .map_err(sql(p))?;
-        rows.collect::<Result<_, _>>().map_err(sql(p))
+        })
     }
 
     /// A run's bottlenecks, most time first.
     pub fn findings(&self, id: i64) -> Result<Vec<Finding>, Error> {
-        let p = &self.path;
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT hypothesis, focus, value, amount_ns, threshold FROM findings WHERE run = ?1 ORDER BY rank",
-            )
-            .map_err(sql(p))?;
-        let rows = st
-            .query_map([id], |r| {
-                Ok(Finding {
-                    hypothesis: r.get(0)?,
-                    focus: r.get(1)?,
-                    value: r.get(2)?,
-                    amount_ns: r.get(3)?,
-                    threshold: r.get(4)?,
-                })
+        let query = "SELECT hypothesis, focus, value, amount_ns, threshold FROM findings WHERE run = ?1 ORDER BY rank";
+        self.rows_of(id, query, |r| {
+            Ok(Finding {
+                hypothesis: r.get(0)?,
+                focus: r.get(1)?,
+                value: r.get(2)?,
+                amount_ns: r.get(3)?,
+                threshold: r.get(4)?,
             })
-            .map_err(sql(p))?;
-        rows.collect::<Result<_, _>>().map_err(sql(p))
+        })
     }
 }
 
