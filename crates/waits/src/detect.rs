@@ -385,13 +385,19 @@ impl Detector {
     }
 
     /// Every member of a collective instance synchronized with every other at its end.
-    fn sync_all(&mut self, mut ends: Vec<(LocId, i64)>) {
-        ends.sort_unstable();
-        let id = self.coll_ends.len() as u32;
-        for &(l, t) in &ends {
+    fn sync_all(&mut self, ends: Vec<(LocId, i64)>) {
+        let id = self.new_instance(ends);
+        for k in 0..self.coll_ends[id as usize].len() {
+            let (l, t) = self.coll_ends[id as usize][k];
             self.sync(l, t, Peer::Coll(id));
         }
+    }
+
+    /// A synchronization of several locations, ended at `ends`: its id.
+    fn new_instance(&mut self, mut ends: Vec<(LocId, i64)>) -> u32 {
+        ends.sort_unstable();
         self.coll_ends.push(ends);
+        self.coll_ends.len() as u32 - 1
     }
 
     /// A run of completion calls (MPI_Wait*, MPI_Test* back to back, with only the
@@ -527,10 +533,7 @@ impl Detector {
     fn judge_collective(&mut self, members: &[Member]) {
         let Some(first) = members.first() else { return };
         // Every member synchronized with every other at its end.
-        let id = self.coll_ends.len() as u32;
-        let mut ends: Vec<(LocId, i64)> = members.iter().map(|m| (m.loc, m.end.0)).collect();
-        ends.sort_unstable();
-        self.coll_ends.push(ends);
+        let id = self.new_instance(members.iter().map(|m| (m.loc, m.end.0)).collect());
         for m in members {
             if let Some(s) = self.locs[m.loc as usize].syncs.get_mut(m.sync) {
                 s.peer = Peer::Coll(id);
