@@ -474,3 +474,23 @@ fn windows_count_from_the_first_event_unless_absolute_and_an_empty_one_is_refuse
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("the end is before the start"));
 }
+
+#[test]
+fn time_inside_blocking_calls_is_never_work() {
+    // testdata/cp/spinning.txt, worked by hand: 7 ms of work on rank1, where counting
+    // the library's spinning as work would give 8.1 ms.
+    let trace = ordered("cp/spinning.txt");
+    let out = text(&ok("cp", &["--profile", "procedure"], &trace));
+    assert!(out.starts_with("critical path: 7.000 ms (cpu mode, global scope)"), "{out}");
+    assert!(out.contains("7.000 ms  100.0%  work"), "{out}");
+    assert!(
+        out.contains(
+            "note: 3.100 ms of CPU time inside blocking calls is communication, not work \
+             (MPI_Send 2.000 ms, MPI_Wait 1.000 ms, MPI_Recv 100.000 us)"
+        ),
+        "{out}"
+    );
+    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
+    assert!(wall.starts_with("critical path: 8.100 ms (wall mode"), "{wall}");
+    assert!(!wall.contains("blocking calls"), "{wall}");
+}

@@ -29,6 +29,9 @@ struct LocState {
     ctx: u32,
     /// Inside a blocking wait (receive, collective, lock request).
     waiting: bool,
+    /// The blocking call (`spoor_model::calls::blocks`) the location is inside, `NONE`
+    /// when none (kept in CPU mode only).
+    call: u32,
     count: u64,
     cpu: i64,
     /// Wall time of `last` (kept here: the node arrays are far away in memory).
@@ -40,7 +43,7 @@ struct LocState {
 impl LocState {
     /// A location before its first event.
     const FRESH: LocState =
-        LocState { last: NONE, ctx: 0, waiting: false, count: 0, cpu: NO_CPU, wall: 0, dist: 0 };
+        LocState { last: NONE, ctx: 0, waiting: false, call: NONE, count: 0, cpu: NO_CPU, wall: 0, dist: 0 };
 }
 
 /// A forward partner waiting for the event it names.
@@ -155,6 +158,11 @@ struct Builder<'a> {
     aligned: Option<bool>,
     /// Clock-offset samples with an offset other than 0, and the largest offset, ns.
     offsets: (u64, u64),
+    /// Per string id: 0 not yet asked, 1 a blocking call's name, 2 another name.
+    blocking: Vec<u8>,
+    /// CPU time inside blocking calls, which CPU mode does not count as work, per
+    /// procedure (string id).
+    blocked_cpu: FxHashMap<u32, i64>,
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
@@ -313,6 +321,8 @@ impl<'a> Builder<'a> {
             newest_dist: NEG,
             aligned: None,
             offsets: (0, 0),
+            blocking: Vec::new(),
+            blocked_cpu: FxHashMap::default(),
         }
     }
 
@@ -543,9 +553,21 @@ impl<'a> Builder<'a> {
         let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code, dist)?;
         let mut ctx = st.ctx;
         let mut waiting = st.waiting;
+        let mut call = st.call;
+        if CPU && call != NONE && st.last != NONE {
+            *self.blocked_cpu.entry(call).or_default() += cpu_used(&st, s);
+        }
         match s.code {
-            ENTER => ctx = self.enter(l, st.ctx, s.a),
+            ENTER => {
+                ctx = self.enter(l, st.ctx, s.a);
+                if CPU && call == NONE && self.blocks(s.a) {
+                    call = s.a;
+                }
+            }
             LEAVE => {
+                if call == s.a {
+                    call = NONE;
+                }
                 // Pop to the matching procedure; a leave without its enter is ignored.
                 let mut c = ctx;
                 while c != 0 && self.pag.contexts[c as usize].proc != s.a {
@@ -592,6 +614,7 @@ impl<'a> Builder<'a> {
         st.last = node;
         st.ctx = ctx;
         st.waiting = waiting;
+        st.call = call;
         st.count = own_index + 1;
         st.wall = s.wall;
         if s.cpu != NO_CPU {
@@ -601,6 +624,52 @@ impl<'a> Builder<'a> {
             st.dist = self.newest_dist;
         }
         Ok(())
+    }
+
+    /// How much CPU time the blocking calls took that CPU mode counts as communication,
+    /// by call, largest first (`None` when there is none).
+    fn blocked_note(&self) -> Option<String> {
+        let mut calls: Vec<(i64, String)> = (self.blocked_cpu.iter())
+            .filter(|&(_, &t)| t > 0)
+            .map(|(&p, &t)| (t, self.pag.defs.strings.name(p).to_string()))
+            .collect();
+        if calls.is_empty() {
+            return None;
+        }
+        calls.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let total: i64 = calls.iter().map(|c| c.0).sum();
+        let shown: Vec<String> =
+            calls.iter().take(4).map(|(t, name)| format!("{name} {}", crate::show::fmt_ns(*t))).collect();
+        let more = if calls.len() > 4 { format!(", {} more", calls.len() - 4) } else { String::new() };
+        Some(format!(
+            "{} of CPU time inside blocking calls is communication, not work ({}{more})",
+            crate::show::fmt_ns(total),
+            shown.join(", ")
+        ))
+    }
+
+    /// Whether procedure `proc` is a blocking call.
+    #[inline(always)]
+    fn blocks(&mut self, proc: u32) -> bool {
+        match self.blocking.get(proc as usize) {
+            Some(1) => true,
+            Some(2) => false,
+            _ => self.blocks_new(proc),
+        }
+    }
+
+    #[cold]
+    fn blocks_new(&mut self, proc: u32) -> bool {
+        let i = proc as usize;
+        let yes =
+            i < self.pag.defs.strings.len() && spoor_model::calls::blocks(&self.pag.defs.strings.name(proc));
+        if i < self.pag.defs.strings.len() {
+            if i >= self.blocking.len() {
+                self.blocking.resize(self.pag.defs.strings.len(), 0);
+            }
+            self.blocking[i] = if yes { 1 } else { 2 };
+        }
+        yes
     }
 
     /// The context entered by an ENTER of `proc` at location `l` in context `parent`.
@@ -853,6 +922,9 @@ impl<'a> Builder<'a> {
                 crate::show::fmt_ns(self.offsets.1.min(i64::MAX as u64) as i64)
             ));
         }
+        if let Some(note) = self.blocked_note() {
+            self.pag.notes.push(note);
+        }
         if self.late_begins > 0 {
             self.pag
                 .notes
@@ -941,15 +1013,24 @@ fn local_weight<const CPU: bool>(st: &LocState, s: &Brief) -> i64 {
             s.cpu
         }
     } else {
-        let d = (s.wall - st.wall).max(0);
         if !CPU {
-            d
-        } else if st.waiting {
+            (s.wall - st.wall).max(0)
+        } else if st.waiting || st.call != NONE {
             0
-        } else if s.cpu != NO_CPU && st.cpu != NO_CPU {
-            (s.cpu - st.cpu).clamp(0, d)
         } else {
-            d
+            cpu_used(st, s)
         }
+    }
+}
+
+/// The CPU time used from a location's previous event (state `st`) to `s`: at most the
+/// wall time between them, the wall time where either CPU time is unknown.
+#[inline(always)]
+fn cpu_used(st: &LocState, s: &Brief) -> i64 {
+    let d = (s.wall - st.wall).max(0);
+    if s.cpu != NO_CPU && st.cpu != NO_CPU {
+        (s.cpu - st.cpu).clamp(0, d)
+    } else {
+        d
     }
 }

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod calls;
 mod clock;
 mod defs;
 mod event;
