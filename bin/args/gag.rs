@@ -15,8 +15,8 @@ Placements: --place 'a,b;c,d' (processes by name, processors separated by `;`), 
 block:K, cyclic:K.
 The prediction covers the stretch --phase or --window names (spoor-cp's options: the events
 within it, each process starting with its share of the arc that crosses the stretch's start);
-without them, a run that calls MPI_Init is predicted from where the last MPI_Init returned,
-as start-up is no model's to predict.";
+without them, an MPI run is predicted from the last MPI_Init's return to the last
+MPI_Finalize's entry, as start-up and shutdown are no model's to predict.";
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -55,8 +55,8 @@ pub struct Args {
     pub phase: Option<String>,
     /// Predict only the events within T0..T1, times from the trace's first event (like 2ms,
     /// 1.5s, 300us, or nanoseconds); @T0..T1 for absolute times (the trace's own clock).
-    /// Without --window or --phase, a trace with MPI_Init is predicted from where the last
-    /// MPI_Init returned (said on standard error).
+    /// Without --window or --phase, an MPI run is predicted from the last MPI_Init's return
+    /// to the last MPI_Finalize's entry (said on standard error).
     #[arg(long, value_name = "[@]T0..T1")]
     pub window: Option<String>,
     /// Print the predicted time instead of writing the GAG.

@@ -8,8 +8,8 @@ placements, networks, procedure moves and zeroings; `procedure` sets procedure L
 critical-path zeroing; `search` looks for a good placement on K processors. Each reads an
 ordered trace or a PAG file in cpu mode; times are integer nanoseconds (formats/scenarios.md).
 Every mode predicts the stretch --phase or --window names (spoor-cp's options), and its measured
-time is that stretch's; without them, a run that calls MPI_Init is predicted from where the last
-MPI_Init returned, as start-up is no model's to predict.";
+time is that stretch's; without them, an MPI run is predicted from the last MPI_Init's return to
+the last MPI_Finalize's entry, as start-up and shutdown are no model's to predict.";
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -86,8 +86,8 @@ pub struct Args {
     pub phase: Option<String>,
     /// Predict only the events within T0..T1, times from the trace's first event (like 2ms,
     /// 1.5s, 300us, or nanoseconds); @T0..T1 for absolute times (the trace's own clock).
-    /// Without --window or --phase, a trace with MPI_Init is predicted from where the last
-    /// MPI_Init returned (said on standard error).
+    /// Without --window or --phase, an MPI run is predicted from the last MPI_Init's return
+    /// to the last MPI_Finalize's entry (said on standard error).
     #[arg(long, value_name = "[@]T0..T1", global = true)]
     pub window: Option<String>,
 }

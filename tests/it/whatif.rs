@@ -414,26 +414,27 @@ fn predicted_measured(csv: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn predictions_cover_the_run_after_mpi_init_unless_a_stretch_is_named() {
+fn predictions_cover_the_run_between_mpi_init_and_mpi_finalize_unless_a_stretch_is_named() {
     // Every figure is worked in testdata/whatif/stretch.txt.
     let dir = tempfile::tempdir().unwrap();
     let (o, sc) = (stretch(dir.path()), two_placements(dir.path()));
     let pair = |p: &str, m: &str| (p.to_owned(), m.to_owned());
-    // No stretch named: from the last MPI_Init's return (32 ms) to the end (43 ms), said on
-    // standard error; the recorded placement is then predicted exactly.
+    // No stretch named: from the last MPI_Init's return (32 ms) to the last MPI_Finalize's
+    // entry (42 ms), said on standard error; the recorded placement is then predicted
+    // exactly.
     let out = run("whatif", &["scenarios", &sc, &o], b"", &[]);
     assert_success(&out, "spoor-whatif scenarios");
     let e = text(&out.stderr);
     assert!(
         e.contains(
-            "spoor-whatif: predicting the run after the last MPI_Init returned, 32 ms after its first \
-             event: the start-up before it (74.4 % of the 43 ms measured) is no model's to predict; \
-             --window 0..43ms predicts the whole run"
+            "spoor-whatif: predicting the run from the last MPI_Init's return to the last \
+             MPI_Finalize's entry (32 ms to 42 ms after its first event): start-up and shutdown, \
+             76.7 % of the 43 ms measured, no model predicts; --window 0..43ms predicts the whole run"
         ),
         "{e}"
     );
     let rows = predicted_measured(&text(&out.stdout));
-    assert_eq!(rows, [pair("11000000", "11000000"), pair("11000000", "11000000")]);
+    assert_eq!(rows, [pair("10000000", "10000000"), pair("10000000", "10000000")]);
     // Quiet: the same rows, nothing said.
     let out = run("whatif", &["-q", "scenarios", &sc, &o], b"", &[]);
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
@@ -452,13 +453,13 @@ fn predictions_cover_the_run_after_mpi_init_unless_a_stretch_is_named() {
         (text(&out.stdout), text(&out.stderr))
     };
     let (p, e) = gag(&["--place-by", "block:1"]);
-    assert!(p.starts_with("predicted time: 11.000 ms on 1 processors"), "{p}");
-    assert!(e.contains("spoor-gag: predicting the run after the last MPI_Init returned"), "{e}");
+    assert!(p.starts_with("predicted time: 10.000 ms on 1 processors"), "{p}");
+    assert!(e.contains("spoor-gag: predicting the run from the last MPI_Init's return"), "{e}");
     let (p, e) = gag(&["--place-by", "block:1", "--phase", "solve"]);
     assert!(p.starts_with(
         "predicted time: 12.300 ms on 1 processors (2 processes; cpu-mode critical path 12.000 ms"
     ));
-    assert!(!e.contains("MPI_Init"), "{e}");
+    assert!(!e.contains("predicting"), "{e}");
     let (relative, _) = gag(&["--place-by", "process", "--window", "33ms..42.5ms"]);
     assert!(relative.starts_with("predicted time: 9.000 ms on 2 processors"), "{relative}");
     assert_eq!(gag(&["--place-by", "process", "--window", "@1.033s..1.0425s"]).0, relative);
@@ -469,7 +470,7 @@ fn predictions_cover_the_run_after_mpi_init_unless_a_stretch_is_named() {
     assert!(cp.starts_with("critical path: 12.300 ms (cpu mode"), "{cp}");
     // procedure and search modes predict the same stretch.
     let csv = ok_text("whatif", &["-q", "procedure", "compute", &o]);
-    assert!(csv.lines().nth(1).unwrap().starts_with("compute,11000000,"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().starts_with("compute,10000000,"), "{csv}");
     let csv = ok_text("whatif", &["-q", "search", "1", &o, "--phase", "solve"]);
     assert!(csv.lines().nth(1).unwrap().starts_with("block:1,1,12300000,"), "{csv}");
 }
@@ -521,7 +522,7 @@ fn the_whole_run_as_a_window_gives_the_same_figures_as_no_window() {
     ] {
         let plain = run("whatif", &args, b"", &[]);
         assert_success(&plain, &format!("{args:?}"));
-        assert!(!text(&plain.stderr).contains("MPI_Init"), "{}", text(&plain.stderr));
+        assert!(!text(&plain.stderr).contains("predicting"), "{}", text(&plain.stderr));
         for window in ["0..9.7ms", "@0..1s"] {
             let windowed = ok_text("whatif", &[&args[..], &["--window", window]].concat());
             assert_eq!(windowed, text(&plain.stdout), "{args:?} --window {window}");

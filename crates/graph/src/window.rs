@@ -1,6 +1,6 @@
 //! Stretches of a run (formats/pag.md, "--window"): `--window T0..T1` and `--phase NAME`
-//! resolved against a PAG, the stretch after the last `MPI_Init`, and the sub-PAG of a
-//! stretch, which the what-if commands predict. spoor-cp, spoor-gag and spoor-whatif
+//! resolved against a PAG, where MPI's start-up ends and its shutdown begins, and the
+//! sub-PAG of a stretch, which the what-if commands predict. spoor-cp, spoor-gag and spoor-whatif
 //! share this one reading of the options and its errors.
 
 use crate::pag::{Pag, NONE};
@@ -143,11 +143,18 @@ pub fn phase_window(pag: &Pag, name: &str) -> Result<(i64, i64), WindowError> {
 
 /// The procedures whose return ends a run's start-up.
 pub const INIT_PROCEDURES: [&str; 2] = ["MPI_Init", "MPI_Init_thread"];
+/// The procedure whose entry begins a run's shutdown.
+pub const FINALIZE_PROCEDURE: &str = "MPI_Finalize";
+
+/// The ids of the procedures named `names` that the trace has.
+fn procedure_ids(pag: &Pag, names: &[&str]) -> Vec<u32> {
+    names.iter().filter_map(|n| pag.defs.strings.lookup(n)).collect()
+}
 
 /// The wall time at which the last `MPI_Init` or `MPI_Init_thread` returned (the latest
 /// `leave` of either, over every location); `None` when the trace has none.
 pub fn init_end(pag: &Pag) -> Option<i64> {
-    let ids: Vec<u32> = INIT_PROCEDURES.iter().filter_map(|n| pag.defs.strings.lookup(n)).collect();
+    let ids = procedure_ids(pag, &INIT_PROCEDURES);
     if ids.is_empty() {
         return None;
     }
@@ -157,6 +164,30 @@ pub fn init_end(pag: &Pag) -> Option<i64> {
         .filter(|&i| pag.kind[i] == leave && ids.contains(&pag.proc_of_ctx(pag.ctx[i])))
         .map(|i| pag.wall[i])
         .max()
+}
+
+/// The wall time at which the last location entered `MPI_Finalize` (over every location,
+/// its first entry); `None` when the trace has none.
+pub fn finalize_start(pag: &Pag) -> Option<i64> {
+    let ids = procedure_ids(pag, &[FINALIZE_PROCEDURE]);
+    if ids.is_empty() {
+        return None;
+    }
+    // An enter is known by the arc after it, which runs inside what it entered.
+    let enter = spoor_format::binary::kind::ENTER;
+    let mut entered: Vec<Option<i64>> = vec![None; pag.defs.locations.len()];
+    for i in 0..pag.nodes() {
+        let (l, p) = (pag.loc[i], pag.prev[i]);
+        if l == NONE || p == NONE || pag.kind[p as usize] != enter {
+            continue;
+        }
+        if let Some(e @ None) = entered.get_mut(l as usize) {
+            if ids.contains(&pag.proc_of_ctx(pag.ctx[i])) {
+                *e = Some(pag.wall[p as usize]);
+            }
+        }
+    }
+    entered.into_iter().flatten().max()
 }
 
 /// The share of node `i`'s local arc, weighing `w`, that lies after `t0`, for a stretch

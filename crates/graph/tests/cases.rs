@@ -306,7 +306,7 @@ fn a_sample_as_local_predecessor_is_refused() {
 
 #[test]
 fn windows_and_phases_are_read_once_for_every_command_with_their_errors() {
-    use spoor_graph::window::{init_end, parse_window, stretch, WindowError};
+    use spoor_graph::window::{finalize_start, init_end, parse_window, stretch, WindowError};
     // testdata/whatif/stretch.txt: from 1 s to 1.043 s on its clock, phase `solve`.
     let pag = pag_of_file("whatif/stretch.txt", Mode::Cpu);
     let s = ms(1000.0);
@@ -314,9 +314,11 @@ fn windows_and_phases_are_read_once_for_every_command_with_their_errors() {
     assert_eq!(parse_window(&pag, "@1.033s..1042500us"), Ok((s + ms(33.0), s + ms(42.5))));
     assert_eq!(stretch(&pag, Some("solve"), None), Ok(Some((s + ms(30.0), s + ms(42.0)))));
     assert_eq!(stretch(&pag, None, None), Ok(None));
-    // The last MPI_Init returns on rank 1 at 32 ms.
-    assert_eq!(init_end(&pag), Some(s + ms(32.0)));
-    assert_eq!(init_end(&pag_of_file("cp/spa.txt", Mode::Cpu)), None);
+    // The last MPI_Init returns on rank 1 at 32 ms; the last MPI_Finalize begins on rank 0
+    // at 42 ms (rank 1's at 41 ms).
+    assert_eq!((init_end(&pag), finalize_start(&pag)), (Some(s + ms(32.0)), Some(s + ms(42.0))));
+    let spa = pag_of_file("cp/spa.txt", Mode::Cpu);
+    assert_eq!((init_end(&spa), finalize_start(&spa)), (None, None));
     let says = |r: Result<Option<(i64, i64)>, WindowError>| r.unwrap_err().to_string();
     assert_eq!(says(stretch(&pag, Some("solve"), Some("0..1ms"))), "give --phase or --window, not both");
     assert_eq!(

@@ -9,7 +9,7 @@
 //! - [`scenario`]: sweeps of placements × networks × moves × zeroings
 //!   (formats/scenarios.md) and the search for a good placement.
 //! - [`stretch`]: the stretch of the run a prediction covers (`--phase`, `--window`, or
-//!   the run after `MPI_Init`).
+//!   the run between `MPI_Init` and `MPI_Finalize`).
 //! - [`calibrate`]: communication-cost tables measured on this host or fitted from a
 //!   trace's messages (formats/nettable.md).
 
