@@ -159,3 +159,15 @@ pub(super) fn parse_members(s: &str) -> Result<Vec<LocId>, NumErr> {
 
 /// A time given as a value where one is expected, for messages.
 pub(super) const TIME_HINT: &str = "integer nanoseconds, or a number with unit ns, us, ms or s";
+
+#[cfg(test)]
+mod tests {
+    use super::{describe_duration, parse_duration};
+
+    #[test]
+    fn durations_said_without_their_space_read_back() {
+        for ns in [0, 999, 1_500, 43_000_000, 503_651_600, 3_000_000_001, -2_000_000, i64::MAX] {
+            assert_eq!(parse_duration(&describe_duration(ns).replace(' ', "")), Some(ns), "{ns}");
+        }
+    }
+}
