@@ -28,42 +28,6 @@ fn levels(spec: &str) -> anyhow::Result<Vec<Level>> {
     }
 }
 
-/// `--window T0..T1`: times from the first activity event (`span.0`), or absolute with a
-/// leading `@`; a malformed window, or one that holds no activity event, is a usage error
-/// (the latter saying where the trace begins and ends).
-fn window(spec: &str, pag: &spoor_graph::Pag) -> anyhow::Result<(i64, i64)> {
-    let parse = |s: &str| {
-        spoor_format::text::parse_duration(s).ok_or_else(|| {
-            usage(format!("--window {spec}: `{s}` is not a time (like 2ms, 1.5s, 300us or 1500)"))
-        })
-    };
-    let (absolute, times) = match spec.strip_prefix('@') {
-        Some(rest) => (true, rest),
-        None => (false, spec),
-    };
-    let (a, b) = times
-        .split_once("..")
-        .ok_or_else(|| usage(format!("--window {spec}: expected T0..T1 or @T0..T1")))?;
-    let (a, b) = (parse(a)?, parse(b)?);
-    if b < a {
-        return Err(usage(format!("--window {spec}: the end is before the start")));
-    }
-    let Some(span) = pag.activity_span() else {
-        return Err(usage(format!("--window {spec}: the trace has no events")));
-    };
-    let base = if absolute { 0 } else { span.0 };
-    let (a, b) = (a.saturating_add(base), b.saturating_add(base));
-    if pag.activity_in(a, b) == 0 {
-        return Err(usage(format!(
-            "--window {spec} holds no event: the trace runs from 0 to {} after its first event (@{}..{} in ns)",
-            spoor_order::describe::time(span.1 - span.0),
-            span.0,
-            span.1
-        )));
-    }
-    Ok((a, b))
-}
-
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-cp", || {
@@ -86,19 +50,8 @@ fn main() {
             (ScopeArg::Intra, Some(a)) => Scope::Intra(pag.app_id(a)?),
             (ScopeArg::Inter, Some(a)) => Scope::Inter(pag.app_id(a)?),
         };
-        let window = match (&args.phase, &args.window) {
-            (Some(_), Some(_)) => return Err(usage("give --phase or --window, not both")),
-            (Some(p), None) => Some(pag.phase_window(p).ok_or_else(|| {
-                let names = pag.phase_names();
-                usage(if names.is_empty() {
-                    format!("no phase `{p}`: the trace has no phases")
-                } else {
-                    format!("no phase `{p}` with a begin and an end; the trace has: {}", names.join(", "))
-                })
-            })?),
-            (None, Some(w)) => Some(window(w, &pag)?),
-            (None, None) => None,
-        };
+        let window = spoor_graph::window::stretch(&pag, args.phase.as_deref(), args.window.as_deref())
+            .map_err(|e| usage(e.to_string()))?;
         let opts = CpOptions { scope: Some(scope), window, ..CpOptions::default() };
         let path = cp::critical_path_with(&pag, &opts, made.as_ref());
         let mut report = CpReport::new(&args.input, &pag, scope, window, &path);

@@ -6,7 +6,7 @@ use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode, NetTable};
-use spoor_whatif::{build_gag, placement, predict, Costs};
+use spoor_whatif::{build_gag, placement, predict, stretch, Costs};
 use std::io::Write;
 
 #[path = "args/gag.rs"]
@@ -33,6 +33,13 @@ fn main() {
         if let Some(w) = pag.clock_violations().warning() {
             eprintln!("spoor-gag: warning: {w}");
         }
+        let stretch = stretch::choose(&pag, args.phase.as_deref(), args.window.as_deref())?;
+        if let (Some(note), false) = (&stretch.note, args.quiet) {
+            eprintln!("spoor-gag: {note}");
+        }
+        // The build's distances are the whole graph's.
+        let made = made.filter(|_| stretch.window.is_none());
+        let pag = stretch::cut(pag, &stretch);
         let place = placement::from_args(
             &pag,
             args.place.as_deref(),

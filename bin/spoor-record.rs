@@ -21,11 +21,23 @@ fn embedded_preload() -> &'static [u8] {
     }
 }
 
+/// The header of the phase marks (c/spoor.h), built in for `--include-dir`.
+const SPOOR_H: &[u8] = include_bytes!("../crates/record-preload/c/spoor.h");
+
 fn main() {
     spoor_cli::run("spoor-record", || {
         let args = Args::parse();
-        let dir = spoor_record::launch::check_output_dir(&args.output)?;
         let exe = std::env::current_exe()?;
+        if args.include_dir {
+            println!("{}", spoor_record::launch::find_include_dir(&exe, SPOOR_H)?.display());
+            return Ok(());
+        }
+        if args.library {
+            println!("{}", spoor_record::launch::find_preload(&exe, embedded_preload())?.display());
+            return Ok(());
+        }
+        let Some(output) = &args.output else { return Err(spoor_cli::usage("give -o DIR")) };
+        let dir = spoor_record::launch::check_output_dir(output)?;
         let preload = spoor_record::launch::find_preload(&exe, embedded_preload())?;
         if let Some(program) = spoor_record::launch::resolve_program(&args.command[0]) {
             spoor_record::launch::check_mpi(&program, &preload)?;

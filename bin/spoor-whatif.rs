@@ -8,7 +8,7 @@ use spoor_graph::{file, Mode as Weight, NetTable, Pag};
 use spoor_model::Feedback;
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
 use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
-use spoor_whatif::{placement, search, Costs};
+use spoor_whatif::{placement, search, stretch, Costs};
 use std::io::Write;
 use std::path::Path;
 
@@ -44,13 +44,18 @@ fn refuse_former_flags() {
     }
 }
 
-/// The trace or PAG in cpu mode, with the clock warning it carries.
-fn load(input: &str, console: &Console) -> anyhow::Result<Pag> {
+/// The trace or PAG in cpu mode, with the clock warning it carries, cut to the stretch
+/// to predict (`--phase`, `--window`, else after MPI_Init, said on standard error).
+fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
     let pag = file::load(input, Weight::Cpu, None, console)?;
     if let Some(w) = pag.clock_violations().warning() {
         eprintln!("spoor-whatif: warning: {w}");
     }
-    Ok(pag)
+    let stretch = stretch::choose(&pag, args.phase.as_deref(), args.window.as_deref())?;
+    if let (Some(note), false) = (&stretch.note, args.quiet) {
+        eprintln!("spoor-whatif: {note}");
+    }
+    Ok(stretch::cut(pag, &stretch))
 }
 
 fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()> {
@@ -62,7 +67,7 @@ fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()
         (None, Some(i)) => base.join(i).to_string_lossy().into_owned(),
         (None, None) => "-".to_owned(),
     };
-    let pag = load(&input, console)?;
+    let pag = load(&input, args, console)?;
     let sweep = Sweep::new(&pag, &s.file, &spec, &base)?;
     for w in &sweep.warnings {
         console.warn(w);
@@ -77,7 +82,7 @@ fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()
 }
 
 fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<()> {
-    let mut pag = load(&p.input, console)?;
+    let mut pag = load(&p.input, args, console)?;
     let place = if p.place.is_some() || p.place_file.is_some() || p.place_by.is_some() {
         Some(placement::from_args(&pag, p.place.as_deref(), p.place_file.as_deref(), p.place_by.as_deref())?)
     } else {
@@ -126,7 +131,7 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
 }
 
 fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Result<()> {
-    let pag = load(&s.input, console)?;
+    let pag = load(&s.input, args, console)?;
     let table =
         s.net.as_deref().map(|t| NetTable::load(t, console).map(|n| n.with_local(s.local))).transpose()?;
     let costs = Costs { net: table.as_ref(), ..Costs::default() };

@@ -2,13 +2,29 @@
  * px x py process grid (MPI_Dims_create, MPI_Cart_create), a non-blocking halo exchange
  * with the four neighbours (MPI_Irecv, MPI_Isend, MPI_Waitall; none beyond the edges) and
  * an MPI_Allreduce of the residual every iteration. Rank 0 prints the final residual.
+ * Two phases: `setup` (the grid and its buffers) marked with spoor.h's macros, `solve`
+ * (the iterations) with MPI_Pcontrol, which needs no header.
  *
- * Build: mpicc -O2 -o stencil stencil.c
+ * Build: mpicc -O2 -I"$(spoor-record --include-dir)" -o stencil stencil.c
+ *        (without -I it builds too, without the `setup` marks)
  * Run:   mpirun -np 4 spoor-record -o traces -- ./stencil [ITERATIONS [N]]
- *        (N x N points per rank; defaults 50 and 64) */
+ *        (N x N points per rank; defaults 50 and 64)
+ * Then:  spoor-cp --phase solve run.o, spoor-whatif --phase solve ... */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Phase marks: they do nothing in a run without spoor-record, and nothing at all when
+ * spoor.h is not on the include path. */
+#if defined(__has_include)
+#if __has_include(<spoor.h>)
+#include <spoor.h>
+#endif
+#endif
+#ifndef SPOOR_PHASE_BEGIN
+#define SPOOR_PHASE_BEGIN(name) ((void)0)
+#define SPOOR_PHASE_END(name) ((void)0)
+#endif
 
 #define AT(i, j) ((i) * (n + 2) + (j))
 
@@ -18,6 +34,7 @@ int main(int argc, char **argv) {
     int size, rank, dims[2] = {0, 0}, periods[2] = {0, 0}, coords[2];
     MPI_Comm grid;
     MPI_Init(&argc, &argv);
+    SPOOR_PHASE_BEGIN("setup");
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Dims_create(size, 2, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
@@ -35,7 +52,10 @@ int main(int argc, char **argv) {
     if (coords[0] == 0)
         for (int j = 0; j < n + 2; j++) u[AT(0, j)] = 1.0;
 
+    SPOOR_PHASE_END("setup");
+
     double residual = 0;
+    MPI_Pcontrol(1, "solve");
     for (int it = 0; it < iters; it++) {
         MPI_Request req[8];
         int k = 0;
@@ -67,6 +87,7 @@ int main(int argc, char **argv) {
             for (int j = 1; j <= n; j++) u[AT(i, j)] = v[AT(i, j)];
         MPI_Allreduce(&local, &residual, 1, MPI_DOUBLE, MPI_SUM, grid);
     }
+    MPI_Pcontrol(-1, "solve");
     if (rank == 0) printf("stencil %dx%d ranks, %d iterations: residual %.12e\n", dims[0], dims[1], iters, residual);
     free(u), free(v), free(sendl), free(sendr), free(recvl), free(recvr);
     MPI_Comm_free(&grid);

@@ -12,13 +12,18 @@ cpu-mode critical path (spoor-cp) is the predicted time. With --net, message arc
 table's time, local when both ends share a processor (the networking factor).
 Placements: --place 'a,b;c,d' (processes by name, processors separated by `;`), a file
 (formats/placement.md), or a rule: process (one processor each), machine (as recorded),
-block:K, cyclic:K.";
+block:K, cyclic:K.
+The prediction covers the stretch --phase or --window names (spoor-cp's options: the events
+within it, each process starting with its share of the arc that crosses the stretch's start);
+without them, an MPI run is predicted from the last MPI_Init's return to the last
+MPI_Finalize's entry, as start-up and shutdown are no model's to predict.";
 
 pub const EXAMPLES: &str = "\
 Examples:
   spoor-gag --predict --place 'server;client1,client2,client3' run.o
   spoor-gag --predict --place-by block:4 --net host.csv run.o
   spoor-gag --predict --place-by block:4 --net tcp.csv --local never run.o   TCP even within a node
+  spoor-gag --predict --place-by process --phase solve run.o      the phase `solve` only
   spoor-gag --place-file nodes.txt -o run.gag run.o && spoor-cp run.gag";
 
 /// Predict a run on another placement of its processes: the Group Activity Graph.
@@ -45,6 +50,15 @@ pub struct Args {
     /// processor.
     #[arg(long, value_name = "WHERE", requires = "net", value_parser = spoor_graph::Local::parse)]
     pub local: Option<spoor_graph::Local>,
+    /// Predict only this phase: from its first begin to its last end.
+    #[arg(long, value_name = "NAME")]
+    pub phase: Option<String>,
+    /// Predict only the events within T0..T1, times from the trace's first event (like 2ms,
+    /// 1.5s, 300us, or nanoseconds); @T0..T1 for absolute times (the trace's own clock).
+    /// Without --window or --phase, an MPI run is predicted from the last MPI_Init's return
+    /// to the last MPI_Finalize's entry (said on standard error).
+    #[arg(long, value_name = "[@]T0..T1")]
+    pub window: Option<String>,
     /// Print the predicted time instead of writing the GAG.
     #[arg(long)]
     pub predict: bool,

@@ -6,7 +6,10 @@ pub const ABOUT: &str = "\
 Three modes, one subcommand each: `scenarios` predicts every combination of a scenario file's
 placements, networks, procedure moves and zeroings; `procedure` sets procedure LBF beside
 critical-path zeroing; `search` looks for a good placement on K processors. Each reads an
-ordered trace or a PAG file in cpu mode; times are integer nanoseconds (formats/scenarios.md).";
+ordered trace or a PAG file in cpu mode; times are integer nanoseconds (formats/scenarios.md).
+Every mode predicts the stretch --phase or --window names (spoor-cp's options), and its measured
+time is that stretch's; without them, an MPI run is predicted from the last MPI_Init's return to
+the last MPI_Finalize's entry, as start-up and shutdown are no model's to predict.";
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -21,7 +24,8 @@ Examples:
   spoor-whatif scenarios sweep.toml run.o           every combination in the file
   spoor-whatif procedure servBusy2 run.o            move it to the clients, or zero it
   spoor-whatif procedure solve --place-by block:2 run.o
-  spoor-whatif search 4 --net host.csv -f json run.o";
+  spoor-whatif search 4 --net host.csv -f json run.o
+  spoor-whatif scenarios sweep.toml --window 2s..5s run.o   from 2 s to 5 s after the start";
 
 pub const SCENARIOS_ABOUT: &str = "\
 Every combination of the file's placements, networks (communication-cost tables), procedure
@@ -77,6 +81,15 @@ pub struct Args {
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Predict only this phase: from its first begin to its last end.
+    #[arg(long, value_name = "NAME", global = true)]
+    pub phase: Option<String>,
+    /// Predict only the events within T0..T1, times from the trace's first event (like 2ms,
+    /// 1.5s, 300us, or nanoseconds); @T0..T1 for absolute times (the trace's own clock).
+    /// Without --window or --phase, an MPI run is predicted from the last MPI_Init's return
+    /// to the last MPI_Finalize's entry (said on standard error).
+    #[arg(long, value_name = "[@]T0..T1", global = true)]
+    pub window: Option<String>,
 }
 
 #[derive(Subcommand)]

@@ -328,6 +328,157 @@ fn mpi_stencil_nonblocking_halo_and_allreduce() {
     }
 }
 
+/// What `spoor-record FLAG` prints (`--include-dir`, `--library`), with the built-in
+/// copies written under `cache`.
+fn record_says(flag: &str, cache: &Path) -> PathBuf {
+    let out = Command::new(bin("record"))
+        .arg(flag)
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("SPOOR_PRELOAD")
+        .output()
+        .unwrap();
+    assert_success(&out, &format!("spoor-record {flag}"));
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim_end())
+}
+
+/// Each location's phase marks in order: (begin?, name, wall).
+fn phase_marks<'a>(defs: &'a Definitions, events: &[Event]) -> BTreeMap<u32, Vec<(bool, &'a str, i64)>> {
+    let mut m: BTreeMap<u32, Vec<(bool, &str, i64)>> = BTreeMap::new();
+    for e in events {
+        match e.kind {
+            Kind::PhaseBegin { name: n } => m.entry(e.loc).or_default().push((true, name(defs, n), e.wall)),
+            Kind::PhaseEnd { name: n } => m.entry(e.loc).or_default().push((false, name(defs, n), e.wall)),
+            _ => {}
+        }
+    }
+    m
+}
+
+/// examples/stencil.c built with spoor.h (`spoor-record --include-dir`): `setup` marked
+/// with its macros, `solve` with MPI_Pcontrol. Without spoor-record it runs as before;
+/// recorded, every rank has both phases around what they hold, and spoor-cp --phase
+/// restricts the path to them.
+#[test]
+fn mpi_stencil_phases_from_spoor_h_and_mpi_pcontrol() {
+    let (cc, _) = mpi();
+    let tmp = tempfile::tempdir().unwrap();
+    let include = record_says("--include-dir", &tmp.path().join("cache"));
+    let header = std::fs::read(include.join("spoor.h")).unwrap();
+    assert_eq!(header, std::fs::read(root().join("crates/record-preload/c/spoor.h")).unwrap());
+    let exe = compile(&cc, "examples/stencil.c", &["-O2", &format!("-I{}", include.display())], tmp.path());
+    // The marks are in the program: the weak references the header declares.
+    let nm = Command::new("nm").arg(&exe).output().unwrap();
+    assert!(text(&nm.stdout).contains(" w spoor_phase_begin"), "{}", text(&nm.stdout));
+    let plain = mpirun(4, None, &exe, &["20", "16"]);
+    assert_success(&plain, "stencil with phase marks, not recorded");
+    let dir = tmp.path().join("traces");
+    let rec = mpirun(4, Some(&dir), &exe, &["20", "16"]);
+    assert_success(&rec, "recorded stencil with phase marks");
+    assert_eq!(rec.stdout, plain.stdout, "recording changed the output");
+    let ((defs, events), _) = pipeline(&dir, tmp.path());
+    let marks = phase_marks(&defs, &events);
+    assert_eq!(marks.len(), 4, "{marks:?}");
+    let solve = |loc: u32| {
+        let m = &marks[&loc];
+        let names: Vec<(bool, &str)> = m.iter().map(|&(b, n, _)| (b, n)).collect();
+        assert_eq!(
+            names,
+            [(true, "setup"), (false, "setup"), (true, "solve"), (false, "solve")],
+            "location {loc}"
+        );
+        (m[2].2, m[3].2)
+    };
+    for (loc, evs) in by_loc(&events) {
+        let (begin, end) = solve(loc);
+        // Every iteration's allreduce lies in `solve`; MPI_Init lies before `setup`.
+        let ends: Vec<i64> =
+            evs.iter().filter(|e| matches!(e.kind, Kind::CollEnd { .. })).map(|e| e.wall).collect();
+        assert_eq!(ends.len(), 20);
+        assert!(ends.iter().all(|&t| begin < t && t < end), "location {loc}");
+        let init =
+            evs.iter().find(|e| matches!(e.kind, Kind::Leave { proc } if name(&defs, proc) == "MPI_Init"));
+        assert!(init.unwrap().wall <= marks[&loc][0].2, "location {loc}");
+    }
+    // spoor-cp --phase solve: in wall mode the path runs from the earliest begin of `solve`
+    // to its latest end, on the ordered trace's (aligned) clocks.
+    let ordered = tmp.path().join("o.spoor");
+    let aligned = tmp.path().join("aligned.spoor");
+    assert_success(
+        &Command::new(bin("order")).arg("-q").arg(&aligned).arg("-o").arg(&ordered).output().unwrap(),
+        "spoor-order",
+    );
+    let (odefs, oevents) = read(&ordered, false);
+    let omarks = phase_marks(&odefs, &oevents);
+    let of =
+        |begin: bool| omarks.values().flatten().filter(move |m| m.0 == begin && m.1 == "solve").map(|m| m.2);
+    let (first, last) = (of(true).min().unwrap(), of(false).max().unwrap());
+    let cp = |args: &[&str]| -> serde_json::Value {
+        let out = Command::new(bin("cp")).arg(&ordered).args(args).args(["-f", "json"]).output().unwrap();
+        assert_success(&out, &format!("spoor-cp {args:?}"));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let wall = cp(&["--weight", "wall", "--phase", "solve"]);
+    assert_eq!(wall["window"], serde_json::json!([first, last]));
+    assert_eq!(wall["length_ns"].as_i64().unwrap(), last - first);
+    let whole = cp(&["--weight", "wall"]);
+    assert!(whole["length_ns"].as_i64().unwrap() > last - first);
+    // `setup`, which each rank ends before it begins `solve`, begins and ends earlier (the
+    // ranks run apart: one may begin `solve` before another ends `setup`); an unknown
+    // phase names the two.
+    let setup = cp(&["--weight", "wall", "--phase", "setup"]);
+    let (a, b) = (setup["window"][0].as_i64().unwrap(), setup["window"][1].as_i64().unwrap());
+    assert!(a < first && b < last && setup["length_ns"].as_i64().unwrap() == b - a, "{setup}");
+    let out = Command::new(bin("cp")).arg(&ordered).args(["--phase", "halo"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).ends_with("the trace has: setup, solve\n"), "{}", text(&out.stderr));
+    // The prediction of `solve` on a processor per rank is its cpu-mode critical path.
+    let cpu = cp(&["--phase", "solve"])["length_ns"].as_i64().unwrap();
+    let out = Command::new(bin("gag"))
+        .arg(&ordered)
+        .args(["-q", "--predict", "--place-by", "process", "--phase", "solve"])
+        .output()
+        .unwrap();
+    assert_success(&out, "spoor-gag --phase solve");
+    let want = format!("predicted time: {:.3} ms on 4 processors", cpu as f64 / 1e6);
+    assert!(text(&out.stdout).starts_with(&want), "{} (want {want})", text(&out.stdout));
+}
+
+/// A Fortran program calls the library's Fortran entry points: linked with the library
+/// (`spoor-record --library`) it runs as before without spoor-record, and recorded, its
+/// blank-padded names come out trimmed.
+#[test]
+fn fortran_phase_marks_lose_their_trailing_blanks() {
+    let Some(fc) = tool("gfortran") else {
+        panic!("gfortran not found: install Debian's gfortran (libopenmpi-dev brings it) to run the Fortran test")
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("phases.f90");
+    std::fs::write(
+        &src,
+        "program phases\n  call spoor_phase_begin('io')\n  call spoor_phase_end('io   ')\n  \
+         call spoor_phase_begin('solve step')\n  call spoor_phase_end('solve step      ')\n  \
+         call spoor_phase_begin('     ')\n  print '(a)', 'done'\nend program\n",
+    )
+    .unwrap();
+    let library = record_says("--library", &tmp.path().join("cache"));
+    let exe = tmp.path().join("phases");
+    let out = Command::new(fc).arg("-o").arg(&exe).arg(&src).arg(&library).output().unwrap();
+    assert_success(&out, "gfortran");
+    let plain = Command::new(&exe).env_remove("SPOOR_RECORD_DIR").output().unwrap();
+    assert_success(&plain, "the Fortran program alone");
+    let dir = tmp.path().join("traces");
+    let rec = Command::new(bin("record")).arg("-o").arg(&dir).arg("--").arg(&exe).output().unwrap();
+    assert_success(&rec, "the Fortran program recorded");
+    assert_eq!(rec.stdout, plain.stdout);
+    let f = files(&dir);
+    assert_eq!(f.len(), 1, "one trace: the library linked in is the one preloaded");
+    let (defs, events) = read(&f[0], false);
+    let marks: Vec<(bool, &str)> =
+        phase_marks(&defs, &events).into_values().flatten().map(|(b, n, _)| (b, n)).collect();
+    // A name of blanks only is no name: nothing recorded.
+    assert_eq!(marks, [(true, "io"), (false, "io"), (true, "solve step"), (false, "solve step")]);
+}
+
 #[test]
 fn mpi_spa_with_procedure_hooks() {
     let (cc, _) = mpi();

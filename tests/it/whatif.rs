@@ -389,3 +389,146 @@ fn a_networks_local_is_what_the_scenario_file_says() {
         assert!(out.status.code() == Some(1) && e.contains(says), "{e}");
     }
 }
+
+/// testdata/whatif/stretch.txt ordered, in a temporary folder.
+fn stretch(dir: &Path) -> String {
+    let o = dir.join("stretch.o").to_string_lossy().into_owned();
+    ok_text("order", &["-q", &testdata("whatif/stretch.txt"), "-o", &o]);
+    o
+}
+
+/// A scenario file with one processor per process and both on one processor.
+fn two_placements(dir: &Path) -> String {
+    let sc = dir.join("two.toml");
+    std::fs::write(&sc, "[[placement]]\nby = \"process\"\n[[placement]]\nby = \"block:1\"\n").unwrap();
+    sc.to_string_lossy().into_owned()
+}
+
+/// The (predicted, measured) columns of each row of spoor-whatif's CSV.
+fn predicted_measured(csv: &str) -> Vec<(String, String)> {
+    csv.lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .map(|c| (c[6].into(), c[7].into()))
+        .collect()
+}
+
+#[test]
+fn predictions_cover_the_run_between_mpi_init_and_mpi_finalize_unless_a_stretch_is_named() {
+    // Every figure is worked in testdata/whatif/stretch.txt.
+    let dir = tempfile::tempdir().unwrap();
+    let (o, sc) = (stretch(dir.path()), two_placements(dir.path()));
+    let pair = |p: &str, m: &str| (p.to_owned(), m.to_owned());
+    // No stretch named: from the last MPI_Init's return (32 ms) to the last MPI_Finalize's
+    // entry (42 ms), said on standard error; the recorded placement is then predicted
+    // exactly.
+    let out = run("whatif", &["scenarios", &sc, &o], b"", &[]);
+    assert_success(&out, "spoor-whatif scenarios");
+    let e = text(&out.stderr);
+    assert!(
+        e.contains(
+            "spoor-whatif: predicting the run from the last MPI_Init's return to the last \
+             MPI_Finalize's entry (32 ms to 42 ms after its first event): start-up and shutdown, \
+             76.7 % of the 43 ms measured, no model predicts; --window 0..43ms predicts the whole run"
+        ),
+        "{e}"
+    );
+    let rows = predicted_measured(&text(&out.stdout));
+    assert_eq!(rows, [pair("10000000", "10000000"), pair("10000000", "10000000")]);
+    // Quiet: the same rows, nothing said.
+    let out = run("whatif", &["-q", "scenarios", &sc, &o], b"", &[]);
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    assert_eq!(predicted_measured(&text(&out.stdout)), rows);
+    // The whole run, as the note says: start-up's wall time is no CPU time, -65 %.
+    let csv = ok_text("whatif", &["scenarios", &sc, &o, "--window", "0..43ms"]);
+    assert_eq!(predicted_measured(&csv), [pair("15000000", "43000000"), pair("18000000", "43000000")]);
+    assert!(csv.lines().nth(1).unwrap().ends_with(",15000000,-0.651163,0.000000"), "{csv}");
+    // The phase: 12 measured; both ranks on one processor 12.3.
+    let csv = ok_text("whatif", &["--phase", "solve", "scenarios", &sc, &o]);
+    assert_eq!(predicted_measured(&csv), [pair("12000000", "12000000"), pair("12300000", "12000000")]);
+    // spoor-gag: the same stretches, the window from the first event or on the trace's clock.
+    let gag = |args: &[&str]| {
+        let out = run("gag", &[&["--predict"], args, &[&o]].concat(), b"", &[]);
+        assert_success(&out, &format!("spoor-gag {args:?}"));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (p, e) = gag(&["--place-by", "block:1"]);
+    assert!(p.starts_with("predicted time: 10.000 ms on 1 processors"), "{p}");
+    assert!(e.contains("spoor-gag: predicting the run from the last MPI_Init's return"), "{e}");
+    let (p, e) = gag(&["--place-by", "block:1", "--phase", "solve"]);
+    assert!(p.starts_with(
+        "predicted time: 12.300 ms on 1 processors (2 processes; cpu-mode critical path 12.000 ms"
+    ));
+    assert!(!e.contains("predicting"), "{e}");
+    let (relative, _) = gag(&["--place-by", "process", "--window", "33ms..42.5ms"]);
+    assert!(relative.starts_with("predicted time: 9.000 ms on 2 processors"), "{relative}");
+    assert_eq!(gag(&["--place-by", "process", "--window", "@1.033s..1.0425s"]).0, relative);
+    // The GAG of a stretch is its prediction.
+    let g = dir.path().join("solve.gag").to_string_lossy().into_owned();
+    ok_text("gag", &["-q", "--place-by", "block:1", "--phase", "solve", &o, "-o", &g]);
+    let cp = ok_text("cp", &["--profile", "none", &g]);
+    assert!(cp.starts_with("critical path: 12.300 ms (cpu mode"), "{cp}");
+    // procedure and search modes predict the same stretch.
+    let csv = ok_text("whatif", &["-q", "procedure", "compute", &o]);
+    assert!(csv.lines().nth(1).unwrap().starts_with("compute,10000000,"), "{csv}");
+    let csv = ok_text("whatif", &["-q", "search", "1", &o, "--phase", "solve"]);
+    assert!(csv.lines().nth(1).unwrap().starts_with("block:1,1,12300000,"), "{csv}");
+}
+
+#[test]
+fn bad_stretches_are_usage_errors_as_in_spoor_cp() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, sc) = (stretch(dir.path()), two_placements(dir.path()));
+    let usage = |cmd: &str, args: &[&str], want: &str| {
+        let out = run(cmd, args, b"", &[]);
+        let e = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd} {args:?}: {e}");
+        assert!(e.contains(want) && out.stdout.is_empty(), "{cmd} {args:?}: {e}");
+    };
+    let empty = "--window @0..5ms holds no event: the trace runs from 0 to 43 ms after its first event \
+                 (@1000000000..1043000000 in ns)";
+    let unknown = "no phase `setup` with a begin and an end; the trace has: solve\n";
+    let both = "give --phase or --window, not both";
+    for (cmd, args) in [
+        ("gag", vec!["--predict", "--place-by", "process", &o]),
+        ("gag", vec!["--place-by", "process", &o]),
+        ("whatif", vec!["scenarios", &sc, &o]),
+        ("whatif", vec!["procedure", "compute", &o]),
+        ("whatif", vec!["search", "2", &o]),
+        ("cp", vec![&o]),
+    ] {
+        usage(cmd, &[&args[..], &["--window", "@0..5ms"]].concat(), empty);
+        usage(cmd, &[&args[..], &["--phase", "setup"]].concat(), unknown);
+        usage(cmd, &[&args[..], &["--phase", "solve", "--window", "0..1ms"]].concat(), both);
+        usage(cmd, &[&args[..], &["--window", "3ms"]].concat(), "--window 3ms: expected T0..T1 or @T0..T1");
+    }
+    // A trace without phases says so.
+    let spa = spa(dir.path());
+    usage("whatif", &["search", "2", &spa, "--phase", "solve"], "no phase `solve`: the trace has no phases");
+}
+
+/// Without MPI_Init the whole run is predicted, and a window holding all of it changes
+/// nothing: every mode's output is the same with and without it.
+#[test]
+fn the_whole_run_as_a_window_gives_the_same_figures_as_no_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = spa(dir.path());
+    let sweep = testdata("whatif/spa-scenarios.toml");
+    for args in [
+        vec!["scenarios", &sweep, &o],
+        vec!["procedure", "servBusy1,servBusy2", &o],
+        vec!["search", "2", &o],
+        vec!["search", "2", "-f", "json", &o],
+    ] {
+        let plain = run("whatif", &args, b"", &[]);
+        assert_success(&plain, &format!("{args:?}"));
+        assert!(!text(&plain.stderr).contains("predicting"), "{}", text(&plain.stderr));
+        for window in ["0..9.7ms", "@0..1s"] {
+            let windowed = ok_text("whatif", &[&args[..], &["--window", window]].concat());
+            assert_eq!(windowed, text(&plain.stdout), "{args:?} --window {window}");
+        }
+    }
+    let plain = ok_text("gag", &["--predict", "--place-by", "block:2", &o]);
+    assert!(plain.starts_with("predicted time: "), "{plain}");
+    assert_eq!(ok_text("gag", &["--predict", "--place-by", "block:2", "--window", "0..9.7ms", &o]), plain);
+}

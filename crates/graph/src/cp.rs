@@ -2,6 +2,7 @@
 //! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
 
 use crate::pag::{ArcKind, Pag, Reach, CLOCK_OFFSET, NONE};
+use crate::window::share_after;
 use rustc_hash::FxHashMap;
 use spoor_model::{LocId, StrId};
 
@@ -234,23 +235,17 @@ impl<'a> Pass<'a> {
         if l != NONE {
             let w = self.local_weight(i);
             let p = g.prev[i];
-            if p == NONE {
+            if p == NONE || !self.in_window(p as usize) {
+                // A location's first node, or the first in the window: its arc's share
+                // inside the window (the sub-PAG of a stretch weighs it the same).
                 if self.source_ok(l) {
                     f(
                         match self.window {
-                            Some((t0, _)) => w.min(g.wall[i] - t0).max(0),
+                            Some((t0, _)) => share_after(g, i, w, t0),
                             None => w,
                         },
                         Pred::Source,
                     );
-                }
-            } else if !self.in_window(p as usize) {
-                // The arc crosses the window's start: its share inside the window.
-                if self.source_ok(l) {
-                    let (t0, _) = self.window.unwrap_or((g.t0, 0));
-                    let span = (g.wall[i] - g.wall[p as usize]).max(1) as i128;
-                    let inside = (g.wall[i] - t0).clamp(0, span as i64) as i128;
-                    f((w as i128 * inside / span) as i64, Pred::Source);
                 }
             } else if dist[p as usize] > NEG {
                 f(dist[p as usize] + w, Pred::Local(p));

@@ -4,7 +4,8 @@
 //! [`build::build`] turns a trace into a [`Pag`]; [`cp::critical_path`] finds the
 //! longest path for a scope, window and set of zeroed procedures; [`profile`] sums a
 //! path by application, machine, process, thread, procedure or message arc;
-//! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files.
+//! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files;
+//! [`window`] reads `--window` and `--phase` and cuts the sub-PAG of a stretch.
 
 #![warn(missing_docs)]
 
@@ -19,8 +20,10 @@ pub mod pag;
 pub mod profile;
 pub mod show;
 pub mod whatif;
+pub mod window;
 
 pub use cost::{Local, Mode, NetTable};
 pub use cp::{critical_path, CpOptions, CriticalPath, Scale, Scope};
 pub use error::{Error, Result};
 pub use pag::{Pag, PhaseMark};
+pub use window::WindowError;

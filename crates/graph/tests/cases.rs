@@ -303,3 +303,74 @@ fn a_sample_as_local_predecessor_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn windows_and_phases_are_read_once_for_every_command_with_their_errors() {
+    use spoor_graph::window::{finalize_start, init_end, parse_window, stretch, WindowError};
+    // testdata/whatif/stretch.txt: from 1 s to 1.043 s on its clock, phase `solve`.
+    let pag = pag_of_file("whatif/stretch.txt", Mode::Cpu);
+    let s = ms(1000.0);
+    assert_eq!(parse_window(&pag, "33ms..42.5ms"), Ok((s + ms(33.0), s + ms(42.5))));
+    assert_eq!(parse_window(&pag, "@1.033s..1042500us"), Ok((s + ms(33.0), s + ms(42.5))));
+    assert_eq!(stretch(&pag, Some("solve"), None), Ok(Some((s + ms(30.0), s + ms(42.0)))));
+    assert_eq!(stretch(&pag, None, None), Ok(None));
+    // The last MPI_Init returns on rank 1 at 32 ms; the last MPI_Finalize begins on rank 0
+    // at 42 ms (rank 1's at 41 ms).
+    assert_eq!((init_end(&pag), finalize_start(&pag)), (Some(s + ms(32.0)), Some(s + ms(42.0))));
+    let spa = pag_of_file("cp/spa.txt", Mode::Cpu);
+    assert_eq!((init_end(&spa), finalize_start(&spa)), (None, None));
+    let says = |r: Result<Option<(i64, i64)>, WindowError>| r.unwrap_err().to_string();
+    assert_eq!(says(stretch(&pag, Some("solve"), Some("0..1ms"))), "give --phase or --window, not both");
+    assert_eq!(
+        says(stretch(&pag, None, Some("@0..5ms"))),
+        "--window @0..5ms holds no event: the trace runs from 0 to 43 ms after its first event \
+         (@1000000000..1043000000 in ns)"
+    );
+    // Between rank 1's start at 12 ms and rank 0's end of MPI_Init at 30 ms nothing happens.
+    assert!(says(stretch(&pag, None, Some("13ms..29ms"))).contains("holds no event"));
+    assert_eq!(says(stretch(&pag, None, Some("2ms"))), "--window 2ms: expected T0..T1 or @T0..T1");
+    assert_eq!(
+        says(stretch(&pag, None, Some("1x..2ms"))),
+        "--window 1x..2ms: `1x` is not a time (like 2ms, 1.5s, 300us or 1500)"
+    );
+    assert_eq!(says(stretch(&pag, None, Some("5ms..1ms"))), "--window 5ms..1ms: the end is before the start");
+    assert_eq!(
+        says(stretch(&pag, Some("setup"), None)),
+        "no phase `setup` with a begin and an end; the trace has: solve"
+    );
+    assert_eq!(
+        says(stretch(&pag_of_file("cp/spa.txt", Mode::Cpu), Some("solve"), None)),
+        "no phase `solve`: the trace has no phases"
+    );
+    // The commands exit 2 for each: the graph's usage error.
+    let e: spoor_graph::Error = WindowError::Both.into();
+    assert!(matches!(e, spoor_graph::Error::Usage(_)));
+}
+
+#[test]
+fn a_stretchs_sub_pag_is_worked_by_hand() {
+    // testdata/whatif/stretch.txt after the last MPI_Init (32 to 43 ms): rank 0's compute
+    // keeps 2 of its 4 ms, rank 1's MPI_Init nothing; the path is 11 ms in cpu mode, the
+    // stretch's elapsed time in wall mode.
+    let s = ms(1000.0);
+    for (mode, length) in [(Mode::Cpu, ms(11.0)), (Mode::Wall, ms(11.0))] {
+        let pag = pag_of_file("whatif/stretch.txt", mode);
+        let sub = pag.within((s + ms(32.0), s + ms(43.0)));
+        assert_eq!(sub.t0, s + ms(32.0));
+        assert_eq!(cp::length(&sub, &CpOptions::default()), length, "{mode:?}");
+        // Rank 0's first node in it is its leave of compute at 34 ms, a source arc.
+        let first = (0..sub.nodes()).find(|&i| sub.loc[i] == 0).unwrap();
+        assert_eq!((sub.wall[first], sub.prev[first]), (s + ms(34.0), spoor_graph::pag::NONE));
+        assert_eq!(sub.weight[first], ms(2.0), "{mode:?}");
+        // Both messages are in it; of the phase, rank 1's begin at 32 ms and both ends.
+        assert_eq!(sub.arcs(), 2);
+        assert_eq!(sub.phases.iter().map(|p| p.begin).collect::<Vec<_>>(), [true, false, false]);
+        assert!(sub.notes.last().unwrap().starts_with("only the stretch from 32 ms to 43 ms after"));
+    }
+    // The phase (30 to 42 ms): rank 1's MPI_Init keeps 3 x 2 / 20 = 0.3 ms.
+    let pag = pag_of_file("whatif/stretch.txt", Mode::Cpu);
+    let sub = pag.within((s + ms(30.0), s + ms(42.0)));
+    let first = (0..sub.nodes()).find(|&i| sub.loc[i] == 1).unwrap();
+    assert_eq!(sub.weight[first], ms(0.3));
+    assert_eq!(cp::length(&sub, &CpOptions::default()), ms(12.0));
+}

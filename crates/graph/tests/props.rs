@@ -387,3 +387,55 @@ fn a_slow_link_lengthens_the_path_by_its_delay_on_that_link() {
     assert_eq!(len1 - len0, 3_000_000);
     assert_eq!(link1 - link0, 3_000_000);
 }
+
+/// The sub-PAG of a stretch has the critical path spoor-cp finds in that window (the same
+/// length, the same arcs), in both modes, on every workload; it is a PAG file that reads
+/// back; in wall mode the path runs from the stretch's start to its last event; the whole
+/// run's stretch is the graph itself.
+#[test]
+fn a_stretchs_sub_pag_has_the_windows_critical_path() {
+    for w in Workload::ALL {
+        for mode in [Mode::Cpu, Mode::Wall] {
+            let pag = pag_of_bytes("synth", synth_bytes(&spec(w, 5, 6, 3, 1)), mode);
+            let (first, last) = pag.activity_span().unwrap();
+            let at = |f: f64| first + ((last - first) as f64 * f) as i64;
+            for (a, b) in [(0.2, 0.7), (0.5, 1.0), (0.0, 0.3), (0.3, 0.45)] {
+                let win = (at(a), at(b));
+                assert!(pag.activity_in(win.0, win.1) > 0, "{w:?} {win:?}");
+                let sub = pag.within(win);
+                let windowed = critical_path(&pag, &CpOptions { window: Some(win), ..CpOptions::default() });
+                let direct = critical_path(&sub, &CpOptions::default());
+                let arcs = |g: &Pag, p: &spoor_graph::CriticalPath| -> Vec<(u32, i64, u8, i64)> {
+                    p.steps
+                        .iter()
+                        .map(|s| {
+                            (
+                                g.loc[s.node as usize],
+                                g.wall[s.node as usize],
+                                g.kind[s.node as usize],
+                                s.weight,
+                            )
+                        })
+                        .collect()
+                };
+                assert_eq!(direct.length, windowed.length, "{w:?} {mode:?} {win:?}");
+                assert_eq!(arcs(&sub, &direct), arcs(&pag, &windowed), "{w:?} {mode:?} {win:?}");
+                let mut bytes = Vec::new();
+                file::write(&mut bytes, &sub).unwrap();
+                let back = file::read("sub.pag", &bytes[..]).unwrap();
+                assert_eq!(critical_path(&back, &CpOptions::default()).length, direct.length);
+                if mode == Mode::Wall {
+                    let end = (0..pag.nodes())
+                        .filter(|&i| pag.loc[i] != NONE && (win.0..=win.1).contains(&pag.wall[i]))
+                        .map(|i| pag.wall[i])
+                        .max()
+                        .unwrap();
+                    assert_eq!(direct.length, end - win.0, "{w:?} {win:?}");
+                }
+            }
+            let whole = pag.within((first, last));
+            assert_eq!((&whole.loc, &whole.prev, &whole.weight), (&pag.loc, &pag.prev, &pag.weight), "{w:?}");
+            assert_eq!((&whole.arc_from, &whole.arc_to), (&pag.arc_from, &pag.arc_to), "{w:?}");
+        }
+    }
+}

@@ -3,30 +3,9 @@
 use spoor_model::{Definitions, EventRef};
 
 /// A time in nanoseconds in the largest fitting unit, exact (trailing zeros trimmed):
-/// `10.08 ms`, `250 ns`, `-1.5 us`, `3.000000001 s`.
-pub fn time(ns: i64) -> String {
-    let a = ns.unsigned_abs();
-    let (unit, div, digits) = if a >= 1_000_000_000 {
-        ("s", 1_000_000_000u64, 9)
-    } else if a >= 1_000_000 {
-        ("ms", 1_000_000, 6)
-    } else if a >= 1_000 {
-        ("us", 1_000, 3)
-    } else {
-        return format!("{ns} ns");
-    };
-    let sign = if ns < 0 { "-" } else { "" };
-    let whole = a / div;
-    let frac = a % div;
-    if frac == 0 {
-        return format!("{sign}{whole} {unit}");
-    }
-    let mut f = format!("{frac:0digits$}");
-    while f.ends_with('0') {
-        f.pop();
-    }
-    format!("{sign}{whole}.{f} {unit}")
-}
+/// `10.08 ms`, `250 ns`, `-1.5 us`, `3.000000001 s` (its home is spoor-format, beside
+/// `parse_duration`).
+pub use spoor_format::text::describe_duration as time;
 
 /// A process's name, or `process 3` when it has none.
 pub fn process(defs: &Definitions, p: spoor_model::ProcId) -> String {

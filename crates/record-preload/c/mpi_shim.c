@@ -7,6 +7,7 @@
  * and the clock-offset ping-pong with rank 0. Everything else is in Rust. */
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,9 @@ extern void spoor_rs_coll_begin(int op, uint64_t comm);
 extern void spoor_rs_coll_end(int op, uint64_t comm, int root, uint64_t sent, uint64_t received);
 extern void spoor_rs_clock_offset(int reference_world_rank, int64_t offset, uint64_t error);
 extern void spoor_rs_after_init(int thread_level_multiple);
+/* Phase marks (src/phases.rs; the functions spoor.h declares). */
+extern void spoor_phase_begin(const char *name);
+extern void spoor_phase_end(const char *name);
 
 /* Collective operation codes of formats/trace.md. */
 enum { BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, GATHERV, SCATTER, SCATTERV, ALLGATHER,
@@ -202,6 +206,22 @@ int MPI_Finalize(void) {
     int r = PMPI_Finalize();
     spoor_rs_leave("MPI_Finalize");
     return r;
+}
+
+/* IPM's convention: MPI_Pcontrol(1, "name") begins phase `name`, MPI_Pcontrol(-1, "name")
+ * ends it; other levels record nothing. Only those two levels carry a name, so only they
+ * read one (the function is variadic); every call is passed on, the name with it. */
+int MPI_Pcontrol(const int level, ...) {
+    if (level != 1 && level != -1) return PMPI_Pcontrol(level);
+    va_list ap;
+    va_start(ap, level);
+    const char *name = va_arg(ap, const char *);
+    va_end(ap);
+    if (level == 1)
+        spoor_phase_begin(name);
+    else
+        spoor_phase_end(name);
+    return PMPI_Pcontrol(level, name);
 }
 
 /* ---- point to point ---- */

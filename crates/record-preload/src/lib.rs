@@ -4,7 +4,8 @@
 //! `SPOOR_RECORD_PID`, when set, is this process: children the program starts are not
 //! recorded), and finishes the trace at exit. It holds the `-finstrument-functions` hooks
 //! (addresses only on the hot path) and, when built against MPI, the PMPI wrappers
-//! (c/mpi_shim.c) with their Rust side (`mpi`).
+//! (c/mpi_shim.c) with their Rust side (`mpi`), and the phase marks a program sets through
+//! c/spoor.h, its Fortran entry points or MPI_Pcontrol (`phases`).
 //!
 //! Environment: `SPOOR_RECORD_DIR` (output directory), `SPOOR_RECORD_APP` (application
 //! name; default the program's name), `SPOOR_RECORD_PID`, `SPOOR_RECORD_BLOCK_BYTES`,
@@ -18,6 +19,7 @@ use std::sync::OnceLock;
 mod calls;
 #[cfg(spoor_mpi)]
 mod mpi;
+mod phases;
 #[cfg(spoor_pvm)]
 mod pvm;
 

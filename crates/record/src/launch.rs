@@ -78,25 +78,65 @@ fn cache_dir() -> PathBuf {
 /// then renamed, so that ranks starting together never see half a file; named by host and
 /// pid, as `dir` may be shared by machines), and used again while its bytes are the same.
 pub fn embedded_preload(bytes: &[u8], dir: &Path) -> io::Result<PathBuf> {
-    let fail = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{}: {what}: {e}", dir.display()));
+    let path = dir.join(format!("libspoor_preload-{}.so", fingerprint(bytes)));
+    write_once(bytes, &path, "the preload library")?;
+    Ok(path)
+}
+
+/// The header of the recording library's C API (phase marks; crates/record-preload/c).
+pub const HEADER_NAME: &str = "spoor.h";
+
+/// The directory holding spoor.h, for `mpicc -I$(spoor-record --include-dir)`: beside
+/// `$SPOOR_PRELOAD` or `exe`, or in `../include` or `../include/spoor` from either (an
+/// installed tree); else the copy built into `exe` ([`embedded_header`]), written out to
+/// the directory the built-in library goes to.
+pub fn find_include_dir(exe: &Path, embedded: &[u8]) -> io::Result<PathBuf> {
+    let preload = std::env::var_os("SPOOR_PRELOAD").map(PathBuf::from);
+    let beside = [preload.as_deref(), Some(exe)].into_iter().flatten().filter_map(Path::parent);
+    let found = beside
+        .flat_map(|d| [d.to_path_buf(), d.join("../include"), d.join("../include/spoor")])
+        .find(|d| d.join(HEADER_NAME).is_file());
+    match found {
+        Some(d) => Ok(d.canonicalize().unwrap_or(d)),
+        None => embedded_header(embedded, &cache_dir()),
+    }
+}
+
+/// The header built into spoor-record, as `include-LEN-HASH/spoor.h` in `dir` (written
+/// once, as [`embedded_preload`] writes the library); returns its directory.
+pub fn embedded_header(bytes: &[u8], dir: &Path) -> io::Result<PathBuf> {
+    let include = dir.join(format!("include-{}", fingerprint(bytes)));
+    write_once(bytes, &include.join(HEADER_NAME), "the header")?;
+    Ok(include)
+}
+
+/// The length of `bytes` and a hash of them, in hex: what tells builds' files apart.
+fn fingerprint(bytes: &[u8]) -> String {
     // FNV-1a over 4096 samples: enough to tell builds apart; the bytes are compared anyway.
     let step = bytes.len().div_ceil(4096).max(1);
     let hash = bytes
         .iter()
         .step_by(step)
         .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    let path = dir.join(format!("libspoor_preload-{:x}-{hash:016x}.so", bytes.len()));
-    if std::fs::read(&path).is_ok_and(|old| old == bytes) {
-        return Ok(path);
+    format!("{:x}-{hash:016x}", bytes.len())
+}
+
+/// Writes `bytes` to `path` unless it holds them already: to a temporary file beside it
+/// (named by host and pid), then renamed.
+fn write_once(bytes: &[u8], path: &Path, what: &str) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let fail =
+        |e: io::Error, doing: &str| io::Error::new(e.kind(), format!("{}: {doing}: {e}", dir.display()));
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| fail(e, "cannot create the directory for the preload library"))?;
-    let tmp = dir.join(format!(".{PRELOAD_NAME}.{}.{}", crate::hostname(), std::process::id()));
-    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|e| {
+    std::fs::create_dir_all(dir).map_err(|e| fail(e, &format!("cannot create the directory for {what}")))?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.{}", crate::hostname(), std::process::id()));
+    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        fail(e, "cannot write the preload library")
-    })?;
-    Ok(path)
+        fail(e, &format!("cannot write {what}"))
+    })
 }
 
 /// The file `execvp` would run for `program`: itself if it names a path, else the first
@@ -247,6 +287,26 @@ mod tests {
         let b = embedded_preload(b"library two!", &dir).unwrap();
         assert_ne!(a, b);
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn the_header_is_found_in_an_installed_tree_else_written_out_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        // bin/spoor-record with include/spoor.h beside bin: that directory.
+        let exe = tmp.path().join("prefix/bin/spoor-record");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(tmp.path().join("prefix/include")).unwrap();
+        std::fs::write(tmp.path().join("prefix/include/spoor.h"), "/* installed */").unwrap();
+        let want = tmp.path().join("prefix/include").canonicalize().unwrap();
+        assert_eq!(find_include_dir(&exe, b"/* built in */").unwrap(), want);
+        // Written out: one directory per header, its file the header's bytes.
+        let cache = tmp.path().join("cache");
+        let a = embedded_header(b"/* one */", &cache).unwrap();
+        assert_eq!(std::fs::read(a.join(HEADER_NAME)).unwrap(), b"/* one */");
+        assert_eq!(embedded_header(b"/* one */", &cache).unwrap(), a);
+        let b = embedded_header(b"/* two! */", &cache).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(std::fs::read_dir(&b).unwrap().count(), 1, "no temporary file is left");
     }
 
     #[test]

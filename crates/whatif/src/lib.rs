@@ -8,6 +8,8 @@
 //!   side of messages) beside critical-path zeroing.
 //! - [`scenario`]: sweeps of placements × networks × moves × zeroings
 //!   (formats/scenarios.md) and the search for a good placement.
+//! - [`stretch`]: the stretch of the run a prediction covers (`--phase`, `--window`, or
+//!   the run between `MPI_Init` and `MPI_Finalize`).
 //! - [`calibrate`]: communication-cost tables measured on this host or fitted from a
 //!   trace's messages (formats/nettable.md).
 
@@ -17,6 +19,8 @@ pub mod placement;
 pub mod procedure;
 pub mod scenario;
 pub mod search;
+pub mod stretch;
 
 pub use gag::{build_gag, predict, Costs, Prediction};
 pub use placement::{PlaceBy, Placement};
+pub use stretch::Stretch;

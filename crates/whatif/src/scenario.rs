@@ -7,7 +7,6 @@ use crate::placement::{PlaceBy, Placement};
 use crate::procedure::{move_weights, procedure_id};
 use rayon::prelude::*;
 use serde::Deserialize;
-use spoor_graph::pag::NONE;
 use spoor_graph::{cp, CpOptions, Error, Local, NetTable, Pag, Result};
 use std::io::{self, Write};
 use std::path::Path;
@@ -269,10 +268,12 @@ fn change(v: i64, reference: i64) -> f64 {
     }
 }
 
-/// The run's elapsed time: from the earliest to the latest event (the wall-mode critical
-/// path's length, formats/pag.md).
+/// The run's elapsed time: from the PAG's source (the first activity event, or the start
+/// of the stretch a sub-PAG covers) to the latest activity event; the wall-mode critical
+/// path's length (formats/pag.md), so a prediction of a stretch is held against the
+/// same stretch measured.
 pub fn measured_ns(pag: &Pag) -> i64 {
-    (0..pag.nodes()).filter(|&i| pag.loc[i] != NONE).map(|i| pag.wall[i]).max().map_or(0, |w| w - pag.t0)
+    pag.activity_span().map_or(0, |(_, last)| last - pag.t0)
 }
 
 pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {

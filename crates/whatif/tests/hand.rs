@@ -3,7 +3,7 @@
 
 use spoor_graph::pag::NONE;
 use spoor_graph::{cp, CpOptions, Local, Mode, NetTable};
-use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file};
+use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file, testdata};
 use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
 use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
 
@@ -204,4 +204,78 @@ fn samples_take_no_time_in_a_gag() {
     }
     let one = Placement::parse_inline(&pag, "--place", "rank0;rank1;rank2").unwrap();
     assert_eq!(predict(&pag, &one, &Costs::default()).unwrap().time_ns, ms(10.2), "the cpu-mode path");
+}
+
+/// testdata/whatif/stretch.txt, whose header works every figure: without a stretch the
+/// prediction runs from the last MPI_Init's return to the last MPI_Finalize's entry and is
+/// held against that stretch's measured time; a phase and a window are predicted the same
+/// way.
+#[test]
+fn stretches_are_predicted_against_their_own_measured_time() {
+    use spoor_whatif::scenario::measured_ns;
+    use spoor_whatif::stretch::{choose, cut};
+    let pag = pag_of_file("whatif/stretch.txt", Mode::Cpu);
+    let s = ms(1000.0);
+    let by_process =
+        |p: &spoor_graph::Pag| predict(p, &Placement::by(p, PlaceBy::Process), &Costs::default());
+    let on_one = |p: &spoor_graph::Pag| predict(p, &Placement::by(p, PlaceBy::Block(1)), &Costs::default());
+    // The whole run: 15 predicted, 43 measured.
+    assert_eq!((by_process(&pag).unwrap().time_ns, measured_ns(&pag)), (ms(15.0), ms(43.0)));
+    // The default: from the last MPI_Init's return at 32 ms to the last MPI_Finalize's
+    // entry at 42 ms, said why.
+    let st = choose(&pag, None, None).unwrap();
+    assert_eq!(st.window, Some((s + ms(32.0), s + ms(42.0))));
+    let note = st.note.clone().unwrap();
+    for part in [
+        "from the last MPI_Init's return to the last MPI_Finalize's entry (32 ms to 42 ms after its first event)",
+        "start-up and shutdown, 76.7 % of the 43 ms measured",
+        "--window 0..43ms",
+    ] {
+        assert!(note.contains(part), "{note}");
+    }
+    let run = cut(pag.clone(), &st);
+    assert_eq!((by_process(&run).unwrap().time_ns, measured_ns(&run)), (ms(10.0), ms(10.0)));
+    assert_eq!((cpu_cp(&run), on_one(&run).unwrap().time_ns), (ms(10.0), ms(10.0)));
+    // Without MPI_Finalize: after the last MPI_Init's return, to the end (rank 0's last
+    // 1 ms of CPU now outside any procedure): 11 and 11.
+    let text = std::fs::read_to_string(testdata("whatif/stretch.txt")).unwrap();
+    let unfinished: String =
+        text.lines().filter(|l| !l.contains("MPI_Finalize")).map(|l| format!("{l}\n")).collect();
+    let unfinished = pag_of_bytes("unfinished.txt", unfinished.into_bytes(), Mode::Cpu);
+    let st = choose(&unfinished, None, None).unwrap();
+    assert_eq!(st.window, Some((s + ms(32.0), s + ms(43.0))));
+    let note = st.note.clone().unwrap();
+    assert!(
+        note.contains(
+            "after the last MPI_Init's return (32 ms to 43 ms after its first event): start-up, 74.4 %"
+        ),
+        "{note}"
+    );
+    let after = cut(unfinished, &st);
+    assert_eq!((by_process(&after).unwrap().time_ns, measured_ns(&after)), (ms(11.0), ms(11.0)));
+    // The phase: 12 measured, 12 on a processor each, 12.3 on one.
+    let st = choose(&pag, Some("solve"), None).unwrap();
+    assert_eq!((st.window, st.note.as_deref()), (Some((s + ms(30.0), s + ms(42.0))), None));
+    let solve = cut(pag.clone(), &st);
+    assert_eq!(measured_ns(&solve), ms(12.0));
+    assert_eq!((by_process(&solve).unwrap().time_ns, on_one(&solve).unwrap().time_ns), (ms(12.0), ms(12.3)));
+    // A window: 9 and 9.
+    let st = choose(&pag, None, Some("33ms..42.5ms")).unwrap();
+    let w = cut(pag.clone(), &st);
+    assert_eq!((by_process(&w).unwrap().time_ns, measured_ns(&w)), (ms(9.0), ms(9.0)));
+    // The whole run as a window is the run: no note, the same figures.
+    let st = choose(&pag, None, Some("0..43ms")).unwrap();
+    assert_eq!(st.note, None);
+    let all = cut(pag.clone(), &st);
+    assert_eq!((by_process(&all).unwrap().time_ns, measured_ns(&all)), (ms(15.0), ms(43.0)));
+    assert_eq!(on_one(&all).unwrap(), on_one(&pag).unwrap());
+    // A trace without MPI_Init is predicted whole.
+    let spa = pag_of_file("cp/spa.txt", Mode::Cpu);
+    assert_eq!(choose(&spa, None, None).unwrap(), spoor_whatif::Stretch::default());
+    // Bad stretches are usage errors.
+    let e = choose(&pag, Some("solve"), Some("0..1ms")).unwrap_err();
+    assert!(
+        matches!(e, spoor_graph::Error::Usage(ref m) if m == "give --phase or --window, not both"),
+        "{e}"
+    );
 }

@@ -35,6 +35,28 @@ fn one_process_per_processor_predicts_the_cpu_critical_path_on_every_workload() 
     }
 }
 
+/// A stretch of a run is predicted on its sub-PAG: with one process per processor, the
+/// cpu-mode critical path of that window (spoor-cp --window), on every workload.
+#[test]
+fn a_stretch_on_its_own_processors_predicts_the_windows_cpu_critical_path() {
+    for w in Workload::ALL {
+        for seed in 1..3 {
+            let pag = synth_pag(&spec(w, 5, 8, seed), Mode::Cpu);
+            let (first, last) = pag.activity_span().unwrap();
+            for (a, b) in [(0.25, 0.75), (0.6, 1.0)] {
+                let at = |f: f64| first + ((last - first) as f64 * f) as i64;
+                let win = (at(a), at(b));
+                let windowed = cp::length(&pag, &CpOptions { window: Some(win), ..CpOptions::default() });
+                let sub = pag.within(win);
+                let place = Placement::by(&sub, PlaceBy::Process);
+                let (gag, pred) = build_gag(&sub, &place, &Costs::default()).unwrap();
+                assert_eq!(pred.time_ns, windowed, "{w:?} seed {seed} {win:?}");
+                assert_eq!(cp::length(&gag, &CpOptions::default()), windowed, "{w:?}: the GAG's own path");
+            }
+        }
+    }
+}
+
 #[test]
 fn one_processor_for_all_predicts_at_least_the_sum_of_cpu_times() {
     for w in Workload::ALL {

@@ -14,7 +14,7 @@ mod num;
 mod parse;
 mod write;
 
-pub use num::parse_duration;
+pub use num::{describe_duration, parse_duration};
 pub use parse::TextParser;
 pub use write::{write_definitions, write_event, write_header, write_new_definitions, Written};
 

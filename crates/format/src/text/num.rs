@@ -41,6 +41,33 @@ pub fn parse_duration(s: &str) -> Option<i64> {
     parse_time(s.trim()).ok().and_then(|v| i64::try_from(v).ok())
 }
 
+/// A time in nanoseconds in the largest fitting unit, exact (trailing zeros trimmed):
+/// `10.08 ms`, `250 ns`, `-1.5 us`, `3.000000001 s`. Without its space it reads back
+/// through [`parse_duration`].
+pub fn describe_duration(ns: i64) -> String {
+    let a = ns.unsigned_abs();
+    let (unit, div, digits) = if a >= 1_000_000_000 {
+        ("s", 1_000_000_000u64, 9)
+    } else if a >= 1_000_000 {
+        ("ms", 1_000_000, 6)
+    } else if a >= 1_000 {
+        ("us", 1_000, 3)
+    } else {
+        return format!("{ns} ns");
+    };
+    let sign = if ns < 0 { "-" } else { "" };
+    let whole = a / div;
+    let frac = a % div;
+    if frac == 0 {
+        return format!("{sign}{whole} {unit}");
+    }
+    let mut f = format!("{frac:0digits$}");
+    while f.ends_with('0') {
+        f.pop();
+    }
+    format!("{sign}{whole}.{f} {unit}")
+}
+
 /// A time in nanoseconds: `-`? DIGITS, or `-`? DIGITS (`.` DIGITS)? UNIT with
 /// UNIT one of ns, us, ms, s; the value must be a whole number of nanoseconds.
 fn parse_time(s: &str) -> Result<i128, NumErr> {
@@ -132,3 +159,15 @@ pub(super) fn parse_members(s: &str) -> Result<Vec<LocId>, NumErr> {
 
 /// A time given as a value where one is expected, for messages.
 pub(super) const TIME_HINT: &str = "integer nanoseconds, or a number with unit ns, us, ms or s";
+
+#[cfg(test)]
+mod tests {
+    use super::{describe_duration, parse_duration};
+
+    #[test]
+    fn durations_said_without_their_space_read_back() {
+        for ns in [0, 999, 1_500, 43_000_000, 503_651_600, 3_000_000_001, -2_000_000, i64::MAX] {
+            assert_eq!(parse_duration(&describe_duration(ns).replace(' ', "")), Some(ns), "{ns}");
+        }
+    }
+}
