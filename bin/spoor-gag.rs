@@ -37,6 +37,10 @@ fn main() {
         if let (Some(note), false) = (&stretch.note, args.quiet) {
             eprintln!("spoor-gag: {note}");
         }
+        // What the model could not undo in the recording (formats/pag.md).
+        for note in pag.notes.iter().filter(|_| !args.quiet) {
+            eprintln!("spoor-gag: note: {note}");
+        }
         // The build's distances are the whole graph's.
         let made = made.filter(|_| stretch.window.is_none());
         let pag = stretch::cut(pag, &stretch);

@@ -55,6 +55,10 @@ fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
     if let (Some(note), false) = (&stretch.note, args.quiet) {
         eprintln!("spoor-whatif: {note}");
     }
+    // What the model could not undo in the recording (formats/pag.md).
+    for note in pag.notes.iter().filter(|_| !args.quiet) {
+        eprintln!("spoor-whatif: note: {note}");
+    }
     Ok(stretch::cut(pag, &stretch))
 }
 

@@ -12,7 +12,7 @@ cpu-mode critical path (spoor-cp) is the predicted time. With --net, message arc
 table's time, local when both ends share a processor (the networking factor).
 Placements: --place 'a,b;c,d' (processes by name, processors separated by `;`), a file
 (formats/placement.md), or a rule: process (one processor each), machine (as recorded),
-block:K, cyclic:K.
+block:K, cyclic:K, recorded (where the run was recorded).
 The prediction covers the stretch --phase or --window names (spoor-cp's options: the events
 within it, each process starting with its share of the arc that crosses the stretch's start);
 without them, an MPI run is predicted from the last MPI_Init's return to the last
@@ -39,7 +39,7 @@ pub struct Args {
     /// A placement file (formats/placement.md).
     #[arg(long, value_name = "FILE")]
     pub place_file: Option<String>,
-    /// process, machine, block:K or cyclic:K.
+    /// process, machine, block:K, cyclic:K or recorded (the placement the run was recorded under).
     #[arg(long, value_name = "RULE")]
     pub place_by: Option<String>,
     /// Message-arc weights from this communication-cost table (formats/nettable.md).

@@ -132,7 +132,7 @@ pub struct Procedure {
     /// The placement from a file (formats/placement.md).
     #[arg(long, value_name = "FILE")]
     pub place_file: Option<String>,
-    /// The placement by a rule: process, machine, block:K or cyclic:K.
+    /// The placement by a rule: process, machine, block:K, cyclic:K or recorded (the placement the run was recorded under).
     #[arg(long, value_name = "RULE")]
     pub place_by: Option<String>,
 }

@@ -207,8 +207,7 @@ fn net_table_warnings_name_the_command_that_reads_the_table() {
     let table = dir.path().join("net.csv");
     std::fs::write(&table, "bytes,local_ns,remote_ns\n0,5,5\n10,4,4\n").unwrap();
     let table = table.to_str().unwrap();
-    // Both columns fall from 5 ns at 0 bytes to 4 ns at 10 bytes: a warning each, and
-    // nothing else on standard error for the ordered SPA.
+    // Both columns fall from 5 ns at 0 bytes to 4 ns at 10 bytes: a warning each.
     let warnings = |command: &str| {
         ["local", "remote"]
             .map(|col| {
@@ -221,7 +220,14 @@ fn net_table_warnings_name_the_command_that_reads_the_table() {
     for (name, command) in [("cp", "spoor-cp"), ("pag", "spoor-pag")] {
         let out = run(name, &["--net", table, trace, "-o", "/dev/null"], b"", &[]);
         assert!(out.status.success(), "{}", text(&out.stderr));
-        assert_eq!(text(&out.stderr), warnings(command));
+        // spoor-pag also says what its notes say (the server's receives from any source).
+        let notes = if name == "pag" {
+            "spoor-pag: note: 3 receive(s) from any source: they keep the sends they matched, which \
+             under another timing could be others (no prediction can know which)\n"
+        } else {
+            ""
+        };
+        assert_eq!(text(&out.stderr), warnings(command) + notes);
         let out = run(name, &["-q", "--net", table, trace, "-o", "/dev/null"], b"", &[]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(text(&out.stderr), "", "spoor-{name} -q");
@@ -493,4 +499,34 @@ fn time_inside_blocking_calls_is_never_work() {
     let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
     assert!(wall.starts_with("critical path: 8.100 ms (wall mode"), "{wall}");
     assert!(!wall.contains("blocking calls"), "{wall}");
+}
+
+#[test]
+fn a_recording_on_shared_processors_is_not_charged_the_wait_for_a_processor() {
+    // testdata/cp/shared-cpu.txt, worked by hand: the message into rank1, which shared
+    // CPU 0 with rank0, weighs 10 us (the least of its size) instead of 1.01 ms.
+    let trace = ordered("cp/shared-cpu.txt");
+    let out = text(&ok("cp", &["--profile", "process"], &trace));
+    assert!(out.starts_with("critical path: 2.510 ms (cpu mode, global scope)"), "{out}");
+    assert!(
+        out.contains(
+            "note: the run was recorded with processes sharing processors (node0: 2 processes on CPU 0): \
+             1 message arc(s) into them weigh the least transfer time of messages of their size instead \
+             of the wait for a processor (1.000 ms less in all)"
+        ),
+        "{out}"
+    );
+    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
+    assert!(wall.starts_with("critical path: 3.510 ms (wall mode"), "{wall}");
+    assert!(!wall.contains("sharing processors"), "{wall}");
+}
+
+#[test]
+fn receives_from_any_source_are_a_caveat_of_cpu_mode() {
+    // testdata/cp/spa.txt: the server takes its three requests from any source.
+    let trace = ordered("cp/spa.txt");
+    let out = text(&ok("cp", &["--profile", "none"], &trace));
+    assert!(out.contains("note: 3 receive(s) from any source:"), "{out}");
+    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
+    assert!(!wall.contains("any source"), "{wall}");
 }

@@ -532,3 +532,27 @@ fn the_whole_run_as_a_window_gives_the_same_figures_as_no_window() {
     assert!(plain.starts_with("predicted time: "), "{plain}");
     assert_eq!(ok_text("gag", &["--predict", "--place-by", "block:2", "--window", "0..9.7ms", &o]), plain);
 }
+
+#[test]
+fn the_recorded_placement_is_a_placement_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("shared.o").to_string_lossy().into_owned();
+    ok_text("order", &["-q", &testdata("cp/shared-cpu.txt"), "-o", &o]);
+    // rank0 and rank1 were pinned to CPU 0, rank2 to CPU 1: two processors. Worked by
+    // hand in the file: rank0's and rank1's work never overlaps, so sharing costs
+    // nothing, and the path is the cpu-mode one without the wait for a processor.
+    let out = run("gag", &["--predict", "--place-by", "recorded", &o], b"", &[]);
+    assert!(out.status.success());
+    let p = String::from_utf8_lossy(&out.stdout);
+    assert!(p.starts_with("predicted time: 2.510 ms on 2 processors (3 processes"), "{p}");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("note: the run was recorded with processes sharing processors"), "{e}");
+    let gag = ok_text("gag", &["-q", "--place-by", "recorded", "--dump", &o]);
+    assert!(gag.contains("node0:cpu0") && gag.contains("node0:cpu1"), "{gag}");
+    // A trace that does not say where its processes ran: refused, naming them.
+    let spa = spa(dir.path());
+    let out = run("gag", &["--predict", "--place-by", "recorded", &spa], b"", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("the trace does not say where server, client1, client2, client3 ran"), "{e}");
+}

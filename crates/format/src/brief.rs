@@ -30,7 +30,8 @@ pub struct Brief {
     pub loc: u32,
     /// Kind code (`Kind::code`).
     pub code: u8,
-    /// Collective operation code; 1 when a process or thread begin has a parent.
+    /// Collective operation code; 1 when a process or thread begin has a parent, or a
+    /// receive (its begin or request) takes any source.
     pub sub: u8,
     /// Procedure (enter, leave), phase name (phase begin, end), communicator
     /// (collectives).
@@ -68,6 +69,7 @@ impl Brief {
             Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => sub = parent.is_some() as u8,
             Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => a = *name,
             Kind::ClockOffset { offset, .. } => bytes = offset.unsigned_abs(),
+            Kind::RecvBegin { from, .. } | Kind::IrecvRequest { from, .. } => sub = from.is_none() as u8,
             _ => {}
         }
         let (partner_loc, partner_idx) = match e.ann.partner {
@@ -291,7 +293,7 @@ fn event<const FORM: u8, const FAST: bool>(
             bytes = r.u64::<FAST>()?;
         }
         kind::RECV_BEGIN => {
-            r.opt_u32::<FAST>()?;
+            sub = (!r.opt_u32::<FAST>()?) as u8;
             r.u32::<FAST>()?;
             r.opt_u32::<FAST>()?;
         }
@@ -306,7 +308,7 @@ fn event<const FORM: u8, const FAST: bool>(
             r.u64::<FAST>()?;
         }
         kind::IRECV_REQUEST => {
-            r.opt_u32::<FAST>()?;
+            sub = (!r.opt_u32::<FAST>()?) as u8;
             r.u32::<FAST>()?;
             r.opt_u32::<FAST>()?;
             r.u64::<FAST>()?;

@@ -15,8 +15,8 @@ use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::kind::{
-    COLL_BEGIN, COLL_END, ENTER, IRECV_COMPLETE, ISEND, LEAVE, LOCK_ACQUIRE, LOCK_RELEASE, LOCK_REQUEST,
-    PHASE_BEGIN, PHASE_END, PROCESS_BEGIN, RECV_BEGIN, RECV_END, SEND, THREAD_BEGIN,
+    COLL_BEGIN, COLL_END, ENTER, IRECV_COMPLETE, IRECV_REQUEST, ISEND, LEAVE, LOCK_ACQUIRE, LOCK_RELEASE,
+    LOCK_REQUEST, PHASE_BEGIN, PHASE_END, PROCESS_BEGIN, RECV_BEGIN, RECV_END, SEND, THREAD_BEGIN,
 };
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
@@ -163,6 +163,8 @@ struct Builder<'a> {
     /// CPU time inside blocking calls, which CPU mode does not count as work, per
     /// procedure (string id).
     blocked_cpu: FxHashMap<u32, i64>,
+    /// Receives from any source (CPU mode).
+    wildcards: u64,
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
@@ -323,6 +325,7 @@ impl<'a> Builder<'a> {
             offsets: (0, 0),
             blocking: Vec::new(),
             blocked_cpu: FxHashMap::default(),
+            wildcards: 0,
         }
     }
 
@@ -578,7 +581,13 @@ impl<'a> Builder<'a> {
                 }
             }
             SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => self.send(s, node)?,
-            RECV_BEGIN | LOCK_REQUEST => waiting = true,
+            RECV_BEGIN | LOCK_REQUEST => {
+                waiting = true;
+                if CPU && s.sub == 1 && s.code == RECV_BEGIN {
+                    self.wildcards += 1;
+                }
+            }
+            IRECV_REQUEST if CPU && s.sub == 1 => self.wildcards += 1,
             COLL_BEGIN => {
                 waiting = true;
                 let k = *self.ends_seen(s.loc, s.a);
@@ -645,6 +654,62 @@ impl<'a> Builder<'a> {
             "{} of CPU time inside blocking calls is communication, not work ({}{more})",
             crate::show::fmt_ns(total),
             shown.join(", ")
+        ))
+    }
+
+    /// CPU mode, for a run recorded while processes shared processors: a message to a
+    /// process that shared one may have waited for its processor after it arrived, which
+    /// the predicted configuration decides anew. Such arcs weigh the least transfer
+    /// time of the trace's messages of their size class (the power of two at or above
+    /// the size; between two machines or within one) instead. Says what it changed, or
+    /// `None` when the trace does not say processes shared processors, or nothing
+    /// changed.
+    fn undo_shared_processors(&mut self) -> Option<String> {
+        let shared = self.pag.defs.shared_processors();
+        let first = shared.first()?;
+        let defs = &self.pag.defs;
+        let mut sharing = vec![false; defs.processes.len()];
+        for &p in shared.iter().flat_map(|s| &s.processes) {
+            sharing[p as usize] = true;
+        }
+        let process = |node: u32| defs.locations.get(self.pag.loc[node as usize] as usize).map(|l| l.process);
+        let machine =
+            |node: u32| process(node).and_then(|p| defs.processes.get(p as usize)).map(|p| p.machine);
+        let class = |a: usize| {
+            let local = machine(self.pag.arc_from[a]) == machine(self.pag.arc_to[a]);
+            (self.pag.arc_bytes[a].checked_next_power_of_two().map_or(64, u64::trailing_zeros), local)
+        };
+        let messages: Vec<usize> =
+            (0..self.pag.arcs()).filter(|&a| self.pag.arc_kind[a] == ArcKind::Message).collect();
+        let mut least: FxHashMap<(u32, bool), i64> = FxHashMap::default();
+        for &a in &messages {
+            let w = least.entry(class(a)).or_insert(i64::MAX);
+            *w = (*w).min(self.pag.arc_weight[a]);
+        }
+        let (mut lowered, mut by) = (0u64, 0i64);
+        let mut weights = Vec::new();
+        for &a in &messages {
+            let into_sharing = process(self.pag.arc_to[a]).is_some_and(|p| sharing[p as usize]);
+            let least = least[&class(a)];
+            if into_sharing && least < self.pag.arc_weight[a] {
+                lowered += 1;
+                by += self.pag.arc_weight[a] - least;
+                weights.push((a, least));
+            }
+        }
+        for (a, w) in weights {
+            self.pag.arc_weight[a] = w;
+        }
+        let groups = shared.len();
+        let more = if groups > 1 { format!(" and {} more group(s)", groups - 1) } else { String::new() };
+        Some(format!(
+            "the run was recorded with processes sharing processors ({}: {} processes on CPU {}{more}): \
+             {lowered} message arc(s) into them weigh the least transfer time of messages of their size \
+             instead of the wait for a processor ({} less in all)",
+            first.machine,
+            first.processes.len(),
+            spoor_model::placement::cpu_list(&first.cpus),
+            crate::show::fmt_ns(by),
         ))
     }
 
@@ -924,6 +989,19 @@ impl<'a> Builder<'a> {
         }
         if let Some(note) = self.blocked_note() {
             self.pag.notes.push(note);
+        }
+        if self.wildcards > 0 {
+            self.pag.notes.push(format!(
+                "{} receive(s) from any source: they keep the sends they matched, which under \
+                 another timing could be others (no prediction can know which)",
+                self.wildcards
+            ));
+        }
+        if self.mode == Mode::Cpu {
+            if let Some(note) = self.undo_shared_processors() {
+                self.pag.notes.push(note);
+                track = None;
+            }
         }
         if self.late_begins > 0 {
             self.pag

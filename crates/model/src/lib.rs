@@ -13,6 +13,7 @@ mod clock;
 mod defs;
 mod event;
 mod feedback;
+pub mod placement;
 
 pub use clock::ClockViolations;
 pub use defs::*;

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod clock;
+mod cpus;
 pub mod encode;
 pub mod launch;
 mod recorder;

@@ -512,6 +512,7 @@ impl Shared {
             self.defs = rename_strings(&self.defs, &renames);
             self.addrs.clear();
         }
+        crate::cpus::describe(&mut self.defs);
         self.write_defs()?;
         let index_offset = self.offset;
         let payload = binary::encode_index(&self.index);
@@ -614,6 +615,8 @@ impl Recorder {
             io::Error::new(e.kind(), format!("cannot create the output directory {}: {e}", cfg.dir.display()))
         })?;
         let pid = std::process::id();
+        crate::cpus::reset();
+        crate::cpus::note();
         let name = cfg.file_name.clone().unwrap_or_else(|| {
             format!("{}.{}.{}.{pid}.spoor", file_safe(&cfg.app), file_safe(&cfg.process), cfg.rank)
         });
@@ -937,8 +940,16 @@ impl Inner {
     fn read_cpu(&self, b: &ThreadBuf, own: bool) -> Option<i64> {
         match self.cpu {
             CpuClock::None => None,
-            CpuClock::Thread if own => clock::read_ns(libc::CLOCK_THREAD_CPUTIME_ID),
-            _ => clock::read_ns(b.clock),
+            CpuClock::Thread if own => {
+                crate::cpus::note();
+                clock::read_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+            }
+            _ => {
+                if own {
+                    crate::cpus::note();
+                }
+                clock::read_ns(b.clock)
+            }
         }
     }
 

@@ -41,7 +41,7 @@ impl PlaceBy {
             None if s == "machine" => Ok(PlaceBy::Machine),
             Some(("block", v)) => Ok(PlaceBy::Block(k(v)?)),
             Some(("cyclic", v)) => Ok(PlaceBy::Cyclic(k(v)?)),
-            _ => Err(format!("`{s}`: expected process, machine, block:K or cyclic:K")),
+            _ => Err(format!("`{s}`: expected process, machine, block:K, cyclic:K or recorded")),
         }
     }
 
@@ -274,6 +274,81 @@ impl Placement {
     }
 }
 
+impl Placement {
+    /// The placement of a rule's name: `recorded` ([`Placement::recorded`]) or one of
+    /// [`PlaceBy::parse`].
+    pub fn by_name(pag: &Pag, rule: &str) -> std::result::Result<Placement, String> {
+        if rule == "recorded" {
+            Placement::recorded(pag)
+        } else {
+            PlaceBy::parse(rule).map(|r| Placement::by(pag, r))
+        }
+    }
+
+    /// The placement the run was recorded under (formats/trace.md, "Recorded placement"):
+    /// the processes pinned to one CPU of a machine share that processor; a process
+    /// whose CPUs no other process was allowed has a processor of its own. Refused when
+    /// the trace does not say where every process ran, or when processes shared several
+    /// CPUs (not a placement on single processors).
+    pub fn recorded(pag: &Pag) -> std::result::Result<Placement, String> {
+        let defs = &pag.defs;
+        let names = process_names(defs);
+        let cpus: Vec<_> = (0..defs.processes.len() as u32).map(|p| defs.recorded_cpus(p)).collect();
+        let unknown: Vec<&str> =
+            (0..cpus.len()).filter(|&p| cpus[p].is_none()).map(|p| names[p].as_str()).collect();
+        if !unknown.is_empty() {
+            return Err(format!(
+                "recorded: the trace does not say where {} ran (spoor-record notes it; imported traces \
+                 do not): give the placement with --place or --place-file",
+                unknown.join(", ")
+            ));
+        }
+        let cpus: Vec<_> = cpus.into_iter().flatten().collect();
+        let machine = |p: usize| defs.processes[p].machine;
+        let machine_name = |p: usize| {
+            defs.machines
+                .get(machine(p) as usize)
+                .map_or_else(String::new, |m| defs.strings.name(m.name).into_owned())
+        };
+        let overlaps = |p: usize, q: usize| {
+            machine(p) == machine(q)
+                && cpus[p].allowed.iter().any(|c| cpus[q].allowed.binary_search(c).is_ok())
+        };
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for p in 0..cpus.len() {
+            let allowed = &cpus[p].allowed;
+            let key = if allowed.len() == 1 {
+                format!("{}:cpu{}", machine_name(p), allowed[0])
+            } else {
+                let sharing: Vec<usize> = (0..cpus.len()).filter(|&q| q != p && overlaps(p, q)).collect();
+                if !sharing.is_empty() {
+                    let who: Vec<&str> =
+                        std::iter::once(p).chain(sharing).map(|q| names[q].as_str()).collect();
+                    return Err(format!(
+                        "recorded: {} could run on CPUs {} of {} together, which is not a placement on \
+                         single processors: give the placement with --place or --place-file",
+                        who.join(", "),
+                        spoor_model::placement::cpu_list(allowed),
+                        machine_name(p)
+                    ));
+                }
+                format!("{}:{}", machine_name(p), names[p])
+            };
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => g.1.push(p),
+                None => groups.push((key, vec![p])),
+            }
+        }
+        let mut group_of = vec![0; cpus.len()];
+        for (g, (_, members)) in groups.iter().enumerate() {
+            for &p in members {
+                group_of[p] = g as u32;
+            }
+        }
+        Ok(Placement { group_of, names: groups.into_iter().map(|g| g.0).collect() })
+    }
+}
+
 /// The placement a command line asks for: exactly one of an inline list (`--place`), a
 /// placement file (`--place-file`) or a rule (`--place-by`); the rule `process` when
 /// none is given.
@@ -282,7 +357,7 @@ pub fn from_args(pag: &Pag, inline: Option<&str>, file: Option<&str>, by: Option
         (Some(s), None, None) => Placement::parse_inline(pag, "--place", s),
         (None, Some(f), None) => Placement::parse_file(pag, f, &spoor_format::read_text(f)?),
         (None, None, Some(b)) => {
-            Ok(Placement::by(pag, PlaceBy::parse(b).map_err(|m| Error::Usage(format!("--place-by {m}")))?))
+            Placement::by_name(pag, b).map_err(|m| Error::Usage(format!("--place-by {m}")))
         }
         (None, None, None) => Ok(Placement::by(pag, PlaceBy::Process)),
         _ => Err(Error::Usage("give one of --place, --place-file and --place-by".into())),

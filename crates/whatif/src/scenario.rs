@@ -136,10 +136,8 @@ impl Sweep {
             let p = spanned.get_ref();
             let what = format!("line {}: placement {}", spec.line_of(spanned), k + 1);
             let place = match (&p.by, &p.place, &p.file) {
-                (Some(by), None, None) => Placement::by(
-                    pag,
-                    PlaceBy::parse(by).map_err(|m| Error::input(file, format!("{what}: by = {m}")))?,
-                ),
+                (Some(by), None, None) => Placement::by_name(pag, by)
+                    .map_err(|m| Error::input(file, format!("{what}: by = {m}")))?,
                 (None, Some(s), None) => Placement::parse_inline(
                     pag,
                     &format!("{file}: line {}: place", spec.line_of(s)),
