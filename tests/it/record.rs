@@ -281,6 +281,7 @@ fn mpi_stencil_nonblocking_halo_and_allreduce() {
     let ((defs, events), report) = pipeline(&dir, tmp.path());
     check_cpu(&events);
     check_offsets(&defs, &events, &report);
+    check_recorded_cpus(&defs);
     let rank = loc_of_rank(&defs);
     // A 2x2 grid (MPI_Dims_create): each rank has two neighbours; per iteration one
     // message of 16 doubles each way (the tags say the direction).
@@ -325,6 +326,26 @@ fn mpi_stencil_nonblocking_halo_and_allreduce() {
                 Kind::CollEnd { op: spoor_model::CollOp::Allreduce, root: None, sent: 8, received: 8, .. }
             ));
         }
+    }
+}
+
+/// Every rank says where it ran (formats/trace.md, "Recorded placement"): on CPUs it was
+/// allowed; ranks that outnumber the CPUs they could use together
+/// shared processors.
+fn check_recorded_cpus(defs: &Definitions) {
+    let mut all = Vec::new();
+    for p in 0..defs.processes.len() as u32 {
+        let name = name(defs, defs.processes[p as usize].name);
+        let cpus = defs.recorded_cpus(p).unwrap_or_else(|| panic!("{name}: no recorded CPUs"));
+        assert!(!cpus.used.is_empty(), "{name}: no CPU seen");
+        assert!(cpus.used.iter().all(|c| cpus.allowed.contains(c)), "{name}: {cpus:?}");
+        all.extend(cpus.allowed);
+    }
+    all.sort_unstable();
+    all.dedup();
+    let shared = defs.shared_processors();
+    if all.len() < defs.processes.len() {
+        assert!(!shared.is_empty(), "{} ranks on CPUs {all:?} but none shared", defs.processes.len());
     }
 }
 
