@@ -59,6 +59,11 @@ pub struct Args {
     /// to the last MPI_Finalize's entry (said on standard error).
     #[arg(long, value_name = "[@]T0..T1")]
     pub window: Option<String>,
+    /// What a process waiting for a message or collective does on a shared processor:
+    /// `yield` it (the LBF paper's model), or `spin` on it, taking its share, as MPI
+    /// libraries do (formats/placement.md, "Waiting").
+    #[arg(long, value_name = "yield|spin", default_value = "yield")]
+    pub waits: spoor_whatif::Waits,
     /// Print the predicted time instead of writing the GAG.
     #[arg(long)]
     pub predict: bool,

@@ -556,3 +556,45 @@ fn the_recorded_placement_is_a_placement_rule() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("the trace does not say where server, client1, client2, client3 ran"), "{e}");
 }
+
+/// a works 2 ms and sends to b; b waits from the start for A's message, then works 1 ms.
+const WAITER: &str = "spoor-text 1
+app 0 waiter
+machine 0 node0
+process 0 a app=0 machine=0 rank=0
+process 1 b app=0 machine=0 rank=1
+location 0 a process=0 thread=0
+location 1 b process=1 thread=0
+comm 0 MPI_COMM_WORLD members=0,1
+0 0    0    process_begin
+1 0    0    process_begin
+1 0    0    recv_begin from=0 tag=0
+0 0    0    enter work
+0 2ms  2ms  leave work
+0 2ms  2ms  send to=1 tag=0 bytes=8
+0 2ms  2ms  process_end
+1 2ms  0    recv_end from=0 tag=0 bytes=8
+1 2ms  0    enter work
+1 3ms  1ms  leave work
+1 3ms  1ms  process_end
+";
+
+#[test]
+fn a_spinning_wait_keeps_its_share_of_a_shared_processor() {
+    // a and b on one processor. Waits that yield: a works its 2 ms alone, b its 1 ms
+    // after the message: 3 ms. Waits that spin: b takes half the processor while it
+    // waits, so a's 2 ms take 4 ms, then b works 1 ms alone: 5 ms. On a processor each,
+    // nothing is shared: 3 ms either way.
+    let trace = ok("order", &["-q"], WAITER.as_bytes());
+    let predict = |args: &[&str]| {
+        let out = text(&ok("gag", &[&["-q", "--predict"][..], args].concat(), &trace));
+        out.split(" on ").next().unwrap_or_default().to_owned()
+    };
+    assert_eq!(predict(&["--place", "a,b"]), "predicted time: 3.000 ms");
+    assert_eq!(predict(&["--place", "a,b", "--waits", "yield"]), "predicted time: 3.000 ms");
+    assert_eq!(predict(&["--place", "a,b", "--waits", "spin"]), "predicted time: 5.000 ms");
+    assert_eq!(predict(&["--place-by", "process", "--waits", "spin"]), "predicted time: 3.000 ms");
+    let out = run("gag", &["--predict", "--waits", "busy", "-"], &trace, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("expected yield or spin"), "{}", text(&out.stderr));
+}

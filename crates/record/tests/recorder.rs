@@ -169,6 +169,9 @@ fn addresses_are_named_when_the_trace_is_finished() {
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = Config::new(dir.path(), "addr", "p", 0);
     cfg.block_bytes = 64;
+    // A reading at every event: blocks are written as they fill, whatever the timing
+    // (events waiting for a reading stay in the buffer).
+    cfg.cpu_interval_ns = 0;
     let rec = Recorder::start(cfg).unwrap();
     let f = spoor_record_test_procedure as extern "C" fn() -> u32 as usize;
     for _ in 0..20 {

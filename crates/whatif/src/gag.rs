@@ -35,6 +35,28 @@ use spoor_model::Definitions;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// What a process waiting for a remote arc does on a processor it shares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Waits {
+    /// It gives the processor up (the LBF paper's model).
+    #[default]
+    Yield,
+    /// It keeps its share, spinning (MPI libraries polling for progress).
+    Spin,
+}
+
+impl std::str::FromStr for Waits {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Waits, String> {
+        match s {
+            "yield" => Ok(Waits::Yield),
+            "spin" => Ok(Waits::Spin),
+            _ => Err(format!("`{s}`: expected yield or spin")),
+        }
+    }
+}
+
 /// What a prediction changes in the PAG's costs besides the placement.
 #[derive(Clone, Debug, Default)]
 pub struct Costs<'a> {
@@ -48,6 +70,9 @@ pub struct Costs<'a> {
     /// processor in the placement (or as the table's `local` says), remote otherwise
     /// (the networking factor).
     pub net: Option<&'a NetTable>,
+    /// Locations that wait for a remote arc keep their share of their processor, as
+    /// MPI libraries that spin while they wait do (formats/placement.md, "Waiting").
+    pub spin: bool,
 }
 
 /// The result of a prediction.
@@ -171,6 +196,8 @@ struct Group {
     /// Time during which a location of the group was runnable.
     busy: f64,
     n: u32,
+    /// Locations that wait and spin, taking their share of the processor.
+    spinning: u32,
     /// Runnable locations: the virtual time their work ends (bits) above the location.
     heap: RunQueue,
     version: u32,
@@ -188,8 +215,9 @@ impl Group {
                 self.idle = true;
             } else {
                 let dt = t - self.t;
+                let sharing = self.n + self.spinning;
                 // Dividing by one is exact: skip it (one process per processor).
-                self.v += if self.n == 1 { dt } else { dt / self.n as f64 };
+                self.v += if sharing == 1 { dt } else { dt / sharing as f64 };
                 self.busy += dt;
             }
             self.t = t;
@@ -201,7 +229,8 @@ impl Group {
     fn next(&self) -> Option<f64> {
         self.heap.peek().map(|k| {
             let left = (f64::from_bits((k >> 64) as u64) - self.v).max(0.0);
-            self.t + if self.n == 1 { left } else { left * self.n as f64 }
+            let sharing = self.n + self.spinning;
+            self.t + if sharing == 1 { left } else { left * sharing as f64 }
         })
     }
 }
@@ -377,6 +406,7 @@ struct Sim<'a> {
     zero_ctx: Vec<bool>,
     any_zero: bool,
     net: Option<&'a NetTable>,
+    spin: bool,
     group_of_loc: Vec<u32>,
     locs: Vec<Loc>,
     groups: Vec<Group>,
@@ -498,6 +528,7 @@ impl<'a> Sim<'a> {
                 v: 0.0,
                 busy: 0.0,
                 n: 0,
+                spinning: 0,
                 heap: RunQueue::default(),
                 version: 0,
                 last: (NONE, 0.0, 0.0),
@@ -520,6 +551,7 @@ impl<'a> Sim<'a> {
             zero_ctx,
             any_zero,
             net: costs.net,
+            spin: costs.spin,
             group_of_loc,
             locs,
             groups,
@@ -882,12 +914,12 @@ impl<'a> Sim<'a> {
         if slot != NONE {
             let w = &self.waits[slot as usize];
             if w.pending > 0 {
-                self.locs[l as usize].state = LocState::Blocked;
+                self.block(l);
                 return false;
             }
             if w.ready > t {
                 let ready = w.ready;
-                self.locs[l as usize].state = LocState::Blocked;
+                self.block(l);
                 self.push(ready, UNBLOCK, l, 0);
                 return false;
             }
@@ -897,6 +929,21 @@ impl<'a> Sim<'a> {
             self.drain_virtual();
         }
         true
+    }
+
+    /// Location `l` waits for remote arcs from now on (its group advanced to now); it
+    /// keeps its share of the processor when waiting spins.
+    #[inline(always)]
+    fn block(&mut self, l: u32) {
+        let loc = &mut self.locs[l as usize];
+        loc.state = LocState::Blocked;
+        if self.spin {
+            let g = loc.group;
+            self.groups[g as usize].spinning += 1;
+            if g != self.stepping {
+                self.dirty.push(g);
+            }
+        }
     }
 
     /// Location `l` moves on to its next events from time `t` (its group advanced to
@@ -1013,6 +1060,10 @@ impl<'a> Sim<'a> {
                 self.groups[g as usize].advance(t);
                 if self.locs[l as usize].state != LocState::Blocked {
                     continue;
+                }
+                if self.spin {
+                    self.groups[g as usize].spinning -= 1;
+                    self.dirty.push(g);
                 }
                 let loc = &self.locs[l as usize];
                 let (x, slot, out) = (loc.node, loc.slot, loc.out);

@@ -139,7 +139,12 @@ impl ProcedureWhatIf {
 /// Figure 10), or on a placement when one is given.
 /// The PAG's local weights are swapped for the moved ones during the moved critical
 /// path (no copy of the graph) and are back when it returns.
-pub fn procedure_whatif(pag: &mut Pag, proc: StrId, place: Option<&Placement>) -> Result<ProcedureWhatIf> {
+pub fn procedure_whatif(
+    pag: &mut Pag,
+    proc: StrId,
+    place: Option<&Placement>,
+    spin: bool,
+) -> Result<ProcedureWhatIf> {
     if pag.mode != Mode::Cpu {
         return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
     }
@@ -157,13 +162,14 @@ pub fn procedure_whatif(pag: &mut Pag, proc: StrId, place: Option<&Placement>) -
             (original, moved, exclusive, inclusive)
         }
         Some(p) => {
-            let base = gag::predict(pag, p, &Costs::default())?.time_ns;
-            let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..Costs::default() })?.time_ns;
+            let base = Costs { spin, ..Costs::default() };
+            let original = gag::predict(pag, p, &base)?.time_ns;
+            let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..base.clone() })?.time_ns;
             let zeroed = |zero_inclusive| {
-                gag::predict(pag, p, &Costs { zero: vec![proc], zero_inclusive, ..Costs::default() })
+                gag::predict(pag, p, &Costs { zero: vec![proc], zero_inclusive, ..base.clone() })
                     .map(|r| r.time_ns)
             };
-            (base, moved, zeroed(false)?, zeroed(true)?)
+            (original, moved, zeroed(false)?, zeroed(true)?)
         }
     };
     Ok(ProcedureWhatIf {

@@ -96,6 +96,8 @@ pub struct Sweep {
     pub moves: Vec<(String, Option<Vec<i64>>)>,
     pub zeros: Vec<(String, Option<u32>)>,
     pub warnings: Vec<String>,
+    /// Waiting processes spin on shared processors (`Costs::spin`).
+    pub spin: bool,
 }
 
 /// One row of the result.
@@ -206,7 +208,7 @@ impl Sweep {
         for z in &spec.zeroings {
             zeros.push((z.get_ref().clone(), Some(procedure(z, "zeroings")?)));
         }
-        Ok(Sweep { placements, networks, moves, zeros, warnings })
+        Ok(Sweep { placements, networks, moves, zeros, warnings, spin: false })
     }
 
     /// Every combination, placements outermost.
@@ -237,6 +239,7 @@ impl Sweep {
                     zero: self.zeros[s.zero].1.into_iter().collect(),
                     zero_inclusive: true,
                     net: self.networks[s.network].1.as_ref(),
+                    spin: self.spin,
                 };
                 let place = &self.placements[s.placement].1;
                 let predicted = gag::predict(pag, place, &costs)?.time_ns;
