@@ -49,7 +49,8 @@ fn validate_tiny_writes_a_row_with_the_prediction_the_measurement_and_the_error(
     let cells = row(&md, "stencil-2-own");
     assert_eq!(cells.len(), 9, "{cells:?}");
     assert!(cells[4].starts_with("`spoor gag --predict --place 'rank 0;rank 1'"), "{cells:?}");
-    let number = |i: usize| -> f64 { cells[i].parse().unwrap_or_else(|e| panic!("cell {i} of {cells:?}: {e}")) };
+    let number =
+        |i: usize| -> f64 { cells[i].parse().unwrap_or_else(|e| panic!("cell {i} of {cells:?}: {e}")) };
     let (predicted, measured, error) = (number(5), number(6), number(8));
     assert!(predicted > 0.0 && measured > 0.0, "{cells:?}");
     assert!(error.is_finite() && (cells[8].starts_with('+') || cells[8].starts_with('-')), "{cells:?}");
