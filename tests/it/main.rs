@@ -14,4 +14,5 @@ mod record;
 mod record_pvm;
 mod report;
 mod synth;
+mod validate;
 mod whatif;
