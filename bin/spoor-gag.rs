@@ -6,7 +6,7 @@ use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode, NetTable};
-use spoor_whatif::{build_gag, placement, predict, stretch, Costs, Waits};
+use spoor_whatif::{build_gag, placement, predict, stretch, Costs};
 use std::io::Write;
 
 #[path = "args/gag.rs"]
@@ -55,7 +55,7 @@ fn main() {
             .as_deref()
             .map(|t| NetTable::load(t, &console).map(|n| n.with_local(args.local)))
             .transpose()?;
-        let costs = Costs { net: table.as_ref(), spin: args.waits == Waits::Spin, ..Costs::default() };
+        let costs = Costs { net: table.as_ref(), waits: args.waits, ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         if args.predict {
             let (started, cpu0) = (std::time::Instant::now(), thread_cpu_ns());

@@ -8,7 +8,7 @@ use spoor_graph::{file, Mode as Weight, NetTable, Pag};
 use spoor_model::Feedback;
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
 use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
-use spoor_whatif::{placement, search, stretch, Costs, Waits};
+use spoor_whatif::{placement, search, stretch, Costs};
 use std::io::Write;
 use std::path::Path;
 
@@ -73,7 +73,7 @@ fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()
     };
     let pag = load(&input, args, console)?;
     let mut sweep = Sweep::new(&pag, &s.file, &spec, &base)?;
-    sweep.spin = args.waits == Waits::Spin;
+    sweep.waits = args.waits;
     for w in &sweep.warnings {
         console.warn(w);
     }
@@ -100,7 +100,7 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
     };
     let mut rows = Vec::new();
     for id in ids {
-        rows.push(procedure_whatif(&mut pag, id, place.as_ref(), args.waits == Waits::Spin)?);
+        rows.push(procedure_whatif(&mut pag, id, place.as_ref(), args.waits)?);
     }
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {
@@ -139,7 +139,7 @@ fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Resul
     let pag = load(&s.input, args, console)?;
     let table =
         s.net.as_deref().map(|t| NetTable::load(t, console).map(|n| n.with_local(s.local))).transpose()?;
-    let costs = Costs { net: table.as_ref(), spin: args.waits == Waits::Spin, ..Costs::default() };
+    let costs = Costs { net: table.as_ref(), waits: args.waits, ..Costs::default() };
     let r = search::search(&pag, s.processors, &costs, s.rounds)?;
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {

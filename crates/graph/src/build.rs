@@ -161,8 +161,8 @@ struct Builder<'a> {
     /// Per string id: 0 not yet asked, 1 a blocking call's name, 2 another name.
     blocking: Vec<u8>,
     /// CPU time inside blocking calls, which CPU mode does not count as work, per
-    /// procedure (string id).
-    blocked_cpu: FxHashMap<u32, i64>,
+    /// procedure (string id; a call is a known string, so `blocking` has its place).
+    blocked_cpu: Vec<i64>,
     /// Receives from any source (CPU mode).
     wildcards: u64,
 }
@@ -324,7 +324,7 @@ impl<'a> Builder<'a> {
             aligned: None,
             offsets: (0, 0),
             blocking: Vec::new(),
-            blocked_cpu: FxHashMap::default(),
+            blocked_cpu: Vec::new(),
             wildcards: 0,
         }
     }
@@ -558,7 +558,7 @@ impl<'a> Builder<'a> {
         let mut waiting = st.waiting;
         let mut call = st.call;
         if CPU && call != NONE && st.last != NONE {
-            *self.blocked_cpu.entry(call).or_default() += cpu_used(&st, s);
+            self.blocked_cpu[call as usize] += cpu_used(&st, s);
         }
         match s.code {
             ENTER => {
@@ -581,12 +581,13 @@ impl<'a> Builder<'a> {
                 }
             }
             SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => self.send(s, node)?,
-            RECV_BEGIN | LOCK_REQUEST => {
+            RECV_BEGIN => {
                 waiting = true;
-                if CPU && s.sub == 1 && s.code == RECV_BEGIN {
+                if CPU && s.sub == 1 {
                     self.wildcards += 1;
                 }
             }
+            LOCK_REQUEST => waiting = true,
             IRECV_REQUEST if CPU && s.sub == 1 => self.wildcards += 1,
             COLL_BEGIN => {
                 waiting = true;
@@ -638,9 +639,9 @@ impl<'a> Builder<'a> {
     /// How much CPU time the blocking calls took that CPU mode counts as communication,
     /// by call, largest first (`None` when there is none).
     fn blocked_note(&self) -> Option<String> {
-        let mut calls: Vec<(i64, String)> = (self.blocked_cpu.iter())
+        let mut calls: Vec<(i64, String)> = (self.blocked_cpu.iter().enumerate())
             .filter(|&(_, &t)| t > 0)
-            .map(|(&p, &t)| (t, self.pag.defs.strings.name(p).to_string()))
+            .map(|(p, &t)| (t, self.pag.defs.strings.name(p as u32).to_string()))
             .collect();
         if calls.is_empty() {
             return None;
@@ -731,6 +732,7 @@ impl<'a> Builder<'a> {
         if i < self.pag.defs.strings.len() {
             if i >= self.blocking.len() {
                 self.blocking.resize(self.pag.defs.strings.len(), 0);
+                self.blocked_cpu.resize(self.pag.defs.strings.len(), 0);
             }
             self.blocking[i] = if yes { 1 } else { 2 };
         }

@@ -70,9 +70,9 @@ pub struct Costs<'a> {
     /// processor in the placement (or as the table's `local` says), remote otherwise
     /// (the networking factor).
     pub net: Option<&'a NetTable>,
-    /// Locations that wait for a remote arc keep their share of their processor, as
-    /// MPI libraries that spin while they wait do (formats/placement.md, "Waiting").
-    pub spin: bool,
+    /// What a location waiting for a remote arc does with its processor
+    /// (formats/placement.md, "Waiting").
+    pub waits: Waits,
 }
 
 /// The result of a prediction.
@@ -551,7 +551,7 @@ impl<'a> Sim<'a> {
             zero_ctx,
             any_zero,
             net: costs.net,
-            spin: costs.spin,
+            spin: costs.waits == Waits::Spin,
             group_of_loc,
             locs,
             groups,

@@ -15,7 +15,7 @@
 //! as the paper's entry and exit timers measure it; so the zeroing to compare a move
 //! with is the inclusive one (F with everything it calls), given beside the exclusive.
 
-use crate::gag::{self, Costs};
+use crate::gag::{self, Costs, Waits};
 use crate::placement::Placement;
 use spoor_graph::pag::{ArcKind, Pag, Reach, NONE};
 use spoor_graph::{cp, CpOptions, Error, Mode, Result};
@@ -143,7 +143,7 @@ pub fn procedure_whatif(
     pag: &mut Pag,
     proc: StrId,
     place: Option<&Placement>,
-    spin: bool,
+    waits: Waits,
 ) -> Result<ProcedureWhatIf> {
     if pag.mode != Mode::Cpu {
         return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
@@ -162,7 +162,7 @@ pub fn procedure_whatif(
             (original, moved, exclusive, inclusive)
         }
         Some(p) => {
-            let base = Costs { spin, ..Costs::default() };
+            let base = Costs { waits, ..Costs::default() };
             let original = gag::predict(pag, p, &base)?.time_ns;
             let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..base.clone() })?.time_ns;
             let zeroed = |zero_inclusive| {

@@ -2,7 +2,7 @@
 //! zeroings over one PAG, one prediction each, in parallel; results in scenario order
 //! whatever the number of threads.
 
-use crate::gag::{self, Costs};
+use crate::gag::{self, Costs, Waits};
 use crate::placement::{PlaceBy, Placement};
 use crate::procedure::{move_weights, procedure_id};
 use rayon::prelude::*;
@@ -96,8 +96,8 @@ pub struct Sweep {
     pub moves: Vec<(String, Option<Vec<i64>>)>,
     pub zeros: Vec<(String, Option<u32>)>,
     pub warnings: Vec<String>,
-    /// Waiting processes spin on shared processors (`Costs::spin`).
-    pub spin: bool,
+    /// What waiting processes do on shared processors (`Costs::waits`).
+    pub waits: Waits,
 }
 
 /// One row of the result.
@@ -208,7 +208,7 @@ impl Sweep {
         for z in &spec.zeroings {
             zeros.push((z.get_ref().clone(), Some(procedure(z, "zeroings")?)));
         }
-        Ok(Sweep { placements, networks, moves, zeros, warnings, spin: false })
+        Ok(Sweep { placements, networks, moves, zeros, warnings, waits: Waits::Yield })
     }
 
     /// Every combination, placements outermost.
@@ -239,7 +239,7 @@ impl Sweep {
                     zero: self.zeros[s.zero].1.into_iter().collect(),
                     zero_inclusive: true,
                     net: self.networks[s.network].1.as_ref(),
-                    spin: self.spin,
+                    waits: self.waits,
                 };
                 let place = &self.placements[s.placement].1;
                 let predicted = gag::predict(pag, place, &costs)?.time_ns;
