@@ -5,8 +5,8 @@
 use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
-use spoor_graph::{cp, file, CpOptions, Mode, NetTable};
-use spoor_whatif::{build_gag, placement, predict, stretch, Costs};
+use spoor_graph::{cp, file, CpOptions, Mode};
+use spoor_whatif::{build_gag, load_network, placement, predict, stretch, Costs};
 use std::io::Write;
 
 #[path = "args/gag.rs"]
@@ -50,12 +50,8 @@ fn main() {
             args.place_file.as_deref(),
             args.place_by.as_deref(),
         )?;
-        let table = args
-            .net
-            .as_deref()
-            .map(|t| NetTable::load(t, &console).map(|n| n.with_local(args.local)))
-            .transpose()?;
-        let costs = Costs { net: table.as_ref(), waits: args.waits, ..Costs::default() };
+        let net = args.net.as_deref().map(|t| load_network(t, args.local, &pag, &console)).transpose()?;
+        let costs = Costs { net: net.as_ref(), waits: args.waits, ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         if args.predict {
             let (started, cpu0) = (std::time::Instant::now(), thread_cpu_ns());

@@ -4,11 +4,11 @@
 
 use clap::Parser;
 use spoor_cli::{Console, Output};
-use spoor_graph::{file, Mode as Weight, NetTable, Pag};
+use spoor_graph::{file, Mode as Weight, Pag};
 use spoor_model::Feedback;
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
 use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
-use spoor_whatif::{placement, search, stretch, Costs};
+use spoor_whatif::{load_network, placement, search, stretch, Costs};
 use std::io::Write;
 use std::path::Path;
 
@@ -137,9 +137,8 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
 
 fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Result<()> {
     let pag = load(&s.input, args, console)?;
-    let table =
-        s.net.as_deref().map(|t| NetTable::load(t, console).map(|n| n.with_local(s.local))).transpose()?;
-    let costs = Costs { net: table.as_ref(), waits: args.waits, ..Costs::default() };
+    let net = s.net.as_deref().map(|t| load_network(t, s.local, &pag, console)).transpose()?;
+    let costs = Costs { net: net.as_ref(), waits: args.waits, ..Costs::default() };
     let r = search::search(&pag, s.processors, &costs, s.rounds)?;
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {

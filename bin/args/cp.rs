@@ -53,7 +53,7 @@ pub struct Args {
     /// Arc weights when building from a trace (a PAG file keeps its own).
     #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
     pub weight: Mode,
-    /// Message-arc weights from this communication-cost table (formats/nettable.md).
+    /// The network: `ideal`, a model (FILE.toml, formats/network.md) or a communication-cost table (formats/nettable.md)
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
     /// Which messages take the table's local time: processor (both ends in one process),

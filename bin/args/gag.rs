@@ -42,7 +42,7 @@ pub struct Args {
     /// process, machine, block:K, cyclic:K or recorded (the placement the run was recorded under).
     #[arg(long, value_name = "RULE")]
     pub place_by: Option<String>,
-    /// Message-arc weights from this communication-cost table (formats/nettable.md).
+    /// The network: `ideal`, a model (FILE.toml, formats/network.md) or a communication-cost table (formats/nettable.md)
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
     /// Which messages take the table's local time: processor (both ends share a processor of the placement),

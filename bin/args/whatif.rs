@@ -153,7 +153,7 @@ pub struct Search {
     /// Rounds of local search at most.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub rounds: u32,
-    /// Message-arc weights from this communication-cost table (formats/nettable.md).
+    /// The network: `ideal`, a model (FILE.toml, formats/network.md) or a communication-cost table (formats/nettable.md)
     #[arg(long, value_name = "TABLE")]
     pub net: Option<String>,
     /// Which messages take the table's local time: processor (both ends share a processor of the placement),

@@ -43,16 +43,17 @@ pub struct Brief {
     /// Message bytes; root location + 1 of a collective end (0: none); the size of a
     /// clock-offset sample's offset, ns.
     pub bytes: u64,
-    /// `NO_PARTNER` when none.
+    /// `NO_PARTNER` when none (always for a collective end: the graph needs none).
     pub partner_loc: u32,
-    /// The partner's index among its location's events.
+    /// The partner's index among its location's events; of a collective end, its
+    /// bytes (the more of what it sent and received).
     pub partner_idx: u64,
 }
 
 impl Brief {
     /// The brief of a decoded event.
     pub fn of(e: &Event) -> Brief {
-        let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
+        let (mut a, mut bytes, mut sub, mut coll_bytes) = (0u32, 0u64, 0u8, None);
         match &e.kind {
             Kind::Enter { proc } | Kind::Leave { proc } => a = *proc,
             Kind::Send { bytes: b, .. } | Kind::Isend { bytes: b, .. } => bytes = *b,
@@ -61,10 +62,11 @@ impl Brief {
                 a = *comm;
                 sub = op.code();
             }
-            Kind::CollEnd { op, comm, root, .. } => {
+            Kind::CollEnd { op, comm, root, sent, received } => {
                 a = *comm;
                 sub = op.code();
                 bytes = root.map_or(0, |r| r as u64 + 1);
+                coll_bytes = Some((*sent).max(*received));
             }
             Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => sub = parent.is_some() as u8,
             Kind::PhaseBegin { name } | Kind::PhaseEnd { name } => a = *name,
@@ -72,9 +74,10 @@ impl Brief {
             Kind::RecvBegin { from, .. } | Kind::IrecvRequest { from, .. } => sub = from.is_none() as u8,
             _ => {}
         }
-        let (partner_loc, partner_idx) = match e.ann.partner {
-            Some(p) => (p.loc, p.index),
-            None => (NO_PARTNER, 0),
+        let (partner_loc, partner_idx) = match (coll_bytes, e.ann.partner) {
+            (Some(b), _) => (NO_PARTNER, b),
+            (None, Some(p)) => (p.loc, p.index),
+            (None, None) => (NO_PARTNER, 0),
         };
         Brief {
             loc: e.loc,
@@ -281,7 +284,7 @@ fn event<const FORM: u8, const FAST: bool>(
         }
         *cpu
     };
-    let (mut a, mut bytes, mut sub) = (0u32, 0u64, 0u8);
+    let (mut a, mut bytes, mut sub, mut coll_bytes) = (0u32, 0u64, 0u8, 0u64);
     match code {
         kind::PROCESS_BEGIN | kind::THREAD_BEGIN => sub = r.opt_u32::<FAST>()? as u8,
         kind::PROCESS_END | kind::THREAD_END => {}
@@ -332,8 +335,7 @@ fn event<const FORM: u8, const FAST: bool>(
                     return None;
                 }
                 bytes = root;
-                r.u64::<FAST>()?;
-                r.u64::<FAST>()?;
+                coll_bytes = r.u64::<FAST>()?.max(r.u64::<FAST>()?);
             }
         }
         kind::METRIC => {
@@ -362,6 +364,9 @@ fn event<const FORM: u8, const FAST: bool>(
                 (partner_loc, partner_idx) = p;
             }
         }
+    }
+    if code == kind::COLL_END {
+        (partner_loc, partner_idx) = (NO_PARTNER, coll_bytes);
     }
     Some(Brief { loc, code, sub, a, wall: run.wall, cpu: ev_cpu, bytes, partner_loc, partner_idx })
 }

@@ -435,7 +435,8 @@ impl<'a> Builder<'a> {
 
     /// An arc into the newest node, `to`, from a node whose longest distance is
     /// `from_dist`.
-    fn push_arc(&mut self, to: u32, from: u32, from_dist: i64, weight: i64, kind: ArcKind, bytes: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn push_arc(&mut self, to: u32, from: u32, from_dist: i64, weight: i64, kind: ArcKind, bytes: u64, op: u8) {
         debug_assert_eq!(to as usize + 1, self.pag.nodes());
         let arc = self.pag.arc_to.len() as u32;
         self.pag.arc_to.push(to);
@@ -443,6 +444,7 @@ impl<'a> Builder<'a> {
         self.pag.arc_weight.push(weight);
         self.pag.arc_kind.push(kind);
         self.pag.arc_bytes.push(bytes);
+        self.pag.arc_op.push(op);
         if let Some(t) = &mut self.track {
             if from_dist > NEG {
                 // The rule of `cp::Pass::relax`: ties go to the first remote arc over
@@ -609,7 +611,7 @@ impl<'a> Builder<'a> {
                 waiting = false;
                 if let Some(Reached { node: from, dist: from_dist }) = coll_from {
                     let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                    self.push_arc(node, from, from_dist, w, ArcKind::CollOut, 0);
+                    self.push_arc(node, from, from_dist, w, ArcKind::CollOut, s.partner_idx, s.sub + 1);
                 }
             }
             PHASE_BEGIN | PHASE_END => {
@@ -797,7 +799,7 @@ impl<'a> Builder<'a> {
             Some(p) if self.pag.loc[p.from.node as usize] == s.partner_loc => {
                 let from = p.from.node;
                 let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                self.push_arc(node, from, p.from.dist, w, p.kind, p.bytes);
+                self.push_arc(node, from, p.from.dist, w, p.kind, p.bytes, 0);
                 Ok(())
             }
             _ => Err(self.out_of_order(s, own_index)),
@@ -855,7 +857,7 @@ impl<'a> Builder<'a> {
                         _ => inst.begins.iter().map(|b| b.1).collect(),
                     };
                     if !feeding.is_empty() {
-                        inst.v = Some(self.virtual_node(&feeding)?);
+                        inst.v = Some(self.virtual_node(&feeding, op)?);
                     }
                 }
                 from = inst.v;
@@ -896,11 +898,11 @@ impl<'a> Builder<'a> {
     }
 
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
-    fn virtual_node(&mut self, feeding: &[Reached]) -> Result<Reached> {
+    fn virtual_node(&mut self, feeding: &[Reached], op: CollOp) -> Result<Reached> {
         let wall = feeding.iter().map(|b| self.pag.wall[b.node as usize]).max().unwrap_or(0);
         let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
         for b in feeding {
-            self.push_arc(v, b.node, b.dist, 0, ArcKind::CollIn, 0);
+            self.push_arc(v, b.node, b.dist, 0, ArcKind::CollIn, 0, op.code() + 1);
         }
         Ok(Reached { node: v, dist: self.newest_dist })
     }
@@ -929,7 +931,7 @@ impl<'a> Builder<'a> {
                 Some(&b) => feeding.push(b),
                 None => self.late_begins += 1,
             }
-            let v = self.virtual_node(&feeding)?;
+            let v = self.virtual_node(&feeding, CollOp::Scan)?;
             inst.scan.push(v);
         }
         Ok(Some(inst.scan[r as usize - 1]))
@@ -1055,7 +1057,7 @@ impl<'a> Builder<'a> {
             let w = self.remote_weight(self.pag.wall[node as usize], from, None);
             extra.push((node, from, w));
         }
-        let mut all: Vec<(u32, u32, u32, i64, ArcKind, u64)> = (0..self.pag.arcs())
+        let mut all: Vec<(u32, u32, u32, i64, ArcKind, u64, u8)> = (0..self.pag.arcs())
             .map(|a| {
                 (
                     self.pag.arc_to[a],
@@ -1064,12 +1066,13 @@ impl<'a> Builder<'a> {
                     self.pag.arc_weight[a],
                     self.pag.arc_kind[a],
                     self.pag.arc_bytes[a],
+                    self.pag.arc_op[a],
                 )
             })
             .collect();
         let base = all.len() as u32;
         for (k, (to, from, w)) in extra.into_iter().enumerate() {
-            all.push((to, base + k as u32, from, w, ArcKind::Spawn, 0));
+            all.push((to, base + k as u32, from, w, ArcKind::Spawn, 0, 0));
         }
         all.sort_unstable_by_key(|a| (a.0, a.1));
         self.pag.arc_to = all.iter().map(|a| a.0).collect();
@@ -1077,6 +1080,7 @@ impl<'a> Builder<'a> {
         self.pag.arc_weight = all.iter().map(|a| a.3).collect();
         self.pag.arc_kind = all.iter().map(|a| a.4).collect();
         self.pag.arc_bytes = all.iter().map(|a| a.5).collect();
+        self.pag.arc_op = all.iter().map(|a| a.6).collect();
         Ok(())
     }
 }

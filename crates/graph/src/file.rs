@@ -2,7 +2,8 @@
 //! framed like the trace format's; and [`load`], which takes a PAG file or a trace.
 
 use crate::build;
-use crate::cost::{Local, Mode, NetTable};
+use crate::cost::{Local, Mode};
+use crate::net::Network;
 use crate::cp::Distances;
 use crate::error::{Error, Result};
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
@@ -95,7 +96,8 @@ pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
             to = pag.arc_to[a];
             put_u64(&mut p, (pag.arc_to[a] - pag.arc_from[a]) as u64);
             put_i64(&mut p, pag.arc_weight[a]);
-            p.push(pag.arc_kind[a] as u8);
+            // The operation of a collective arc in the high bits (formats/pag.md).
+            p.push(pag.arc_kind[a] as u8 | pag.arc_op[a] << 3);
             put_u64(&mut p, pag.arc_bytes[a]);
         }
         emit(out, kind::ARCS, &p, &mut buf)?;
@@ -434,8 +436,12 @@ fn arcs(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
         let weight = int(&mut c, "an arc's weight")?;
         let at_kind = c.pos;
         let k = byte(&mut c, "an arc's kind")?;
-        let kind = ArcKind::from_code(k)
-            .ok_or_else(|| (at_kind, format!("expected an arc kind 0 to 4, found {k}")))?;
+        let kind = ArcKind::from_code(k & 7)
+            .ok_or_else(|| (at_kind, format!("expected an arc kind 0 to 4, found {}", k & 7)))?;
+        let op = k >> 3;
+        if op as usize > spoor_model::CollOp::ALL.len() || (op > 0 && !kind.is_collective()) {
+            return Err((at_kind, format!("an arc's operation code {op} does not fit its kind {}", kind.name())));
+        }
         let bytes = num(&mut c, "an arc's message size")?;
         if weight < 0 {
             return Err((at, format!("the arc into node {to} weighs {weight} ns, expected no less than 0")));
@@ -445,6 +451,7 @@ fn arcs(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
         pag.arc_weight.push(weight);
         pag.arc_kind.push(kind);
         pag.arc_bytes.push(bytes);
+        pag.arc_op.push(op);
     }
     trailing(&c)
 }
@@ -549,7 +556,9 @@ fn load_inner(
         build(TraceReader::open(path, ReadOptions::default())?)?
     };
     if let Some((t, local)) = net {
-        pag.apply_net(&NetTable::load(t, feedback)?.with_local(local));
+        for note in pag.apply_network(&Network::load(t, feedback)?.with_local(local)) {
+            feedback.warn(&note);
+        }
         made = None;
     }
     Ok((pag, made))

@@ -16,6 +16,7 @@ mod error;
 pub mod file;
 mod mem;
 pub mod near;
+pub mod net;
 pub mod pag;
 pub mod profile;
 pub mod show;
@@ -23,6 +24,7 @@ pub mod whatif;
 pub mod window;
 
 pub use cost::{Local, Mode, NetTable};
+pub use net::Network;
 pub use cp::{critical_path, CpOptions, CriticalPath, Scale, Scope};
 pub use error::{Error, Result};
 pub use pag::{Pag, PhaseMark};

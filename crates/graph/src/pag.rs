@@ -1,7 +1,8 @@
 //! The Program Activity Graph in memory (formats/pag.md): nodes in a topological
 //! order, each with the local arc into it; remote arcs listed by their target.
 
-use crate::cost::{Local, Mode, NetTable};
+use crate::cost::{Local, Mode};
+use crate::net::Network;
 use spoor_model::{ClockViolations, Definitions, EventRef, StrId, KIND_NAMES};
 
 /// "No node", "no location", "no procedure".
@@ -52,6 +53,11 @@ impl ArcKind {
     /// Every kind, in code order.
     pub const ALL: [ArcKind; 5] =
         [ArcKind::Message, ArcKind::CollIn, ArcKind::CollOut, ArcKind::Lock, ArcKind::Spawn];
+
+    /// A collective's arc (into its virtual node or out of it).
+    pub fn is_collective(self) -> bool {
+        matches!(self, ArcKind::CollIn | ArcKind::CollOut)
+    }
 
     /// The kind of a PAG file's code, if any.
     pub fn from_code(c: u8) -> Option<ArcKind> {
@@ -126,8 +132,12 @@ pub struct Pag {
     pub arc_weight: Vec<i64>,
     /// Per remote arc: what it stands for.
     pub arc_kind: Vec<ArcKind>,
-    /// Message size of message arcs, 0 for the others.
+    /// Per remote arc: the message's size, or of a collective arc into an end, the
+    /// bytes of that end (the more of what it sent and received); 0 for the others.
     pub arc_bytes: Vec<u64>,
+    /// Per remote arc: of a collective arc, its operation's code + 1
+    /// (`spoor_model::CollOp::code`); 0 for the others, and when unknown.
+    pub arc_op: Vec<u8>,
     /// The calling-context tree (`ctx` indexes it).
     pub contexts: Vec<Context>,
     /// Phase begins and ends, in node order.
@@ -306,17 +316,61 @@ impl Pag {
         v
     }
 
-    /// Replaces the weight of every message arc by the table's time (local, unless the
-    /// table says otherwise, when both ends are on one machine); used by `--net` (the
-    /// networking factor).
-    pub fn apply_net(&mut self, net: &NetTable) {
+    /// Weighs the graph on the network model's machine (`--net`, formats/network.md):
+    /// every message arc its time (local, unless the model says otherwise, when both
+    /// ends are on one machine), every collective arc the model's time, and each
+    /// blocking MPI call the model's overhead more. Returns what the caller should say:
+    /// the model's links and buses play no part here (no simulation).
+    pub fn apply_network(&mut self, net: &Network) -> Vec<String> {
         let local = net.local.unwrap_or(Local::Machine);
+        let procs = crate::net::collective_procs(self);
         for a in 0..self.arcs() {
-            if self.arc_kind[a] == ArcKind::Message {
-                let (f, t) = (self.loc[self.arc_from[a] as usize], self.loc[self.arc_to[a] as usize]);
-                self.arc_weight[a] = net.time(self.arc_bytes[a], self.is_local(local, f, t));
+            let w = match self.arc_kind[a] {
+                ArcKind::Message => {
+                    let (f, t) = (self.loc[self.arc_from[a] as usize], self.loc[self.arc_to[a] as usize]);
+                    Some(net.time(self.arc_bytes[a], self.is_local(local, f, t)))
+                }
+                ArcKind::CollOut => {
+                    let p = procs.get(&self.arc_from[a]).copied().unwrap_or(1);
+                    net.collective(self.arc_op[a], p, self.arc_bytes[a])
+                }
+                _ => None,
+            };
+            if let Some(w) = w {
+                self.arc_weight[a] = w.round() as i64;
             }
         }
+        if net.overhead_ns > 0 {
+            for i in self.blocking_call_ends() {
+                self.weight[i] += net.overhead_ns;
+            }
+        }
+        let mut notes = net.warnings_for(self);
+        if net.contention() {
+            notes.push(
+                "the network model's links and buses are not modelled here, only in a simulation \
+                 (spoor-gag, spoor-whatif): every message takes its own time"
+                    .into(),
+            );
+        }
+        notes
+    }
+
+    /// The nodes that end a blocking MPI call (`spoor_model::calls::blocks`): its
+    /// `leave`, whose local arc is the call's last.
+    pub fn blocking_call_ends(&self) -> Vec<usize> {
+        let blocking: Vec<bool> = (0..self.contexts.len())
+            .map(|c| {
+                let p = self.contexts[c].proc;
+                p != NONE && spoor_model::calls::blocks(&self.defs.strings.name(p))
+            })
+            .collect();
+        (0..self.nodes())
+            .filter(|&i| {
+                self.kind[i] == spoor_model::kind_code::LEAVE
+                    && blocking.get(self.ctx[i] as usize).copied().unwrap_or(false)
+            })
+            .collect()
     }
 
     /// Whether a message from location `f` to `t` is local by `local` (a processor being

@@ -407,9 +407,13 @@ pub fn write_dump(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
             spoor_format::csv::field(&pag.proc_name(pag.proc_of_ctx(pag.ctx[i])))
         )?;
         while a < pag.arcs() && pag.arc_to[a] as usize == i {
+            let op = match pag.arc_op[a].checked_sub(1).and_then(spoor_model::CollOp::from_code) {
+                Some(op) => format!(" op={}", op.name()),
+                None => String::new(),
+            };
             writeln!(
                 out,
-                "arc {} -> {i} {} weight={} bytes={}",
+                "arc {} -> {i} {} weight={} bytes={}{op}",
                 pag.arc_from[a],
                 pag.arc_kind[a].name(),
                 pag.arc_weight[a],

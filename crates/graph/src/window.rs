@@ -259,6 +259,7 @@ impl Pag {
                 out.arc_weight.push(self.arc_weight[a]);
                 out.arc_kind.push(self.arc_kind[a]);
                 out.arc_bytes.push(self.arc_bytes[a]);
+                out.arc_op.push(self.arc_op[a]);
             }
         }
         out.phases = self

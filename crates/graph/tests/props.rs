@@ -234,6 +234,7 @@ fn random_pag(locs: u32, spec: &[(u32, u8, i64)], arcs: &[(u8, u8, i64)]) -> Pag
         pag.arc_weight.push(w);
         pag.arc_kind.push(ArcKind::Message);
         pag.arc_bytes.push(0);
+        pag.arc_op.push(0);
     }
     pag
 }

@@ -30,7 +30,9 @@
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
-use spoor_graph::{Error, Local, Mode, NetTable, Result};
+use spoor_graph::net::NodeOf;
+use spoor_graph::{Error, Local, Mode, Network, Result};
+use std::borrow::Cow;
 use spoor_model::Definitions;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -66,10 +68,11 @@ pub struct Costs<'a> {
     /// unless `zero_inclusive`, as in `spoor_graph::CpOptions`.
     pub zero: Vec<u32>,
     pub zero_inclusive: bool,
-    /// Message-arc weights from this table: local when sender and receiver share a
-    /// processor in the placement (or as the table's `local` says), remote otherwise
-    /// (the networking factor).
-    pub net: Option<&'a NetTable>,
+    /// The network model (formats/network.md): message and collective arcs take its
+    /// times, messages queue for its links and buses, blocking calls take its
+    /// overhead. A message is local when sender and receiver share a processor in the
+    /// placement (or as the model's `local` says).
+    pub net: Option<&'a Network>,
     /// What a location waiting for a remote arc does with its processor
     /// (formats/placement.md, "Waiting").
     pub waits: Waits,
@@ -86,6 +89,21 @@ pub struct Prediction {
     pub max_in_flight: u64,
 }
 
+/// Reads `--net SPEC` for a prediction of `pag` (formats/network.md), `--local` winning
+/// over the model's `local`; its warnings go to `feedback`.
+pub fn load_network(
+    spec: &str,
+    local: Option<Local>,
+    pag: &Pag,
+    feedback: &dyn spoor_model::Feedback,
+) -> Result<Network> {
+    let net = Network::load(spec, feedback)?.with_local(local);
+    for w in net.warnings_for(pag) {
+        feedback.warn(&w);
+    }
+    Ok(net)
+}
+
 /// The predicted time of the PAG's run on the placement's processors.
 pub fn predict(pag: &Pag, place: &Placement, costs: &Costs) -> Result<Prediction> {
     let mut sim = Sim::new(pag, place, costs, false)?;
@@ -96,7 +114,7 @@ pub fn predict(pag: &Pag, place: &Placement, costs: &Costs) -> Result<Prediction
 /// The Group Activity Graph: a PAG whose locations are the placement's processors,
 /// nodes in predicted-time order, each local arc weighing the processor's busy time
 /// between two of its events; remote arcs as in the PAG (with the table's weights under
-/// `costs.net`). Its critical path in cpu mode is the predicted time.
+/// `costs.net`, the times the model gave them). Its critical path in cpu mode is the predicted time.
 pub fn build_gag(pag: &Pag, place: &Placement, costs: &Costs) -> Result<(Pag, Prediction)> {
     let mut sim = Sim::new(pag, place, costs, true)?;
     sim.run()?;
@@ -394,6 +412,90 @@ struct Waiter {
     aw: f64,
     slot: u32,
     next: u32,
+    /// The arc, whose weight a contended network knows only once its origin is
+    /// reported.
+    arc: u32,
+}
+
+/// The links and buses of a network model: when each is free.
+struct LinksModel {
+    /// Message arcs by origin node: (origin, arc), sorted.
+    by_origin: Vec<(u32, u32)>,
+    /// Per message arc, its time from the send to the arrival once the send is
+    /// reported (-1 before).
+    delay: Vec<f64>,
+    /// Per location, the node whose links its messages take.
+    node_of_loc: Vec<u32>,
+    links_out: usize,
+    links_in: usize,
+    /// When each outgoing link of each node is free (`links_out` a node), then each
+    /// incoming one, then each bus.
+    out_free: Vec<f64>,
+    in_free: Vec<f64>,
+    bus_free: Vec<f64>,
+}
+
+impl LinksModel {
+    fn new(pag: &Pag, net: &Network, group_of_loc: &[u32]) -> LinksModel {
+        let mut by_origin: Vec<(u32, u32)> = (0..pag.arcs())
+            .filter(|&a| pag.arc_kind[a] == ArcKind::Message)
+            .map(|a| (pag.arc_from[a], a as u32))
+            .collect();
+        by_origin.sort_unstable();
+        let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
+            .map(|l| match net.node {
+                NodeOf::Machine => pag.machine_of(l),
+                NodeOf::Processor => group_of_loc.get(l as usize).copied().unwrap_or(0),
+            })
+            .collect();
+        let nodes = node_of_loc.iter().map(|&n| n as usize + 1).max().unwrap_or(0);
+        let (lo, li) = (net.links_out.unwrap_or(0) as usize, net.links_in.unwrap_or(0) as usize);
+        LinksModel {
+            by_origin,
+            delay: vec![-1.0; pag.arcs()],
+            node_of_loc,
+            links_out: lo,
+            links_in: li,
+            out_free: vec![0.0; nodes * lo],
+            in_free: vec![0.0; nodes * li],
+            bus_free: vec![0.0; net.buses.unwrap_or(0) as usize],
+        }
+    }
+
+    /// A transfer of `wire` ns from node `src` to `dst`, sent at `t`: it starts when an
+    /// outgoing link of `src`, an incoming one of `dst` and a bus are free, and holds
+    /// them for `wire`. Returns its start.
+    fn take(&mut self, t: f64, src: u32, dst: u32, wire: f64) -> f64 {
+        fn earliest(v: &[f64]) -> Option<usize> {
+            (0..v.len()).min_by(|&a, &b| v[a].total_cmp(&v[b]))
+        }
+        let out = &mut self.out_free[src as usize * self.links_out..][..self.links_out];
+        let o = earliest(out);
+        let ins = &mut self.in_free[dst as usize * self.links_in..][..self.links_in];
+        let i = earliest(ins);
+        let b = earliest(&self.bus_free);
+        let mut start = t;
+        if let Some(o) = o {
+            start = start.max(out[o]);
+        }
+        if let Some(i) = i {
+            start = start.max(ins[i]);
+        }
+        if let Some(b) = b {
+            start = start.max(self.bus_free[b]);
+        }
+        let end = start + wire;
+        if let Some(o) = o {
+            self.out_free[src as usize * self.links_out + o] = end;
+        }
+        if let Some(i) = i {
+            self.in_free[dst as usize * self.links_in + i] = end;
+        }
+        if let Some(b) = b {
+            self.bus_free[b] = end;
+        }
+        start
+    }
 }
 
 /// Items of the global agenda.
@@ -402,10 +504,15 @@ const UNBLOCK: u64 = 1;
 
 struct Sim<'a> {
     pag: &'a Pag,
-    local: &'a [i64],
+    local: Cow<'a, [i64]>,
     zero_ctx: Vec<bool>,
     any_zero: bool,
-    net: Option<&'a NetTable>,
+    net: Option<&'a Network>,
+    /// Process count per collective instance (virtual node), when the network model
+    /// weighs collectives.
+    coll_procs: rustc_hash::FxHashMap<u32, u32>,
+    /// The links and buses messages queue for, when the model has them.
+    links_model: Option<LinksModel>,
     spin: bool,
     group_of_loc: Vec<u32>,
     locs: Vec<Loc>,
@@ -458,8 +565,8 @@ fn agenda_key(t: f64, kind: u64, id: u32, version: u32) -> u128 {
 
 /// A waiter entry for the target in `slot`, taken from the free list if it can.
 #[inline]
-fn new_waiter(waiters: &mut Vec<Waiter>, free: &mut u32, slot: u32, aw: f64) -> u32 {
-    let w = Waiter { aw, slot, next: NONE };
+fn new_waiter(waiters: &mut Vec<Waiter>, free: &mut u32, slot: u32, aw: f64, arc: u32) -> u32 {
+    let w = Waiter { aw, slot, next: NONE, arc };
     if *free != NONE {
         let k = *free;
         *free = waiters[k as usize].next;
@@ -485,11 +592,22 @@ impl<'a> Sim<'a> {
                 pag.defs.processes.len()
             )));
         }
-        let local = costs.local.unwrap_or(&pag.weight);
+        let mut local = Cow::Borrowed(costs.local.unwrap_or(&pag.weight));
         if local.len() != pag.nodes() {
             return Err(Error::Usage("the local weights do not fit the PAG".into()));
         }
+        if let Some(net) = costs.net.filter(|n| n.overhead_ns > 0) {
+            let w = local.to_mut();
+            for i in pag.blocking_call_ends() {
+                w[i] += net.overhead_ns;
+            }
+        }
         let group_of_loc = place.group_of_locations(pag);
+        let coll_procs = match costs.net {
+            Some(_) => spoor_graph::net::collective_procs(pag),
+            None => Default::default(),
+        };
+        let links_model = costs.net.filter(|n| n.contention()).map(|n| LinksModel::new(pag, n, &group_of_loc));
         let mut locs: Vec<Loc> = group_of_loc
             .iter()
             .map(|&g| Loc {
@@ -551,6 +669,8 @@ impl<'a> Sim<'a> {
             zero_ctx,
             any_zero,
             net: costs.net,
+            coll_procs,
+            links_model,
             spin: costs.waits == Waits::Spin,
             group_of_loc,
             locs,
@@ -589,23 +709,60 @@ impl<'a> Sim<'a> {
     }
 
     #[inline(always)]
-    fn arc_weight(&self, a: usize) -> i64 {
+    fn arc_weight(&self, a: usize) -> f64 {
         let p = self.pag;
         match self.net {
-            Some(t) if p.arc_kind[a] == ArcKind::Message => {
-                let (f, to) = (p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize]);
-                let local = f != NONE
-                    && to != NONE
-                    && match t.local.unwrap_or(Local::Processor) {
-                        Local::Processor => {
-                            self.group_of_loc.get(f as usize) == self.group_of_loc.get(to as usize)
-                        }
-                        other => p.is_local(other, f, to),
-                    };
-                t.time(p.arc_bytes[a], local)
+            Some(n) if p.arc_kind[a] == ArcKind::Message => match &self.links_model {
+                Some(m) => m.delay[a],
+                None => n.time(p.arc_bytes[a], self.is_local(n, a)),
+            },
+            Some(n) if p.arc_kind[a] == ArcKind::CollOut => {
+                let procs = self.coll_procs.get(&p.arc_from[a]).copied().unwrap_or(1);
+                n.collective(p.arc_op[a], procs, p.arc_bytes[a]).unwrap_or(p.arc_weight[a].max(0) as f64)
             }
-            _ => p.arc_weight[a].max(0),
+            _ => p.arc_weight[a].max(0) as f64,
         }
+    }
+
+    /// Whether message arc `a` is local on the network model `n`: both ends share a
+    /// processor of the placement, unless the model says otherwise.
+    #[inline]
+    fn is_local(&self, n: &Network, a: usize) -> bool {
+        let p = self.pag;
+        let (f, to) = (p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize]);
+        f != NONE
+            && to != NONE
+            && match n.local.unwrap_or(Local::Processor) {
+                Local::Processor => self.group_of_loc.get(f as usize) == self.group_of_loc.get(to as usize),
+                other => p.is_local(other, f, to),
+            }
+    }
+
+    /// The messages node `x` sends, at `t`: each takes its links and bus when they are
+    /// free, in the order of the sends (formats/network.md, "Messages"), and its delay
+    /// is known from then on.
+    #[inline(never)]
+    fn send_messages(&mut self, x: u32, t: f64) {
+        let (Some(n), Some(mut m)) = (self.net, self.links_model.take()) else { return };
+        let p = self.pag;
+        let lo = m.by_origin.partition_point(|&(f, _)| f < x);
+        for k in lo..m.by_origin.len() {
+            let (f, a) = m.by_origin[k];
+            if f != x {
+                break;
+            }
+            let a = a as usize;
+            let bytes = p.arc_bytes[a];
+            m.delay[a] = if self.is_local(n, a) {
+                n.time(bytes, true)
+            } else {
+                let (from, to) = (p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize]);
+                let (src, dst) = (m.node_of_loc[from as usize], m.node_of_loc[to as usize]);
+                let start = m.take(t, src, dst, n.wire(bytes, false));
+                start - t + n.time(bytes, false)
+            };
+        }
+        self.links_model = Some(m);
     }
 
     #[inline]
@@ -666,7 +823,7 @@ impl<'a> Sim<'a> {
         let mut w = Wait { ready: 0.0, pending: 0, node: i, lo: lo as u32, hi: hi as u32 };
         for a in lo..hi {
             let from = p.arc_from[a];
-            let aw = self.arc_weight(a) as f64;
+            let aw = self.arc_weight(a);
             match self.links.get_mut(from) {
                 Some(Link::Sent { t, left }) => {
                     w.ready = w.ready.max(*t + aw);
@@ -678,13 +835,13 @@ impl<'a> Sim<'a> {
                     }
                 }
                 Some(Link::Waiting { tail, .. }) => {
-                    let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
+                    let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw, a as u32);
                     self.waiters[*tail as usize].next = k;
                     *tail = k;
                     w.pending += 1;
                 }
                 None => {
-                    let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw);
+                    let k = new_waiter(&mut self.waiters, &mut self.free_waiter, slot, aw, a as u32);
                     self.links.insert(from, Link::Waiting { head: k, tail: k });
                     w.pending += 1;
                 }
@@ -796,6 +953,9 @@ impl<'a> Sim<'a> {
     /// for it get their times, the others will find it in `links`.
     #[inline(never)]
     fn release(&mut self, x: u32, t: f64) {
+        if self.links_model.is_some() {
+            self.send_messages(x, t);
+        }
         let out = self.out_left[x as usize];
         match self.links.get_mut(x) {
             Some(link) => {
@@ -811,9 +971,13 @@ impl<'a> Sim<'a> {
                     self.free_waiter = k;
                     k = wr.next;
                     used += 1;
+                    self.waits[wr.slot as usize].pending -= 1;
+                    let aw = match &self.links_model {
+                        Some(m) if m.delay[wr.arc as usize] >= 0.0 => m.delay[wr.arc as usize],
+                        _ => wr.aw,
+                    };
                     let wt = &mut self.waits[wr.slot as usize];
-                    wt.pending -= 1;
-                    wt.ready = wt.ready.max(t + wr.aw);
+                    wt.ready = wt.ready.max(t + aw);
                     if wt.pending == 0 {
                         let (ready, tgt) = (wt.ready, wt.node);
                         let tl = self.pag.loc[tgt as usize];
@@ -892,9 +1056,10 @@ impl<'a> Sim<'a> {
                 out.pag.arc_from.push(from);
                 out.pag.arc_kind.push(p.arc_kind[a]);
                 out.pag.arc_bytes.push(p.arc_bytes[a]);
+                out.pag.arc_op.push(p.arc_op[a]);
             }
             for a in w.lo as usize..w.hi as usize {
-                let aw = self.arc_weight(a);
+                let aw = round(self.arc_weight(a));
                 self.gag.as_mut().unwrap().pag.arc_weight.push(aw);
             }
         }

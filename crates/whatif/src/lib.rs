@@ -21,6 +21,6 @@ pub mod scenario;
 pub mod search;
 pub mod stretch;
 
-pub use gag::{build_gag, predict, Costs, Prediction, Waits};
+pub use gag::{build_gag, load_network, predict, Costs, Prediction, Waits};
 pub use placement::{PlaceBy, Placement};
 pub use stretch::Stretch;

@@ -7,7 +7,7 @@ use crate::placement::{PlaceBy, Placement};
 use crate::procedure::{move_weights, procedure_id};
 use rayon::prelude::*;
 use serde::Deserialize;
-use spoor_graph::{cp, CpOptions, Error, Local, NetTable, Pag, Result};
+use spoor_graph::{cp, CpOptions, Error, Local, NetTable, Network, Pag, Result};
 use std::io::{self, Write};
 use std::path::Path;
 use toml::Spanned;
@@ -51,7 +51,9 @@ pub struct PlacementSpec {
 pub struct NetworkSpec {
     pub name: Option<String>,
     /// A communication-cost table (formats/nettable.md); none: messages as measured.
-    pub table: Option<String>,
+    pub table: Option<Spanned<String>>,
+    /// A network model (formats/network.md) or `ideal`.
+    pub model: Option<Spanned<String>>,
     /// Which messages take the table's local time: processor (the default), machine or
     /// never.
     pub local: Option<Spanned<String>>,
@@ -92,7 +94,7 @@ pub struct Scenario {
 /// A sweep ready to run: everything parsed and checked.
 pub struct Sweep {
     pub placements: Vec<(String, Placement)>,
-    pub networks: Vec<(String, Option<NetTable>)>,
+    pub networks: Vec<(String, Option<Network>)>,
     pub moves: Vec<(String, Option<Vec<i64>>)>,
     pub zeros: Vec<(String, Option<u32>)>,
     pub warnings: Vec<String>,
@@ -164,33 +166,55 @@ impl Sweep {
         }
         let mut networks = Vec::new();
         for n in &spec.network {
-            match &n.table {
-                None => {
+            let local = match &n.local {
+                Some(l) => Some(
+                    Local::parse(l.get_ref())
+                        .map_err(|m| Error::input(file, format!("line {}: local: {m}", spec.line_of(l))))?,
+                ),
+                None => None,
+            };
+            let (name, net) = match (&n.table, &n.model) {
+                (Some(t), Some(m)) => {
+                    return Err(Error::input(
+                        file,
+                        format!(
+                            "line {}: a network gives a table or a model, not both (line {})",
+                            spec.line_of(m),
+                            spec.line_of(t)
+                        ),
+                    ))
+                }
+                (None, None) => {
                     if let Some(l) = &n.local {
                         return Err(Error::input(
                             file,
                             format!(
-                                "line {}: local needs a table (messages as measured have no local time)",
+                                "line {}: local needs a table or a model (messages as measured have no local time)",
                                 spec.line_of(l)
                             ),
                         ));
                     }
-                    networks.push((n.name.clone().unwrap_or_else(|| "measured".into()), None))
+                    ("measured".to_owned(), None)
                 }
-                Some(t) => {
-                    let (name, text) = read(base, t)?;
+                (Some(t), None) => {
+                    let (name, text) = read(base, t.get_ref())?;
                     let (table, w) = NetTable::parse(&name, &text)?;
                     warnings.extend(w);
-                    let local = match &n.local {
-                        Some(l) => Some(Local::parse(l.get_ref()).map_err(|m| {
-                            Error::input(file, format!("line {}: local: {m}", spec.line_of(l)))
-                        })?),
-                        None => None,
-                    };
-                    networks
-                        .push((n.name.clone().unwrap_or_else(|| t.clone()), Some(table.with_local(local))));
+                    (t.get_ref().clone(), Some(Network::from_table(table)))
                 }
-            }
+                (None, Some(m)) if m.get_ref() == "ideal" => ("ideal".to_owned(), Some(Network::ideal())),
+                (None, Some(m)) => {
+                    let (name, text) = read(base, m.get_ref())?;
+                    let dir = Path::new(&name).parent().unwrap_or(Path::new("")).to_path_buf();
+                    let collected = spoor_model::Collected::default();
+                    let net = Network::parse(&name, &text, &dir, &collected)?;
+                    warnings.extend(collected.warnings());
+                    warnings.extend(net.warnings_for(pag));
+                    (m.get_ref().clone(), Some(net))
+                }
+            };
+            let net = net.map(|n| n.with_local(local));
+            networks.push((n.name.clone().unwrap_or(name), net));
         }
         if networks.is_empty() {
             networks.push(("measured".into(), None));
