@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 pub const SOURCE: &str = include_str!("collectives.c");
 
 /// The operations measured, in the program's order.
-pub const OPS: [&str; 8] = ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"];
+pub const OPS: [&str; 8] =
+    ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"];
 
 /// Sizes measured by default: 8 bytes, then powers of 4 up to 64 KiB.
 pub const SIZES: [usize; 7] = [8, 64, 256, 1024, 4096, 16384, 65536];
@@ -33,7 +34,9 @@ impl TempDir {
     fn new() -> io::Result<TempDir> {
         let base = std::env::temp_dir();
         for k in 0..100u32 {
-            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
             let p = base.join(format!("spoor-calibrate-{}-{nanos}-{k}", std::process::id()));
             match std::fs::create_dir(&p) {
                 Ok(()) => return Ok(TempDir(p)),
@@ -83,8 +86,7 @@ pub struct Measured {
 
 /// Measures every operation of [`OPS`] for each process count of `procs` and size of
 /// `sizes` (bytes the largest end sends or receives), the median of `reps` repetitions.
-/// `progress` is told each process count as it starts.
-pub fn measure(procs: &[usize], sizes: &[usize], reps: usize, mut progress: impl FnMut(usize)) -> io::Result<Measured> {
+pub fn measure(procs: &[usize], sizes: &[usize], reps: usize) -> io::Result<Measured> {
     let (mpicc, mpirun) = find_mpi()?;
     let dir = TempDir::new()?;
     let src = dir.0.join("collectives.c");
@@ -101,7 +103,6 @@ pub fn measure(procs: &[usize], sizes: &[usize], reps: usize, mut progress: impl
     }
     let mut m = Measured::default();
     for &p in procs {
-        progress(p);
         let mut c = Command::new(&mpirun);
         // Open MPI refuses root without this (containers, CI).
         // SAFETY: geteuid has no preconditions and cannot fail.

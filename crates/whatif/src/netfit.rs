@@ -121,7 +121,8 @@ pub fn fit_line(points: &[(u64, f64)]) -> Option<Line> {
         (latency, slope) = (0.0, if xx > 0.0 { (xy / xx).max(0.0) } else { 0.0 });
     }
     let bandwidth = if slope > 0.0 { 1.0 / slope } else { f64::INFINITY };
-    let mut line = Line { messages: points.len(), latency, bandwidth, r2: None, median_error: None, sizes_differ };
+    let mut line =
+        Line { messages: points.len(), latency, bandwidth, r2: None, median_error: None, sizes_differ };
     let ss_tot: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
     let ss_res: f64 = points.iter().map(|p| (p.1 - line.time(p.0)).powi(2)).sum();
     if points.len() >= 3 && ss_tot > 0.0 {
@@ -149,7 +150,8 @@ fn median(v: &mut [f64]) -> Option<f64> {
 pub fn overlapped(messages: &[Message]) -> Vec<bool> {
     let mut out = vec![false; messages.len()];
     for key in [|m: &Message| m.from, |m: &Message| m.to] {
-        let mut order: Vec<usize> = (0..messages.len()).filter(|&i| messages[i].end > messages[i].start).collect();
+        let mut order: Vec<usize> =
+            (0..messages.len()).filter(|&i| messages[i].end > messages[i].start).collect();
         order.sort_by_key(|&i| (key(&messages[i]), messages[i].start, messages[i].end));
         for group in order.chunk_by(|&a, &b| key(&messages[a]) == key(&messages[b])) {
             // Sorted by start: a message overlaps an earlier one when the latest end so
@@ -189,7 +191,11 @@ impl Contention {
         for (m, &o) in messages.iter().zip(overlapped) {
             if m.bytes >= CONTENTION_MIN_BYTES {
                 let per_byte = (m.ns - latency) / m.bytes as f64;
-                if o { over.push(per_byte) } else { alone.push(per_byte) }
+                if o {
+                    over.push(per_byte)
+                } else {
+                    alone.push(per_byte)
+                }
             }
         }
         let (o, a) = (median(&mut over), median(&mut alone));
@@ -207,31 +213,24 @@ impl Contention {
 
     /// What the verdict is, as a sentence: `the link was saturated: ...` or why not.
     pub fn verdict(&self) -> String {
-        let fig = |n: usize, v: Option<f64>| match v {
-            Some(v) => format!("{n} took {v:.4} ns a byte"),
-            None => format!("{n}"),
-        };
+        let per_byte = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.3} ns"));
+        let (o, a) = (per_byte(self.overlapped_ns_per_byte), per_byte(self.alone_ns_per_byte));
         let figures = format!(
-            "of the remote messages of at least {CONTENTION_MIN_BYTES} bytes, {} overlapping another \
-             transfer on the same link and {} not (median, after the fitted latency)",
-            fig(self.overlapped, self.overlapped_ns_per_byte),
-            fig(self.alone, self.alone_ns_per_byte)
+            "{} remote messages of at least {CONTENTION_MIN_BYTES} bytes that overlapped another transfer \
+             on the same link took {o} a byte, the {} that did not {a} (medians, after the fitted latency)",
+            self.overlapped, self.alone
         );
         if self.saturated {
             let ratio = match (self.overlapped_ns_per_byte, self.alone_ns_per_byte) {
                 (Some(o), Some(a)) if a > 0.0 => format!("{:.2}x", o / a),
-                _ => "far more".to_owned(),
+                _ => "far more than".to_owned(),
             };
-            format!(
-                "the link was saturated: {figures}: {ratio} as long a byte; links_in = 1, links_out = 1"
-            )
+            format!("the link was saturated: {figures}, {ratio} as long a byte")
         } else if self.overlapped < CONTENTION_MIN_MESSAGES || self.alone < CONTENTION_MIN_MESSAGES {
-            format!(
-                "contention not judged: {figures}; a verdict needs at least {CONTENTION_MIN_MESSAGES} of each"
-            )
+            format!("contention not judged: {figures}; a verdict needs {CONTENTION_MIN_MESSAGES} of each")
         } else {
             format!(
-                "no saturated link: {figures}: less than {CONTENTION_RATIO}x as long a byte; links unlimited"
+                "no saturated link: {figures}, less than {CONTENTION_RATIO}x as long a byte; links unlimited"
             )
         }
     }
@@ -317,7 +316,11 @@ pub fn fit_model(pag: &Pag, local: Local) -> ModelFit {
     if let Some(mut line) = fit_line(&points(&remote)) {
         let over = overlapped(&remote);
         let c = Contention::judge(&remote, &over, line.latency);
-        fit.comments.push(c.verdict());
+        fit.comments.push(if c.saturated {
+            format!("{}: the model takes links_in = 1 and links_out = 1", c.verdict())
+        } else {
+            c.verdict()
+        });
         if c.saturated {
             // The model queues overlapping messages for the link itself: their slowdown
             // is not the link's bandwidth, so the line is the messages that had it alone.
@@ -400,7 +403,8 @@ mod tests {
 
     #[test]
     fn exact_line_is_found() {
-        let pts: Vec<(u64, f64)> = [0u64, 100, 1000, 5000].iter().map(|&b| (b, 1000.0 + b as f64 / 2.0)).collect();
+        let pts: Vec<(u64, f64)> =
+            [0u64, 100, 1000, 5000].iter().map(|&b| (b, 1000.0 + b as f64 / 2.0)).collect();
         let l = fit_line(&pts).unwrap();
         assert!((l.latency - 1000.0).abs() < 1e-6 && (l.bandwidth - 2.0).abs() < 1e-9, "{l:?}");
         assert!((l.r2.unwrap() - 1.0).abs() < 1e-12 && l.median_error.unwrap() < 1e-12);
