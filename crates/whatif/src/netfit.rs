@@ -440,4 +440,43 @@ mod tests {
         ];
         assert_eq!(overlapped(&ms), [true, true, false, true, true, false, false]);
     }
+
+    #[test]
+    fn the_model_is_toml_with_the_keys_of_formats_network_md() {
+        let line = |latency, bandwidth| Line {
+            messages: 6,
+            latency,
+            bandwidth,
+            r2: Some(1.0),
+            median_error: Some(0.0),
+            sizes_differ: true,
+        };
+        let c = Contention {
+            overlapped: 12,
+            alone: 6,
+            overlapped_ns_per_byte: Some(2.0),
+            alone_ns_per_byte: Some(1.0),
+            saturated: true,
+        };
+        let fit = ModelFit {
+            local: Local::Never,
+            remote: Some(line(1000.4, 1.0)),
+            local_line: Some(line(0.0, f64::INFINITY)),
+            contention: Some(c),
+            left_out: 12,
+            comments: vec!["what was fitted".into()],
+            warnings: vec!["a warning".into()],
+        };
+        let mut out = Vec::new();
+        fit.write_toml(&mut out, &["title".into()]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("# title\n# what was fitted\n# warning: a warning\n"), "{text}");
+        let t: toml::Table = text.parse().unwrap();
+        let s = |k: &str| t[k].as_str().unwrap().to_owned();
+        assert_eq!(s("latency"), "1000ns");
+        assert_eq!(s("bandwidth"), "1000000000B/s");
+        assert_eq!((s("local_latency"), s("local_bandwidth")), ("0ns".into(), "inf".into()));
+        assert_eq!((s("local"), s("node")), ("never".into(), "processor".into()));
+        assert_eq!((t["links_in"].as_integer(), t["links_out"].as_integer()), (Some(1), Some(1)));
+    }
 }
