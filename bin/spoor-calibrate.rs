@@ -1,10 +1,13 @@
 //! spoor-calibrate: a communication-cost table (formats/nettable.md) measured on this
-//! host, or fitted from a trace's own messages (the spoor-whatif crate).
+//! host or fitted from a trace's own messages, a network model (formats/network.md)
+//! fitted from them, or a collective table measured with real MPI (the spoor-whatif
+//! crate).
 
 use clap::Parser;
-use spoor_cli::{Console, Output};
-use spoor_graph::{file, Mode};
-use spoor_whatif::calibrate;
+use spoor_cli::{usage, Console, Output};
+use spoor_graph::{file, Local, Mode};
+use spoor_model::Feedback;
+use spoor_whatif::{calibrate, collectives, netfit};
 
 #[path = "args/calibrate.rs"]
 mod args;
@@ -13,42 +16,91 @@ use args::*;
 fn main() {
     let args = Args::parse();
     spoor_cli::run("spoor-calibrate", || {
-        let (rows, comments) = match &args.from_trace {
-            Some(f) => {
-                let pag = file::load(f, Mode::Cpu, None, &Console::new("spoor-calibrate", args.quiet))?;
-                if let Some(w) = pag.clock_violations().warning() {
-                    eprintln!("spoor-calibrate: warning: {w}");
+        let console = Console::new("spoor-calibrate", args.quiet);
+        let mut out;
+        if let Some(f) = &args.from_trace {
+            let pag = file::load(f, Mode::Cpu, None, &console)?;
+            if let Some(w) = pag.clock_violations().warning() {
+                eprintln!("spoor-calibrate: warning: {w}");
+            }
+            let local = args.local.unwrap_or(Local::Machine);
+            let fit = netfit::fit_model(&pag, local);
+            let toml = args.output.as_ref().is_some_and(|o| o.extension().is_some_and(|e| e == "toml"));
+            let title = format!("fitted by spoor-calibrate --from-trace {f}");
+            if args.form.map_or(toml, |form| form == Form::Model) {
+                if fit.remote.is_none() && fit.local_line.is_none() {
+                    anyhow::bail!("{f}: the trace has no matched messages to fit a model from");
                 }
-                let (rows, notes) = calibrate::fit(&pag);
+                for w in &fit.warnings {
+                    console.warn(w);
+                }
+                if let Some(c) = fit.contention.as_ref().filter(|c| c.saturated && !args.quiet) {
+                    eprintln!("spoor-calibrate: note: {}: links_in = 1, links_out = 1", c.verdict());
+                }
+                out = Output::create(args.output.as_deref())?;
+                fit.write_toml(&mut out, &[title])?;
+            } else {
+                let (rows, notes) = calibrate::fit_with(&pag, local);
                 if rows.is_empty() {
                     anyhow::bail!("{f}: the trace has no matched messages to fit a table from");
                 }
-                let mut c = vec![format!("fitted by spoor-calibrate --from-trace {f}")];
-                c.extend(notes);
-                (rows, c)
-            }
-            None => {
-                let sizes = args.sizes.clone().unwrap_or_else(|| calibrate::SIZES.to_vec());
-                if sizes.is_empty() || sizes.windows(2).any(|w| w[1] <= w[0]) || sizes[0] == 0 {
-                    anyhow::bail!("--sizes: give increasing sizes of at least 1 byte");
+                if let Some(c) = fit.contention.as_ref().filter(|c| c.saturated && !args.quiet) {
+                    eprintln!(
+                        "spoor-calibrate: note: {} (a table cannot say so: --form model writes links)",
+                        c.verdict()
+                    );
                 }
-                let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-                let (rows, notes) = calibrate::measure(&sizes, args.reps)?;
-                let mut c = vec![
-                    format!(
-                        "measured on {} by spoor-calibrate: half the median round trip of {} ping-pongs",
-                        host.trim(),
-                        args.reps
-                    ),
-                    "local: UNIX socket pair; remote: TCP on loopback".to_owned(),
-                ];
+                let mut c = vec![title];
                 c.extend(notes);
-                (rows, c)
+                c.extend(fit.comments.iter().map(|l| format!("line fit: {l}")));
+                out = Output::create(args.output.as_deref())?;
+                calibrate::write_table(&mut out, &c, &rows)?;
             }
-        };
-        let mut out = Output::create(args.output.as_deref())?;
-        calibrate::write_table(&mut out, &comments, &rows)?;
+        } else if args.collectives {
+            let procs = args.procs.clone().unwrap_or_else(|| collectives::PROCS.to_vec());
+            if procs.is_empty() || procs.contains(&0) {
+                return Err(usage("--procs: give process counts of at least 1"));
+            }
+            let sizes = args.sizes.clone().unwrap_or_else(|| collectives::SIZES.to_vec());
+            check_sizes(&sizes)?;
+            let m = collectives::measure(&procs, &sizes, args.reps)?;
+            let mut c = vec![format!(
+                "measured on {} by spoor-calibrate --collectives: the median of {} repetitions, \
+                 each the slowest rank's time after a barrier",
+                collectives::hostname(),
+                args.reps.max(1)
+            )];
+            if let Some(v) = &m.mpi_version {
+                c.push(format!("MPI: {v}"));
+            }
+            c.push("bytes: the most one process sends or receives in the call (formats/network.md)".into());
+            out = Output::create(args.output.as_deref())?;
+            collectives::write_table(&mut out, &c, &m.rows)?;
+        } else {
+            let sizes = args.sizes.clone().unwrap_or_else(|| calibrate::SIZES.to_vec());
+            check_sizes(&sizes)?;
+            let (rows, notes) = calibrate::measure(&sizes, args.reps)?;
+            let mut c = vec![
+                format!(
+                    "measured on {} by spoor-calibrate: half the median round trip of {} ping-pongs",
+                    collectives::hostname(),
+                    args.reps
+                ),
+                "local: UNIX socket pair; remote: TCP on loopback".to_owned(),
+            ];
+            c.extend(notes);
+            out = Output::create(args.output.as_deref())?;
+            calibrate::write_table(&mut out, &c, &rows)?;
+        }
         out.commit()?;
         Ok(())
     })
+}
+
+/// Sizes must increase from at least 1 byte.
+fn check_sizes(sizes: &[usize]) -> anyhow::Result<()> {
+    if sizes.is_empty() || sizes.windows(2).any(|w| w[1] <= w[0]) || sizes[0] == 0 {
+        anyhow::bail!("--sizes: give increasing sizes of at least 1 byte");
+    }
+    Ok(())
 }

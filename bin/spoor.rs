@@ -76,7 +76,7 @@ const COMMANDS: &[(&str, &str, CommandLine)] = &[
     ("gag", "build the Group Activity Graph for a placement (load balancing factor)", gag::Args::command),
     ("cp", "critical paths, their profiles and critical-path zeroing", cp::Args::command),
     ("whatif", "scenario sweeps: placements, networks, procedure moves", whatif::Args::command),
-    ("calibrate", "measure or fit a communication-cost table", calibrate::Args::command),
+    ("calibrate", "measure or fit a communication-cost table or network model", calibrate::Args::command),
     ("report", "tables, profiles, histograms, pictures and Perfetto export", report::Args::command),
     (
         "diagnose",

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod calibrate;
 mod cat;
 mod cp;
 mod cp_recorded;

@@ -3,6 +3,7 @@
 //! table), or fitted from the message arcs of a trace.
 
 use spoor_graph::pag::{ArcKind, Pag};
+use spoor_graph::Local;
 use std::io::{self, Read, Write};
 use std::time::Instant;
 
@@ -103,6 +104,11 @@ type Class = (Vec<u64>, Vec<i64>, Vec<i64>);
 /// without any message of a class is interpolated from its neighbours (or, when it has
 /// no messages at all, copied from the other column). Returns the rows and notes.
 pub fn fit(pag: &Pag) -> (Vec<Row>, Vec<String>) {
+    fit_with(pag, Local::Machine)
+}
+
+/// [`fit`], local messages being those `local` says (formats/nettable.md, "Local").
+pub fn fit_with(pag: &Pag, local: Local) -> (Vec<Row>, Vec<String>) {
     use std::collections::BTreeMap;
     // class -> (sizes, local times, remote times)
     let mut classes: BTreeMap<u32, Class> = BTreeMap::new();
@@ -111,12 +117,12 @@ pub fn fit(pag: &Pag) -> (Vec<Row>, Vec<String>) {
             continue;
         }
         let (f, t) = (pag.loc[pag.arc_from[a] as usize], pag.loc[pag.arc_to[a] as usize]);
-        let local = pag.machine_of(f) == pag.machine_of(t);
+        let is_local = pag.is_local(local, f, t);
         let bytes = pag.arc_bytes[a];
         let class = 64 - bytes.leading_zeros();
         let e = classes.entry(class).or_default();
         e.0.push(bytes);
-        if local {
+        if is_local {
             e.1.push(pag.arc_weight[a]);
         } else {
             e.2.push(pag.arc_weight[a]);

@@ -12,9 +12,14 @@
 //!   the run between `MPI_Init` and `MPI_Finalize`).
 //! - [`calibrate`]: communication-cost tables measured on this host or fitted from a
 //!   trace's messages (formats/nettable.md).
+//! - [`netfit`]: a network model (formats/network.md) fitted to a trace's messages:
+//!   latency and bandwidth, the fit's quality, saturated links.
+//! - [`collectives`]: a collective table measured with real MPI (mpicc, mpirun).
 
 pub mod calibrate;
+pub mod collectives;
 mod gag;
+pub mod netfit;
 pub mod placement;
 pub mod procedure;
 pub mod scenario;
