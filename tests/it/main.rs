@@ -10,6 +10,7 @@ mod cp_recorded;
 mod diagnose;
 mod exp;
 mod import;
+mod network;
 mod order;
 mod record;
 mod record_pvm;

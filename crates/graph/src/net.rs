@@ -170,7 +170,9 @@ impl Network {
                         "a model gives either `table` or `latency` and `bandwidth`, not both".into(),
                     ));
                 }
-                Transfer::Table(NetTable::load(&path(t.get_ref()), feedback)?)
+                let table = NetTable::load(&path(t.get_ref()), feedback)
+                    .map_err(|e| err(t.span(), format!("table: {}", with_source(&e))))?;
+                Transfer::Table(table)
             }
             None => Transfer::Linear {
                 latency: lat.unwrap_or(0.0),
@@ -202,9 +204,13 @@ impl Network {
             Some(("linear", _)) => Collectives::Model(Steps::Linear),
             Some(("constant", _)) => Collectives::Model(Steps::Constant),
             Some(("measured", _)) => Collectives::Measured,
-            Some((f, _)) => {
+            Some((f, at)) => {
                 let p = path(f);
-                Collectives::Table(CollTable::parse(&p, &spoor_format::read_text(&p)?)?)
+                let table = spoor_format::read_text(&p)
+                    .map_err(Error::from)
+                    .and_then(|text| CollTable::parse(&p, &text))
+                    .map_err(|e| err(at, format!("collectives: {}", with_source(&e))))?;
+                Collectives::Table(table)
             }
         };
         let overhead = duration(&spec.overhead, "overhead")?.unwrap_or(0.0);
@@ -410,6 +416,14 @@ struct ModelSpec {
     buses: Option<Spanned<i64>>,
     collectives: Option<Spanned<String>>,
     overhead: Option<Spanned<toml::Value>>,
+}
+
+/// An error's message with what caused it.
+fn with_source(e: &Error) -> String {
+    match e {
+        Error::Format(f) => f.to_string(),
+        other => other.to_string(),
+    }
 }
 
 fn line_at(text: &str, at: usize) -> usize {
