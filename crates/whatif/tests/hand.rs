@@ -2,7 +2,7 @@
 //! testdata/whatif/*.txt and testdata/cp/spa.txt).
 
 use spoor_graph::pag::NONE;
-use spoor_graph::{cp, CpOptions, Local, Mode, NetTable};
+use spoor_graph::{cp, CpOptions, Local, Mode, NetTable, Network};
 use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file, testdata};
 use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
 use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement, Waits};
@@ -112,8 +112,9 @@ fn spa_procedure_lbf_beside_zeroing() {
 fn nf_with_a_table_and_lbf_with_it() {
     let pag = pag_of_file("whatif/figure1.txt", Mode::Cpu);
     // 0.5 ms on one processor, 2 ms between processors, whatever the size.
-    let (net, w) = NetTable::parse("t", "bytes,local_ns,remote_ns\n0,500000,2000000\n").unwrap();
+    let (table, w) = NetTable::parse("t", "bytes,local_ns,remote_ns\n0,500000,2000000\n").unwrap();
     assert!(w.is_empty());
+    let net = Network::from_table(table);
     let costs = Costs { net: Some(&net), ..Costs::default() };
     // One processor per process (NF alone): p1's endRecv at max(1, 7 + 2) = 9.
     assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &costs).unwrap().time_ns, ms(9.0));
@@ -135,10 +136,10 @@ fn nf_with_a_table_and_lbf_with_it() {
     assert_eq!(predict(&pag, &Placement::by(&pag, PlaceBy::Process), &costs).unwrap().time_ns, ms(7.5));
     // The PAG's own table weights: local by machine unless the table says otherwise.
     let mut by_machine = pag.clone();
-    by_machine.apply_net(&net);
+    assert!(by_machine.apply_network(&net).is_empty());
     assert_eq!(cpu_cp(&by_machine), ms(7.5));
     let mut remote = pag.clone();
-    remote.apply_net(&never);
+    assert!(remote.apply_network(&never).is_empty());
     assert_eq!(cpu_cp(&remote), ms(9.0));
     let e = Local::parse("rack").unwrap_err();
     assert!(e.contains("processor, machine, never"), "{e}");
