@@ -15,10 +15,12 @@
 //! - [`netfit`]: a network model (formats/network.md) fitted to a trace's messages:
 //!   latency and bandwidth, the fit's quality, saturated links.
 //! - [`collectives`]: a collective table measured with real MPI (mpicc, mpirun).
+//! - [`mpi`]: compiling and running those MPI programs (`--collectives`, `--mpi`).
 
 pub mod calibrate;
 pub mod collectives;
 mod gag;
+pub mod mpi;
 pub mod netfit;
 pub mod placement;
 pub mod procedure;
