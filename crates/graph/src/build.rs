@@ -436,7 +436,16 @@ impl<'a> Builder<'a> {
     /// An arc into the newest node, `to`, from a node whose longest distance is
     /// `from_dist`.
     #[allow(clippy::too_many_arguments)]
-    fn push_arc(&mut self, to: u32, from: u32, from_dist: i64, weight: i64, kind: ArcKind, bytes: u64, op: u8) {
+    fn push_arc(
+        &mut self,
+        to: u32,
+        from: u32,
+        from_dist: i64,
+        weight: i64,
+        kind: ArcKind,
+        bytes: u64,
+        op: u8,
+    ) {
         debug_assert_eq!(to as usize + 1, self.pag.nodes());
         let arc = self.pag.arc_to.len() as u32;
         self.pag.arc_to.push(to);

@@ -3,9 +3,9 @@
 
 use crate::build;
 use crate::cost::{Local, Mode};
-use crate::net::Network;
 use crate::cp::Distances;
 use crate::error::{Error, Result};
+use crate::net::Network;
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
 use spoor_format::varint::{put_i64, put_u64, Cursor, VarintError};
@@ -440,7 +440,10 @@ fn arcs(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
             .ok_or_else(|| (at_kind, format!("expected an arc kind 0 to 4, found {}", k & 7)))?;
         let op = k >> 3;
         if op as usize > spoor_model::CollOp::ALL.len() || (op > 0 && !kind.is_collective()) {
-            return Err((at_kind, format!("an arc's operation code {op} does not fit its kind {}", kind.name())));
+            return Err((
+                at_kind,
+                format!("an arc's operation code {op} does not fit its kind {}", kind.name()),
+            ));
         }
         let bytes = num(&mut c, "an arc's message size")?;
         if weight < 0 {

@@ -24,8 +24,8 @@ pub mod whatif;
 pub mod window;
 
 pub use cost::{Local, Mode, NetTable};
-pub use net::Network;
 pub use cp::{critical_path, CpOptions, CriticalPath, Scale, Scope};
 pub use error::{Error, Result};
+pub use net::Network;
 pub use pag::{Pag, PhaseMark};
 pub use window::WindowError;

@@ -147,7 +147,9 @@ impl Network {
             let at = e.span().map(|s| format!("line {}: ", line_at(text, s.start))).unwrap_or_default();
             Error::input(file, format!("{at}{}", e.message()))
         })?;
-        let err = |at: std::ops::Range<usize>, msg: String| Error::input(file, format!("line {}: {msg}", line_at(text, at.start)));
+        let err = |at: std::ops::Range<usize>, msg: String| {
+            Error::input(file, format!("line {}: {msg}", line_at(text, at.start)))
+        };
         let duration = |v: &Option<Spanned<toml::Value>>, key: &str| -> Result<Option<f64>> {
             v.as_ref()
                 .map(|v| parse_duration(v.get_ref()).map_err(|m| err(v.span(), format!("{key}: {m}"))))
@@ -160,8 +162,10 @@ impl Network {
         };
         let path = |p: &str| dir.join(p).to_string_lossy().into_owned();
         let (lat, bw) = (duration(&spec.latency, "latency")?, rate(&spec.bandwidth, "bandwidth")?);
-        let (llat, lbw) =
-            (duration(&spec.local_latency, "local_latency")?, rate(&spec.local_bandwidth, "local_bandwidth")?);
+        let (llat, lbw) = (
+            duration(&spec.local_latency, "local_latency")?,
+            rate(&spec.local_bandwidth, "local_bandwidth")?,
+        );
         let transfer = match &spec.table {
             Some(t) => {
                 if let Some(v) = spec.latency.as_ref().or(spec.bandwidth.as_ref()) {
@@ -188,14 +192,19 @@ impl Network {
         let node = match spec.node.as_ref().map(|v| (v.get_ref().as_str(), v.span())) {
             None | Some(("machine", _)) => NodeOf::Machine,
             Some(("processor", _)) => NodeOf::Processor,
-            Some((other, at)) => return Err(err(at, format!("node `{other}`: expected machine or processor"))),
+            Some((other, at)) => {
+                return Err(err(at, format!("node `{other}`: expected machine or processor")))
+            }
         };
         let count = |v: &Option<Spanned<i64>>, key: &str| -> Result<Option<u32>> {
             match v {
                 None => Ok(None),
                 Some(v) => match u32::try_from(*v.get_ref()) {
                     Ok(n) if n >= 1 => Ok(Some(n)),
-                    _ => Err(err(v.span(), format!("{key} = {}: expected a whole number of at least 1", v.get_ref()))),
+                    _ => Err(err(
+                        v.span(),
+                        format!("{key} = {}: expected a whole number of at least 1", v.get_ref()),
+                    )),
                 },
             }
         };
@@ -296,11 +305,7 @@ impl Network {
         if missing.is_empty() {
             Vec::new()
         } else {
-            vec![format!(
-                "{}: no rows for {}: they take the tree model",
-                t.file,
-                missing.join(", ")
-            )]
+            vec![format!("{}: no rows for {}: they take the tree model", t.file, missing.join(", "))]
         }
     }
 }
@@ -352,7 +357,11 @@ impl CollTable {
             }
             let op = CollOp::from_name(cols[0]).ok_or_else(|| {
                 let names: Vec<&str> = CollOp::ALL.iter().map(|o| o.name()).collect();
-                bad(format!("`{}` is not a collective operation: expected one of {}", cols[0], names.join(", ")))
+                bad(format!(
+                    "`{}` is not a collective operation: expected one of {}",
+                    cols[0],
+                    names.join(", ")
+                ))
             })?;
             let procs = match cols[1].parse::<u32>() {
                 Ok(p) if p >= 1 => p,
@@ -362,7 +371,9 @@ impl CollTable {
                 cols[2].parse().map_err(|_| bad(format!("bytes `{}` is not a whole number", cols[2])))?;
             let ns = match cols[3].parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= 0.0 => v,
-                _ => return Err(bad(format!("ns `{}` is not a non-negative number of nanoseconds", cols[3]))),
+                _ => {
+                    return Err(bad(format!("ns `{}` is not a non-negative number of nanoseconds", cols[3])))
+                }
             };
             let by_procs = rows.entry(op.code()).or_default();
             let at = match by_procs.binary_search_by_key(&procs, |r| r.0) {
@@ -374,7 +385,12 @@ impl CollTable {
             };
             let sizes = &mut by_procs[at].1;
             match sizes.binary_search_by_key(&bytes, |r| r.0) {
-                Ok(_) => return Err(bad(format!("a second row for {} on {procs} processes of {bytes} bytes", op.name()))),
+                Ok(_) => {
+                    return Err(bad(format!(
+                        "a second row for {} on {procs} processes of {bytes} bytes",
+                        op.name()
+                    )))
+                }
                 Err(i) => sizes.insert(i, (bytes, ns)),
             }
         }
@@ -395,7 +411,8 @@ impl CollTable {
         } else if sizes[i - 1].0 == bytes || sizes.len() == 1 {
             sizes[i - 1].1
         } else {
-            let (a, b) = if i == sizes.len() { (sizes[i - 2], sizes[i - 1]) } else { (sizes[i - 1], sizes[i]) };
+            let (a, b) =
+                if i == sizes.len() { (sizes[i - 2], sizes[i - 1]) } else { (sizes[i - 1], sizes[i]) };
             (a.1 + (bytes as f64 - a.0 as f64) / (b.0 as f64 - a.0 as f64) * (b.1 - a.1)).max(0.0)
         })
     }
@@ -437,7 +454,8 @@ fn number_and_unit(v: &toml::Value) -> std::result::Result<(f64, String), String
         toml::Value::Float(f) => Ok((*f, String::new())),
         toml::Value::String(s) => {
             let s = s.trim();
-            let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
+            let split = s
+                .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
                 .unwrap_or(s.len());
             // An exponent's `e` followed by no digit belongs to the unit.
             let (num, unit) = s.split_at(split);
@@ -479,7 +497,11 @@ pub fn parse_bandwidth(v: &toml::Value) -> std::result::Result<f64, String> {
         "Kbit/s" => 1e3 / 8.0,
         "Mbit/s" => 1e6 / 8.0,
         "Gbit/s" => 1e9 / 8.0,
-        u => return Err(format!("unknown unit `{u}` (expected B/s, KB/s, MB/s, GB/s, Kbit/s, Mbit/s, Gbit/s)")),
+        u => {
+            return Err(format!(
+                "unknown unit `{u}` (expected B/s, KB/s, MB/s, GB/s, Kbit/s, Mbit/s, Gbit/s)"
+            ))
+        }
     };
     let b = n * per_second;
     if !b.is_finite() || b <= 0.0 {
@@ -541,7 +563,10 @@ mod tests {
             ("local = \"near\"\n", 1, "processor, machine, never"),
         ] {
             let e = parse(text).unwrap_err().to_string();
-            assert!(e.contains("m.toml") && e.contains(&format!("line {line}")) && e.contains(what), "{text}: {e}");
+            assert!(
+                e.contains("m.toml") && e.contains(&format!("line {line}")) && e.contains(what),
+                "{text}: {e}"
+            );
         }
     }
 

@@ -1,6 +1,7 @@
 //! Communication-cost tables (formats/nettable.md) for NF: measured on this host by
 //! ping-pong, half the round trip for each message size (the LBF paper's lookup
-//! table), or fitted from the message arcs of a trace.
+//! table), or fitted from the message arcs of a trace; or measured with real MPI
+//! (pingpong.c, embedded: MPI_Send/MPI_Recv between two ranks, crate::mpi).
 
 use spoor_graph::pag::{ArcKind, Pag};
 use spoor_graph::Local;
@@ -70,6 +71,98 @@ pub fn measure(sizes: &[usize], reps: usize) -> io::Result<(Vec<Row>, Vec<String
         sizes.iter().zip(local.iter().zip(&remote)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect();
     let notes = monotone(&mut rows);
     Ok((rows, notes))
+}
+
+/// The ping-pong program of `--mpi`.
+pub const MPI_SOURCE: &str = include_str!("pingpong.c");
+
+/// A table measured with real MPI and what its runs said of themselves.
+#[derive(Clone, Debug, Default)]
+pub struct MpiMeasured {
+    /// Made monotone (see [`monotone`]).
+    pub rows: Vec<Row>,
+    /// [`monotone`]'s notes.
+    pub notes: Vec<String>,
+    /// The MPI library's version, as it says it (its first line).
+    pub mpi_version: Option<String>,
+    /// Where ranks 0 and 1 ran (MPI_Get_processor_name) for the local column.
+    pub local_hosts: (String, String),
+    /// Where they ran for the remote column; None without hosts (the remote column is
+    /// then the local one).
+    pub remote_hosts: Option<(String, String)>,
+}
+
+/// One run of the ping-pong program: version, the two ranks' hosts, a time per size.
+#[derive(Debug, Default, PartialEq)]
+struct PingPong {
+    version: Option<String>,
+    hosts: (String, String),
+    ns: Vec<f64>,
+}
+
+/// Reads the ping-pong program's output: a row for each of `sizes`, in order.
+fn parse_pingpong(stdout: &[u8], sizes: &[usize]) -> Result<PingPong, String> {
+    let s = String::from_utf8_lossy(stdout);
+    let mut p = PingPong::default();
+    for line in s.lines() {
+        if let Some(v) = line.strip_prefix("#mpi ") {
+            p.version.get_or_insert_with(|| v.trim().to_owned());
+        } else if let Some(h) = line.strip_prefix("#hosts ") {
+            let mut h = h.split_whitespace().map(str::to_owned);
+            p.hosts = (h.next().unwrap_or_default(), h.next().unwrap_or_default());
+        } else if let Some(r) = line.strip_prefix("pingpong,") {
+            let row = r
+                .split_once(',')
+                .and_then(|(b, ns)| Some((b.parse::<usize>().ok()?, ns.parse::<f64>().ok()?)));
+            match row {
+                Some((b, ns)) if sizes.get(p.ns.len()) == Some(&b) => p.ns.push(ns),
+                _ => return Err(format!("unexpected row: {line}")),
+            }
+        }
+        // Open MPI may write its own lines (warnings) on standard output.
+    }
+    if p.ns.len() != sizes.len() {
+        return Err(format!("the program wrote {} rows for {} sizes", p.ns.len(), sizes.len()));
+    }
+    Ok(p)
+}
+
+/// Measures a table with real MPI: an MPI_Send/MPI_Recv ping-pong between ranks 0 and 1,
+/// half the median of `reps` round trips per size after a few warm-ups; the local column
+/// with both ranks on this host (`mpirun -np 2`), the remote one with rank 0 on
+/// `hosts.0` and rank 1 on `hosts.1` (`mpirun -np 2 --host A,B --preload-binary`), or,
+/// without hosts, the local column again. Made monotone, with notes.
+pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) -> io::Result<MpiMeasured> {
+    use crate::mpi::{compile_and_run, Run};
+    let args: Vec<String> =
+        std::iter::once(reps.max(1)).chain(sizes.iter().copied()).map(|n| n.to_string()).collect();
+    let mut runs =
+        vec![Run { mpirun: vec!["--oversubscribe".into(), "-np".into(), "2".into()], args: args.clone() }];
+    if let Some((a, b)) = hosts {
+        // The program's folder is on this host only: Open MPI copies it to the others.
+        let mpirun = ["-np", "2", "--host", &format!("{a},{b}"), "--preload-binary"];
+        runs.push(Run { mpirun: mpirun.map(str::to_owned).to_vec(), args });
+    }
+    let outs = compile_and_run("--mpi", MPI_SOURCE, "pingpong", &runs)?;
+    let mut parsed = Vec::new();
+    for (run, out) in runs.iter().zip(&outs) {
+        let p = parse_pingpong(out, sizes)
+            .map_err(|e| io::Error::other(format!("mpirun {}: {e}", run.mpirun.join(" "))))?;
+        parsed.push(p);
+    }
+    let local = parsed.remove(0);
+    let remote = parsed.pop();
+    let r_ns = remote.as_ref().map_or(&local.ns, |r| &r.ns);
+    let mut rows: Vec<Row> =
+        sizes.iter().zip(local.ns.iter().zip(r_ns)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect();
+    let notes = monotone(&mut rows);
+    Ok(MpiMeasured {
+        rows,
+        notes,
+        mpi_version: local.version,
+        local_hosts: local.hosts,
+        remote_hosts: remote.map(|r| r.hosts),
+    })
 }
 
 /// Raises each column to the running maximum down the sizes and says where. More bytes
@@ -211,7 +304,21 @@ pub fn write_table(out: &mut impl Write, comments: &[String], rows: &[Row]) -> i
 
 #[cfg(test)]
 mod tests {
-    use super::monotone;
+    use super::{monotone, parse_pingpong, PingPong};
+
+    #[test]
+    fn pingpong_output_is_read_and_other_lines_skipped() {
+        let out = b"#mpi Open MPI v4.1.4, package: x\n#hosts a b\nsome warning\npingpong,1,180.5\npingpong,64,200.0\n";
+        let p = parse_pingpong(out, &[1, 64]).unwrap();
+        let want = PingPong {
+            version: Some("Open MPI v4.1.4, package: x".into()),
+            hosts: ("a".into(), "b".into()),
+            ns: vec![180.5, 200.0],
+        };
+        assert_eq!(p, want);
+        assert!(parse_pingpong(out, &[1, 64, 256]).is_err());
+        assert!(parse_pingpong(out, &[1, 65]).is_err());
+    }
 
     #[test]
     fn monotone_raises_falling_times_to_the_running_maximum() {

@@ -29,11 +29,11 @@
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
-use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::net::NodeOf;
+use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
-use std::borrow::Cow;
 use spoor_model::Definitions;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -607,7 +607,8 @@ impl<'a> Sim<'a> {
             Some(_) => spoor_graph::net::collective_procs(pag),
             None => Default::default(),
         };
-        let links_model = costs.net.filter(|n| n.contention()).map(|n| LinksModel::new(pag, n, &group_of_loc));
+        let links_model =
+            costs.net.filter(|n| n.contention()).map(|n| LinksModel::new(pag, n, &group_of_loc));
         let mut locs: Vec<Loc> = group_of_loc
             .iter()
             .map(|&g| Loc {
