@@ -1,7 +1,7 @@
 //! spoor-calibrate: a communication-cost table (formats/nettable.md) measured on this
 //! host or fitted from a trace's own messages, a network model (formats/network.md)
-//! fitted from them, or a collective table measured with real MPI (the spoor-whatif
-//! crate).
+//! fitted from them, or a collective table or a communication-cost table measured with
+//! real MPI (the spoor-whatif crate).
 
 use clap::Parser;
 use spoor_cli::{usage, Console, Output};
@@ -76,6 +76,50 @@ fn main() {
             c.push("bytes: the most one process sends or receives in the call (formats/network.md)".into());
             out = Output::create(args.output.as_deref())?;
             collectives::write_table(&mut out, &c, &m.rows)?;
+        } else if args.mpi {
+            let hosts = match args.hosts.as_deref() {
+                None => None,
+                Some([a, b]) if !a.trim().is_empty() && !b.trim().is_empty() => Some((a.trim(), b.trim())),
+                Some(_) => return Err(usage("--hosts: give two host names, A,B")),
+            };
+            let sizes = args.sizes.clone().unwrap_or_else(|| calibrate::SIZES.to_vec());
+            check_sizes(&sizes)?;
+            if sizes.iter().any(|&s| s > i32::MAX as usize) {
+                return Err(usage(format!("--sizes: at most {} bytes with --mpi", i32::MAX)));
+            }
+            let m = calibrate::measure_mpi(&sizes, args.reps, hosts)?;
+            let reps = args.reps.max(1);
+            let mut c = vec![format!(
+                "measured on {} by spoor-calibrate --mpi: MPI_Send/MPI_Recv ping-pong between ranks 0 and 1, \
+                 half the median of {reps} round trips after {} warm-ups a size",
+                collectives::hostname(),
+                m.warmups
+            )];
+            if let Some(v) = &m.mpi_version {
+                c.push(format!("MPI: {v}"));
+            }
+            let (l0, l1) = &m.local_hosts;
+            c.push(format!("local: mpirun -np 2, rank 0 on {l0}, rank 1 on {l1}"));
+            match (&m.remote_hosts, hosts) {
+                (Some((r0, r1)), Some((a, b))) => {
+                    c.push(format!("remote: mpirun -np 2 --host {a},{b}, rank 0 on {r0}, rank 1 on {r1}"));
+                    if r0 == r1 {
+                        let w = format!("--hosts {a},{b}: both ranks ran on {r0}, so the remote column is not between hosts");
+                        console.warn(&w);
+                        c.push(format!("warning: {w}"));
+                    }
+                }
+                _ => {
+                    let n = "no --hosts: the remote column is the local one, measured on this host";
+                    if !args.quiet {
+                        eprintln!("spoor-calibrate: note: {n}");
+                    }
+                    c.push(n.to_owned());
+                }
+            }
+            c.extend(m.notes);
+            out = Output::create(args.output.as_deref())?;
+            calibrate::write_table(&mut out, &c, &m.rows)?;
         } else {
             let sizes = args.sizes.clone().unwrap_or_else(|| calibrate::SIZES.to_vec());
             check_sizes(&sizes)?;

@@ -3,7 +3,7 @@
 use clap::{Parser, ValueEnum};
 
 pub const ABOUT: &str = "\
-Without --from-trace or --collectives, ping-pong on this host: the local column over a UNIX
+Without --from-trace, --collectives or --mpi, ping-pong on this host: the local column over a UNIX
 socket pair, the remote column over TCP on loopback, each the median of half the round trips
 for every message size (the LBF paper's lookup table).
 
@@ -20,6 +20,12 @@ barrier, bcast, reduce, allreduce, gather, scatter, allgather and alltoall for e
 count and size, the median of --reps repetitions of the slowest rank's time after a barrier,
 as the collective table of formats/network.md (op,procs,bytes,ns).
 
+With --mpi, the table measured with real MPI (mpicc and mpirun on PATH): an MPI_Send/MPI_Recv
+ping-pong between ranks 0 and 1, half the median of --reps round trips per size after a few
+warm-ups. The local column has both ranks on this host (mpirun -np 2); the remote column has
+them on the two hosts of --hosts A,B (mpirun -np 2 --host A,B --preload-binary: Open MPI
+copies the program there), or without --hosts repeats the local column, saying so.
+
 spoor-pag, spoor-cp, spoor-gag and spoor-whatif read the results with --net.";
 
 pub const EXAMPLES: &str = "\
@@ -31,6 +37,8 @@ Examples:
   spoor-calibrate --from-trace run.o --local never -o net.toml
                                                     every message remote (network namespaces)
   spoor-calibrate --collectives --procs 2,4,8 -o coll.csv
+  spoor-calibrate --mpi --hosts node1,node2 -o mpi.csv
+                                                    MPI ping-pong, remote between two hosts
   spoor-gag --predict --place-by block:2 --net host.csv run.o";
 
 /// What --from-trace writes.
@@ -47,7 +55,7 @@ pub enum Form {
 #[command(name = "spoor-calibrate", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
     /// Fit the table or model from this ordered trace or PAG file instead of measuring.
-    #[arg(long, value_name = "FILE", conflicts_with = "collectives")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["collectives", "mpi"])]
     pub from_trace: Option<String>,
     /// With --from-trace: which messages are local: processor (both ends in one process),
     /// machine (both ends on one machine) or never (every message remote). Default:
@@ -59,16 +67,23 @@ pub struct Args {
     #[arg(long, value_enum, requires = "from_trace")]
     pub form: Option<Form>,
     /// Time MPI's collective operations (needs mpicc and mpirun) instead of ping-pong.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "mpi")]
     pub collectives: bool,
     /// With --collectives: process counts, comma-separated. Default: 2,4.
     #[arg(long, value_name = "LIST", value_delimiter = ',', requires = "collectives")]
     pub procs: Option<Vec<usize>>,
+    /// Measure the table with an MPI_Send/MPI_Recv ping-pong (needs mpicc and mpirun).
+    #[arg(long)]
+    pub mpi: bool,
+    /// With --mpi: the two hosts of the remote column, comma-separated (rank 0 on the
+    /// first, rank 1 on the second). Default: none, the remote column repeats the local one.
+    #[arg(long, value_name = "A,B", value_delimiter = ',', requires = "mpi")]
+    pub hosts: Option<Vec<String>>,
     /// Message sizes in bytes, comma-separated (with --collectives, the most one process
     /// sends or receives; default 8,64,256,1024,4096,16384,65536).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub sizes: Option<Vec<usize>>,
-    /// Round trips per size (with --collectives: repetitions per operation and size).
+    /// Round trips per size, after a few warm-ups (with --collectives: repetitions per operation and size).
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub reps: usize,
     /// Write to this file (complete or not at all) instead of standard output.

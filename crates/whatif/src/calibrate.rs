@@ -85,6 +85,8 @@ pub struct MpiMeasured {
     pub notes: Vec<String>,
     /// The MPI library's version, as it says it (its first line).
     pub mpi_version: Option<String>,
+    /// Warm-up round trips before each size's timed ones.
+    pub warmups: usize,
     /// Where ranks 0 and 1 ran (MPI_Get_processor_name) for the local column.
     pub local_hosts: (String, String),
     /// Where they ran for the remote column; None without hosts (the remote column is
@@ -128,14 +130,17 @@ fn parse_pingpong(stdout: &[u8], sizes: &[usize]) -> Result<PingPong, String> {
 }
 
 /// Measures a table with real MPI: an MPI_Send/MPI_Recv ping-pong between ranks 0 and 1,
-/// half the median of `reps` round trips per size after a few warm-ups; the local column
+/// half the median of `reps` round trips per size after `reps / 4 + 1` warm-ups (and a
+/// pass of as many over every size first); the local column
 /// with both ranks on this host (`mpirun -np 2`), the remote one with rank 0 on
 /// `hosts.0` and rank 1 on `hosts.1` (`mpirun -np 2 --host A,B --preload-binary`), or,
 /// without hosts, the local column again. Made monotone, with notes.
 pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) -> io::Result<MpiMeasured> {
     use crate::mpi::{compile_and_run, Run};
+    let reps = reps.max(1);
+    let warmups = reps / 4 + 1;
     let args: Vec<String> =
-        std::iter::once(reps.max(1)).chain(sizes.iter().copied()).map(|n| n.to_string()).collect();
+        [reps, warmups].into_iter().chain(sizes.iter().copied()).map(|n| n.to_string()).collect();
     let mut runs =
         vec![Run { mpirun: vec!["--oversubscribe".into(), "-np".into(), "2".into()], args: args.clone() }];
     if let Some((a, b)) = hosts {
@@ -160,6 +165,7 @@ pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) ->
         rows,
         notes,
         mpi_version: local.version,
+        warmups,
         local_hosts: local.hosts,
         remote_hosts: remote.map(|r| r.hosts),
     })

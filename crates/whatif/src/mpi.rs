@@ -70,7 +70,8 @@ pub struct Run {
 }
 
 /// Compiles `source` as `name`.c with `mpicc -O2` in a temporary folder and runs it with
-/// mpirun once for each of `runs` (adding `--allow-run-as-root` when root), returning
+/// mpirun once for each of `runs` (adding `--allow-run-as-root` when root), in that
+/// folder (Open MPI's `--preload-binary` runs `./NAME` on this host too), returning
 /// each run's standard output. `option` names the mode for a missing MPI.
 pub fn compile_and_run(option: &str, source: &str, name: &str, runs: &[Run]) -> io::Result<Vec<Vec<u8>>> {
     let (mpicc, mpirun) = find_mpi(option)?;
@@ -95,8 +96,9 @@ pub fn compile_and_run(option: &str, source: &str, name: &str, runs: &[Run]) -> 
         if unsafe { libc::geteuid() } == 0 {
             c.arg("--allow-run-as-root");
         }
-        c.args(&run.mpirun).arg(&exe).args(&run.args);
-        let out = c.stdin(Stdio::null()).output()?;
+        // Run in the folder, so relative to it whatever TMPDIR is.
+        c.args(&run.mpirun).arg(format!("./{name}")).args(&run.args);
+        let out = c.current_dir(&dir.0).stdin(Stdio::null()).output()?;
         if !out.status.success() {
             return Err(io::Error::other(format!(
                 "{} {} failed ({}):\n{}",
