@@ -1,6 +1,6 @@
 //! spoor-calibrate's network models (formats/network.md, "Fitting a model") fitted to
 //! hand-made traces with known answers (testdata/whatif/net-*.txt), and its collective
-//! tables measured with real MPI (which needs mpicc and mpirun: scripts/test installs
+//! and communication-cost tables measured with real MPI (which needs mpicc and mpirun: scripts/test installs
 //! them; without them that test fails, saying so).
 
 use crate::common::*;
@@ -120,6 +120,13 @@ fn calibrate_options_that_do_not_fit_are_usage_errors() {
         &["--form", "model"],
         &["--procs", "2"],
         &["--from-trace", "x.o", "--local", "nowhere"],
+        &["--mpi", "--from-trace", "x.o"],
+        &["--mpi", "--collectives"],
+        &["--hosts", "a,b"],
+        &["--mpi", "--hosts", "a"],
+        &["--mpi", "--hosts", "a,b,c"],
+        &["--mpi", "--hosts", ",b"],
+        &["--mpi", "--procs", "2"],
     ] {
         let out = run("calibrate", args, b"", &[]);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -163,6 +170,59 @@ fn calibrate_collectives_without_mpi_says_what_to_install() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(
         e.contains("--collectives needs MPI: mpicc not found on PATH (Debian: apt-get install libopenmpi-dev openmpi-bin)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn calibrate_measures_a_table_with_mpi() {
+    mpi();
+    let out = run("calibrate", &["--mpi", "--sizes", "1,64,1024", "--reps", "10"], b"", &[]);
+    assert_success(&out, "spoor-calibrate --mpi");
+    let (t, e) = (text(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(e.contains("note: no --hosts: the remote column is the local one, measured on this host"), "{e}");
+    assert!(
+        t.starts_with("# measured on ")
+            && t.contains("by spoor-calibrate --mpi: MPI_Send/MPI_Recv ping-pong"),
+        "{t}"
+    );
+    assert!(t.contains("half the median of 10 round trips after 3 warm-ups a size"), "{t}");
+    assert!(t.contains("\n# MPI: ") && t.contains("\n# local: mpirun -np 2, rank 0 on "), "{t}");
+    assert!(t.contains("\n# no --hosts: the remote column is the local one, measured on this host\n"), "{t}");
+    let mut lines = t.lines().skip_while(|l| l.starts_with('#'));
+    assert_eq!(lines.next(), Some("bytes,local_ns,remote_ns"), "{t}");
+    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|f| f.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), [1.0, 64.0, 1024.0], "{t}");
+    for r in &rows {
+        assert!(r.len() == 3 && r[1] > 0.0 && r[2] == r[1], "{t}");
+    }
+    // Made monotone, with a comment line for every raise.
+    assert!(rows.windows(2).all(|w| w[1][1] >= w[0][1]), "{t}");
+    // -q: no note; -o: the same form in the file.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("mpi.csv");
+    let out = run(
+        "calibrate",
+        &["-q", "--mpi", "--sizes", "8", "--reps", "3", "-o", csv.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    assert_success(&out, "spoor-calibrate -q --mpi -o mpi.csv");
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let t = std::fs::read_to_string(&csv).unwrap();
+    assert!(t.contains("\nbytes,local_ns,remote_ns\n8,"), "{t}");
+}
+
+#[test]
+fn calibrate_mpi_without_mpi_says_what_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run("calibrate", &["--mpi"], b"", &[("PATH", dir.path().to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains(
+            "--mpi needs MPI: mpicc not found on PATH (Debian: apt-get install libopenmpi-dev openmpi-bin)"
+        ),
         "{e}"
     );
 }
