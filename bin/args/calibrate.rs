@@ -70,7 +70,13 @@ pub struct Args {
     #[arg(long, conflicts_with = "mpi")]
     pub collectives: bool,
     /// With --collectives: process counts, comma-separated. Default: 2,4.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', requires = "collectives", conflicts_with = "mpi")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        requires = "collectives",
+        conflicts_with = "mpi"
+    )]
     pub procs: Option<Vec<usize>>,
     /// Measure the table with an MPI_Send/MPI_Recv ping-pong (needs mpicc and mpirun).
     #[arg(long)]
