@@ -330,13 +330,16 @@ pub struct CollTable {
     file: String,
     /// Per operation code: per process count (increasing), rows of (bytes, ns) with
     /// bytes increasing.
-    rows: std::collections::BTreeMap<u8, Vec<(u32, Vec<(u64, f64)>)>>,
+    rows: std::collections::BTreeMap<u8, Vec<(u32, Sizes)>>,
 }
+
+/// (bytes, ns) rows, bytes increasing.
+type Sizes = Vec<(u64, f64)>;
 
 impl CollTable {
     /// Parses the CSV form.
     pub fn parse(file: &str, text: &str) -> Result<CollTable> {
-        let mut rows: std::collections::BTreeMap<u8, Vec<(u32, Vec<(u64, f64)>)>> = Default::default();
+        let mut rows: std::collections::BTreeMap<u8, Vec<(u32, Sizes)>> = Default::default();
         let mut header = false;
         for (n, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
