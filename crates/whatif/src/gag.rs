@@ -419,8 +419,12 @@ struct Waiter {
 
 /// The links and buses of a network model: when each is free.
 struct LinksModel {
-    /// Message arcs by origin node: (origin, arc), sorted.
+    /// Message arcs by origin node: (origin, arc), sorted by the origin's location,
+    /// then the origin. A location reports its nodes in order, so each location's
+    /// cursor into its stretch only moves forward.
     by_origin: Vec<(u32, u32)>,
+    /// Per location, its cursor into `by_origin` and the end of its stretch.
+    cursor: Vec<(u32, u32)>,
     /// Per message arc, its time from the send to the arrival once the send is
     /// reported (-1 before).
     delay: Vec<f64>,
@@ -432,16 +436,40 @@ struct LinksModel {
     /// incoming one, then each bus.
     out_free: Vec<f64>,
     in_free: Vec<f64>,
-    bus_free: Vec<f64>,
+    /// When each bus is free (the bits of non-negative times order as the times).
+    bus_free: BinaryHeap<Reverse<u64>>,
 }
 
 impl LinksModel {
     fn new(pag: &Pag, net: &Network, group_of_loc: &[u32]) -> LinksModel {
-        let mut by_origin: Vec<(u32, u32)> = (0..pag.arcs())
-            .filter(|&a| pag.arc_kind[a] == ArcKind::Message)
-            .map(|a| (pag.arc_from[a], a as u32))
-            .collect();
-        by_origin.sort_unstable();
+        // Bucketed by location (counting), then each location's few sorted by origin:
+        // nearly in order already, as a location's sends come in its order.
+        let locs = pag.defs.locations.len();
+        let messages = || {
+            (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message).filter_map(|a| {
+                let f = pag.arc_from[a];
+                let l = pag.loc[f as usize] as usize;
+                (l < locs).then_some((l, f, a as u32))
+            })
+        };
+        let mut cursor = vec![(0u32, 0u32); locs];
+        for (l, _, _) in messages() {
+            cursor[l].1 += 1;
+        }
+        let mut at = 0u32;
+        for c in &mut cursor {
+            let n = c.1;
+            *c = (at, at);
+            at += n;
+        }
+        let mut by_origin = vec![(0u32, 0u32); at as usize];
+        for (l, f, a) in messages() {
+            by_origin[cursor[l].1 as usize] = (f, a);
+            cursor[l].1 += 1;
+        }
+        for &(lo, hi) in &cursor {
+            by_origin[lo as usize..hi as usize].sort_unstable();
+        }
         let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
             .map(|l| match net.node {
                 NodeOf::Machine => pag.machine_of(l),
@@ -452,13 +480,14 @@ impl LinksModel {
         let (lo, li) = (net.links_out.unwrap_or(0) as usize, net.links_in.unwrap_or(0) as usize);
         LinksModel {
             by_origin,
+            cursor,
             delay: vec![-1.0; pag.arcs()],
             node_of_loc,
             links_out: lo,
             links_in: li,
             out_free: vec![0.0; nodes * lo],
             in_free: vec![0.0; nodes * li],
-            bus_free: vec![0.0; net.buses.unwrap_or(0) as usize],
+            bus_free: (0..net.buses.unwrap_or(0)).map(|_| Reverse(0)).collect(),
         }
     }
 
@@ -473,7 +502,7 @@ impl LinksModel {
         let o = earliest(out);
         let ins = &mut self.in_free[dst as usize * self.links_in..][..self.links_in];
         let i = earliest(ins);
-        let b = earliest(&self.bus_free);
+        let b = self.bus_free.peek().map(|r| f64::from_bits(r.0));
         let mut start = t;
         if let Some(o) = o {
             start = start.max(out[o]);
@@ -482,7 +511,7 @@ impl LinksModel {
             start = start.max(ins[i]);
         }
         if let Some(b) = b {
-            start = start.max(self.bus_free[b]);
+            start = start.max(b);
         }
         let end = start + wire;
         if let Some(o) = o {
@@ -491,8 +520,9 @@ impl LinksModel {
         if let Some(i) = i {
             self.in_free[dst as usize * self.links_in + i] = end;
         }
-        if let Some(b) = b {
-            self.bus_free[b] = end;
+        if b.is_some() {
+            self.bus_free.pop();
+            self.bus_free.push(Reverse(end.to_bits()));
         }
         start
     }
@@ -746,13 +776,18 @@ impl<'a> Sim<'a> {
     fn send_messages(&mut self, x: u32, t: f64) {
         let (Some(n), Some(mut m)) = (self.net, self.links_model.take()) else { return };
         let p = self.pag;
-        let lo = m.by_origin.partition_point(|&(f, _)| f < x);
-        for k in lo..m.by_origin.len() {
-            let (f, a) = m.by_origin[k];
-            if f != x {
-                break;
-            }
-            let a = a as usize;
+        let l = p.loc[x as usize] as usize;
+        // A virtual node (no location) sends no message.
+        let Some(&(mut k, end)) = m.cursor.get(l) else {
+            self.links_model = Some(m);
+            return;
+        };
+        while k < end && m.by_origin[k as usize].0 < x {
+            k += 1;
+        }
+        while k < end && m.by_origin[k as usize].0 == x {
+            let a = m.by_origin[k as usize].1 as usize;
+            k += 1;
             let bytes = p.arc_bytes[a];
             m.delay[a] = if self.is_local(n, a) {
                 n.time(bytes, true)
@@ -763,6 +798,7 @@ impl<'a> Sim<'a> {
                 start - t + n.time(bytes, false)
             };
         }
+        m.cursor[l].0 = k;
         self.links_model = Some(m);
     }
 
