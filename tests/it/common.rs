@@ -128,6 +128,17 @@ pub fn data() -> Option<PathBuf> {
     }
 }
 
+/// The EPOCH 2-process Paraver trace of $SPOOR_DATA imported and ordered into `dir`;
+/// the ordered trace's path.
+pub fn epoch_ordered(data: &Path, dir: &Path) -> String {
+    let raw = dir.join("epoch.spoor").to_string_lossy().into_owned();
+    let prv = data.join("paraver/pypop-epoch-2proc/epoch_2proc.prv.gz");
+    ok("import", &["-q", prv.to_str().unwrap(), "-o", &raw], b"");
+    let t = dir.join("epoch.o").to_string_lossy().into_owned();
+    ok("order", &["-q", &raw, "-o", &t], b"");
+    t
+}
+
 /// A program on PATH.
 pub fn tool(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(name)).find(|p| p.is_file())

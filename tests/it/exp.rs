@@ -156,11 +156,7 @@ fn bad_input_is_refused_with_what_was_expected() {
 fn pop_factors_of_a_real_run_agree_with_dimemas() {
     let Some(data) = data() else { return };
     let d = tempfile::tempdir().unwrap();
-    let raw = d.path().join("epoch.spoor").to_string_lossy().into_owned();
-    let prv = data.join("paraver/pypop-epoch-2proc/epoch_2proc.prv.gz");
-    ok("import", &["-q", prv.to_str().unwrap(), "-o", &raw], b"");
-    let t = d.path().join("epoch.o").to_string_lossy().into_owned();
-    ok("order", &["-q", &raw, "-o", &t], b"");
+    let t = epoch_ordered(&data, d.path());
     let db = d.path().join("runs.db").to_string_lossy().into_owned();
     exp_ok(&db, &["add", "-q", &t, "--attr", "program=epoch"]);
     let json: serde_json::Value =

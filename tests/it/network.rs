@@ -132,11 +132,7 @@ fn models_that_cannot_be_are_refused_with_file_and_line() {
 fn an_ideal_network_agrees_with_dimemas_on_a_real_run() {
     let Some(data) = data() else { return };
     let d = tempfile::tempdir().unwrap();
-    let raw = d.path().join("epoch.spoor").to_string_lossy().into_owned();
-    let prv = data.join("paraver/pypop-epoch-2proc/epoch_2proc.prv.gz");
-    ok("import", &["-q", prv.to_str().unwrap(), "-o", &raw], b"");
-    let t = d.path().join("epoch.o").to_string_lossy().into_owned();
-    ok("order", &["-q", &raw, "-o", &t], b"");
+    let t = epoch_ordered(&data, d.path());
     let sc = write(d.path(), "ideal.toml", "[[network]]\nmodel = \"ideal\"\n");
     let csv = ok_text("whatif", &["-q", "--window", "0..100s", "scenarios", &sc, &t]);
     let predicted: f64 = csv.lines().nth(1).unwrap().split(',').nth(6).unwrap().parse().unwrap();
