@@ -66,6 +66,22 @@ impl std::fmt::Display for Mode {
     }
 }
 
+/// The value at `x` of the line through `rows` (`key` strictly increasing, at least one
+/// row): linear between rows, the first row's value below it, extended along the last
+/// two rows above the last (a one-row table is constant).
+pub(crate) fn interpolate<R>(rows: &[R], x: u64, key: impl Fn(&R) -> u64, value: impl Fn(&R) -> f64) -> f64 {
+    let i = rows.partition_point(|r| key(r) <= x);
+    if i == 0 {
+        value(&rows[0])
+    } else if key(&rows[i - 1]) == x || rows.len() == 1 {
+        value(&rows[i - 1])
+    } else {
+        let (a, b) = if i == rows.len() { (&rows[i - 2], &rows[i - 1]) } else { (&rows[i - 1], &rows[i]) };
+        let f = (x as f64 - key(a) as f64) / (key(b) as f64 - key(a) as f64);
+        value(a) + f * (value(b) - value(a))
+    }
+}
+
 /// Which messages take a table's local time (formats/nettable.md, "Local").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Local {
@@ -80,6 +96,15 @@ pub enum Local {
 impl Local {
     /// The meanings by name, as `parse` takes them.
     pub const NAMES: [&'static str; 3] = ["processor", "machine", "never"];
+
+    /// The meaning's name, as `parse` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Local::Processor => "processor",
+            Local::Machine => "machine",
+            Local::Never => "never",
+        }
+    }
 
     /// `processor`, `machine` or `never`.
     pub fn parse(s: &str) -> std::result::Result<Local, String> {
@@ -198,19 +223,7 @@ impl NetTable {
     /// The time of a message of `bytes`: linear between rows, the first row's time
     /// below it, extended along the last two rows above the last.
     pub fn time(&self, bytes: u64, local: bool) -> i64 {
-        let col = |r: &(u64, f64, f64)| if local { r.1 } else { r.2 };
-        let rows = &self.rows;
-        let i = rows.partition_point(|r| r.0 <= bytes);
-        let t = if i == 0 {
-            col(&rows[0])
-        } else if rows[i - 1].0 == bytes || rows.len() == 1 {
-            col(&rows[i - 1])
-        } else {
-            let (a, b) =
-                if i == rows.len() { (&rows[i - 2], &rows[i - 1]) } else { (&rows[i - 1], &rows[i]) };
-            let f = (bytes as f64 - a.0 as f64) / (b.0 as f64 - a.0 as f64);
-            col(a) + f * (col(b) - col(a))
-        };
+        let t = interpolate(&self.rows, bytes, |r| r.0, |r| if local { r.1 } else { r.2 });
         t.max(0.0).round() as i64
     }
 

@@ -408,16 +408,7 @@ impl CollTable {
     pub fn time(&self, op: CollOp, procs: u32, bytes: u64) -> Option<f64> {
         let by_procs = self.rows.get(&op.code())?;
         let (_, sizes) = by_procs.iter().min_by_key(|r| (r.0.abs_diff(procs), r.0))?;
-        let i = sizes.partition_point(|r| r.0 <= bytes);
-        Some(if i == 0 {
-            sizes[0].1
-        } else if sizes[i - 1].0 == bytes || sizes.len() == 1 {
-            sizes[i - 1].1
-        } else {
-            let (a, b) =
-                if i == sizes.len() { (sizes[i - 2], sizes[i - 1]) } else { (sizes[i - 1], sizes[i]) };
-            (a.1 + (bytes as f64 - a.0 as f64) / (b.0 as f64 - a.0 as f64) * (b.1 - a.1)).max(0.0)
-        })
+        Some(crate::cost::interpolate(sizes, bytes, |r| r.0, |r| r.1).max(0.0))
     }
 }
 
@@ -450,63 +441,49 @@ fn line_at(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
 }
 
-/// A number with an optional unit, as a TOML value gives it.
-fn number_and_unit(v: &toml::Value) -> std::result::Result<(f64, String), String> {
-    match v {
-        toml::Value::Integer(i) => Ok((*i as f64, String::new())),
-        toml::Value::Float(f) => Ok((*f, String::new())),
-        toml::Value::String(s) => {
-            let s = s.trim();
-            let split = s
-                .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
-                .unwrap_or(s.len());
-            // An exponent's `e` followed by no digit belongs to the unit.
-            let (num, unit) = s.split_at(split);
-            let n: f64 = num.parse().map_err(|_| format!("`{s}` is not a number with a unit"))?;
-            Ok((n, unit.trim().to_owned()))
-        }
-        other => Err(format!("expected a number or a string, found {}", other.type_str())),
-    }
-}
-
-/// A duration in nanoseconds: a number of nanoseconds, or with `ns`, `us`, `ms`, `s`.
+/// A duration in nanoseconds: a number of nanoseconds, or a string as the text form
+/// writes times (`1500`, `2us`, `1.5ms`, `2s`).
 pub fn parse_duration(v: &toml::Value) -> std::result::Result<f64, String> {
-    let (n, unit) = number_and_unit(v)?;
-    let scale = match unit.as_str() {
-        "" | "ns" => 1.0,
-        "us" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        u => return Err(format!("unknown unit `{u}` (expected ns, us, ms or s)")),
+    let t = match v {
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(f) => *f,
+        toml::Value::String(s) => spoor_format::text::parse_duration(s).ok_or_else(|| {
+            format!("`{s}`: unknown unit or form (expected nanoseconds, or a number with ns, us, ms or s)")
+        })? as f64,
+        other => return Err(format!("expected a number or a string, found {}", other.type_str())),
     };
-    let t = n * scale;
     if !t.is_finite() || t < 0.0 {
         return Err(format!("{t} ns: expected a duration of at least 0"));
     }
     Ok(t)
 }
 
-/// A bandwidth in bytes a nanosecond: bytes a second, or with a unit, or `inf`.
+/// A bandwidth in bytes a nanosecond: bytes a second, or a string with a unit, or `inf`.
 pub fn parse_bandwidth(v: &toml::Value) -> std::result::Result<f64, String> {
-    if v.as_str().map(str::trim) == Some("inf") {
-        return Ok(f64::INFINITY);
-    }
-    let (n, unit) = number_and_unit(v)?;
-    let per_second = match unit.as_str() {
-        "" | "B/s" => 1.0,
-        "KB/s" => 1e3,
-        "MB/s" => 1e6,
-        "GB/s" => 1e9,
-        "Kbit/s" => 1e3 / 8.0,
-        "Mbit/s" => 1e6 / 8.0,
-        "Gbit/s" => 1e9 / 8.0,
-        u => {
-            return Err(format!(
-                "unknown unit `{u}` (expected B/s, KB/s, MB/s, GB/s, Kbit/s, Mbit/s, Gbit/s)"
-            ))
+    // Longest first: `B/s` ends the others.
+    const UNITS: [(&str, f64); 7] = [
+        ("Kbit/s", 1e3 / 8.0),
+        ("Mbit/s", 1e6 / 8.0),
+        ("Gbit/s", 1e9 / 8.0),
+        ("KB/s", 1e3),
+        ("MB/s", 1e6),
+        ("GB/s", 1e9),
+        ("B/s", 1.0),
+    ];
+    let b = match v {
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(f) => *f,
+        toml::Value::String(s) if s.trim() == "inf" => return Ok(f64::INFINITY),
+        toml::Value::String(s) => {
+            let s = s.trim();
+            let (n, scale) =
+                UNITS.iter().find_map(|&(u, k)| s.strip_suffix(u).map(|n| (n, k))).unwrap_or((s, 1.0));
+            n.trim().parse::<f64>().map_err(|_| {
+                format!("`{s}`: unknown unit or form (expected a number with B/s, KB/s, MB/s, GB/s, Kbit/s, Mbit/s or Gbit/s)")
+            })? * scale
         }
+        other => return Err(format!("expected a number or a string, found {}", other.type_str())),
     };
-    let b = n * per_second;
     if !b.is_finite() || b <= 0.0 {
         return Err(format!("{b} bytes a second: expected a bandwidth above 0 (or \"inf\")"));
     }
@@ -561,6 +538,7 @@ mod tests {
             ("buses = 0\n", 1, "at least 1"),
             ("latency = \"-3us\"\n", 1, "at least 0"),
             ("latency = \"3 parsecs\"\n", 1, "unknown unit"),
+            ("bandwidth = \"3 furlongs\"\n", 1, "unknown unit"),
             ("table = \"t.csv\"\nlatency = 1\n", 2, "not both"),
             ("node = \"rack\"\n", 1, "machine or processor"),
             ("local = \"near\"\n", 1, "processor, machine, never"),

@@ -256,15 +256,6 @@ pub struct ModelFit {
     pub warnings: Vec<String>,
 }
 
-/// `local`'s name in formats/nettable.md.
-pub fn local_name(local: Local) -> &'static str {
-    match local {
-        Local::Processor => "processor",
-        Local::Machine => "machine",
-        Local::Never => "never",
-    }
-}
-
 /// The message arcs of `pag`, remote and local by `local`. Links belong to machines when
 /// `local` is `machine`, otherwise to processes (processes in separate network
 /// namespaces or virtual machines, which is why the user calls their messages remote).
@@ -310,7 +301,7 @@ pub fn fit_model(pag: &Pag, local: Local) -> ModelFit {
         "{} remote and {} local messages (local: {}); t = latency + bytes / bandwidth by least squares",
         remote.len(),
         loc.len(),
-        local_name(local)
+        local.name()
     ));
     let points = |ms: &[Message]| ms.iter().map(|m| (m.bytes, m.ns)).collect::<Vec<_>>();
     if let Some(mut line) = fit_line(&points(&remote)) {
@@ -385,7 +376,7 @@ impl ModelFit {
             writeln!(out, "local_latency = \"{}ns\"", l.latency.round())?;
             writeln!(out, "local_bandwidth = \"{}\"", bandwidth_value(l.bandwidth))?;
         }
-        writeln!(out, "local = \"{}\"", local_name(self.local))?;
+        writeln!(out, "local = \"{}\"", self.local.name())?;
         if self.saturated() {
             if self.local != Local::Machine {
                 writeln!(out, "node = \"processor\"")?;

@@ -204,10 +204,8 @@ impl Sweep {
                 }
                 (None, Some(m)) if m.get_ref() == "ideal" => ("ideal".to_owned(), Some(Network::ideal())),
                 (None, Some(m)) => {
-                    let (name, text) = read(base, m.get_ref())?;
-                    let dir = Path::new(&name).parent().unwrap_or(Path::new("")).to_path_buf();
                     let collected = spoor_model::Collected::default();
-                    let net = Network::parse(&name, &text, &dir, &collected)?;
+                    let net = Network::load(&base.join(m.get_ref()).to_string_lossy(), &collected)?;
                     warnings.extend(collected.warnings());
                     warnings.extend(net.warnings_for(pag));
                     (m.get_ref().clone(), Some(net))
