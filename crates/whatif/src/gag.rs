@@ -417,6 +417,19 @@ struct Waiter {
     arc: u32,
 }
 
+/// Whether a message from location `f` to `to` is local on the network model `n`: both
+/// ends share a processor of the placement (`group_of_loc`), unless the model says
+/// otherwise.
+#[inline]
+fn message_is_local(p: &Pag, group_of_loc: &[u32], n: &Network, f: u32, to: u32) -> bool {
+    f != NONE
+        && to != NONE
+        && match n.local.unwrap_or(Local::Processor) {
+            Local::Processor => group_of_loc.get(f as usize) == group_of_loc.get(to as usize),
+            other => p.is_local(other, f, to),
+        }
+}
+
 /// The links and buses of a network model: when each is free.
 struct LinksModel {
     /// Message arcs by origin node: (origin, arc), sorted by the origin's location,
@@ -755,18 +768,11 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Whether message arc `a` is local on the network model `n`: both ends share a
-    /// processor of the placement, unless the model says otherwise.
+    /// Whether message arc `a` is local on the network model `n`.
     #[inline]
     fn is_local(&self, n: &Network, a: usize) -> bool {
         let p = self.pag;
-        let (f, to) = (p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize]);
-        f != NONE
-            && to != NONE
-            && match n.local.unwrap_or(Local::Processor) {
-                Local::Processor => self.group_of_loc.get(f as usize) == self.group_of_loc.get(to as usize),
-                other => p.is_local(other, f, to),
-            }
+        message_is_local(p, &self.group_of_loc, n, p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize])
     }
 
     /// The messages node `x` sends, at `t`: each takes its links and bus when they are
@@ -774,14 +780,11 @@ impl<'a> Sim<'a> {
     /// is known from then on.
     #[inline(never)]
     fn send_messages(&mut self, x: u32, t: f64) {
-        let (Some(n), Some(mut m)) = (self.net, self.links_model.take()) else { return };
+        let (Some(n), Some(m)) = (self.net, self.links_model.as_mut()) else { return };
         let p = self.pag;
         let l = p.loc[x as usize] as usize;
         // A virtual node (no location) sends no message.
-        let Some(&(mut k, end)) = m.cursor.get(l) else {
-            self.links_model = Some(m);
-            return;
-        };
+        let Some(&(mut k, end)) = m.cursor.get(l) else { return };
         while k < end && m.by_origin[k as usize].0 < x {
             k += 1;
         }
@@ -789,17 +792,16 @@ impl<'a> Sim<'a> {
             let a = m.by_origin[k as usize].1 as usize;
             k += 1;
             let bytes = p.arc_bytes[a];
-            m.delay[a] = if self.is_local(n, a) {
+            let to = p.loc[p.arc_to[a] as usize];
+            m.delay[a] = if message_is_local(p, &self.group_of_loc, n, l as u32, to) {
                 n.time(bytes, true)
             } else {
-                let (from, to) = (p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize]);
-                let (src, dst) = (m.node_of_loc[from as usize], m.node_of_loc[to as usize]);
+                let (src, dst) = (m.node_of_loc[l], m.node_of_loc[to as usize]);
                 let start = m.take(t, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
             };
         }
         m.cursor[l].0 = k;
-        self.links_model = Some(m);
     }
 
     #[inline]
