@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             && !f.starts_with('.')
     };
     if !spec.placement.iter().filter_map(|p| p.get_ref().file.as_ref()).all(plain)
-        || !spec.network.iter().filter_map(|n| n.table.as_ref()).all(plain)
+        || !spec.network.iter().flat_map(|n| [&n.table, &n.model]).flatten().map(|f| f.get_ref()).all(plain)
     {
         return;
     }

@@ -286,6 +286,13 @@ impl Network {
         Some(phases * steps.of(procs) * self.time(bytes, false))
     }
 
+    /// The time of collective arc `a` of `pag` into an end (`procs`: the instances'
+    /// process counts, [`collective_procs`]), ns; `None` to keep it as traced.
+    pub fn collective_arc(&self, pag: &Pag, procs: &FxHashMap<u32, u32>, a: usize) -> Option<f64> {
+        let p = procs.get(&pag.arc_from[a]).copied().unwrap_or(1);
+        self.collective(pag.arc_op[a], p, pag.arc_bytes[a])
+    }
+
     /// Operations of `pag`'s collectives that a collective table lacks (they take the
     /// tree model), as warnings.
     pub fn warnings_for(&self, pag: &Pag) -> Vec<String> {

@@ -330,10 +330,7 @@ impl Pag {
                     let (f, t) = (self.loc[self.arc_from[a] as usize], self.loc[self.arc_to[a] as usize]);
                     Some(net.time(self.arc_bytes[a], self.is_local(local, f, t)))
                 }
-                ArcKind::CollOut => {
-                    let p = procs.get(&self.arc_from[a]).copied().unwrap_or(1);
-                    net.collective(self.arc_op[a], p, self.arc_bytes[a])
-                }
+                ArcKind::CollOut => net.collective_arc(self, &procs, a),
                 _ => None,
             };
             if let Some(w) = w {

@@ -761,8 +761,7 @@ impl<'a> Sim<'a> {
                 None => n.time(p.arc_bytes[a], self.is_local(n, a)),
             },
             Some(n) if p.arc_kind[a] == ArcKind::CollOut => {
-                let procs = self.coll_procs.get(&p.arc_from[a]).copied().unwrap_or(1);
-                n.collective(p.arc_op[a], procs, p.arc_bytes[a]).unwrap_or(p.arc_weight[a].max(0) as f64)
+                n.collective_arc(p, &self.coll_procs, a).unwrap_or(p.arc_weight[a].max(0) as f64)
             }
             _ => p.arc_weight[a].max(0) as f64,
         }
