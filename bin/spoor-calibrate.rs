@@ -118,8 +118,37 @@ fn main() {
                 }
             }
             c.extend(m.notes);
-            out = Output::create(args.output.as_deref())?;
-            calibrate::write_table(&mut out, &c, &m.rows)?;
+            let connect = match m.connect {
+                Some(ns) => format!(
+                    "connect: the pair's first round trip took {} more than a later one of {} bytes \
+                     (the connection; formats/network.md)",
+                    spoor_format::text::describe_duration(ns.round() as i64),
+                    sizes[0]
+                ),
+                None => "connect: not measured without --hosts".to_owned(),
+            };
+            c.push(connect);
+            if !args.quiet {
+                eprintln!("spoor-calibrate: note: {}", c.last().unwrap());
+            }
+            let toml = args.output.as_ref().is_some_and(|o| o.extension().is_some_and(|e| e == "toml"));
+            if args.form.map_or(toml, |form| form == Form::Model) {
+                // The model names its table, written beside it.
+                let Some(model) = args.output.as_deref().filter(|o| *o != std::path::Path::new("-")) else {
+                    return Err(usage(
+                        "--mpi --form model writes its table beside the model: give -o FILE.toml",
+                    ));
+                };
+                let table = model.with_extension("csv");
+                let mut t = Output::create(Some(&table))?;
+                calibrate::write_table(&mut t, &c, &m.rows)?;
+                out = Output::create(Some(model))?;
+                calibrate::write_mpi_model(&mut out, &c, &table, m.connect)?;
+                t.commit()?;
+            } else {
+                out = Output::create(args.output.as_deref())?;
+                calibrate::write_table(&mut out, &c, &m.rows)?;
+            }
         } else {
             let sizes = args.sizes.clone().unwrap_or_else(|| calibrate::SIZES.to_vec());
             check_sizes(&sizes)?;

@@ -214,6 +214,35 @@ fn calibrate_measures_a_table_with_mpi() {
 }
 
 #[test]
+fn calibrate_writes_the_model_of_an_mpi_table_with_its_connection() {
+    mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.toml");
+    let m = model.to_str().unwrap();
+    // Both hosts this one: the remote run still goes through --host and --preload-binary.
+    let args = ["--mpi", "--hosts", "localhost,localhost", "--sizes", "8,64", "--reps", "3", "-o", m];
+    let out = run("calibrate", &args, b"", &[]);
+    assert_success(&out, "spoor-calibrate --mpi --hosts -o m.toml");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("so the remote column is not between hosts"), "{e}");
+    assert!(e.contains("note: connect: the pair's first round trip took "), "{e}");
+    let t = std::fs::read_to_string(&model).unwrap();
+    let table = std::fs::read_to_string(dir.path().join("m.csv")).unwrap();
+    assert!(t.contains("\ntable = \"m.csv\"\nlocal = \"machine\"\nconnect = "), "{t}");
+    let connect: i64 = t.lines().find_map(|l| l.strip_prefix("connect = ")).unwrap().parse().unwrap();
+    assert!(connect >= 0, "{t}");
+    assert!(table.contains("\nbytes,local_ns,remote_ns\n8,") && table.contains("\n# connect: "), "{table}");
+    // The model reads back as --net.
+    let trace = dir.path().join("t.o");
+    ok_text("order", &["-q", &testdata("whatif/connect.txt"), "-o", trace.to_str().unwrap()]);
+    ok_text("gag", &["-q", "--predict", "--place-by", "process", "--net", m, trace.to_str().unwrap()]);
+    // A model names its table's file, so it needs one.
+    let out = run("calibrate", &["--mpi", "--sizes", "8", "--reps", "1", "--form", "model"], b"", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give -o FILE.toml"));
+}
+
+#[test]
 fn calibrate_mpi_without_mpi_says_what_to_install() {
     let dir = tempfile::tempdir().unwrap();
     let out = run("calibrate", &["--mpi"], b"", &[("PATH", dir.path().to_str().unwrap())]);

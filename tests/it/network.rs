@@ -65,6 +65,24 @@ fn messages_queue_for_a_saturated_link() {
 }
 
 #[test]
+fn each_pair_connects_at_its_first_message() {
+    // Every figure is worked in testdata/whatif/connect.txt.
+    let dir = tempfile::tempdir().unwrap();
+    let o = ordered(dir.path(), "connect.txt");
+    let m = write(dir.path(), "m.toml", "latency = \"1us\"\nconnect = \"10us\"\n");
+    assert_eq!(predicted(&o, &m), "23.000 us");
+    let plain = write(dir.path(), "plain.toml", "latency = \"1us\"\n");
+    assert_eq!(predicted(&o, &plain), "3.000 us");
+    // Connections are no contention: spoor-cp weighs them as the simulation does.
+    let out = run("cp", &["--net", &m, &o], b"", &[]);
+    assert_success(&out, "spoor-cp --net");
+    assert!(text(&out.stdout).starts_with("critical path: 23.000 us"), "{}", text(&out.stdout));
+    assert!(!text(&out.stderr).contains("not modelled"), "{}", text(&out.stderr));
+    // The ideal network connects in no time.
+    assert_eq!(predicted(&o, "ideal"), "0 ns");
+}
+
+#[test]
 fn collectives_take_the_model_time() {
     // Every figure is worked in testdata/whatif/collectives.txt.
     let dir = tempfile::tempdir().unwrap();

@@ -90,6 +90,9 @@ pub struct Network {
     pub collectives: Collectives,
     /// What each blocking MPI call takes besides its communication, ns.
     pub overhead_ns: i64,
+    /// What the first remote message between two processes waits for their
+    /// connection, ns.
+    pub connect_ns: i64,
 }
 
 impl Network {
@@ -114,6 +117,7 @@ impl Network {
             buses: None,
             collectives: Collectives::Model(Steps::Tree),
             overhead_ns: 0,
+            connect_ns: 0,
         }
     }
 
@@ -223,6 +227,7 @@ impl Network {
             }
         };
         let overhead = duration(&spec.overhead, "overhead")?.unwrap_or(0.0);
+        let connect = duration(&spec.connect, "connect")?.unwrap_or(0.0);
         Ok(Network {
             transfer,
             local,
@@ -232,6 +237,7 @@ impl Network {
             buses: count(&spec.buses, "buses")?,
             collectives,
             overhead_ns: overhead.round() as i64,
+            connect_ns: connect.round() as i64,
         })
     }
 
@@ -264,6 +270,23 @@ impl Network {
     pub fn contention(&self) -> bool {
         self.transfer != Transfer::Ideal
             && (self.links_in.is_some() || self.links_out.is_some() || self.buses.is_some())
+    }
+
+    /// Whether a message's time depends on the messages sent before it (links, buses
+    /// or connections), so that only a simulation in the order of the sends knows it.
+    pub fn per_send(&self) -> bool {
+        self.contention() || self.connect() > 0.0
+    }
+
+    /// What the first remote message between two processes waits for their
+    /// connection, ns (none on the ideal network).
+    #[inline]
+    pub fn connect(&self) -> f64 {
+        if self.transfer == Transfer::Ideal {
+            0.0
+        } else {
+            self.connect_ns as f64
+        }
     }
 
     /// The time of a collective arc of operation code + 1 `op` (0: unknown) into an end
@@ -434,6 +457,7 @@ struct ModelSpec {
     buses: Option<Spanned<i64>>,
     collectives: Option<Spanned<String>>,
     overhead: Option<Spanned<toml::Value>>,
+    connect: Option<Spanned<toml::Value>>,
 }
 
 /// An error's message with what caused it.
@@ -510,9 +534,11 @@ mod tests {
     fn reads_a_model() {
         let n = parse(
             "latency = \"2us\"\nbandwidth = \"1GB/s\"\nlocal = \"never\"\nlinks_in = 1\nlinks_out = 2\n\
-             collectives = \"linear\"\noverhead = 500\n",
+             collectives = \"linear\"\noverhead = 500\nconnect = \"10ms\"\n",
         )
         .unwrap();
+        assert_eq!(n.connect(), 1e7);
+        assert!(n.per_send());
         assert_eq!(n.time(1000, false), 3000.0);
         assert_eq!(n.wire(1000, false), 1000.0);
         assert_eq!(n.time(1000, true), 0.0);
@@ -544,6 +570,7 @@ mod tests {
             ("\nlinks_in = 0\n", 2, "at least 1"),
             ("buses = 0\n", 1, "at least 1"),
             ("latency = \"-3us\"\n", 1, "at least 0"),
+            ("latency = 1\nconnect = \"-1ms\"\n", 2, "at least 0"),
             ("latency = \"3 parsecs\"\n", 1, "unknown unit"),
             ("bandwidth = \"3 furlongs\"\n", 1, "unknown unit"),
             ("table = \"t.csv\"\nlatency = 1\n", 2, "not both"),

@@ -337,6 +337,11 @@ impl Pag {
                 self.arc_weight[a] = w.round() as i64;
             }
         }
+        if net.connect() > 0.0 {
+            for a in self.first_remote_messages(local) {
+                self.arc_weight[a] += net.connect_ns;
+            }
+        }
         if net.overhead_ns > 0 {
             for i in self.blocking_call_ends() {
                 self.weight[i] += net.overhead_ns;
@@ -351,6 +356,30 @@ impl Pag {
             );
         }
         notes
+    }
+
+    /// The first remote message arc (by its send's place in the graph) between each
+    /// two processes that exchange remote messages: the one that waits for their
+    /// connection (formats/network.md, "Connections").
+    pub fn first_remote_messages(&self, local: Local) -> Vec<usize> {
+        let mut first: rustc_hash::FxHashMap<(u32, u32), usize> = Default::default();
+        for a in 0..self.arcs() {
+            if self.arc_kind[a] != ArcKind::Message {
+                continue;
+            }
+            let (f, t) = (self.loc[self.arc_from[a] as usize], self.loc[self.arc_to[a] as usize]);
+            if self.is_local(local, f, t) {
+                continue;
+            }
+            let (p, q) = (self.process_of(f), self.process_of(t));
+            let e = first.entry((p.min(q), p.max(q))).or_insert(a);
+            if self.arc_from[a] < self.arc_from[*e] {
+                *e = a;
+            }
+        }
+        let mut arcs: Vec<usize> = first.into_values().collect();
+        arcs.sort_unstable();
+        arcs
     }
 
     /// The nodes that end a blocking MPI call (`spoor_model::calls::blocks`): its

@@ -92,6 +92,10 @@ pub struct MpiMeasured {
     /// Where they ran for the remote column; None without hosts (the remote column is
     /// then the local one).
     pub remote_hosts: Option<(String, String)>,
+    /// With hosts: the pair's first round trip less a later one of the same size, ns
+    /// (at least 0): what the first remote message waits for the connection
+    /// (formats/network.md, `connect`).
+    pub connect: Option<f64>,
 }
 
 /// One run of the ping-pong program: version, the two ranks' hosts, a time per size.
@@ -99,6 +103,8 @@ pub struct MpiMeasured {
 struct PingPong {
     version: Option<String>,
     hosts: (String, String),
+    /// The very first round trip, ns.
+    first: Option<f64>,
     ns: Vec<f64>,
 }
 
@@ -112,6 +118,8 @@ fn parse_pingpong(stdout: &[u8], sizes: &[usize]) -> Result<PingPong, String> {
         } else if let Some(h) = line.strip_prefix("#hosts ") {
             let mut h = h.split_whitespace().map(str::to_owned);
             p.hosts = (h.next().unwrap_or_default(), h.next().unwrap_or_default());
+        } else if let Some(f) = line.strip_prefix("#first ") {
+            p.first = Some(f.trim().parse().map_err(|_| format!("unexpected row: {line}"))?);
         } else if let Some(r) = line.strip_prefix("pingpong,") {
             let row = r
                 .split_once(',')
@@ -157,6 +165,7 @@ pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) ->
     }
     let local = parsed.remove(0);
     let remote = parsed.pop();
+    let connect = remote.as_ref().and_then(|r| Some((r.first? - 2.0 * r.ns.first()?).max(0.0)));
     let r_ns = remote.as_ref().map_or(&local.ns, |r| &r.ns);
     let mut rows: Vec<Row> =
         sizes.iter().zip(local.ns.iter().zip(r_ns)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect();
@@ -168,6 +177,7 @@ pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) ->
         warmups,
         local_hosts: local.hosts,
         remote_hosts: remote.map(|r| r.hosts),
+        connect,
     })
 }
 
@@ -296,6 +306,28 @@ pub fn fit_with(pag: &Pag, local: Local) -> (Vec<Row>, Vec<String>) {
     (rows, notes)
 }
 
+/// Writes the network model (formats/network.md) of a table measured with real MPI:
+/// the table file `table` (named relative to the model, which sits beside it), local
+/// meaning the same machine, and the connection time when it was measured.
+pub fn write_mpi_model(
+    out: &mut impl Write,
+    comments: &[String],
+    table: &std::path::Path,
+    connect: Option<f64>,
+) -> io::Result<()> {
+    for c in comments {
+        writeln!(out, "# {c}")?;
+    }
+    let name = table.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name: String = toml::Value::String(name.into_owned()).to_string();
+    writeln!(out, "table = {name}")?;
+    writeln!(out, "local = \"machine\"")?;
+    if let Some(ns) = connect {
+        writeln!(out, "connect = {}", ns.round() as i64)?;
+    }
+    Ok(())
+}
+
 /// Writes a table in the form of formats/nettable.md, with comment lines first.
 pub fn write_table(out: &mut impl Write, comments: &[String], rows: &[Row]) -> io::Result<()> {
     for c in comments {
@@ -314,11 +346,12 @@ mod tests {
 
     #[test]
     fn pingpong_output_is_read_and_other_lines_skipped() {
-        let out = b"#mpi Open MPI v4.1.4, package: x\n#hosts a b\nsome warning\npingpong,1,180.5\npingpong,64,200.0\n";
+        let out = b"#mpi Open MPI v4.1.4, package: x\n#hosts a b\n#first 10361.0\nsome warning\npingpong,1,180.5\npingpong,64,200.0\n";
         let p = parse_pingpong(out, &[1, 64]).unwrap();
         let want = PingPong {
             version: Some("Open MPI v4.1.4, package: x".into()),
             hosts: ("a".into(), "b".into()),
+            first: Some(10361.0),
             ns: vec![180.5, 200.0],
         };
         assert_eq!(p, want);

@@ -430,7 +430,8 @@ fn message_is_local(p: &Pag, group_of_loc: &[u32], n: &Network, f: u32, to: u32)
         }
 }
 
-/// The links and buses of a network model: when each is free.
+/// The links, buses and connections of a network model: when each link and bus is
+/// free, and which processes have connected.
 struct LinksModel {
     /// Message arcs by origin node: (origin, arc), sorted by the origin's location,
     /// then the origin. A location reports its nodes in order, so each location's
@@ -451,6 +452,10 @@ struct LinksModel {
     in_free: Vec<f64>,
     /// When each bus is free (the bits of non-negative times order as the times).
     bus_free: BinaryHeap<Reverse<u64>>,
+    /// What the first remote message between two processes waits for their
+    /// connection, ns, and the pairs of processes connected so far.
+    connect: f64,
+    connected: rustc_hash::FxHashSet<(u32, u32)>,
 }
 
 impl LinksModel {
@@ -501,6 +506,8 @@ impl LinksModel {
             out_free: vec![0.0; nodes * lo],
             in_free: vec![0.0; nodes * li],
             bus_free: (0..net.buses.unwrap_or(0)).map(|_| Reverse(0)).collect(),
+            connect: net.connect(),
+            connected: Default::default(),
         }
     }
 
@@ -650,8 +657,7 @@ impl<'a> Sim<'a> {
             Some(_) => spoor_graph::net::collective_procs(pag),
             None => Default::default(),
         };
-        let links_model =
-            costs.net.filter(|n| n.contention()).map(|n| LinksModel::new(pag, n, &group_of_loc));
+        let links_model = costs.net.filter(|n| n.per_send()).map(|n| LinksModel::new(pag, n, &group_of_loc));
         let mut locs: Vec<Loc> = group_of_loc
             .iter()
             .map(|&g| Loc {
@@ -796,7 +802,14 @@ impl<'a> Sim<'a> {
                 n.time(bytes, true)
             } else {
                 let (src, dst) = (m.node_of_loc[l], m.node_of_loc[to as usize]);
-                let start = m.take(t, src, dst, n.wire(bytes, false));
+                let mut ready = t;
+                if m.connect > 0.0 {
+                    let (a, b) = (p.process_of(l as u32), p.process_of(to));
+                    if m.connected.insert((a.min(b), a.max(b))) {
+                        ready += m.connect;
+                    }
+                }
+                let start = m.take(ready, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
             };
         }
