@@ -120,10 +120,11 @@ fn main() {
             c.extend(m.notes);
             let connect = match m.connect {
                 Some(ns) => format!(
-                    "connect: the pair's first round trip took {} more than a later one of {} bytes \
-                     (the connection; formats/network.md)",
+                    "connect: the pair's first round trip took {} more than a later one of {} bytes, \
+                     the median of {} runs (the connection; formats/network.md)",
                     spoor_format::text::describe_duration(ns.round() as i64),
-                    sizes[0]
+                    sizes[0],
+                    calibrate::CONNECT_RUNS
                 ),
                 None => "connect: not measured without --hosts".to_owned(),
             };

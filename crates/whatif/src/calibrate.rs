@@ -92,9 +92,9 @@ pub struct MpiMeasured {
     /// Where they ran for the remote column; None without hosts (the remote column is
     /// then the local one).
     pub remote_hosts: Option<(String, String)>,
-    /// With hosts: the pair's first round trip less a later one of the same size, ns
-    /// (at least 0): what the first remote message waits for the connection
-    /// (formats/network.md, `connect`).
+    /// With hosts: the median of [`CONNECT_RUNS`] runs' first round trips less a later
+    /// one of the same size, ns (at least 0): what the first remote message waits for
+    /// the connection (formats/network.md, `connect`).
     pub connect: Option<f64>,
 }
 
@@ -137,6 +137,9 @@ fn parse_pingpong(stdout: &[u8], sizes: &[usize]) -> Result<PingPong, String> {
     Ok(p)
 }
 
+/// Remote runs whose first round trip gives the connection time (their median).
+pub const CONNECT_RUNS: usize = 5;
+
 /// Measures a table with real MPI: an MPI_Send/MPI_Recv ping-pong between ranks 0 and 1,
 /// half the median of `reps` round trips per size after `reps / 4 + 1` warm-ups (and a
 /// pass of as many over every size first); the local column
@@ -153,19 +156,30 @@ pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) ->
         vec![Run { mpirun: vec!["--oversubscribe".into(), "-np".into(), "2".into()], args: args.clone() }];
     if let Some((a, b)) = hosts {
         // The program's folder is on this host only: Open MPI copies it to the others.
-        let mpirun = ["-np", "2", "--host", &format!("{a},{b}"), "--preload-binary"];
-        runs.push(Run { mpirun: mpirun.map(str::to_owned).to_vec(), args });
+        let mpirun = ["-np", "2", "--host", &format!("{a},{b}"), "--preload-binary"].map(str::to_owned).to_vec();
+        // A connection's time varies from run to run (Open MPI looks for new connections
+        // only every few milliseconds): more runs that each connect once and stop.
+        let connect_only: Vec<String> = ["1".to_owned(), "0".to_owned(), sizes[0].to_string()].into();
+        for _ in 1..CONNECT_RUNS {
+            runs.push(Run { mpirun: mpirun.clone(), args: connect_only.clone() });
+        }
+        runs.push(Run { mpirun, args });
     }
     let outs = compile_and_run("--mpi", MPI_SOURCE, "pingpong", &runs)?;
     let mut parsed = Vec::new();
-    for (run, out) in runs.iter().zip(&outs) {
+    for (i, (run, out)) in runs.iter().zip(&outs).enumerate() {
+        let sizes = if i == 0 || i + 1 == runs.len() { sizes } else { &sizes[..1] };
         let p = parse_pingpong(out, sizes)
             .map_err(|e| io::Error::other(format!("mpirun {}: {e}", run.mpirun.join(" "))))?;
         parsed.push(p);
     }
     let local = parsed.remove(0);
     let remote = parsed.pop();
-    let connect = remote.as_ref().and_then(|r| Some((r.first? - 2.0 * r.ns.first()?).max(0.0)));
+    let mut firsts: Vec<f64> = parsed.iter().chain(&remote).filter_map(|p| p.first).collect();
+    let connect = match (crate::netfit::median(&mut firsts), remote.as_ref().and_then(|r| r.ns.first())) {
+        (Some(first), Some(&half)) => Some((first - 2.0 * half).max(0.0)),
+        _ => None,
+    };
     let r_ns = remote.as_ref().map_or(&local.ns, |r| &r.ns);
     let mut rows: Vec<Row> =
         sizes.iter().zip(local.ns.iter().zip(r_ns)).map(|(&n, (&l, &r))| (n as u64, l, r)).collect();

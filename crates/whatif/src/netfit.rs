@@ -135,7 +135,7 @@ pub fn fit_line(points: &[(u64, f64)]) -> Option<Line> {
 }
 
 /// The median (the upper one of an even count), `None` when empty.
-fn median(v: &mut [f64]) -> Option<f64> {
+pub(crate) fn median(v: &mut [f64]) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
