@@ -78,6 +78,12 @@ fn each_pair_connects_at_its_first_message() {
     assert_success(&out, "spoor-cp --net");
     assert!(text(&out.stdout).starts_with("critical path: 23.000 us"), "{}", text(&out.stdout));
     assert!(!text(&out.stderr).contains("not modelled"), "{}", text(&out.stderr));
+    // The GAG written on the model (links too, so that the delays are simulated) carries
+    // the delays on its arcs: its critical path is the prediction.
+    let links = write(dir.path(), "links.toml", "latency = \"1us\"\nconnect = \"10us\"\nlinks_out = 1\n");
+    let gag = dir.path().join("c.gag").to_string_lossy().into_owned();
+    ok_text("gag", &["-q", "--place-by", "process", "--net", &links, &o, "-o", &gag]);
+    assert!(ok_text("cp", &[&gag]).starts_with("critical path: 23.000 us"));
     // The ideal network connects in no time.
     assert_eq!(predicted(&o, "ideal"), "0 ns");
 }

@@ -518,14 +518,8 @@ impl<'a> Builder<'a> {
     fn add_as<const CPU: bool, const TRACK: bool>(&mut self, briefs: &[Brief]) -> Result<()> {
         for (k, s) in briefs.iter().enumerate() {
             // The briefs were written on another core: ask for them early.
-            #[cfg(target_arch = "x86_64")]
             if let Some(ahead) = briefs.get(k + 8) {
-                // SAFETY: a prefetch only hints the cache; any address is allowed.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                        (ahead as *const Brief).cast(),
-                    )
-                };
+                crate::mem::prefetch(ahead);
             }
             self.event::<CPU, TRACK>(s)?;
         }

@@ -14,7 +14,7 @@ mod cost;
 pub mod cp;
 mod error;
 pub mod file;
-mod mem;
+pub mod mem;
 pub mod near;
 pub mod net;
 pub mod pag;

@@ -156,7 +156,8 @@ pub fn measure_mpi(sizes: &[usize], reps: usize, hosts: Option<(&str, &str)>) ->
         vec![Run { mpirun: vec!["--oversubscribe".into(), "-np".into(), "2".into()], args: args.clone() }];
     if let Some((a, b)) = hosts {
         // The program's folder is on this host only: Open MPI copies it to the others.
-        let mpirun = ["-np", "2", "--host", &format!("{a},{b}"), "--preload-binary"].map(str::to_owned).to_vec();
+        let mpirun =
+            ["-np", "2", "--host", &format!("{a},{b}"), "--preload-binary"].map(str::to_owned).to_vec();
         // A connection's time varies from run to run (Open MPI looks for new connections
         // only every few milliseconds): more runs that each connect once and stop.
         let connect_only: Vec<String> = ["1".to_owned(), "0".to_owned(), sizes[0].to_string()].into();

@@ -29,6 +29,7 @@
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
+use spoor_graph::mem::{filled, prefetch};
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
@@ -317,32 +318,38 @@ enum Link {
     Waiting { head: u32, tail: u32 },
 }
 
-/// The links of origins: a table indexed by an origin's low bits, where nearly all of
-/// them fit (those in flight are close in the PAG's order), and a map for those whose
-/// place is taken.
-struct Links {
-    /// The origin in each place, `NONE` when it is free.
+/// A map from keys that are close together (origins in flight, message arcs in flight:
+/// close in the PAG's order) to values: a table indexed by a key's low bits, where
+/// nearly all of them fit, and a map for those whose place is taken.
+struct Near<V> {
+    /// The key in each place, `NONE` when it is free.
     keys: Vec<u32>,
-    vals: Vec<Link>,
-    /// How many origins in `more` have each place.
+    vals: Vec<V>,
+    /// How many keys in `more` have each place.
     in_more: Vec<u32>,
-    more: FxHashMap<u32, Link>,
+    more: FxHashMap<u32, V>,
+    /// What a free place holds.
+    blank: V,
 }
 
-/// The most places `Links` grows to (24 bytes each).
-const LINKS_MAX: usize = 1 << 20;
+/// The links of origins.
+type Links = Near<Link>;
 
-impl Links {
-    fn new() -> Self {
-        Links::with_places(1 << 12)
+/// The most places a `Near` grows to.
+const NEAR_MAX: usize = 1 << 20;
+
+impl<V: Copy> Near<V> {
+    fn new(blank: V) -> Self {
+        Near::with_places(1 << 12, blank)
     }
 
-    fn with_places(n: usize) -> Self {
-        Links {
+    fn with_places(n: usize, blank: V) -> Self {
+        Near {
             keys: vec![NONE; n],
-            vals: vec![Link::Waiting { head: NONE, tail: NONE }; n],
+            vals: vec![blank; n],
             in_more: vec![0; n],
             more: FxHashMap::default(),
+            blank,
         }
     }
 
@@ -352,7 +359,7 @@ impl Links {
     }
 
     #[inline(always)]
-    fn get_mut(&mut self, x: u32) -> Option<&mut Link> {
+    fn get_mut(&mut self, x: u32) -> Option<&mut V> {
         let i = self.place(x);
         if self.keys[i] == x {
             return Some(&mut self.vals[i]);
@@ -363,25 +370,37 @@ impl Links {
         self.more.get_mut(&x)
     }
 
-    /// Adds origin `x`, which has no link.
     #[inline(always)]
-    fn insert(&mut self, x: u32, link: Link) {
+    fn get(&self, x: u32) -> Option<V> {
+        let i = self.place(x);
+        if self.keys[i] == x {
+            return Some(self.vals[i]);
+        }
+        if self.in_more[i] == 0 {
+            return None;
+        }
+        self.more.get(&x).copied()
+    }
+
+    /// Adds key `x`, which has no value.
+    #[inline(always)]
+    fn insert(&mut self, x: u32, v: V) {
         let i = self.place(x);
         if self.keys[i] == NONE {
             self.keys[i] = x;
-            self.vals[i] = link;
+            self.vals[i] = v;
         } else {
-            self.insert_more(x, link);
+            self.insert_more(x, v);
         }
     }
 
     #[cold]
-    fn insert_more(&mut self, x: u32, link: Link) {
+    fn insert_more(&mut self, x: u32, v: V) {
         let i = self.place(x);
         self.in_more[i] += 1;
-        self.more.insert(x, link);
-        if self.more.len() > self.keys.len() / 8 && self.keys.len() < LINKS_MAX {
-            let mut bigger = Links::with_places(self.keys.len() * 2);
+        self.more.insert(x, v);
+        if self.more.len() > self.keys.len() / 8 && self.keys.len() < NEAR_MAX {
+            let mut bigger = Near::with_places(self.keys.len() * 2, self.blank);
             for (i, &k) in self.keys.iter().enumerate() {
                 if k != NONE {
                     bigger.insert(k, self.vals[i]);
@@ -439,9 +458,10 @@ struct LinksModel {
     by_origin: Vec<(u32, u32)>,
     /// Per location, its cursor into `by_origin` and the end of its stretch.
     cursor: Vec<(u32, u32)>,
-    /// Per message arc, its time from the send to the arrival once the send is
-    /// reported (-1 before).
-    delay: Vec<f64>,
+    /// Per message arc in flight, its time from the send to the arrival, from the
+    /// send's report until its last read (the target's report with GAG output, else
+    /// when the target takes it).
+    delay: Near<f64>,
     /// Per location, the node whose links its messages take.
     node_of_loc: Vec<u32>,
     links_out: usize,
@@ -460,19 +480,25 @@ struct LinksModel {
 
 impl LinksModel {
     fn new(pag: &Pag, net: &Network, group_of_loc: &[u32]) -> LinksModel {
-        // Bucketed by location (counting), then each location's few sorted by origin:
-        // nearly in order already, as a location's sends come in its order.
+        // The message arcs by origin (a radix sort, stable, so each origin's arcs stay in
+        // arc order), then bucketed by the origin's location, which keeps each
+        // location's stretch sorted by origin. Reading the locations in origin order
+        // reads them nearly in memory order.
         let locs = pag.defs.locations.len();
-        let messages = || {
-            (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message).filter_map(|a| {
-                let f = pag.arc_from[a];
-                let l = pag.loc[f as usize] as usize;
-                (l < locs).then_some((l, f, a as u32))
-            })
-        };
+        let messages = pag.arc_kind.iter().filter(|&&k| k == ArcKind::Message).count();
+        let mut pairs = filled(messages, (0u32, 0u32));
+        let arcs = (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message);
+        for (p, a) in pairs.iter_mut().zip(arcs) {
+            *p = (pag.arc_from[a], a as u32);
+        }
+        let mut by_origin = filled(messages, (0u32, 0u32));
+        sort_by_origin(&mut pairs, &mut by_origin);
+        let loc_of = |f: u32| pag.loc[f as usize] as usize;
         let mut cursor = vec![(0u32, 0u32); locs];
-        for (l, _, _) in messages() {
-            cursor[l].1 += 1;
+        for &(f, _) in &pairs {
+            if let Some(c) = cursor.get_mut(loc_of(f)) {
+                c.1 += 1;
+            }
         }
         let mut at = 0u32;
         for c in &mut cursor {
@@ -480,14 +506,14 @@ impl LinksModel {
             *c = (at, at);
             at += n;
         }
-        let mut by_origin = vec![(0u32, 0u32); at as usize];
-        for (l, f, a) in messages() {
-            by_origin[cursor[l].1 as usize] = (f, a);
-            cursor[l].1 += 1;
+        by_origin.truncate(at as usize);
+        for &(f, a) in &pairs {
+            if let Some(c) = cursor.get_mut(loc_of(f)) {
+                by_origin[c.1 as usize] = (f, a);
+                c.1 += 1;
+            }
         }
-        for &(lo, hi) in &cursor {
-            by_origin[lo as usize..hi as usize].sort_unstable();
-        }
+        drop(pairs);
         let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
             .map(|l| match net.node {
                 NodeOf::Machine => pag.machine_of(l),
@@ -499,7 +525,7 @@ impl LinksModel {
         LinksModel {
             by_origin,
             cursor,
-            delay: vec![-1.0; pag.arcs()],
+            delay: Near::new(0.0),
             node_of_loc,
             links_out: lo,
             links_in: li,
@@ -545,6 +571,40 @@ impl LinksModel {
             self.bus_free.push(Reverse(end.to_bits()));
         }
         start
+    }
+}
+
+/// Sorts (origin, arc) pairs by origin, stably, with `scratch` as long as `pairs`: a
+/// least-significant-digit radix sort over the origin's bits, in as few passes of at
+/// most 11 bits as they take (three of 9 for 10^8 nodes: few enough streams to write), the passes' counts in one read.
+fn sort_by_origin(pairs: &mut Vec<(u32, u32)>, scratch: &mut Vec<(u32, u32)>) {
+    const MOST: u32 = 11;
+    let max = pairs.iter().map(|p| p.0).max().unwrap_or(0);
+    let bits = 32 - max.leading_zeros();
+    let passes = bits.div_ceil(MOST);
+    if passes == 0 {
+        return;
+    }
+    let width = bits.div_ceil(passes);
+    let mask = (1u32 << width) - 1;
+    let mut counts = vec![vec![0usize; 1 << width]; passes as usize];
+    for p in pairs.iter() {
+        for (k, c) in counts.iter_mut().enumerate() {
+            c[(p.0 >> (k as u32 * width) & mask) as usize] += 1;
+        }
+    }
+    for (k, count) in counts.iter_mut().enumerate() {
+        let shift = k as u32 * width;
+        let mut at = 0;
+        for c in count.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        for &p in pairs.iter() {
+            let d = (p.0 >> shift & mask) as usize;
+            scratch[count[d]] = p;
+            count[d] += 1;
+        }
+        std::mem::swap(pairs, scratch);
     }
 }
 
@@ -730,7 +790,7 @@ impl<'a> Sim<'a> {
             cursor: 0,
             arc_cursor: 0,
             out_left,
-            links: Links::new(),
+            links: Links::new(Link::Waiting { head: NONE, tail: NONE }),
             waiters: Vec::new(),
             free_waiter: NONE,
             waits: Vec::new(),
@@ -763,7 +823,7 @@ impl<'a> Sim<'a> {
         let p = self.pag;
         match self.net {
             Some(n) if p.arc_kind[a] == ArcKind::Message => match &self.links_model {
-                Some(m) => m.delay[a],
+                Some(m) => m.delay.get(a as u32).unwrap_or(0.0),
                 None => n.time(p.arc_bytes[a], self.is_local(n, a)),
             },
             Some(n) if p.arc_kind[a] == ArcKind::CollOut => {
@@ -798,7 +858,7 @@ impl<'a> Sim<'a> {
             k += 1;
             let bytes = p.arc_bytes[a];
             let to = p.loc[p.arc_to[a] as usize];
-            m.delay[a] = if message_is_local(p, &self.group_of_loc, n, l as u32, to) {
+            let delay = if message_is_local(p, &self.group_of_loc, n, l as u32, to) {
                 n.time(bytes, true)
             } else {
                 let (src, dst) = (m.node_of_loc[l], m.node_of_loc[to as usize]);
@@ -812,8 +872,15 @@ impl<'a> Sim<'a> {
                 let start = m.take(ready, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
             };
+            m.delay.insert(a as u32, delay);
         }
         m.cursor[l].0 = k;
+        // The location's next message comes round after every other location's: ask
+        // for what it reads now, which would otherwise be a cache miss each.
+        if let Some(&(_, a)) = m.by_origin.get(k as usize).filter(|_| k < end) {
+            prefetch(p.arc_bytes.as_ptr().wrapping_add(a as usize));
+            prefetch(p.arc_to.as_ptr().wrapping_add(a as usize));
+        }
     }
 
     #[inline]
@@ -878,6 +945,9 @@ impl<'a> Sim<'a> {
             match self.links.get_mut(from) {
                 Some(Link::Sent { t, left }) => {
                     w.ready = w.ready.max(*t + aw);
+                    if let (Some(m), None) = (self.links_model.as_mut(), &self.gag) {
+                        m.delay.remove(a as u32);
+                    }
                     if *left != u8::MAX {
                         *left -= 1;
                         if *left == 0 {
@@ -1024,9 +1094,12 @@ impl<'a> Sim<'a> {
                     used += 1;
                     self.waits[wr.slot as usize].pending -= 1;
                     let aw = match &self.links_model {
-                        Some(m) if m.delay[wr.arc as usize] >= 0.0 => m.delay[wr.arc as usize],
-                        _ => wr.aw,
+                        Some(m) => m.delay.get(wr.arc).unwrap_or(wr.aw),
+                        None => wr.aw,
                     };
+                    if let (Some(m), None) = (self.links_model.as_mut(), &self.gag) {
+                        m.delay.remove(wr.arc);
+                    }
                     let wt = &mut self.waits[wr.slot as usize];
                     wt.ready = wt.ready.max(t + aw);
                     if wt.pending == 0 {
@@ -1112,6 +1185,9 @@ impl<'a> Sim<'a> {
             for a in w.lo as usize..w.hi as usize {
                 let aw = round(self.arc_weight(a));
                 self.gag.as_mut().unwrap().pag.arc_weight.push(aw);
+                if let Some(m) = self.links_model.as_mut() {
+                    m.delay.remove(a as u32);
+                }
             }
         }
         if g != NONE && !sample {
@@ -1370,11 +1446,31 @@ mod tests {
         }
     }
 
+    /// The radix sort against the standard library's stable sort, on origins of every
+    /// width (one pass, two, three) with repeats.
+    #[test]
+    fn messages_sort_by_origin_stably() {
+        let mut rng = 99u64;
+        for (n, bits) in [(0usize, 1u32), (1, 1), (1000, 5), (5000, 20), (5000, 27), (3000, 32)] {
+            let mut pairs: Vec<(u32, u32)> = (0..n as u32)
+                .map(|a| {
+                    rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((rng >> 32) as u32 >> (32 - bits), a)
+                })
+                .collect();
+            let mut want = pairs.clone();
+            want.sort_by_key(|p| p.0);
+            let mut scratch = vec![(0, 0); n];
+            sort_by_origin(&mut pairs, &mut scratch);
+            assert_eq!(pairs, want, "{n} pairs of {bits} bits");
+        }
+    }
+
     /// The origin table against a map on a random mix of insertions, look-ups, updates
     /// and removals of origins spread wider than its places, through its growth.
     #[test]
     fn links_behave_like_a_map() {
-        let mut links = Links::with_places(16);
+        let mut links = Links::with_places(16, Link::Waiting { head: NONE, tail: NONE });
         let mut model: FxHashMap<u32, u8> = FxHashMap::default();
         let mut rng = 777u64;
         for n in 0..300_000u32 {
