@@ -10,6 +10,7 @@ pub mod binary;
 pub mod brief;
 pub mod csv;
 mod error;
+pub mod mem;
 mod ordered;
 pub mod raw;
 mod reader;

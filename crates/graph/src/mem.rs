@@ -60,27 +60,11 @@ pub fn populate(regions: &[Region], stop: &std::sync::atomic::AtomicBool) {
 }
 
 /// A vector of `n` copies of `value` whose memory, when large, asks for transparent
-/// huge pages first: the kernel then maps it in a few hundred 2 MiB faults rather than
-/// hundreds of thousands of 4 KiB ones, which on a virtual machine cost more than
-/// filling the memory. Where huge pages are off, the advice is ignored.
+/// huge pages first (`spoor_format::mem::ask_huge_pages`): on a virtual machine,
+/// faulting in 4 KiB pages costs more than filling them.
 pub fn filled<T: Clone>(n: usize, value: T) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = n * std::mem::size_of::<T>();
-        if bytes >= 4 * HUGE {
-            let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
-            let end = (v.as_ptr() as usize + bytes) & !(HUGE - 1);
-            if end > start {
-                // SAFETY: the range lies inside the vector's own allocation, not yet
-                // touched; MADV_HUGEPAGE changes only how the kernel backs it.
-                unsafe {
-                    libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-                }
-            }
-        }
-    }
+    spoor_format::mem::ask_huge_pages(&v);
     v.resize(n, value);
     v
 }

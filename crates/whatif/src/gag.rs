@@ -525,7 +525,8 @@ impl LinksModel {
         LinksModel {
             by_origin,
             cursor,
-            delay: Near::new(0.0),
+            // In flight, message arcs spread wider in arc order than origins do.
+            delay: Near::with_places(1 << 16, 0.0),
             node_of_loc,
             links_out: lo,
             links_in: li,
@@ -567,8 +568,10 @@ impl LinksModel {
             self.in_free[dst as usize * self.links_in + i] = end;
         }
         if b.is_some() {
-            self.bus_free.pop();
-            self.bus_free.push(Reverse(end.to_bits()));
+            // The earliest bus is the one taken: replaced in place, one sift.
+            if let Some(mut top) = self.bus_free.peek_mut() {
+                *top = Reverse(end.to_bits());
+            }
         }
         start
     }

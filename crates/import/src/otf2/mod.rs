@@ -955,23 +955,7 @@ pub(crate) fn alloc_events(n: usize) -> Vec<Event> {
     if v.try_reserve_exact(n).is_err() {
         v.reserve(n.min(1 << 16));
     }
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = v.capacity() * std::mem::size_of::<Event>();
-        if bytes >= 4 * HUGE {
-            let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
-            let end = (v.as_ptr() as usize + bytes) & !(HUGE - 1);
-            if end > start {
-                // SAFETY: the range lies inside the vector's own allocation, not
-                // yet touched; MADV_HUGEPAGE changes only how the kernel backs it
-                // (and is ignored where transparent huge pages are off).
-                unsafe {
-                    libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-                }
-            }
-        }
-    }
+    spoor_format::mem::ask_huge_pages(&v);
     v
 }
 
