@@ -141,6 +141,11 @@ fn main() {
                     ));
                 };
                 let table = model.with_extension("csv");
+                if table == model {
+                    return Err(usage(
+                        "--mpi --form model writes its table beside the model: give -o FILE.toml",
+                    ));
+                }
                 let mut t = Output::create(Some(&table))?;
                 calibrate::write_table(&mut t, &c, &m.rows)?;
                 out = Output::create(Some(model))?;

@@ -237,9 +237,15 @@ fn calibrate_writes_the_model_of_an_mpi_table_with_its_connection() {
     ok_text("order", &["-q", &testdata("whatif/connect.txt"), "-o", trace.to_str().unwrap()]);
     ok_text("gag", &["-q", "--predict", "--place-by", "process", "--net", m, trace.to_str().unwrap()]);
     // A model names its table's file, so it needs one.
-    let out = run("calibrate", &["--mpi", "--sizes", "8", "--reps", "1", "--form", "model"], b"", &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("give -o FILE.toml"));
+    let csv = dir.path().join("m2.csv");
+    for extra in [vec![], vec!["-o", csv.to_str().unwrap()]] {
+        let mut args = vec!["--mpi", "--sizes", "8", "--reps", "1", "--form", "model"];
+        args.extend(extra);
+        let out = run("calibrate", &args, b"", &[]);
+        assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("give -o FILE.toml"));
+    }
+    assert!(!csv.exists());
 }
 
 #[test]
