@@ -134,18 +134,14 @@ fn main() {
             }
             let toml = args.output.as_ref().is_some_and(|o| o.extension().is_some_and(|e| e == "toml"));
             if args.form.map_or(toml, |form| form == Form::Model) {
-                // The model names its table, written beside it.
-                let Some(model) = args.output.as_deref().filter(|o| *o != std::path::Path::new("-")) else {
+                // The model names its table, written beside it as FILE.csv.
+                let model = args.output.as_deref().filter(|o| *o != std::path::Path::new("-"));
+                let table = model.map(|m| m.with_extension("csv")).filter(|t| Some(t.as_path()) != model);
+                let (Some(model), Some(table)) = (model, table) else {
                     return Err(usage(
                         "--mpi --form model writes its table beside the model: give -o FILE.toml",
                     ));
                 };
-                let table = model.with_extension("csv");
-                if table == model {
-                    return Err(usage(
-                        "--mpi --form model writes its table beside the model: give -o FILE.toml",
-                    ));
-                }
                 let mut t = Output::create(Some(&table))?;
                 calibrate::write_table(&mut t, &c, &m.rows)?;
                 out = Output::create(Some(model))?;
