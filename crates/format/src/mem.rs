@@ -1,4 +1,4 @@
-//! Large vectors in large pages.
+//! Memory: large vectors in large pages, and cache lines asked for ahead.
 
 /// Asks the kernel to back the capacity of `v`, when it is large (at least 8 MiB) and
 /// not yet touched, with transparent huge pages: faulting in (and zeroing) a gigabyte
@@ -23,4 +23,18 @@ pub fn ask_huge_pages<T>(v: &Vec<T>) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = v;
+}
+
+/// Asks for the cache line holding `p` (which need not be valid: a prefetch never
+/// faults and reads nothing the program sees).
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache; it does not dereference `p` in any
+    // way the program can observe, and SSE is part of every x86_64 target.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

@@ -519,7 +519,7 @@ impl<'a> Builder<'a> {
         for (k, s) in briefs.iter().enumerate() {
             // The briefs were written on another core: ask for them early.
             if let Some(ahead) = briefs.get(k + 8) {
-                crate::mem::prefetch(ahead);
+                spoor_format::mem::prefetch(ahead);
             }
             self.event::<CPU, TRACK>(s)?;
         }

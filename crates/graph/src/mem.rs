@@ -68,17 +68,3 @@ pub fn filled<T: Clone>(n: usize, value: T) -> Vec<T> {
     v.resize(n, value);
     v
 }
-
-/// Asks for the cache line holding `p` (which need not be valid: a prefetch never
-/// faults and reads nothing the program sees).
-#[inline(always)]
-pub fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` only hints the cache; it does not dereference `p` in any
-    // way the program can observe, and SSE is part of every x86_64 target.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}

@@ -371,8 +371,7 @@ impl Pag {
             if self.is_local(local, f, t) {
                 continue;
             }
-            let (p, q) = (self.process_of(f), self.process_of(t));
-            let e = first.entry((p.min(q), p.max(q))).or_insert(a);
+            let e = first.entry(self.process_pair(f, t)).or_insert(a);
             if self.arc_from[a] < self.arc_from[*e] {
                 *e = a;
             }
@@ -380,6 +379,13 @@ impl Pag {
         let mut arcs: Vec<usize> = first.into_values().collect();
         arcs.sort_unstable();
         arcs
+    }
+
+    /// The processes of locations `f` and `t`, the smaller first: the pair one
+    /// connection serves both ways.
+    pub fn process_pair(&self, f: u32, t: u32) -> (u32, u32) {
+        let (p, q) = (self.process_of(f), self.process_of(t));
+        (p.min(q), p.max(q))
     }
 
     /// The nodes that end a blocking MPI call (`spoor_model::calls::blocks`): its

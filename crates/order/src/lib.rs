@@ -21,7 +21,6 @@ pub mod matching;
 pub mod merge;
 pub mod order;
 mod passthrough;
-mod prefetch;
 pub mod replay;
 pub mod scan;
 

@@ -22,11 +22,11 @@
 use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
 use crate::matching::{self, Point, Problem, ProblemKind, Sync};
-use crate::prefetch::prefetch;
 use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, Record, Scan};
 use crate::{Error, Result};
 use spoor_format::binary::{flags, Form};
+use spoor_format::mem::prefetch;
 use spoor_format::raw::{self, BlockCursor};
 use spoor_format::{NextBlock, TraceWriter, WriterOptions};
 use spoor_model::{Annotations, Definitions, Event, EventRef, Feedback, Kind, LocId, Silent};

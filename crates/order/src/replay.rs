@@ -8,7 +8,7 @@
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
 use crate::matching::{Point, Shape, Sync};
-use crate::prefetch::prefetch;
+use spoor_format::mem::prefetch;
 use spoor_model::{Definitions, EventRef, LocId};
 
 /// What a driver knows of a location's next event.

@@ -29,7 +29,8 @@
 
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
-use spoor_graph::mem::{filled, prefetch};
+use spoor_format::mem::prefetch;
+use spoor_graph::mem::filled;
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
@@ -579,7 +580,8 @@ impl LinksModel {
 
 /// Sorts (origin, arc) pairs by origin, stably, with `scratch` as long as `pairs`: a
 /// least-significant-digit radix sort over the origin's bits, in as few passes of at
-/// most 11 bits as they take (three of 9 for 10^8 nodes: few enough streams to write), the passes' counts in one read.
+/// most 11 bits as they take (three of 9 for 10^8 nodes: few enough streams to write
+/// at once), the passes' counts in one read.
 fn sort_by_origin(pairs: &mut Vec<(u32, u32)>, scratch: &mut Vec<(u32, u32)>) {
     const MOST: u32 = 11;
     let max = pairs.iter().map(|p| p.0).max().unwrap_or(0);
@@ -866,11 +868,8 @@ impl<'a> Sim<'a> {
             } else {
                 let (src, dst) = (m.node_of_loc[l], m.node_of_loc[to as usize]);
                 let mut ready = t;
-                if m.connect > 0.0 {
-                    let (a, b) = (p.process_of(l as u32), p.process_of(to));
-                    if m.connected.insert((a.min(b), a.max(b))) {
-                        ready += m.connect;
-                    }
+                if m.connect > 0.0 && m.connected.insert(p.process_pair(l as u32, to)) {
+                    ready += m.connect;
                 }
                 let start = m.take(ready, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
