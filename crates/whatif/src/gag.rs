@@ -450,14 +450,23 @@ fn message_is_local(p: &Pag, group_of_loc: &[u32], n: &Network, f: u32, to: u32)
         }
 }
 
+/// A message arc as its sender meets it: its origin node, the arc, and the target's
+/// location (read once here, in arc order, rather than from a random place per send).
+#[derive(Clone, Copy, Default)]
+struct Send {
+    origin: u32,
+    arc: u32,
+    to: u32,
+}
+
 /// The links, buses and connections of a network model: when each link and bus is
 /// free, and which processes have connected.
 struct LinksModel {
-    /// Message arcs by origin node: (origin, arc), sorted by the origin's location,
-    /// then the origin. A location reports its nodes in order, so each location's
-    /// cursor into its stretch only moves forward.
-    by_origin: Vec<(u32, u32)>,
-    /// Per location, its cursor into `by_origin` and the end of its stretch.
+    /// Message arcs by the origin's location, then the origin, then the arc. A
+    /// location reports its nodes in order, so each location's cursor into its
+    /// stretch only moves forward.
+    sends: Vec<Send>,
+    /// Per location, its cursor into `sends` and the end of its stretch.
     cursor: Vec<(u32, u32)>,
     /// Per message arc in flight, its time from the send to the arrival, from the
     /// send's report until its last read (the target's report with GAG output, else
@@ -481,23 +490,15 @@ struct LinksModel {
 
 impl LinksModel {
     fn new(pag: &Pag, net: &Network, group_of_loc: &[u32]) -> LinksModel {
-        // The message arcs by origin (a radix sort, stable, so each origin's arcs stay in
-        // arc order), then bucketed by the origin's location, which keeps each
-        // location's stretch sorted by origin. Reading the locations in origin order
-        // reads them nearly in memory order.
+        // The message arcs bucketed by the origin's location (arcs come in target
+        // order, and an origin lies near its targets, so these reads stay close), then
+        // each location's stretch sorted by origin: small sorts of nearly sorted runs.
         let locs = pag.defs.locations.len();
-        let messages = pag.arc_kind.iter().filter(|&&k| k == ArcKind::Message).count();
-        let mut pairs = filled(messages, (0u32, 0u32));
-        let arcs = (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message);
-        for (p, a) in pairs.iter_mut().zip(arcs) {
-            *p = (pag.arc_from[a], a as u32);
-        }
-        let mut by_origin = filled(messages, (0u32, 0u32));
-        sort_by_origin(&mut pairs, &mut by_origin);
-        let loc_of = |f: u32| pag.loc[f as usize] as usize;
+        let origin_loc = |a: usize| pag.loc[pag.arc_from[a] as usize] as usize;
+        let messages = || (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message);
         let mut cursor = vec![(0u32, 0u32); locs];
-        for &(f, _) in &pairs {
-            if let Some(c) = cursor.get_mut(loc_of(f)) {
+        for a in messages() {
+            if let Some(c) = cursor.get_mut(origin_loc(a)) {
                 c.1 += 1;
             }
         }
@@ -507,14 +508,17 @@ impl LinksModel {
             *c = (at, at);
             at += n;
         }
-        by_origin.truncate(at as usize);
-        for &(f, a) in &pairs {
-            if let Some(c) = cursor.get_mut(loc_of(f)) {
-                by_origin[c.1 as usize] = (f, a);
+        let mut sends = filled(at as usize, Send::default());
+        for a in messages() {
+            if let Some(c) = cursor.get_mut(origin_loc(a)) {
+                let to = pag.loc[pag.arc_to[a] as usize];
+                sends[c.1 as usize] = Send { origin: pag.arc_from[a], arc: a as u32, to };
                 c.1 += 1;
             }
         }
-        drop(pairs);
+        for &(from, end) in &cursor {
+            sort_nearly_sorted(&mut sends[from as usize..end as usize]);
+        }
         let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
             .map(|l| match net.node {
                 NodeOf::Machine => pag.machine_of(l),
@@ -524,7 +528,7 @@ impl LinksModel {
         let nodes = node_of_loc.iter().map(|&n| n as usize + 1).max().unwrap_or(0);
         let (lo, li) = (net.links_out.unwrap_or(0) as usize, net.links_in.unwrap_or(0) as usize);
         LinksModel {
-            by_origin,
+            sends,
             cursor,
             // In flight, message arcs spread wider in arc order than origins do.
             delay: Near::with_places(1 << 16, 0.0),
@@ -536,6 +540,15 @@ impl LinksModel {
             bus_free: (0..net.buses.unwrap_or(0)).map(|_| Reverse(0)).collect(),
             connect: net.connect(),
             connected: Default::default(),
+        }
+    }
+
+    /// Asks for location `l`'s next sends, which it reads when the node it now runs is
+    /// reported: a cache miss otherwise, as every other location's sends come between.
+    #[inline(always)]
+    fn prefetch_sends(&self, l: u32) {
+        if let Some(&(k, _)) = self.cursor.get(l as usize) {
+            prefetch(self.sends.as_ptr().wrapping_add(k as usize));
         }
     }
 
@@ -578,38 +591,25 @@ impl LinksModel {
     }
 }
 
-/// Sorts (origin, arc) pairs by origin, stably, with `scratch` as long as `pairs`: a
-/// least-significant-digit radix sort over the origin's bits, in as few passes of at
-/// most 11 bits as they take (three of 9 for 10^8 nodes: few enough streams to write
-/// at once), the passes' counts in one read.
-fn sort_by_origin(pairs: &mut Vec<(u32, u32)>, scratch: &mut Vec<(u32, u32)>) {
-    const MOST: u32 = 11;
-    let max = pairs.iter().map(|p| p.0).max().unwrap_or(0);
-    let bits = 32 - max.leading_zeros();
-    let passes = bits.div_ceil(MOST);
-    if passes == 0 {
-        return;
-    }
-    let width = bits.div_ceil(passes);
-    let mask = (1u32 << width) - 1;
-    let mut counts = vec![vec![0usize; 1 << width]; passes as usize];
-    for p in pairs.iter() {
-        for (k, c) in counts.iter_mut().enumerate() {
-            c[(p.0 >> (k as u32 * width) & mask) as usize] += 1;
+/// Sorts a location's sends by origin, then arc. They come in arc order (by target),
+/// where each origin lies a few places from where it belongs: an insertion sort, unless
+/// it meets more disorder than that, then a general sort.
+fn sort_nearly_sorted(sends: &mut [Send]) {
+    let key = |s: &Send| (s.origin as u64) << 32 | s.arc as u64;
+    let mut moves = 0usize;
+    for i in 1..sends.len() {
+        let x = sends[i];
+        let mut j = i;
+        while j > 0 && key(&sends[j - 1]) > key(&x) {
+            sends[j] = sends[j - 1];
+            j -= 1;
         }
-    }
-    for (k, count) in counts.iter_mut().enumerate() {
-        let shift = k as u32 * width;
-        let mut at = 0;
-        for c in count.iter_mut() {
-            (*c, at) = (at, at + *c);
+        sends[j] = x;
+        moves += i - j;
+        if moves > 8 * sends.len() {
+            sends.sort_unstable_by_key(key);
+            return;
         }
-        for &p in pairs.iter() {
-            let d = (p.0 >> shift & mask) as usize;
-            scratch[count[d]] = p;
-            count[d] += 1;
-        }
-        std::mem::swap(pairs, scratch);
     }
 }
 
@@ -845,43 +845,40 @@ impl<'a> Sim<'a> {
         message_is_local(p, &self.group_of_loc, n, p.loc[p.arc_from[a] as usize], p.loc[p.arc_to[a] as usize])
     }
 
-    /// The messages node `x` sends, at `t`: each takes its links and bus when they are
-    /// free, in the order of the sends (formats/network.md, "Messages"), and its delay
-    /// is known from then on.
+    /// The messages node `x` of location `l` sends, at `t`: each takes its links and bus
+    /// when they are free, in the order of the sends (formats/network.md, "Messages"),
+    /// and its delay is known from then on.
     #[inline(never)]
-    fn send_messages(&mut self, x: u32, t: f64) {
+    fn send_messages(&mut self, x: u32, l: u32, t: f64) {
         let (Some(n), Some(m)) = (self.net, self.links_model.as_mut()) else { return };
         let p = self.pag;
-        let l = p.loc[x as usize] as usize;
         // A virtual node (no location) sends no message.
-        let Some(&(mut k, end)) = m.cursor.get(l) else { return };
-        while k < end && m.by_origin[k as usize].0 < x {
+        let Some(&(mut k, end)) = m.cursor.get(l as usize) else { return };
+        while k < end && m.sends[k as usize].origin < x {
             k += 1;
         }
-        while k < end && m.by_origin[k as usize].0 == x {
-            let a = m.by_origin[k as usize].1 as usize;
+        while k < end && m.sends[k as usize].origin == x {
+            let Send { arc: a, to, .. } = m.sends[k as usize];
             k += 1;
-            let bytes = p.arc_bytes[a];
-            let to = p.loc[p.arc_to[a] as usize];
-            let delay = if message_is_local(p, &self.group_of_loc, n, l as u32, to) {
+            let bytes = p.arc_bytes[a as usize];
+            let delay = if message_is_local(p, &self.group_of_loc, n, l, to) {
                 n.time(bytes, true)
             } else {
-                let (src, dst) = (m.node_of_loc[l], m.node_of_loc[to as usize]);
+                let (src, dst) = (m.node_of_loc[l as usize], m.node_of_loc[to as usize]);
                 let mut ready = t;
-                if m.connect > 0.0 && m.connected.insert(p.process_pair(l as u32, to)) {
+                if m.connect > 0.0 && m.connected.insert(p.process_pair(l, to)) {
                     ready += m.connect;
                 }
                 let start = m.take(ready, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
             };
-            m.delay.insert(a as u32, delay);
+            m.delay.insert(a, delay);
         }
-        m.cursor[l].0 = k;
+        m.cursor[l as usize].0 = k;
         // The location's next message comes round after every other location's: ask
-        // for what it reads now, which would otherwise be a cache miss each.
-        if let Some(&(_, a)) = m.by_origin.get(k as usize).filter(|_| k < end) {
-            prefetch(p.arc_bytes.as_ptr().wrapping_add(a as usize));
-            prefetch(p.arc_to.as_ptr().wrapping_add(a as usize));
+        // for what it reads now, which would otherwise be a cache miss.
+        if let Some(s) = m.sends.get(k as usize).filter(|_| k < end) {
+            prefetch(p.arc_bytes.as_ptr().wrapping_add(s.arc as usize));
         }
     }
 
@@ -1068,16 +1065,16 @@ impl<'a> Sim<'a> {
             self.free_waits.push(slot);
         }
         if out {
-            self.release(x, t);
+            self.release(x, l, t);
         }
     }
 
     /// The remote arcs out of node `x`, reported at `t`: the arrived targets waiting
     /// for it get their times, the others will find it in `links`.
     #[inline(never)]
-    fn release(&mut self, x: u32, t: f64) {
+    fn release(&mut self, x: u32, l: u32, t: f64) {
         if self.links_model.is_some() {
-            self.send_messages(x, t);
+            self.send_messages(x, l, t);
         }
         let out = self.out_left[x as usize];
         match self.links.get_mut(x) {
@@ -1254,6 +1251,12 @@ impl<'a> Sim<'a> {
             loc.out = q.w & HAS_OUT != 0;
             let w = q.w & !HAS_OUT;
             if w > 0 {
+                if loc.out {
+                    if let Some(m) = &self.links_model {
+                        m.prefetch_sends(l);
+                    }
+                }
+                let loc = &mut self.locs[l as usize];
                 loc.state = LocState::Running;
                 let g = loc.group as usize;
                 let gr = &mut self.groups[g];
@@ -1448,23 +1451,24 @@ mod tests {
         }
     }
 
-    /// The radix sort against the standard library's stable sort, on origins of every
-    /// width (one pass, two, three) with repeats.
+    /// A location's sends sort as the standard sort orders them, nearly sorted (the
+    /// insertion sort) or not at all (its fallback), with repeated origins.
     #[test]
-    fn messages_sort_by_origin_stably() {
+    fn sends_sort_by_origin_then_arc() {
         let mut rng = 99u64;
-        for (n, bits) in [(0usize, 1u32), (1, 1), (1000, 5), (5000, 20), (5000, 27), (3000, 32)] {
-            let mut pairs: Vec<(u32, u32)> = (0..n as u32)
-                .map(|a| {
-                    rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    ((rng >> 32) as u32 >> (32 - bits), a)
-                })
-                .collect();
-            let mut want = pairs.clone();
-            want.sort_by_key(|p| p.0);
-            let mut scratch = vec![(0, 0); n];
-            sort_by_origin(&mut pairs, &mut scratch);
-            assert_eq!(pairs, want, "{n} pairs of {bits} bits");
+        let mut next = |below: u32| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) as u32 % below
+        };
+        for (n, jitter) in [(0u32, 1u32), (1, 1), (1000, 3), (1000, 40), (5000, 1_000_000)] {
+            let mut sends: Vec<Send> =
+                (0..n).map(|a| Send { origin: a / 2 + next(jitter), arc: a, to: next(7) }).collect();
+            let mut want = sends.clone();
+            want.sort_by_key(|s| (s.origin, s.arc));
+            sort_nearly_sorted(&mut sends);
+            let got: Vec<(u32, u32, u32)> = sends.iter().map(|s| (s.origin, s.arc, s.to)).collect();
+            let want: Vec<(u32, u32, u32)> = want.iter().map(|s| (s.origin, s.arc, s.to)).collect();
+            assert_eq!(got, want, "{n} sends, origins {jitter} out of place");
         }
     }
 
