@@ -6,7 +6,7 @@ use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode};
-use spoor_whatif::{build_gag, load_network, placement, predict, stretch, Costs};
+use spoor_whatif::{build_gag, interval, load_network, placement, predict, stretch, Costs};
 use std::io::Write;
 
 #[path = "args/gag.rs"]
@@ -53,15 +53,25 @@ fn main() {
         let net = args.net.as_deref().map(|t| load_network(t, args.local, &pag, &console)).transpose()?;
         let costs = Costs { net: net.as_ref(), waits: args.waits, ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
+        // How sure the prediction is: found on another core while it runs.
+        let say_interval = |spread: &Result<interval::Spread, interval::NoSpread>, ns: i64| match spread {
+            Ok(s) => s.describe(ns, fmt_ns),
+            Err(why) => format!("none: {why}"),
+        };
         if args.predict {
-            let (started, cpu0) = (std::time::Instant::now(), thread_cpu_ns());
-            let p = predict(&pag, &place, &costs)?;
-            let secs = started.elapsed().as_secs_f64();
+            let (p, spread, secs, cpu0, cpu1) = std::thread::scope(|scope| {
+                let spread = scope.spawn(|| interval::spread(&pag));
+                let (started, cpu0) = (std::time::Instant::now(), thread_cpu_ns());
+                let p = predict(&pag, &place, &costs);
+                let (secs, cpu1) = (started.elapsed().as_secs_f64(), thread_cpu_ns());
+                (p, spread.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), secs, cpu0, cpu1)
+            });
+            let p = p?;
             if !args.quiet {
                 let rate = |s: f64| {
                     spoor_cli::rate(p.events, "events", s).unwrap_or_else(|| "too short to time".to_owned())
                 };
-                let cpu = match (cpu0, thread_cpu_ns()) {
+                let cpu = match (cpu0, cpu1) {
                     (Some(a), Some(b)) => {
                         let c = b.saturating_sub(a) as f64 / 1e9;
                         format!("; {c:.3} s on the CPU: {}", rate(c))
@@ -81,15 +91,22 @@ fn main() {
                 p.events,
                 p.max_in_flight
             )?;
+            writeln!(out, "interval: {}", say_interval(&spread, p.time_ns))?;
         } else {
             let (gag, p) = build_gag(&pag, &place, &costs)?;
+            let spread = interval::spread(&pag);
             if args.dump {
                 spoor_graph::show::write_dump(&mut out, &gag)?;
             } else {
                 file::write(&mut out, &gag)?;
             }
             if !args.quiet {
-                eprintln!("spoor-gag: predicted time {} on {} processors", fmt_ns(p.time_ns), place.groups());
+                eprintln!(
+                    "spoor-gag: predicted time {} on {} processors; interval {}",
+                    fmt_ns(p.time_ns),
+                    place.groups(),
+                    say_interval(&spread, p.time_ns)
+                );
             }
         }
         out.commit()?;

@@ -98,9 +98,10 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
         Ok(id) => vec![id],
         Err(_) => p.names.split(',').map(|n| procedure_id(&pag, n)).collect::<Result<_, _>>()?,
     };
+    let spread = spoor_whatif::interval::spread(&pag).ok();
     let mut rows = Vec::new();
     for id in ids {
-        rows.push(procedure_whatif(&mut pag, id, place.as_ref(), args.waits)?);
+        rows.push(procedure_whatif(&mut pag, id, place.as_ref(), args.waits)?.with_interval(spread.as_ref()));
     }
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {
@@ -108,13 +109,13 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
             writeln!(
                 out,
                 "procedure,original_ns,moved_ns,moved_improvement,time_moved_ns,zeroed_ns,zeroed_improvement,\
-                 zeroed_inclusive_ns,zeroed_inclusive_improvement,move_share_of_zeroing"
+                 zeroed_inclusive_ns,zeroed_inclusive_improvement,move_share_of_zeroing,moved_low_ns,moved_high_ns"
             )?;
             for r in &rows {
                 let share = r.move_share_of_zeroing().map_or(String::new(), |s| format!("{s:.6}"));
                 writeln!(
                     out,
-                    "{},{},{},{:.6},{},{},{:.6},{},{:.6},{share}",
+                    "{},{},{},{:.6},{},{},{:.6},{},{:.6},{share},{},{}",
                     spoor_format::csv::field(&r.procedure),
                     r.original_ns,
                     r.moved_ns,
@@ -124,6 +125,8 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
                     r.improvement(r.zeroed_ns),
                     r.zeroed_inclusive_ns,
                     r.improvement(r.zeroed_inclusive_ns),
+                    scenario::optional(r.moved_low_ns),
+                    scenario::optional(r.moved_high_ns),
                 )?;
             }
         }

@@ -16,7 +16,9 @@ block:K, cyclic:K, recorded (where the run was recorded).
 The prediction covers the stretch --phase or --window names (spoor-cp's options: the events
 within it, each process starting with its share of the arc that crosses the stretch's start);
 without them, an MPI run is predicted from the last MPI_Init's return to the last
-MPI_Finalize's entry, as start-up and shutdown are no model's to predict.";
+MPI_Finalize's entry, as start-up and shutdown are no model's to predict.
+Every prediction has an interval: the prediction at the speed of the fastest and the slowest
+tenth of the recording's repeated computation (formats/scenarios.md, \"Intervals\").";
 
 pub const EXAMPLES: &str = "\
 Examples:

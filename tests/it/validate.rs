@@ -45,15 +45,21 @@ fn validate_tiny_writes_a_row_with_the_prediction_the_measurement_and_the_error(
     let model = cpuinfo.lines().find_map(|l| l.strip_prefix("model name")).unwrap();
     let model = model.trim_start_matches([' ', '\t', ':']);
     assert!(md.contains(&format!("cores ({model})")), "{md}");
-    // One row: case, program, configurations, command, predicted, measured, runs, error.
+    // One row: case, program, configurations, command, predicted, interval, measured,
+    // runs, error.
     let cells = row(&md, "stencil-2-own");
-    assert_eq!(cells.len(), 9, "{cells:?}");
+    assert_eq!(cells.len(), 10, "{cells:?}");
     assert!(cells[4].starts_with("`spoor gag --predict --place 'rank 0;rank 1'"), "{cells:?}");
-    let number =
-        |i: usize| -> f64 { cells[i].parse().unwrap_or_else(|e| panic!("cell {i} of {cells:?}: {e}")) };
-    let (predicted, measured, error) = (number(5), number(6), number(8));
+    let parse = |c: &str| -> f64 { c.parse().unwrap_or_else(|e| panic!("{c} in {cells:?}: {e}")) };
+    let number = |i: usize| parse(cells[i]);
+    let (predicted, measured, error) = (number(5), number(7), number(9));
     assert!(predicted > 0.0 && measured > 0.0, "{cells:?}");
-    assert!(error.is_finite() && (cells[8].starts_with('+') || cells[8].starts_with('-')), "{cells:?}");
+    assert!(error.is_finite() && (cells[9].starts_with('+') || cells[9].starts_with('-')), "{cells:?}");
+    // The stencil's iterations repeat: an interval around the prediction.
+    let (low, high) = cells[6].split_once('–').unwrap_or_else(|| panic!("no interval in {cells:?}"));
+    assert!(parse(low) <= predicted && predicted <= parse(high), "{cells:?}");
+    assert!(md.contains("\nThe measured median lies within the prediction's interval in "), "{md}");
+    assert!(md.contains(" of 1 cases\nwith an interval"), "{md}");
     assert!(md.contains("\nMedian absolute error: "), "{md}");
     assert!(md.contains("within 5 %: ") && md.contains(" of 1 cases."), "{md}");
 }

@@ -201,7 +201,8 @@ fn procedure_lbf_beside_zeroing_and_search() {
     let csv = ok_text("whatif", &["procedure", "serve", &h]);
     assert!(
         csv.ends_with(
-            "\nserve,4400000,4210000,0.043182,3100000,4300000,0.022727,1300000,0.704545,0.061290\n"
+            "\nserve,4400000,4210000,0.043182,3100000,4300000,0.022727,1300000,0.704545,0.061290,\
+             1701010,6736000\n"
         ),
         "{csv}"
     );
@@ -390,6 +391,53 @@ fn a_networks_local_is_what_the_scenario_file_says() {
     }
 }
 
+#[test]
+fn every_prediction_has_the_interval_of_its_recorded_computation() {
+    // Every figure is worked in testdata/whatif/interval.txt.
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("interval.o").to_string_lossy().into_owned();
+    ok_text("order", &["-q", &testdata("whatif/interval.txt"), "-o", &o]);
+    let said = "the recorded computation ran -5.5 % to +9.5 % against its average over the tenths of \
+                its time (10 of 10; 100 % of it repeats)";
+    let p = ok_text("gag", &["--predict", "--place-by", "block:1", &o]);
+    assert_eq!(p.lines().nth(1), Some(format!("interval: 190.000 ms to 220.000 ms: {said}").as_str()), "{p}");
+    let p = ok_text("gag", &["--predict", "--place-by", "process", &o]);
+    assert!(p.starts_with("predicted time: 101.000 ms on 2 processors"), "{p}");
+    assert_eq!(p.lines().nth(1), Some(format!("interval: 95.473 ms to 110.547 ms: {said}").as_str()), "{p}");
+    // Writing the GAG says it beside the prediction.
+    let g = dir.path().join("g.gag").to_string_lossy().into_owned();
+    let out = run("gag", &["--place-by", "block:1", &o, "-o", &g], b"", &[]);
+    assert_success(&out, "spoor-gag -o");
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("predicted time 201.000 ms on 1 processors; interval 190.000 ms to 220.000 ms"),
+        "{e}"
+    );
+    // spoor-whatif: a column pair for each scenario, and for the moved procedure.
+    let csv = ok_text("whatif", &["-q", "scenarios", &two_placements(dir.path()), &o]);
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0][11..], ["predicted_low_ns", "predicted_high_ns"], "{csv}");
+    assert_eq!((rows[1][6], rows[1][11], rows[1][12]), ("101000000", "95472637", "110547264"), "{csv}");
+    assert_eq!((rows[2][6], rows[2][11], rows[2][12]), ("201000000", "190000000", "220000000"), "{csv}");
+    let json = ok_text("whatif", &["-q", "scenarios", &two_placements(dir.path()), "-f", "json", &o]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v[1]["predicted_low_ns"].as_i64(), v[1]["predicted_high_ns"].as_i64()),
+        (Some(190000000), Some(220000000))
+    );
+    let csv = ok_text("whatif", &["-q", "procedure", "work", "--place-by", "block:1", &o]);
+    assert!(csv.lines().next().unwrap().ends_with(",moved_low_ns,moved_high_ns"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().starts_with("work,201000000,201000000,"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",190000000,220000000"), "{csv}");
+    // A recording whose computation does not repeat says it has no interval.
+    let p = ok_text("gag", &["-q", "--predict", "--place-by", "process", &stretch(dir.path())]);
+    assert_eq!(
+        p.lines().nth(1),
+        Some("interval: none: no computation of the recording repeats, so its variation is unknown"),
+        "{p}"
+    );
+}
+
 /// testdata/whatif/stretch.txt ordered, in a temporary folder.
 fn stretch(dir: &Path) -> String {
     let o = dir.join("stretch.o").to_string_lossy().into_owned();
@@ -442,7 +490,8 @@ fn predictions_cover_the_run_between_mpi_init_and_mpi_finalize_unless_a_stretch_
     // The whole run, as the note says: start-up's wall time is no CPU time, -65 %.
     let csv = ok_text("whatif", &["scenarios", &sc, &o, "--window", "0..43ms"]);
     assert_eq!(predicted_measured(&csv), [pair("15000000", "43000000"), pair("18000000", "43000000")]);
-    assert!(csv.lines().nth(1).unwrap().ends_with(",15000000,-0.651163,0.000000"), "{csv}");
+    // Its computation does not repeat: no interval.
+    assert!(csv.lines().nth(1).unwrap().ends_with(",15000000,-0.651163,0.000000,,"), "{csv}");
     // The phase: 12 measured; both ranks on one processor 12.3.
     let csv = ok_text("whatif", &["--phase", "solve", "scenarios", &sc, &o]);
     assert_eq!(predicted_measured(&csv), [pair("12000000", "12000000"), pair("12300000", "12000000")]);

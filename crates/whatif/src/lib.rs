@@ -8,6 +8,7 @@
 //!   side of messages) beside critical-path zeroing.
 //! - [`scenario`]: sweeps of placements × networks × moves × zeroings
 //!   (formats/scenarios.md) and the search for a good placement.
+//! - [`interval`]: how sure a prediction is, from the recorded computation's variation.
 //! - [`stretch`]: the stretch of the run a prediction covers (`--phase`, `--window`, or
 //!   the run between `MPI_Init` and `MPI_Finalize`).
 //! - [`calibrate`]: communication-cost tables measured on this host or fitted from a
@@ -20,6 +21,7 @@
 pub mod calibrate;
 pub mod collectives;
 mod gag;
+pub mod interval;
 pub mod mpi;
 pub mod netfit;
 pub mod placement;

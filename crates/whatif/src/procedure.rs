@@ -16,6 +16,7 @@
 //! with is the inclusive one (F with everything it calls), given beside the exclusive.
 
 use crate::gag::{self, Costs, Waits};
+use crate::interval::Spread;
 use crate::placement::Placement;
 use spoor_graph::pag::{ArcKind, Pag, Reach, NONE};
 use spoor_graph::{cp, CpOptions, Error, Mode, Result};
@@ -115,6 +116,10 @@ pub struct ProcedureWhatIf {
     /// The critical path with the procedure and everything it calls taking no time: the
     /// bound of what a move (which carries the callees along) can save.
     pub zeroed_inclusive_ns: i64,
+    /// The moved prediction's interval (formats/scenarios.md, "Intervals"); `None`
+    /// when the recording's computation does not repeat enough to give one.
+    pub moved_low_ns: Option<i64>,
+    pub moved_high_ns: Option<i64>,
 }
 
 impl ProcedureWhatIf {
@@ -125,6 +130,13 @@ impl ProcedureWhatIf {
         } else {
             (self.original_ns - v) as f64 / self.original_ns as f64
         }
+    }
+
+    /// Gives the moved prediction the interval of `spread`.
+    pub fn with_interval(mut self, spread: Option<&Spread>) -> Self {
+        let (lo, hi) = spread.map(|s| s.interval(self.moved_ns)).unzip();
+        (self.moved_low_ns, self.moved_high_ns) = (lo, hi);
+        self
     }
 
     /// The move's saving as a fraction of the inclusive zeroing's; `None` when the
@@ -179,5 +191,7 @@ pub fn procedure_whatif(
         time_moved_ns: m.moved_ns,
         zeroed_ns,
         zeroed_inclusive_ns,
+        moved_low_ns: None,
+        moved_high_ns: None,
     })
 }

@@ -3,6 +3,7 @@
 //! whatever the number of threads.
 
 use crate::gag::{self, Costs, Waits};
+use crate::interval;
 use crate::placement::{PlaceBy, Placement};
 use crate::procedure::{move_weights, procedure_id};
 use rayon::prelude::*;
@@ -113,6 +114,10 @@ pub struct Row {
     pub zero: String,
     pub processors: usize,
     pub predicted_ns: i64,
+    /// The prediction's interval (formats/scenarios.md, "Intervals"); `None` when the
+    /// recording's computation does not repeat enough to give one.
+    pub predicted_low_ns: Option<i64>,
+    pub predicted_high_ns: Option<i64>,
     /// The run's elapsed time (the wall-mode critical path's length).
     pub measured_ns: i64,
     /// The cpu-mode critical path: one processor per process, no waiting.
@@ -252,6 +257,7 @@ impl Sweep {
     pub fn run(&self, pag: &Pag) -> Result<Vec<Row>> {
         let ideal = cp::length(pag, &CpOptions::default());
         let measured = measured_ns(pag);
+        let spread = interval::spread(pag).ok();
         self.scenarios()
             .par_iter()
             .enumerate()
@@ -273,6 +279,8 @@ impl Sweep {
                     zero: self.zeros[s.zero].0.clone(),
                     processors: place.groups(),
                     predicted_ns: predicted,
+                    predicted_low_ns: spread.map(|s| s.interval(predicted).0),
+                    predicted_high_ns: spread.map(|s| s.interval(predicted).1),
                     measured_ns: measured,
                     ideal_ns: ideal,
                     change_vs_measured: change(predicted, measured),
@@ -302,12 +310,13 @@ pub fn measured_ns(pag: &Pag) -> i64 {
 pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
     writeln!(
         out,
-        "scenario,placement,network,move,zero,processors,predicted_ns,measured_ns,ideal_ns,change_vs_measured,change_vs_ideal"
+        "scenario,placement,network,move,zero,processors,predicted_ns,measured_ns,ideal_ns,change_vs_measured,\
+         change_vs_ideal,predicted_low_ns,predicted_high_ns"
     )?;
     for r in rows {
         writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{:.6},{:.6}",
+            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{},{}",
             r.scenario,
             spoor_format::csv::field(&r.placement),
             spoor_format::csv::field(&r.network),
@@ -318,10 +327,17 @@ pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
             r.measured_ns,
             r.ideal_ns,
             r.change_vs_measured,
-            r.change_vs_ideal
+            r.change_vs_ideal,
+            optional(r.predicted_low_ns),
+            optional(r.predicted_high_ns)
         )?;
     }
     Ok(())
+}
+
+/// A CSV field that may be empty.
+pub fn optional(v: Option<i64>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
 }
 
 pub fn write_json(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
