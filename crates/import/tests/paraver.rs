@@ -668,3 +668,40 @@ fn overlong_lines_are_refused() {
     assert_eq!(e.line, Some(2), "{e}");
     assert!(e.message.contains("line longer than"), "{e}");
 }
+
+/// The recorded placement comes from the records' CPU field, numbered over the header's
+/// nodes: node 1 has CPUs 1-2, node 2 CPUs 3-4. Tasks 1.1 and 1.2 (node 1) ran on CPU 2
+/// (a state, an event and the sending end of messages name it), task 1.3 (node 2) on
+/// CPU 4 (a receiving end), plus a CPU 1 that is not its node's (left out); task 1.4
+/// names no CPU (0).
+#[test]
+fn recorded_placement_from_the_records_cpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let prv = "#Paraver (x):1000_ns:2(2,2):1:4(1:1,1:1,1:2,1:2)\n\
+               1:2:1:1:1:0:10:1\n\
+               2:2:1:2:1:1:40000001:1\n\
+               3:2:1:2:1:2:2:4:1:3:1:3:3:8:1\n\
+               3:2:1:2:1:4:4:1:1:3:1:5:5:8:1\n\
+               2:0:1:4:1:6:40000001:1\n";
+    let p = write_trace(dir.path(), "cpus", prv, None, None);
+    let t = paraver::read_paraver_with(&p, &ParaverOptions::default()).unwrap();
+    let cpus = |task: &str| {
+        let placement = |k: &str| t.defs.property(&format!("{k}cpus/{task}")).map(str::to_owned);
+        (placement("cpus_allowed:"), placement("cpus_used:"))
+    };
+    let one = (Some("1".to_owned()), Some("1".to_owned()));
+    assert_eq!(cpus("task 1.1"), one);
+    assert_eq!(cpus("task 1.2"), one);
+    assert_eq!(cpus("task 1.3"), one);
+    assert_eq!(cpus("task 1.4"), (None, None));
+    // Tasks 1.1 and 1.2 shared CPU 1 of node 1.
+    let shared = t.defs.shared_processors();
+    assert_eq!(shared.len(), 1, "{shared:?}");
+    assert_eq!((shared[0].processes.clone(), shared[0].cpus.clone()), (vec![0, 1], vec![1]));
+    // The real trace: its two tasks on CPUs 1 and 2 of its one node, a processor each.
+    let Some(real) = real_trace() else { return };
+    let t = paraver::read_paraver_with(&real, &ParaverOptions::default()).unwrap();
+    let allowed: Vec<_> = (0..2).filter_map(|p| t.defs.recorded_cpus(p)).map(|c| c.allowed).collect();
+    assert_eq!(allowed, [vec![0], vec![1]]);
+    assert!(t.defs.shared_processors().is_empty());
+}

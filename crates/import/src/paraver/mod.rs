@@ -15,7 +15,10 @@
 //! carry no communicator, so each application also has a `world`
 //! communicator (all its tasks in order) for them; a `c:` communicator with
 //! exactly those members is used as it. Properties `paraver.*` give the date,
-//! the header's runtime in ns and the time unit.
+//! the header's runtime in ns and the time unit. The CPUs the records name
+//! (their `cpu` field, numbered from 1 over the header's nodes in order) give
+//! each task's recorded placement on its node (`cpus_allowed:` and `cpus_used:`,
+//! formats/trace.md): Paraver says where threads ran, not where they could.
 //!
 //! Records (times converted from the header's unit to ns; `cpu` is `None`:
 //! Paraver has no CPU time):
@@ -74,6 +77,7 @@ use crate::files::{Disk, TraceFiles};
 use crate::mpi::{mpi_collective, Warnings};
 use spoor_format::text::MAX_LINE;
 use spoor_format::Error;
+use spoor_model::placement::{self, cpu_list};
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, MetricId, StrId};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -342,6 +346,8 @@ struct LocState {
     calls: Vec<Call>,
     open: Vec<Open>,
     last_t: i64,
+    /// The CPUs (Paraver's numbers, from 1) the thread's records say it ran on.
+    cpus: Vec<u64>,
     /// Boxed: a header may declare millions of threads, most never in a collective.
     pending: Option<Box<(i64, CollAttrs)>>,
 }
@@ -578,8 +584,9 @@ impl<'a> Reader<'a> {
                 f.len()
             )));
         }
-        self.num(f[1], "a CPU number")?;
+        let cpu = self.num(f[1], "a CPU number")?;
         let loc = self.loc(f[2], f[3], f[4])?;
+        self.ran_on(loc, cpu);
         let begin = self.time(f[5], "a begin time")?;
         let end = self.time(f[6], "an end time")?;
         let state = self.num(f[7], "a state value")?;
@@ -632,8 +639,9 @@ impl<'a> Reader<'a> {
                 f.len()
             )));
         }
-        self.num(f[1], "a CPU number")?;
+        let cpu = self.num(f[1], "a CPU number")?;
         let loc = self.loc(f[2], f[3], f[4])?;
+        self.ran_on(loc, cpu);
         let t = self.time(f[5], "a time")?;
         let l = loc as usize;
         if t < self.locs[l].last_t {
@@ -835,12 +843,14 @@ impl<'a> Reader<'a> {
                 f.len()
             )));
         }
-        self.num(f[1], "a CPU number")?;
+        let cpu = self.num(f[1], "a CPU number")?;
         let from = self.loc(f[2], f[3], f[4])?;
+        self.ran_on(from, cpu);
         let send_t = self.time(f[5], "a logical send time")?;
         self.time(f[6], "a physical send time")?;
-        self.num(f[7], "a CPU number")?;
+        let cpu = self.num(f[7], "a CPU number")?;
         let to = self.loc(f[8], f[9], f[10])?;
+        self.ran_on(to, cpu);
         let recv_log = self.time(f[11], "a logical receive time")?;
         let recv_phys = self.time(f[12], "a physical receive time")?;
         let bytes = self.num(f[13], "a message size")?;
@@ -881,8 +891,45 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Notes that location `loc` ran on CPU `cpu` (0: not said).
+    #[inline]
+    fn ran_on(&mut self, loc: LocId, cpu: u64) {
+        let cpus = &mut self.locs[loc as usize].cpus;
+        if cpu > 0 && !cpus.contains(&cpu) {
+            cpus.push(cpu);
+        }
+    }
+
+    /// The recorded placement (formats/trace.md, "Recorded placement"): each task's CPUs
+    /// on its node, from the CPUs its threads' records name. Paraver says where a
+    /// thread ran, not where it was allowed to: both properties get those CPUs. A CPU
+    /// outside the task's node is left out.
+    fn recorded_placement(&mut self) {
+        let mut first = vec![0u64; self.header.nodes.len() + 1];
+        for (n, &c) in self.header.nodes.iter().enumerate() {
+            first[n + 1] = first[n] + c as u64;
+        }
+        let mut by_process: Vec<Vec<u32>> = vec![Vec::new(); self.defs.processes.len()];
+        for (l, state) in self.locs.iter().enumerate() {
+            let p = self.defs.locations[l].process;
+            let node = self.defs.processes[p as usize].machine as usize;
+            let Some((&lo, &hi)) = first.get(node).zip(first.get(node + 1)) else { continue };
+            by_process[p as usize]
+                .extend(state.cpus.iter().filter(|&&c| c > lo && c <= hi).map(|&c| (c - lo - 1) as u32));
+        }
+        for (p, cpus) in by_process.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+            let proc = &self.defs.processes[p];
+            let app = self.defs.strings.name(self.defs.apps[proc.app as usize].name).into_owned();
+            let name = self.defs.strings.name(proc.name).into_owned();
+            let list = cpu_list(cpus);
+            self.defs.set_property(&placement::key(placement::ALLOWED_KEY, &app, &name), &list);
+            self.defs.set_property(&placement::key(placement::USED_KEY, &app, &name), &list);
+        }
+    }
+
     fn finish(mut self) -> (ParaverTrace, Pcf) {
         self.close_open_regions();
+        self.recorded_placement();
         let comms = self.communicators();
         let (roots, coll_comm) = self.collective_roots(&comms);
         let mut items = self.location_items(&roots, &coll_comm);
