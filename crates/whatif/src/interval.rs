@@ -1,15 +1,16 @@
 //! How sure a prediction is (formats/scenarios.md, "Intervals"): the run-to-run
 //! variation of the recorded computation, seen within the one recording.
 //!
-//! A program repeats its computation: the same location runs the same calling context
-//! again and again (an iteration's stencil update, a request's service). Each instance
-//! is held against the average of its repeats, and the recording is cut into tenths of
-//! its time: a tenth whose computation took 1.04 times its repeats' average ran 4 %
-//! slow. Another run of the program is taken to compute at a speed somewhere between
-//! the slowest and the fastest tenth, and the interval is the prediction at those two
-//! speeds. Every computation weighs more by a factor above 1 and the communication does
-//! not, so the prediction grows by at most that factor, and shrinks by at most a factor
-//! below 1: the interval bounds the prediction at each speed.
+//! A program repeats its computation: the same location runs the same stretch of code
+//! again and again (an iteration's stencil update, a request's service), an arc of one
+//! calling context between the same two kinds of event. Each instance is held against
+//! its repeats' median, and the recording is cut into tenths of its time: a tenth whose
+//! computation took 1.04 times what its instances usually take ran 4 % slow. Another run
+//! of the program is taken to compute at a speed somewhere between the slowest and the
+//! fastest tenth, and the interval is the prediction at those two speeds. Every
+//! computation weighs more by a factor above 1 and the communication does not, so the
+//! prediction grows by at most that factor, and shrinks by at most a factor below 1: the
+//! interval bounds the prediction at each speed.
 
 use spoor_graph::pag::{CLOCK_OFFSET, NONE};
 use spoor_graph::Pag;
@@ -17,7 +18,7 @@ use spoor_graph::Pag;
 /// The tenths of a recording's time.
 pub const SLICES: usize = 10;
 
-/// The fewest instances of a calling context on a location that count as repeated.
+/// The fewest instances of a group that count as repeated.
 const REPEATS: u32 = 3;
 
 /// The least share of the repeated computation a tenth must hold to count.
@@ -29,8 +30,8 @@ const FEWEST_SLICES: usize = 3;
 /// How the recorded computation's speed varied over the recording.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spread {
-    /// The time the fastest tenth's computation took against its repeats' average
-    /// (at most 1).
+    /// The time the fastest tenth's computation took against what it usually takes (at
+    /// most 1).
     pub fastest: f64,
     /// The same for the slowest tenth (at least 1).
     pub slowest: f64,
@@ -43,7 +44,7 @@ pub struct Spread {
 /// Why a recording gives no spread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoSpread {
-    /// No computation repeats (every context runs fewer than three times a location).
+    /// No computation repeats (no stretch of code runs three times on a location).
     NoRepeats,
     /// The repeated computation falls in fewer than three tenths of the time.
     TooFewSlices,
@@ -72,8 +73,8 @@ impl Spread {
     pub fn describe(&self, ns: i64, fmt: impl Fn(i64) -> String) -> String {
         let (lo, hi) = self.interval(ns);
         format!(
-            "{} to {}: the recorded computation ran {:+.1} % to {:+.1} % against its average over the tenths \
-             of its time ({} of {SLICES}; {:.0} % of it repeats)",
+            "{} to {}: the tenths of the recording computed {:+.1} % to {:+.1} % off their usual speed ({} of \
+             {SLICES} tenths; {:.0} % of the computation repeats)",
             fmt(lo),
             fmt(hi),
             100.0 * (self.fastest - 1.0),
@@ -84,62 +85,141 @@ impl Spread {
     }
 }
 
+/// The most instances of a group kept to find its median.
+const SAMPLE: usize = 32;
+
+/// How far from its group's median an instance counts: a single long instance (a rank's
+/// one late start) says nothing of the machine's speed.
+const CLAMP: f64 = 4.0;
+
+/// A group of repeats: how many, and a sample of them (reservoir sampling, with a
+/// generator of its own so that the sample depends on the PAG only).
+struct Repeats {
+    /// What tells it from the other groups of its location and context: the event that
+    /// ends its arcs (its kind) and the context of the event they start from.
+    ends: (u8, u32),
+    /// The next group of the same location and context.
+    next: u32,
+    n: u32,
+    rng: u64,
+    sample: Vec<i64>,
+}
+
+impl Repeats {
+    fn add(&mut self, w: i64) {
+        self.n += 1;
+        if self.sample.len() < SAMPLE {
+            self.sample.push(w);
+            return;
+        }
+        self.rng = self.rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        // A place in 0..n without a division: the high half of a 32-bit draw times n.
+        let j = ((self.rng >> 32) * self.n as u64 >> 32) as usize;
+        if j < SAMPLE {
+            self.sample[j] = w;
+        }
+    }
+
+    /// The sample's median (the lower of the middle two), when the group repeats.
+    fn median(&mut self) -> Option<f64> {
+        if self.n < REPEATS {
+            return None;
+        }
+        self.sample.sort_unstable();
+        Some(self.sample[(self.sample.len() - 1) / 2] as f64)
+    }
+}
+
 /// The computation's spread over the PAG's tenths (a cpu-mode PAG's local weights).
+///
+/// An instance is held against its group's median, its ratio kept within a factor of 4
+/// of it; a tenth's speed is the sum of its instances so bounded over the sum of their
+/// medians, against the same ratio over the whole stretch.
 pub fn spread(pag: &Pag) -> Result<Spread, NoSpread> {
     let computes = |i: usize| pag.loc[i] != NONE && pag.weight[i] > 0 && pag.kind[i] != CLOCK_OFFSET;
-    // Repeats by location and calling context: a table when it is small, as it is for
-    // nearly every trace, else a map.
+    // Groups by location and calling context, found through a table when it is small, as
+    // it is for nearly every trace, else a map.
     let contexts = pag.contexts.len().max(1);
     let locations = pag.defs.locations.len();
     let dense = locations.checked_mul(contexts).filter(|&n| n <= 1 << 22);
-    let mut table: Vec<(i64, u32)> = vec![(0, 0); dense.unwrap_or(0)];
-    let mut map: rustc_hash::FxHashMap<(u32, u32), (i64, u32)> = Default::default();
+    let mut table: Vec<u32> = vec![NONE; dense.unwrap_or(0)];
+    let mut map: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
+    let mut groups: Vec<Repeats> = Vec::new();
     let key = |i: usize| (pag.loc[i], pag.ctx[i]);
+    let ends = |i: usize| {
+        let before = pag.prev[i];
+        (pag.kind[i], if before == NONE { NONE } else { pag.ctx[before as usize] })
+    };
     let slot = |(l, c): (u32, u32)| l as usize * contexts + c as usize;
+    let find = |groups: &[Repeats], mut g: u32, e: (u8, u32)| {
+        while let Some(r) = groups.get(g as usize) {
+            if r.ends == e {
+                return Some(g);
+            }
+            g = r.next;
+        }
+        None
+    };
     let mut total = 0i64;
     for i in (0..pag.nodes()).filter(|&i| computes(i)) {
         let k = key(i);
-        let e = match dense {
+        let head = match dense {
             Some(_) => table.get_mut(slot(k)),
-            None => Some(map.entry(k).or_default()),
+            None => Some(map.entry(k).or_insert(NONE)),
         };
-        if let Some(e) = e {
-            e.0 += pag.weight[i];
-            e.1 += 1;
-        }
+        let Some(head) = head else { continue };
+        let e = ends(i);
+        let g = match find(&groups, *head, e) {
+            Some(g) => g,
+            None => {
+                let rng = (k.0 as u64) << 32 ^ (k.1 as u64) << 8 ^ e.0 as u64 ^ (e.1 as u64) << 40;
+                groups.push(Repeats { ends: e, next: *head, n: 0, rng, sample: Vec::new() });
+                *head = groups.len() as u32 - 1;
+                *head
+            }
+        };
+        groups[g as usize].add(pag.weight[i]);
         total += pag.weight[i];
     }
-    let mean = |k: (u32, u32)| {
-        let e = match dense {
-            Some(_) => table.get(slot(k)).copied(),
-            None => map.get(&k).copied(),
-        };
-        e.filter(|e| e.1 >= REPEATS).map(|e| e.0 as f64 / e.1 as f64)
-    };
+    let medians: Vec<Option<f64>> = groups.iter_mut().map(Repeats::median).collect();
     let Some((first, last)) = pag.activity_span() else { return Err(NoSpread::NoRepeats) };
-    let (from, span) = (first.min(pag.t0), (last - first.min(pag.t0)).max(1) as i128);
+    let from = first.min(pag.t0);
+    let per_ns = SLICES as f64 / (last - from).max(1) as f64;
     let mut took = [0f64; SLICES];
     let mut expected = [0f64; SLICES];
+    let median_of = |i: usize| {
+        let head = match dense {
+            Some(_) => table.get(slot(key(i))).copied(),
+            None => map.get(&key(i)).copied(),
+        };
+        medians.get(find(&groups, head?, ends(i))? as usize).copied().flatten()
+    };
+    let mut repeated_weight = 0i64;
     for i in (0..pag.nodes()).filter(|&i| computes(i)) {
-        if let Some(m) = mean(key(i)) {
-            let s = ((pag.wall[i] - from).max(0) as i128 * SLICES as i128 / span).min(SLICES as i128 - 1)
-                as usize;
-            took[s] += pag.weight[i] as f64;
-            expected[s] += m;
-        }
+        let Some(m) = median_of(i) else { continue };
+        repeated_weight += pag.weight[i];
+        let s = (((pag.wall[i] - from).max(0) as f64 * per_ns) as usize).min(SLICES - 1);
+        took[s] += (pag.weight[i] as f64).clamp(m / CLAMP, m * CLAMP);
+        expected[s] += m;
     }
     let repeated: f64 = expected.iter().sum();
     if repeated <= 0.0 {
         return Err(NoSpread::NoRepeats);
     }
+    let overall = took.iter().sum::<f64>() / repeated;
     let speeds: Vec<f64> = (0..SLICES)
         .filter(|&s| expected[s] >= SLICE_SHARE * repeated)
-        .map(|s| took[s] / expected[s])
+        .map(|s| took[s] / expected[s] / overall)
         .collect();
     if speeds.len() < FEWEST_SLICES {
         return Err(NoSpread::TooFewSlices);
     }
     let fastest = speeds.iter().copied().fold(1.0, f64::min);
     let slowest = speeds.iter().copied().fold(1.0, f64::max);
-    Ok(Spread { fastest, slowest, slices: speeds.len(), repeated: repeated / total.max(1) as f64 })
+    Ok(Spread {
+        fastest,
+        slowest,
+        slices: speeds.len(),
+        repeated: repeated_weight as f64 / total.max(1) as f64,
+    })
 }
