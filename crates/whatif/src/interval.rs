@@ -114,7 +114,7 @@ impl Repeats {
         }
         self.rng = self.rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         // A place in 0..n without a division: the high half of a 32-bit draw times n.
-        let j = ((self.rng >> 32) * self.n as u64 >> 32) as usize;
+        let j = (((self.rng >> 32) * self.n as u64) >> 32) as usize;
         if j < SAMPLE {
             self.sample[j] = w;
         }
