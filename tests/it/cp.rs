@@ -522,6 +522,26 @@ fn a_recording_on_shared_processors_is_not_charged_the_wait_for_a_processor() {
 }
 
 #[test]
+fn a_collective_recorded_on_shared_processors_is_not_charged_the_wait_for_a_processor() {
+    // testdata/cp/shared-cpu-coll.txt, worked by hand: the barrier's arc into rank1, which
+    // shared CPU 0 with rank0, weighs 10 us (the least barrier arc) instead of 1.01 ms.
+    let trace = ordered("cp/shared-cpu-coll.txt");
+    let out = text(&ok("cp", &["--profile", "none"], &trace));
+    assert!(out.starts_with("critical path: 2.010 ms (cpu mode, global scope)"), "{out}");
+    assert!(
+        out.contains(
+            "note: the run was recorded with processes sharing processors (node0: 2 processes on CPU 0): \
+             0 message arc(s) into them weigh the least transfer time of messages of their size instead \
+             of the wait for a processor (0 ns less in all); 1 collective arc(s) into them the least time \
+             of their operation and size (1.000 ms less)"
+        ),
+        "{out}"
+    );
+    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
+    assert!(wall.starts_with("critical path: 2.510 ms (wall mode"), "{wall}");
+}
+
+#[test]
 fn receives_from_any_source_are_a_caveat_of_cpu_mode() {
     // testdata/cp/spa.txt: the server takes its three requests from any source.
     let trace = ordered("cp/spa.txt");

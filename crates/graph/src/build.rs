@@ -681,25 +681,33 @@ impl<'a> Builder<'a> {
         let process = |node: u32| defs.locations.get(self.pag.loc[node as usize] as usize).map(|l| l.process);
         let machine =
             |node: u32| process(node).and_then(|p| defs.processes.get(p as usize)).map(|p| p.machine);
+        // Arcs of one class take the same time on an idle processor: a message's size
+        // class and whether it stays on its machine; a collective's operation and size.
         let class = |a: usize| {
-            let local = machine(self.pag.arc_from[a]) == machine(self.pag.arc_to[a]);
-            (self.pag.arc_bytes[a].checked_next_power_of_two().map_or(64, u64::trailing_zeros), local)
+            let size = self.pag.arc_bytes[a].checked_next_power_of_two().map_or(64, u64::trailing_zeros);
+            match self.pag.arc_kind[a] {
+                ArcKind::Message => (0, size, machine(self.pag.arc_from[a]) == machine(self.pag.arc_to[a])),
+                _ => (1 + self.pag.arc_op[a] as u32, size, true),
+            }
         };
-        let messages: Vec<usize> =
-            (0..self.pag.arcs()).filter(|&a| self.pag.arc_kind[a] == ArcKind::Message).collect();
-        let mut least: FxHashMap<(u32, bool), i64> = FxHashMap::default();
-        for &a in &messages {
+        let lowerable: Vec<usize> = (0..self.pag.arcs())
+            .filter(|&a| matches!(self.pag.arc_kind[a], ArcKind::Message | ArcKind::CollOut))
+            .collect();
+        let mut least: FxHashMap<(u32, u32, bool), i64> = FxHashMap::default();
+        for &a in &lowerable {
             let w = least.entry(class(a)).or_insert(i64::MAX);
             *w = (*w).min(self.pag.arc_weight[a]);
         }
-        let (mut lowered, mut by) = (0u64, 0i64);
+        // (arcs, ns) lowered: messages, collectives.
+        let mut lowered = [(0u64, 0i64); 2];
         let mut weights = Vec::new();
-        for &a in &messages {
+        for &a in &lowerable {
             let into_sharing = process(self.pag.arc_to[a]).is_some_and(|p| sharing[p as usize]);
             let least = least[&class(a)];
             if into_sharing && least < self.pag.arc_weight[a] {
-                lowered += 1;
-                by += self.pag.arc_weight[a] - least;
+                let l = &mut lowered[(self.pag.arc_kind[a] != ArcKind::Message) as usize];
+                l.0 += 1;
+                l.1 += self.pag.arc_weight[a] - least;
                 weights.push((a, least));
             }
         }
@@ -708,10 +716,18 @@ impl<'a> Builder<'a> {
         }
         let groups = shared.len();
         let more = if groups > 1 { format!(" and {} more group(s)", groups - 1) } else { String::new() };
+        let [(messages, by), (collectives, coll_by)] = lowered;
+        let collectives = match collectives {
+            0 => String::new(),
+            n => format!(
+                "; {n} collective arc(s) into them the least time of their operation and size ({} less)",
+                crate::show::fmt_ns(coll_by)
+            ),
+        };
         Some(format!(
             "the run was recorded with processes sharing processors ({}: {} processes on CPU {}{more}): \
-             {lowered} message arc(s) into them weigh the least transfer time of messages of their size \
-             instead of the wait for a processor ({} less in all)",
+             {messages} message arc(s) into them weigh the least transfer time of messages of their size \
+             instead of the wait for a processor ({} less in all){collectives}",
             first.machine,
             first.processes.len(),
             spoor_model::placement::cpu_list(&first.cpus),
