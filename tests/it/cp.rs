@@ -501,44 +501,44 @@ fn time_inside_blocking_calls_is_never_work() {
     assert!(!wall.contains("blocking calls"), "{wall}");
 }
 
+/// A trace recorded on shared processors: its cpu-mode and wall-mode critical paths, and
+/// the note that says what cpu mode did not charge.
+fn shared_processors_case(file: &str, cpu: &str, lowered: &str, wall: &str) {
+    let trace = ordered(file);
+    let out = text(&ok("cp", &["--profile", "process"], &trace));
+    assert!(out.starts_with(&format!("critical path: {cpu} (cpu mode, global scope)")), "{out}");
+    let note = "note: the run was recorded with processes sharing processors (node0: 2 processes on CPU 0): ";
+    assert!(out.contains(&format!("{note}{lowered}")), "{out}");
+    let w = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
+    assert!(w.starts_with(&format!("critical path: {wall} (wall mode")), "{w}");
+    assert!(!w.contains("sharing processors"), "{w}");
+}
+
 #[test]
 fn a_recording_on_shared_processors_is_not_charged_the_wait_for_a_processor() {
     // testdata/cp/shared-cpu.txt, worked by hand: the message into rank1, which shared
     // CPU 0 with rank0, weighs 10 us (the least of its size) instead of 1.01 ms.
-    let trace = ordered("cp/shared-cpu.txt");
-    let out = text(&ok("cp", &["--profile", "process"], &trace));
-    assert!(out.starts_with("critical path: 2.510 ms (cpu mode, global scope)"), "{out}");
-    assert!(
-        out.contains(
-            "note: the run was recorded with processes sharing processors (node0: 2 processes on CPU 0): \
-             1 message arc(s) into them weigh the least transfer time of messages of their size instead \
-             of the wait for a processor (1.000 ms less in all)"
-        ),
-        "{out}"
+    shared_processors_case(
+        "cp/shared-cpu.txt",
+        "2.510 ms",
+        "1 message arc(s) into them weigh the least transfer time of messages of their size instead of \
+         the wait for a processor (1.000 ms less in all)\n",
+        "3.510 ms",
     );
-    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
-    assert!(wall.starts_with("critical path: 3.510 ms (wall mode"), "{wall}");
-    assert!(!wall.contains("sharing processors"), "{wall}");
 }
 
 #[test]
 fn a_collective_recorded_on_shared_processors_is_not_charged_the_wait_for_a_processor() {
     // testdata/cp/shared-cpu-coll.txt, worked by hand: the barrier's arc into rank1, which
     // shared CPU 0 with rank0, weighs 10 us (the least barrier arc) instead of 1.01 ms.
-    let trace = ordered("cp/shared-cpu-coll.txt");
-    let out = text(&ok("cp", &["--profile", "none"], &trace));
-    assert!(out.starts_with("critical path: 2.010 ms (cpu mode, global scope)"), "{out}");
-    assert!(
-        out.contains(
-            "note: the run was recorded with processes sharing processors (node0: 2 processes on CPU 0): \
-             0 message arc(s) into them weigh the least transfer time of messages of their size instead \
-             of the wait for a processor (0 ns less in all); 1 collective arc(s) into them the least time \
-             of their operation and size (1.000 ms less)"
-        ),
-        "{out}"
+    shared_processors_case(
+        "cp/shared-cpu-coll.txt",
+        "2.010 ms",
+        "0 message arc(s) into them weigh the least transfer time of messages of their size instead of \
+         the wait for a processor (0 ns less in all); 1 collective arc(s) into them the least time of \
+         their operation and size (1.000 ms less)\n",
+        "2.510 ms",
     );
-    let wall = text(&ok("cp", &["--weight", "wall", "--profile", "none"], &trace));
-    assert!(wall.starts_with("critical path: 2.510 ms (wall mode"), "{wall}");
 }
 
 #[test]
