@@ -30,6 +30,8 @@ fn levels(spec: &str) -> anyhow::Result<Vec<Level>> {
 
 fn main() {
     let args = Args::parse();
+    // Its phases free large tables that the next one allocates again.
+    spoor_format::mem::keep_freed_memory();
     spoor_cli::run("spoor-cp", || {
         if let Some(n) = args.threads {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;

@@ -36,6 +36,8 @@ fn peer_group(spec: &str) -> anyhow::Result<(String, Vec<String>)> {
 
 fn main() {
     let args = Args::parse();
+    // Its phases free large tables that the next one allocates again.
+    spoor_format::mem::keep_freed_memory();
     spoor_cli::run("spoor-diagnose", || {
         if let Some(n) = args.threads {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;

@@ -83,6 +83,8 @@ fn now_utc() -> String {
 
 fn main() {
     let args = Args::parse();
+    // Its phases free large tables that the next one allocates again.
+    spoor_format::mem::keep_freed_memory();
     spoor_cli::run("spoor-exp", || {
         let db = args
             .db

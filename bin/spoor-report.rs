@@ -96,6 +96,8 @@ fn warn_clocks(a: &spoor_report::Analysis) {
 }
 
 fn main() {
+    // Its phases free large tables that the next one allocates again.
+    spoor_format::mem::keep_freed_memory();
     spoor_cli::run("spoor-report", || {
         let args = Args::parse();
         let level = args.level.as_deref().map(Level::parse).transpose().map_err(|e| anyhow!(e))?;

@@ -147,10 +147,6 @@ pub(crate) fn ms(ns: f64) -> String {
 }
 
 impl Inputs<'_> {
-    fn length(&self, o: &CpOptions) -> i64 {
-        cp::length(self.pag, o)
-    }
-
     fn proc_name(&self, p: StrId) -> String {
         spoor_waits::proc_name(self.res.defs(), p)
     }
@@ -241,7 +237,16 @@ impl Inputs<'_> {
                 None => {}
             }
         }
-        let lengths: Vec<i64> = wanted.par_iter().map(|o| self.length(o)).collect();
+        // One run of paths per thread, each reusing its distances' memory.
+        let per = wanted.len().div_ceil(rayon::current_num_threads().max(1)).max(1);
+        let lengths: Vec<i64> = wanted
+            .par_chunks(per)
+            .map(|run| {
+                let mut scratch = Vec::new();
+                run.iter().map(|o| cp::length_in(self.pag, o, &mut scratch)).collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+            .concat();
         let mut next = lengths.into_iter();
         let mut length = || next.next().expect("a length for every path asked for");
         for f in &mut fixes {

@@ -1,4 +1,24 @@
-//! Memory: large vectors in large pages, and cache lines asked for ahead.
+//! Memory: freed memory kept for reuse, large vectors in large pages, and cache lines
+//! asked for ahead.
+
+/// Keeps the memory the process frees for its next allocations. glibc serves a block of
+/// more than 32 MiB with a mapping of its own and unmaps it when freed, and returns the
+/// top of its heap to the kernel: the next large vector (a pass's distances after the
+/// wait states, the PAG after the first pass) then faults in fresh pages, which the
+/// kernel must zero and, on a virtual machine, the host must map again. Serving every
+/// block from the heap and never trimming it (a threshold of -1) reuses those pages instead: the peak stays
+/// what the largest phase needs. Called first thing by the commands that run phases
+/// one after another (spoor-cp, spoor-report, spoor-diagnose, spoor-exp); spoor-gag,
+/// whose simulation reads its tables at random, keeps fresh mappings in huge pages.
+pub fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's allocation policy for later calls; called
+    // before the process allocates anything large, from its first thread.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, -1);
+    }
+}
 
 /// Asks the kernel to back the capacity of `v`, when it is large (at least 8 MiB) and
 /// not yet touched, with transparent huge pages: faulting in (and zeroing) a gigabyte

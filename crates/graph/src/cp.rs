@@ -280,10 +280,19 @@ impl<'a> Pass<'a> {
     /// The forward diffusion: the longest distance from the source to every node,
     /// and the node where the longest path that may end ends.
     pub(crate) fn forward(&self) -> (Vec<i64>, Option<usize>) {
+        let mut dist = Vec::new();
+        let end = self.forward_into(&mut dist);
+        (dist, end)
+    }
+
+    /// `forward` into `dist`, whose memory is reused: pages already mapped cost nothing
+    /// to fill again, where fresh ones cost the kernel as much as a pass.
+    pub(crate) fn forward_into(&self, dist: &mut Vec<i64>) -> Option<usize> {
         let g = self.pag;
         let n = g.nodes();
         // Filled in order (every predecessor comes first), so never pre-filled.
-        let mut dist: Vec<i64> = Vec::with_capacity(n);
+        dist.clear();
+        dist.reserve(n);
         let mut cursor = 0;
         let mut end: Option<usize> = None;
         for i in 0..n {
@@ -295,13 +304,13 @@ impl<'a> Pass<'a> {
                 dist.push(NEG);
                 continue;
             }
-            let (d, _) = self.relax(i, &dist, start..cursor);
+            let (d, _) = self.relax(i, dist, start..cursor);
             dist.push(d);
             if d > NEG && self.end_ok(i) && end.is_none_or(|e| d >= dist[e]) {
                 end = Some(i);
             }
         }
-        (dist, end)
+        end
     }
 
     /// The path to `end`, walked backwards by the same rule that chose each distance.
@@ -392,6 +401,12 @@ pub fn critical_path_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>)
 /// Only the length of the critical path (no walk back).
 pub fn length(pag: &Pag, opts: &CpOptions) -> i64 {
     length_with(pag, opts, None)
+}
+
+/// `length` with the forward pass's distances in `scratch`, whose memory a caller
+/// that finds many lengths reuses.
+pub fn length_in(pag: &Pag, opts: &CpOptions, scratch: &mut Vec<i64>) -> i64 {
+    Pass::new(pag, opts).forward_into(scratch).map_or(0, |e| scratch[e])
 }
 
 /// `length`, reusing the build's distances as `critical_path_with` does.
