@@ -125,8 +125,8 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
                     r.improvement(r.zeroed_ns),
                     r.zeroed_inclusive_ns,
                     r.improvement(r.zeroed_inclusive_ns),
-                    scenario::optional(r.moved_low_ns),
-                    scenario::optional(r.moved_high_ns),
+                    spoor_format::csv::optional(r.moved_low_ns),
+                    spoor_format::csv::optional(r.moved_high_ns),
                 )?;
             }
         }

@@ -10,6 +10,11 @@ pub fn field(s: &str) -> String {
     }
 }
 
+/// A number that may be absent, as a CSV field: empty when it is.
+pub fn optional(v: Option<i64>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::field;

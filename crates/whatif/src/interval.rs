@@ -130,6 +130,72 @@ impl Repeats {
     }
 }
 
+/// The groups of repeats, found by location and calling context (through a table when
+/// it is small, as it is for nearly every trace, else a map), then along the list of
+/// that pair's groups by the events around the arc.
+struct Groups {
+    contexts: usize,
+    table: Option<Vec<u32>>,
+    map: rustc_hash::FxHashMap<(u32, u32), u32>,
+    groups: Vec<Repeats>,
+}
+
+impl Groups {
+    fn new(locations: usize, contexts: usize) -> Self {
+        let table = locations.checked_mul(contexts).filter(|&n| n <= 1 << 22).map(|n| vec![NONE; n]);
+        Groups { contexts, table, map: Default::default(), groups: Vec::new() }
+    }
+
+    /// The first group of a location and context: its place, made when absent.
+    fn head_mut(&mut self, (l, c): (u32, u32)) -> Option<&mut u32> {
+        match &mut self.table {
+            Some(t) => t.get_mut(l as usize * self.contexts + c as usize),
+            None => Some(self.map.entry((l, c)).or_insert(NONE)),
+        }
+    }
+
+    fn head(&self, (l, c): (u32, u32)) -> Option<u32> {
+        match &self.table {
+            Some(t) => t.get(l as usize * self.contexts + c as usize).copied(),
+            None => self.map.get(&(l, c)).copied(),
+        }
+    }
+
+    /// The group with ends `e` in the list that starts at `g`.
+    fn find(&self, mut g: u32, e: (u8, u32)) -> Option<u32> {
+        while let Some(r) = self.groups.get(g as usize) {
+            if r.ends == e {
+                return Some(g);
+            }
+            g = r.next;
+        }
+        None
+    }
+
+    /// Adds an instance of weight `w` to the group of `key` and `e`, made when absent.
+    fn add(&mut self, key: (u32, u32), e: (u8, u32), w: i64) {
+        let Some(&mut first) = self.head_mut(key) else { return };
+        let g = match self.find(first, e) {
+            Some(g) => g,
+            None => {
+                let rng = (key.0 as u64) << 32 ^ (key.1 as u64) << 8 ^ e.0 as u64 ^ (e.1 as u64) << 40;
+                self.groups.push(Repeats { ends: e, next: first, n: 0, rng, sample: Vec::new() });
+                let g = self.groups.len() as u32 - 1;
+                if let Some(head) = self.head_mut(key) {
+                    *head = g;
+                }
+                g
+            }
+        };
+        self.groups[g as usize].add(w);
+    }
+
+    /// The group of `key` and `e`, if it was made.
+    fn of(&self, key: (u32, u32), e: (u8, u32)) -> Option<u32> {
+        self.find(self.head(key)?, e)
+    }
+}
+
 /// The computation's spread over the PAG's tenths (a cpu-mode PAG's local weights).
 ///
 /// An instance is held against its group's median, its ratio kept within a factor of 4
@@ -137,63 +203,25 @@ impl Repeats {
 /// medians, against the same ratio over the whole stretch.
 pub fn spread(pag: &Pag) -> Result<Spread, NoSpread> {
     let computes = |i: usize| pag.loc[i] != NONE && pag.weight[i] > 0 && pag.kind[i] != CLOCK_OFFSET;
-    // Groups by location and calling context, found through a table when it is small, as
-    // it is for nearly every trace, else a map.
-    let contexts = pag.contexts.len().max(1);
-    let locations = pag.defs.locations.len();
-    let dense = locations.checked_mul(contexts).filter(|&n| n <= 1 << 22);
-    let mut table: Vec<u32> = vec![NONE; dense.unwrap_or(0)];
-    let mut map: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
-    let mut groups: Vec<Repeats> = Vec::new();
     let key = |i: usize| (pag.loc[i], pag.ctx[i]);
+    // The events around the arc: the kind of its end, the context of its start.
     let ends = |i: usize| {
         let before = pag.prev[i];
         (pag.kind[i], if before == NONE { NONE } else { pag.ctx[before as usize] })
     };
-    let slot = |(l, c): (u32, u32)| l as usize * contexts + c as usize;
-    let find = |groups: &[Repeats], mut g: u32, e: (u8, u32)| {
-        while let Some(r) = groups.get(g as usize) {
-            if r.ends == e {
-                return Some(g);
-            }
-            g = r.next;
-        }
-        None
-    };
+    let mut groups = Groups::new(pag.defs.locations.len(), pag.contexts.len().max(1));
     let mut total = 0i64;
     for i in (0..pag.nodes()).filter(|&i| computes(i)) {
-        let k = key(i);
-        let head = match dense {
-            Some(_) => table.get_mut(slot(k)),
-            None => Some(map.entry(k).or_insert(NONE)),
-        };
-        let Some(head) = head else { continue };
-        let e = ends(i);
-        let g = match find(&groups, *head, e) {
-            Some(g) => g,
-            None => {
-                let rng = (k.0 as u64) << 32 ^ (k.1 as u64) << 8 ^ e.0 as u64 ^ (e.1 as u64) << 40;
-                groups.push(Repeats { ends: e, next: *head, n: 0, rng, sample: Vec::new() });
-                *head = groups.len() as u32 - 1;
-                *head
-            }
-        };
-        groups[g as usize].add(pag.weight[i]);
+        groups.add(key(i), ends(i), pag.weight[i]);
         total += pag.weight[i];
     }
-    let medians: Vec<Option<f64>> = groups.iter_mut().map(Repeats::median).collect();
+    let medians: Vec<Option<f64>> = groups.groups.iter_mut().map(Repeats::median).collect();
     let Some((first, last)) = pag.activity_span() else { return Err(NoSpread::NoRepeats) };
     let from = first.min(pag.t0);
     let per_ns = SLICES as f64 / (last - from).max(1) as f64;
     let mut took = [0f64; SLICES];
     let mut expected = [0f64; SLICES];
-    let median_of = |i: usize| {
-        let head = match dense {
-            Some(_) => table.get(slot(key(i))).copied(),
-            None => map.get(&key(i)).copied(),
-        };
-        medians.get(find(&groups, head?, ends(i))? as usize).copied().flatten()
-    };
+    let median_of = |i: usize| medians.get(groups.of(key(i), ends(i))? as usize).copied().flatten();
     let mut repeated_weight = 0i64;
     for i in (0..pag.nodes()).filter(|&i| computes(i)) {
         let Some(m) = median_of(i) else { continue };

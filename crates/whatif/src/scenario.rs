@@ -271,6 +271,7 @@ impl Sweep {
                 };
                 let place = &self.placements[s.placement].1;
                 let predicted = gag::predict(pag, place, &costs)?.time_ns;
+                let (low, high) = spread.map(|s| s.interval(predicted)).unzip();
                 Ok(Row {
                     scenario: k + 1,
                     placement: self.placements[s.placement].0.clone(),
@@ -279,8 +280,8 @@ impl Sweep {
                     zero: self.zeros[s.zero].0.clone(),
                     processors: place.groups(),
                     predicted_ns: predicted,
-                    predicted_low_ns: spread.map(|s| s.interval(predicted).0),
-                    predicted_high_ns: spread.map(|s| s.interval(predicted).1),
+                    predicted_low_ns: low,
+                    predicted_high_ns: high,
                     measured_ns: measured,
                     ideal_ns: ideal,
                     change_vs_measured: change(predicted, measured),
@@ -328,16 +329,11 @@ pub fn write_csv(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
             r.ideal_ns,
             r.change_vs_measured,
             r.change_vs_ideal,
-            optional(r.predicted_low_ns),
-            optional(r.predicted_high_ns)
+            spoor_format::csv::optional(r.predicted_low_ns),
+            spoor_format::csv::optional(r.predicted_high_ns)
         )?;
     }
     Ok(())
-}
-
-/// A CSV field that may be empty.
-pub fn optional(v: Option<i64>) -> String {
-    v.map_or(String::new(), |v| v.to_string())
 }
 
 pub fn write_json(out: &mut impl Write, rows: &[Row]) -> io::Result<()> {
