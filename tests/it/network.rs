@@ -103,6 +103,13 @@ fn collectives_take_the_model_time() {
     ] {
         let m = write(dir.path(), "m.toml", &format!("latency = \"1us\"\ncollectives = \"{model}\"\n"));
         assert_eq!(predicted(&o, &m), expect, "{model}");
+        // Links queue messages, not collectives: the same with a link each way.
+        let l = write(
+            dir.path(),
+            "l.toml",
+            &format!("latency = \"1us\"\ncollectives = \"{model}\"\nlinks_out = 1\n"),
+        );
+        assert_eq!(predicted(&o, &l), expect, "{model} with links");
     }
     assert_eq!(predicted(&o, "ideal"), "4.000 us");
     // The table lacks the broadcast: a warning says the tree model stands in.

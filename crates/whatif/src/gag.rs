@@ -30,7 +30,6 @@
 use crate::placement::Placement;
 use rustc_hash::FxHashMap;
 use spoor_format::mem::prefetch;
-use spoor_graph::mem::filled;
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
@@ -319,9 +318,9 @@ enum Link {
     Waiting { head: u32, tail: u32 },
 }
 
-/// A map from keys that are close together (origins in flight, message arcs in flight:
-/// close in the PAG's order) to values: a table indexed by a key's low bits, where
-/// nearly all of them fit, and a map for those whose place is taken.
+/// A map from keys that are close together (origins in flight: close in the PAG's order)
+/// to values: a table indexed by a key's low bits, where nearly all of them fit, and a
+/// map for those whose place is taken.
 struct Near<V> {
     /// The key in each place, `NONE` when it is free.
     keys: Vec<u32>,
@@ -341,7 +340,7 @@ const NEAR_MAX: usize = 1 << 20;
 
 impl<V: Copy> Near<V> {
     fn new(blank: V) -> Self {
-        Near::with_places(1 << 12, blank)
+        Near::with_places(1 << 16, blank)
     }
 
     fn with_places(n: usize, blank: V) -> Self {
@@ -369,18 +368,6 @@ impl<V: Copy> Near<V> {
             return None;
         }
         self.more.get_mut(&x)
-    }
-
-    #[inline(always)]
-    fn get(&self, x: u32) -> Option<V> {
-        let i = self.place(x);
-        if self.keys[i] == x {
-            return Some(self.vals[i]);
-        }
-        if self.in_more[i] == 0 {
-            return None;
-        }
-        self.more.get(&x).copied()
     }
 
     /// Adds key `x`, which has no value.
@@ -462,16 +449,15 @@ struct Send {
 /// The links, buses and connections of a network model: when each link and bus is
 /// free, and which processes have connected.
 struct LinksModel {
-    /// Message arcs by the origin's location, then the origin, then the arc. A
-    /// location reports its nodes in order, so each location's cursor into its
-    /// stretch only moves forward.
-    sends: Vec<Send>,
-    /// Per location, its cursor into `sends` and the end of its stretch.
-    cursor: Vec<(u32, u32)>,
-    /// Per message arc in flight, its time from the send to the arrival, from the
-    /// send's report until its last read (the target's report with GAG output, else
-    /// when the target takes it).
-    delay: Near<f64>,
+    /// Per location, the message arcs it sends by origin, then arc. A location reports
+    /// its nodes in order, so its cursor into them only moves forward.
+    sends: Vec<Vec<Send>>,
+    cursor: Vec<u32>,
+    /// Per arc, its time from the send to the arrival, known from the send's report on
+    /// (NaN before, and for arcs that are not messages): a table by arc rather than a
+    /// map of those in flight, as targets read it in arc order and senders write it
+    /// close to where they read.
+    delay: Vec<f64>,
     /// Per location, the node whose links its messages take.
     node_of_loc: Vec<u32>,
     links_out: usize,
@@ -492,32 +478,16 @@ impl LinksModel {
     fn new(pag: &Pag, net: &Network, group_of_loc: &[u32]) -> LinksModel {
         // The message arcs bucketed by the origin's location (arcs come in target
         // order, and an origin lies near its targets, so these reads stay close), then
-        // each location's stretch sorted by origin: small sorts of nearly sorted runs.
-        let locs = pag.defs.locations.len();
-        let origin_loc = |a: usize| pag.loc[pag.arc_from[a] as usize] as usize;
-        let messages = || (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message);
-        let mut cursor = vec![(0u32, 0u32); locs];
-        for a in messages() {
-            if let Some(c) = cursor.get_mut(origin_loc(a)) {
-                c.1 += 1;
+        // each location's sorted by origin: small sorts of nearly sorted runs.
+        let mut sends: Vec<Vec<Send>> = vec![Vec::new(); pag.defs.locations.len()];
+        for a in (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message) {
+            let origin = pag.arc_from[a];
+            if let Some(v) = sends.get_mut(pag.loc[origin as usize] as usize) {
+                v.push(Send { origin, arc: a as u32, to: pag.loc[pag.arc_to[a] as usize] });
             }
         }
-        let mut at = 0u32;
-        for c in &mut cursor {
-            let n = c.1;
-            *c = (at, at);
-            at += n;
-        }
-        let mut sends = filled(at as usize, Send::default());
-        for a in messages() {
-            if let Some(c) = cursor.get_mut(origin_loc(a)) {
-                let to = pag.loc[pag.arc_to[a] as usize];
-                sends[c.1 as usize] = Send { origin: pag.arc_from[a], arc: a as u32, to };
-                c.1 += 1;
-            }
-        }
-        for &(from, end) in &cursor {
-            sort_nearly_sorted(&mut sends[from as usize..end as usize]);
+        for v in &mut sends {
+            sort_nearly_sorted(v);
         }
         let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
             .map(|l| match net.node {
@@ -528,10 +498,9 @@ impl LinksModel {
         let nodes = node_of_loc.iter().map(|&n| n as usize + 1).max().unwrap_or(0);
         let (lo, li) = (net.links_out.unwrap_or(0) as usize, net.links_in.unwrap_or(0) as usize);
         LinksModel {
+            cursor: vec![0; sends.len()],
             sends,
-            cursor,
-            // In flight, message arcs spread wider in arc order than origins do.
-            delay: Near::with_places(1 << 16, 0.0),
+            delay: vec![f64::NAN; pag.arcs()],
             node_of_loc,
             links_out: lo,
             links_in: li,
@@ -543,12 +512,18 @@ impl LinksModel {
         }
     }
 
+    /// The delay of message arc `a` once its send is reported.
+    #[inline(always)]
+    fn sent_delay(&self, a: u32) -> Option<f64> {
+        Some(self.delay[a as usize]).filter(|d| !d.is_nan())
+    }
+
     /// Asks for location `l`'s next sends, which it reads when the node it now runs is
     /// reported: a cache miss otherwise, as every other location's sends come between.
     #[inline(always)]
     fn prefetch_sends(&self, l: u32) {
-        if let Some(&(k, _)) = self.cursor.get(l as usize) {
-            prefetch(self.sends.as_ptr().wrapping_add(k as usize));
+        if let (Some(v), Some(&k)) = (self.sends.get(l as usize), self.cursor.get(l as usize)) {
+            prefetch(v.as_ptr().wrapping_add(k as usize));
         }
     }
 
@@ -828,7 +803,7 @@ impl<'a> Sim<'a> {
         let p = self.pag;
         match self.net {
             Some(n) if p.arc_kind[a] == ArcKind::Message => match &self.links_model {
-                Some(m) => m.delay.get(a as u32).unwrap_or(0.0),
+                Some(m) => m.sent_delay(a as u32).unwrap_or(0.0),
                 None => n.time(p.arc_bytes[a], self.is_local(n, a)),
             },
             Some(n) if p.arc_kind[a] == ArcKind::CollOut => {
@@ -853,12 +828,15 @@ impl<'a> Sim<'a> {
         let (Some(n), Some(m)) = (self.net, self.links_model.as_mut()) else { return };
         let p = self.pag;
         // A virtual node (no location) sends no message.
-        let Some(&(mut k, end)) = m.cursor.get(l as usize) else { return };
-        while k < end && m.sends[k as usize].origin < x {
+        let Some(&k0) = m.cursor.get(l as usize) else { return };
+        let mut k = k0 as usize;
+        while m.sends[l as usize].get(k).is_some_and(|s| s.origin < x) {
             k += 1;
         }
-        while k < end && m.sends[k as usize].origin == x {
-            let Send { arc: a, to, .. } = m.sends[k as usize];
+        while let Some(&Send { origin, arc: a, to }) = m.sends[l as usize].get(k) {
+            if origin != x {
+                break;
+            }
             k += 1;
             let bytes = p.arc_bytes[a as usize];
             let delay = if message_is_local(p, &self.group_of_loc, n, l, to) {
@@ -872,12 +850,12 @@ impl<'a> Sim<'a> {
                 let start = m.take(ready, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
             };
-            m.delay.insert(a, delay);
+            m.delay[a as usize] = delay;
         }
-        m.cursor[l as usize].0 = k;
+        m.cursor[l as usize] = k as u32;
         // The location's next message comes round after every other location's: ask
         // for what it reads now, which would otherwise be a cache miss.
-        if let Some(s) = m.sends.get(k as usize).filter(|_| k < end) {
+        if let Some(s) = m.sends[l as usize].get(k) {
             prefetch(p.arc_bytes.as_ptr().wrapping_add(s.arc as usize));
         }
     }
@@ -944,9 +922,6 @@ impl<'a> Sim<'a> {
             match self.links.get_mut(from) {
                 Some(Link::Sent { t, left }) => {
                     w.ready = w.ready.max(*t + aw);
-                    if let (Some(m), None) = (self.links_model.as_mut(), &self.gag) {
-                        m.delay.remove(a as u32);
-                    }
                     if *left != u8::MAX {
                         *left -= 1;
                         if *left == 0 {
@@ -1093,12 +1068,9 @@ impl<'a> Sim<'a> {
                     used += 1;
                     self.waits[wr.slot as usize].pending -= 1;
                     let aw = match &self.links_model {
-                        Some(m) => m.delay.get(wr.arc).unwrap_or(wr.aw),
+                        Some(m) => m.sent_delay(wr.arc).unwrap_or(wr.aw),
                         None => wr.aw,
                     };
-                    if let (Some(m), None) = (self.links_model.as_mut(), &self.gag) {
-                        m.delay.remove(wr.arc);
-                    }
                     let wt = &mut self.waits[wr.slot as usize];
                     wt.ready = wt.ready.max(t + aw);
                     if wt.pending == 0 {
@@ -1184,9 +1156,6 @@ impl<'a> Sim<'a> {
             for a in w.lo as usize..w.hi as usize {
                 let aw = round(self.arc_weight(a));
                 self.gag.as_mut().unwrap().pag.arc_weight.push(aw);
-                if let Some(m) = self.links_model.as_mut() {
-                    m.delay.remove(a as u32);
-                }
             }
         }
         if g != NONE && !sample {
