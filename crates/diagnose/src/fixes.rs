@@ -237,14 +237,12 @@ impl Inputs<'_> {
                 None => {}
             }
         }
-        // One run of paths per thread, each reusing its distances' memory.
+        // One sweep of the graph per thread, each finding its share of the paths.
         let per = wanted.len().div_ceil(rayon::current_num_threads().max(1)).max(1);
+        let origins = cp::Origins::of(self.pag);
         let lengths: Vec<i64> = wanted
             .par_chunks(per)
-            .map(|run| {
-                let mut scratch = Vec::new();
-                run.iter().map(|o| cp::length_in(self.pag, o, &mut scratch)).collect::<Vec<_>>()
-            })
+            .map(|run| cp::lengths(self.pag, run, &origins).ns)
             .collect::<Vec<_>>()
             .concat();
         let mut next = lengths.into_iter();

@@ -1,6 +1,7 @@
 //! Longest paths through a PAG: the forward diffusion and the backward walk of
 //! IPS-2's critical-path algorithm, for every scope (formats/pag.md, "Critical paths").
 
+use crate::inflight::InFlight;
 use crate::pag::{ArcKind, Pag, Reach, CLOCK_OFFSET, NONE};
 use crate::window::share_after;
 use rustc_hash::FxHashMap;
@@ -110,6 +111,8 @@ pub(crate) struct Pass<'a> {
     zero_ctx: Vec<bool>,
     /// Per (location, calling context) scaled: the factor (`CpOptions::scale`).
     scaled: FxHashMap<(u32, u32), f64>,
+    /// Per calling context: scaled on some location (so that most nodes skip the map).
+    scaled_ctx: Vec<bool>,
     /// Per (from, to) location pair: the weight of its message arcs (`CpOptions::links`).
     links: FxHashMap<(u32, u32), Option<i64>>,
     message_weight: Option<i64>,
@@ -126,10 +129,12 @@ impl<'a> Pass<'a> {
             .collect();
         let zero_ctx = pag.zeroed_contexts(&opts.zero, Reach::inclusive_if(opts.zero_inclusive));
         let mut scaled = FxHashMap::default();
+        let mut scaled_ctx = vec![false; pag.contexts.len()];
         for s in &opts.scale {
             for (c, ctx) in pag.contexts.iter().enumerate() {
                 if ctx.proc == s.proc {
                     scaled.insert((s.loc, c as u32), s.factor.max(0.0));
+                    scaled_ctx[c] = true;
                 }
             }
         }
@@ -141,19 +146,20 @@ impl<'a> Pass<'a> {
             in_app,
             zero_ctx,
             scaled,
+            scaled_ctx,
             links,
             message_weight: opts.message_weight,
         }
     }
 
     /// The weight of node `i`'s local arc under the zeroing and scaling asked for.
-    #[inline]
+    #[inline(always)]
     fn local_weight(&self, i: usize) -> i64 {
         let g = self.pag;
         let c = g.ctx[i];
         if self.zero_ctx[c as usize] {
             0
-        } else if self.scaled.is_empty() {
+        } else if !self.scaled_ctx.get(c as usize).copied().unwrap_or(false) {
             g.weight[i]
         } else {
             match self.scaled.get(&(g.loc[i], c)) {
@@ -164,7 +170,7 @@ impl<'a> Pass<'a> {
     }
 
     /// The weight of remote arc `a` under the links asked for.
-    #[inline]
+    #[inline(always)]
     fn arc_weight(&self, a: usize) -> i64 {
         let g = self.pag;
         if (self.links.is_empty() && self.message_weight.is_none()) || g.arc_kind[a] != ArcKind::Message {
@@ -178,12 +184,12 @@ impl<'a> Pass<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn in_app(&self, l: u32) -> bool {
         self.in_app.get(l as usize).copied().unwrap_or(false)
     }
 
-    #[inline]
+    #[inline(always)]
     fn in_window(&self, i: usize) -> bool {
         match self.window {
             None => true,
@@ -193,7 +199,7 @@ impl<'a> Pass<'a> {
 
     /// May node `i` be on a path at all? (Never a clock-offset sample: it carries no
     /// activity.)
-    #[inline]
+    #[inline(always)]
     fn node_ok(&self, i: usize) -> bool {
         let l = self.pag.loc[i];
         self.pag.kind[i] != CLOCK_OFFSET
@@ -205,7 +211,7 @@ impl<'a> Pass<'a> {
     }
 
     /// May a path start at location `l`?
-    #[inline]
+    #[inline(always)]
     fn source_ok(&self, l: u32) -> bool {
         match self.scope {
             Scope::Global => true,
@@ -214,7 +220,7 @@ impl<'a> Pass<'a> {
     }
 
     /// May a path end at node `i`?
-    #[inline]
+    #[inline(always)]
     pub(crate) fn end_ok(&self, i: usize) -> bool {
         let l = self.pag.loc[i];
         l != NONE && self.node_ok(i) && self.source_ok(l)
@@ -403,10 +409,162 @@ pub fn length(pag: &Pag, opts: &CpOptions) -> i64 {
     length_with(pag, opts, None)
 }
 
-/// `length` with the forward pass's distances in `scratch`, whose memory a caller
-/// that finds many lengths reuses.
-pub fn length_in(pag: &Pag, opts: &CpOptions, scratch: &mut Vec<i64>) -> i64 {
-    Pass::new(pag, opts).forward_into(scratch).map_or(0, |e| scratch[e])
+/// How many remote arcs leave each node of a PAG (255: that many or more), for
+/// [`lengths`]: found once, shared by every sweep of the same graph.
+pub struct Origins {
+    left: Vec<u8>,
+}
+
+impl Origins {
+    /// The origins of `pag`'s remote arcs.
+    pub fn of(pag: &Pag) -> Origins {
+        let mut left = vec![0u8; pag.nodes()];
+        for &f in &pag.arc_from {
+            if let Some(c) = left.get_mut(f as usize) {
+                *c = c.saturating_add(1);
+            }
+        }
+        Origins { left }
+    }
+}
+
+/// Each location's last nodes whose distances a sweep keeps.
+const RECENT: usize = 4;
+
+/// The critical-path lengths of a sweep (`lengths`), and how many of them needed the
+/// full pass.
+#[derive(Debug)]
+pub struct Lengths {
+    /// One length per option, in their order.
+    pub ns: Vec<i64>,
+    /// How many lengths the sweep could not find (the graph was not as it needs).
+    pub full_passes: usize,
+}
+
+/// The lengths of `opts`' critical paths in one sweep over the graph, which holds only
+/// what is in flight rather than a distance per node: each location's last few nodes
+/// and the origins whose remote arcs are not all read, with one distance per option.
+/// The graph's arrays are read once for all the options. `origins` is shared by every
+/// sweep of the graph. When the graph is not as the sweep needs (a node whose local
+/// predecessor is not among its location's last few, an arc whose origin comes after
+/// it), each length is found by the full pass instead.
+pub fn lengths(pag: &Pag, opts: &[&CpOptions], origins: &Origins) -> Lengths {
+    let passes: Vec<Pass> = opts.iter().map(|o| Pass::new(pag, o)).collect();
+    match sweep(pag, &passes, origins) {
+        Some(ns) => Lengths { ns, full_passes: 0 },
+        None => {
+            let mut dist = Vec::new();
+            let ns = passes.iter().map(|p| p.forward_into(&mut dist).map_or(0, |e| dist[e])).collect();
+            Lengths { ns, full_passes: passes.len() }
+        }
+    }
+}
+
+/// The sweep of `lengths`; `None` when the graph is not as it needs.
+fn sweep(pag: &Pag, passes: &[Pass], origins: &Origins) -> Option<Vec<i64>> {
+    let k = passes.len();
+    if k == 0 {
+        return Some(Vec::new());
+    }
+    let g = pag;
+    // Per location, its last nodes in a ring (`head`: the newest) and each one's
+    // distance per pass.
+    let locs = g.defs.locations.len();
+    let mut recent = vec![[NONE; RECENT]; locs];
+    let mut head = vec![0u8; locs];
+    let mut recent_dist = vec![NEG; locs * RECENT * k];
+    // Origins in flight: their slot of `k` distances and the arcs left to read.
+    let mut held: InFlight<(u32, u8)> = InFlight::new((NONE, 0));
+    let mut slots: Vec<i64> = Vec::new();
+    let mut free: Vec<u32> = Vec::new();
+    let mut done: Vec<u32> = Vec::new();
+    // This node's arcs: their slots, and the candidates of each pass.
+    let mut into: Vec<(u32, usize)> = Vec::new();
+    let mut d = vec![NEG; k];
+    let mut best: Vec<Option<i64>> = vec![None; k];
+    let mut cursor = 0;
+    for i in 0..g.nodes() {
+        let start = cursor;
+        while cursor < g.arc_to.len() && g.arc_to[cursor] as usize == i {
+            cursor += 1;
+        }
+        into.clear();
+        for a in start..cursor {
+            let from = g.arc_from[a];
+            let (slot, left) = held.get_mut(from)?;
+            let slot = *slot;
+            if *left != u8::MAX {
+                *left -= 1;
+                if *left == 0 {
+                    held.remove(from);
+                    done.push(slot);
+                }
+            }
+            into.push((slot, a));
+        }
+        let l = g.loc[i];
+        // Where the local predecessor's distances are.
+        let prev_at = match (l, g.prev[i]) {
+            (NONE, _) | (_, NONE) => None,
+            (l, p) => {
+                let ring = recent.get(l as usize)?;
+                Some((l as usize * RECENT + ring.iter().position(|&x| x == p)?) * k)
+            }
+        };
+        for (n, pass) in passes.iter().enumerate() {
+            let mut dn = NEG;
+            if pass.node_ok(i) {
+                if l != NONE {
+                    let w = pass.local_weight(i);
+                    let p = g.prev[i];
+                    if p == NONE || !pass.in_window(p as usize) {
+                        if pass.source_ok(l) {
+                            dn = match pass.window {
+                                Some((t0, _)) => share_after(g, i, w, t0),
+                                None => w,
+                            };
+                        }
+                    } else if let Some(at) = prev_at {
+                        let dp = recent_dist[at + n];
+                        if dp > NEG {
+                            dn = dp + w;
+                        }
+                    }
+                }
+                for &(slot, a) in &into {
+                    let df = slots[slot as usize * k + n];
+                    if df > NEG {
+                        dn = dn.max(df + pass.arc_weight(a));
+                    }
+                }
+                if dn > NEG && pass.end_ok(i) && best[n].is_none_or(|b| dn >= b) {
+                    best[n] = Some(dn);
+                }
+            }
+            d[n] = dn;
+        }
+        if l != NONE {
+            let h = (head[l as usize] as usize + 1) % RECENT;
+            head[l as usize] = h as u8;
+            recent[l as usize][h] = i as u32;
+            let at = (l as usize * RECENT + h) * k;
+            recent_dist[at..at + k].copy_from_slice(&d);
+        }
+        free.append(&mut done);
+        let out = origins.left[i];
+        if out > 0 {
+            let slot = match free.pop() {
+                Some(s) => s,
+                None => {
+                    slots.resize(slots.len() + k, NEG);
+                    (slots.len() / k - 1) as u32
+                }
+            };
+            slots[slot as usize * k..][..k].copy_from_slice(&d);
+            held.insert(i as u32, (slot, out));
+        }
+    }
+    Some(best.into_iter().map(|b| b.unwrap_or(0)).collect())
 }
 
 /// `length`, reusing the build's distances as `critical_path_with` does.

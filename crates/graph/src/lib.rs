@@ -14,6 +14,7 @@ mod cost;
 pub mod cp;
 mod error;
 pub mod file;
+pub mod inflight;
 pub mod mem;
 pub mod near;
 pub mod net;

@@ -300,7 +300,62 @@ proptest! {
         prop_assert_eq!(near, ends);
         // Zeroing everything the root context holds (nothing) changes nothing.
         prop_assert_eq!(cp::length(&pag, &CpOptions::default()), best);
+        // The pass that holds only what is in flight finds the same length.
+        let lengths = cp::lengths(&pag, &[&CpOptions::default()], &cp::Origins::of(&pag));
+        prop_assert_eq!(lengths.ns, vec![best]);
+        prop_assert_eq!(lengths.full_passes, 0);
     }
+}
+
+#[test]
+fn lengths_held_in_flight_are_those_of_the_full_pass_under_every_option() {
+    for w in Workload::ALL {
+        let pag = pag_of_bytes("synth", synth_bytes(&spec(w, 6, 8, 5, 2)), Mode::Cpu);
+        let (first, last) = pag.activity_span().unwrap();
+        let mut procs: Vec<u32> = pag.contexts.iter().map(|c| c.proc).filter(|&p| p != NONE).collect();
+        procs.sort_unstable();
+        procs.dedup();
+        procs.truncate(3);
+        assert!(!procs.is_empty(), "{w:?}");
+        let mut options = vec![
+            CpOptions::default(),
+            CpOptions {
+                window: Some((first + (last - first) / 3, last - (last - first) / 4)),
+                ..CpOptions::default()
+            },
+            CpOptions { scope: Some(Scope::Intra(0)), ..CpOptions::default() },
+            CpOptions { scope: Some(Scope::Inter(1)), ..CpOptions::default() },
+            CpOptions { message_weight: Some(0), ..CpOptions::default() },
+            CpOptions { links: vec![(0, 1, None), (1, 2, Some(5))], ..CpOptions::default() },
+        ];
+        for &p in &procs {
+            options.push(CpOptions { zero: vec![p], ..CpOptions::default() });
+            options.push(CpOptions { zero: vec![p], zero_inclusive: true, ..CpOptions::default() });
+            options.push(CpOptions {
+                scale: vec![spoor_graph::Scale { loc: 1, proc: p, factor: 0.25 }],
+                ..CpOptions::default()
+            });
+        }
+        // All in one sweep, and each alone.
+        let origins = cp::Origins::of(&pag);
+        let each: Vec<&CpOptions> = options.iter().collect();
+        let full: Vec<i64> = options.iter().map(|o| cp::length(&pag, o)).collect();
+        let swept = cp::lengths(&pag, &each, &origins);
+        assert_eq!((&swept.ns, swept.full_passes), (&full, 0), "{w:?} {options:?}");
+        for (o, want) in each.iter().zip(&full) {
+            assert_eq!(cp::lengths(&pag, &[o], &origins).ns, [*want], "{w:?} {o:?}");
+        }
+    }
+    // A node whose local predecessor lies further back than the pass keeps: it falls
+    // back to the full pass and still agrees.
+    let spec: Vec<(u32, u8, i64)> = (0..12).map(|i| (0, 1, i as i64 + 1)).collect();
+    let mut pag = random_pag(1, &spec, &[(0, 11, 100)]);
+    pag.prev[11] = 2;
+    // Node 10 ends the chain at 1 + ... + 11 = 66; node 11 by the arc: 1 + 100.
+    let full = cp::length(&pag, &CpOptions::default());
+    assert_eq!(full, 101);
+    let swept = cp::lengths(&pag, &[&CpOptions::default(), &CpOptions::default()], &cp::Origins::of(&pag));
+    assert_eq!((swept.ns, swept.full_passes), (vec![full, full], 2));
 }
 
 /// The path from the distances made while building, or `None` when the build gave

@@ -28,8 +28,8 @@
 //! without remote arcs in arrives in one tight loop.
 
 use crate::placement::Placement;
-use rustc_hash::FxHashMap;
 use spoor_format::mem::prefetch;
+use spoor_graph::inflight::InFlight;
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
@@ -318,99 +318,8 @@ enum Link {
     Waiting { head: u32, tail: u32 },
 }
 
-/// A map from keys that are close together (origins in flight: close in the PAG's order)
-/// to values: a table indexed by a key's low bits, where nearly all of them fit, and a
-/// map for those whose place is taken.
-struct Near<V> {
-    /// The key in each place, `NONE` when it is free.
-    keys: Vec<u32>,
-    vals: Vec<V>,
-    /// How many keys in `more` have each place.
-    in_more: Vec<u32>,
-    more: FxHashMap<u32, V>,
-    /// What a free place holds.
-    blank: V,
-}
-
 /// The links of origins.
-type Links = Near<Link>;
-
-/// The most places a `Near` grows to.
-const NEAR_MAX: usize = 1 << 20;
-
-impl<V: Copy> Near<V> {
-    fn new(blank: V) -> Self {
-        Near::with_places(1 << 16, blank)
-    }
-
-    fn with_places(n: usize, blank: V) -> Self {
-        Near {
-            keys: vec![NONE; n],
-            vals: vec![blank; n],
-            in_more: vec![0; n],
-            more: FxHashMap::default(),
-            blank,
-        }
-    }
-
-    #[inline(always)]
-    fn place(&self, x: u32) -> usize {
-        x as usize & (self.keys.len() - 1)
-    }
-
-    #[inline(always)]
-    fn get_mut(&mut self, x: u32) -> Option<&mut V> {
-        let i = self.place(x);
-        if self.keys[i] == x {
-            return Some(&mut self.vals[i]);
-        }
-        if self.in_more[i] == 0 {
-            return None;
-        }
-        self.more.get_mut(&x)
-    }
-
-    /// Adds key `x`, which has no value.
-    #[inline(always)]
-    fn insert(&mut self, x: u32, v: V) {
-        let i = self.place(x);
-        if self.keys[i] == NONE {
-            self.keys[i] = x;
-            self.vals[i] = v;
-        } else {
-            self.insert_more(x, v);
-        }
-    }
-
-    #[cold]
-    fn insert_more(&mut self, x: u32, v: V) {
-        let i = self.place(x);
-        self.in_more[i] += 1;
-        self.more.insert(x, v);
-        if self.more.len() > self.keys.len() / 8 && self.keys.len() < NEAR_MAX {
-            let mut bigger = Near::with_places(self.keys.len() * 2, self.blank);
-            for (i, &k) in self.keys.iter().enumerate() {
-                if k != NONE {
-                    bigger.insert(k, self.vals[i]);
-                }
-            }
-            for (&k, &v) in &self.more {
-                bigger.insert(k, v);
-            }
-            *self = bigger;
-        }
-    }
-
-    #[inline(always)]
-    fn remove(&mut self, x: u32) {
-        let i = self.place(x);
-        if self.keys[i] == x {
-            self.keys[i] = NONE;
-        } else if self.more.remove(&x).is_some() {
-            self.in_more[i] -= 1;
-        }
-    }
-}
+type Links = InFlight<Link>;
 
 /// An arrived target waiting for an unreported origin: its slot in `Sim::waits`, the
 /// arc's weight, and the next waiter of the same origin.
@@ -1439,58 +1348,6 @@ mod tests {
             let want: Vec<(u32, u32, u32)> = want.iter().map(|s| (s.origin, s.arc, s.to)).collect();
             assert_eq!(got, want, "{n} sends, origins {jitter} out of place");
         }
-    }
-
-    /// The origin table against a map on a random mix of insertions, look-ups, updates
-    /// and removals of origins spread wider than its places, through its growth.
-    #[test]
-    fn links_behave_like_a_map() {
-        let mut links = Links::with_places(16, Link::Waiting { head: NONE, tail: NONE });
-        let mut model: FxHashMap<u32, u8> = FxHashMap::default();
-        let mut rng = 777u64;
-        for n in 0..300_000u32 {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            // Mostly recent origins, sometimes far ones that collide in the table.
-            let x = if (rng >> 60) < 3 {
-                (rng >> 20) as u32 % 5_000_000
-            } else {
-                n / 2 + (rng >> 40) as u32 % 64
-            };
-            let left = (rng >> 8) as u8 | 1;
-            match (rng >> 33) % 3 {
-                0 => match model.get(&x) {
-                    Some(_) => {}
-                    None => {
-                        links.insert(x, Link::Sent { t: 0.0, left });
-                        model.insert(x, left);
-                    }
-                },
-                1 => {
-                    if let Some(Link::Sent { left: l, .. }) = links.get_mut(x) {
-                        *l = left;
-                    }
-                    if let Some(m) = model.get_mut(&x) {
-                        *m = left;
-                    }
-                }
-                _ => {
-                    links.remove(x);
-                    model.remove(&x);
-                }
-            }
-            let got = links.get_mut(x).map(|l| match *l {
-                Link::Sent { left, .. } => left,
-                Link::Waiting { .. } => 0,
-            });
-            assert_eq!(got, model.get(&x).copied(), "origin {x} at step {n}");
-        }
-        assert!(links.keys.len() > 16, "the table grew");
-        for (&x, &m) in &model {
-            assert!(matches!(links.get_mut(x), Some(Link::Sent { left, .. }) if *left == m));
-        }
-        let held = links.keys.iter().filter(|&&k| k != NONE).count() + links.more.len();
-        assert_eq!(held, model.len());
-        assert_eq!(links.in_more.iter().map(|&c| c as usize).sum::<usize>(), links.more.len());
     }
 
     /// The ring queue against the standard library's on a random mix of pushes and
