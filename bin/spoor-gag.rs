@@ -6,7 +6,9 @@ use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode};
-use spoor_whatif::{build_gag, interval, load_network, placement, predict, stretch, Costs};
+use spoor_whatif::{
+    arrival_note, build_gag, interval, load_network, placement, predict, stretch, Costs, Wildcards,
+};
 use std::io::Write;
 
 #[path = "args/gag.rs"]
@@ -44,6 +46,9 @@ fn main() {
         // The build's distances are the whole graph's.
         let made = made.filter(|_| stretch.window.is_none());
         let pag = stretch::cut(pag, &stretch);
+        if let (Wildcards::Arrival, false, Some(note)) = (args.wildcards, args.quiet, arrival_note(&pag)) {
+            eprintln!("spoor-gag: note: {note}");
+        }
         let place = placement::from_args(
             &pag,
             args.place.as_deref(),
@@ -51,7 +56,8 @@ fn main() {
             args.place_by.as_deref(),
         )?;
         let net = args.net.as_deref().map(|t| load_network(t, args.local, &pag, &console)).transpose()?;
-        let costs = Costs { net: net.as_ref(), waits: args.waits, ..Costs::default() };
+        let costs =
+            Costs { net: net.as_ref(), waits: args.waits, wildcards: args.wildcards, ..Costs::default() };
         let mut out = Output::create(args.output.as_deref())?;
         // How sure the prediction is: found on another core while it runs.
         let say_interval = |spread: &Result<interval::Spread, interval::NoSpread>, ns: i64| match spread {

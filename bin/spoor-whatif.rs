@@ -8,7 +8,7 @@ use spoor_graph::{file, Mode as Weight, Pag};
 use spoor_model::Feedback;
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
 use spoor_whatif::scenario::{self, ScenarioFile, Sweep};
-use spoor_whatif::{load_network, placement, search, stretch, Costs};
+use spoor_whatif::{arrival_note, load_network, placement, search, stretch, Costs, Wildcards};
 use std::io::Write;
 use std::path::Path;
 
@@ -59,7 +59,11 @@ fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
     for note in pag.notes.iter().filter(|_| !args.quiet) {
         eprintln!("spoor-whatif: note: {note}");
     }
-    Ok(stretch::cut(pag, &stretch))
+    let pag = stretch::cut(pag, &stretch);
+    if let (Wildcards::Arrival, false, Some(note)) = (args.wildcards, args.quiet, arrival_note(&pag)) {
+        eprintln!("spoor-whatif: note: {note}");
+    }
+    Ok(pag)
 }
 
 fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()> {
@@ -74,6 +78,7 @@ fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()
     let pag = load(&input, args, console)?;
     let mut sweep = Sweep::new(&pag, &s.file, &spec, &base)?;
     sweep.waits = args.waits;
+    sweep.wildcards = args.wildcards;
     for w in &sweep.warnings {
         console.warn(w);
     }
@@ -99,9 +104,10 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
         Err(_) => p.names.split(',').map(|n| procedure_id(&pag, n)).collect::<Result<_, _>>()?,
     };
     let spread = spoor_whatif::interval::spread(&pag).ok();
+    let base = Costs { waits: args.waits, wildcards: args.wildcards, ..Costs::default() };
     let mut rows = Vec::new();
     for id in ids {
-        rows.push(procedure_whatif(&mut pag, id, place.as_ref(), args.waits)?.with_interval(spread.as_ref()));
+        rows.push(procedure_whatif(&mut pag, id, place.as_ref(), &base)?.with_interval(spread.as_ref()));
     }
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {
@@ -141,7 +147,7 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
 fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Result<()> {
     let pag = load(&s.input, args, console)?;
     let net = s.net.as_deref().map(|t| load_network(t, s.local, &pag, console)).transpose()?;
-    let costs = Costs { net: net.as_ref(), waits: args.waits, ..Costs::default() };
+    let costs = Costs { net: net.as_ref(), waits: args.waits, wildcards: args.wildcards, ..Costs::default() };
     let r = search::search(&pag, s.processors, &costs, s.rounds)?;
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {

@@ -66,6 +66,12 @@ pub struct Args {
     /// libraries do (formats/placement.md, "Waiting").
     #[arg(long, value_name = "yield|spin", default_value = "yield")]
     pub waits: spoor_whatif::Waits,
+    /// Which message a blocking receive for any source takes: the one it took when the
+    /// trace was recorded, or, in a server loop (each request served and answered
+    /// before the next), the first request to arrive, its service moving with it
+    /// (formats/placement.md, "Requests from any source").
+    #[arg(long, value_name = "recorded|arrival", default_value = "recorded")]
+    pub wildcards: spoor_whatif::Wildcards,
     /// Print the predicted time instead of writing the GAG.
     #[arg(long)]
     pub predict: bool,

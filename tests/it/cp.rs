@@ -223,7 +223,8 @@ fn net_table_warnings_name_the_command_that_reads_the_table() {
         // spoor-pag also says what its notes say (the server's receives from any source).
         let notes = if name == "pag" {
             "spoor-pag: note: 3 receive(s) from any source: they keep the sends they matched, which \
-             under another timing could be others (no prediction can know which)\n"
+             under another timing could be others (spoor-gag and spoor-whatif --wildcards arrival \
+             serve a server loop's requests as they arrive)\n"
         } else {
             ""
         };

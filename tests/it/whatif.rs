@@ -646,3 +646,79 @@ fn a_spinning_wait_keeps_its_share_of_a_shared_processor() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("expected yield or spin"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn a_server_loop_takes_its_requests_as_they_arrive() {
+    // Every figure is worked in testdata/whatif/wildcards.txt: 10 ms as recorded, 9 ms
+    // when p2's request, there first, is served first.
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("w.o").to_string_lossy().into_owned();
+    ok_text("order", &["-q", &testdata("whatif/wildcards.txt"), "-o", &o]);
+    let predict = |trace: &str, wildcards: &str| {
+        let out =
+            run("gag", &["--predict", "--place-by", "process", "--wildcards", wildcards, trace], b"", &[]);
+        assert_success(&out, "spoor-gag --wildcards");
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (recorded, _) = predict(&o, "recorded");
+    assert!(recorded.starts_with("predicted time: 10.000 ms on 3 processors"), "{recorded}");
+    let (arrival, notes) = predict(&o, "arrival");
+    assert!(arrival.starts_with("predicted time: 9.000 ms on 3 processors"), "{arrival}");
+    assert!(
+        notes.contains(
+            "--wildcards arrival: 1 server loop(s) take their requests as they arrive: p0 (2 requests)"
+        ),
+        "{notes}"
+    );
+    // The PAG file keeps which receives were for any source.
+    let pag = dir.path().join("w.pag").to_string_lossy().into_owned();
+    ok_text("pag", &["-q", &o, "-o", &pag]);
+    assert!(predict(&pag, "arrival").0.starts_with("predicted time: 9.000 ms"));
+    // spoor-whatif: a scenario row, and procedure LBF on a placement.
+    let sc = dir.path().join("s.toml");
+    std::fs::write(&sc, "[[placement]]\nby = \"process\"\n").unwrap();
+    let csv = ok_text("whatif", &["-q", "--wildcards", "arrival", "scenarios", sc.to_str().unwrap(), &o]);
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[6], "9000000", "{csv}");
+    // Every process on its own processor, serve1 moved to its client: p0 serves p2 from
+    // 1 to 2 ms and replies to p1 at 5 ms, p1 then serves itself to 9 ms.
+    let mv = ok_text(
+        "whatif",
+        &["-q", "--wildcards", "arrival", "procedure", "serve1", "--place-by", "process", "-f", "csv", &o],
+    );
+    let row: Vec<&str> = mv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[1], row[2]), ("9000000", "9000000"), "{mv}");
+    // From 7 to 11 ms, p2's request (sent at 6 ms) is there from the stretch's start: the
+    // loop has that one request, and serves it as recorded (serve1's last 2 ms, serve2).
+    let window = |wildcards: &str| {
+        let args =
+            ["--predict", "--place-by", "process", "--window", "7ms..11ms", "--wildcards", wildcards, &o];
+        let out = run("gag", &args, b"", &[]);
+        assert_success(&out, "spoor-gag --window --wildcards");
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (stretch, notes) = window("arrival");
+    assert!(stretch.starts_with("predicted time: 3.000 ms"), "{stretch}");
+    assert_eq!(stretch, window("recorded").0);
+    assert!(notes.contains("p0 (1 requests)"), "{notes}");
+    // A receive for any source that is not served and answered before the next keeps its
+    // recorded send, and the note says so.
+    let half = dir.path().join("half.txt");
+    let without_second_reply: String = std::fs::read_to_string(testdata("whatif/wildcards.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("0 10ms  5ms   send") && !l.starts_with("2 10ms  1ms   recv_end"))
+        .map(|l| l.replace("2 10ms  1ms   process_end", "2 6ms   1ms   process_end") + "\n")
+        .collect();
+    std::fs::write(&half, without_second_reply.replace("2 6ms   1ms   recv_begin from=0 tag=2\n", ""))
+        .unwrap();
+    let h = dir.path().join("h.o").to_string_lossy().into_owned();
+    ok_text("order", &["-q", half.to_str().unwrap(), "-o", &h]);
+    let (kept, notes) = predict(&h, "arrival");
+    assert_eq!(kept, predict(&h, "recorded").0);
+    assert!(notes.contains("--wildcards arrival: no server loop"), "{notes}");
+    // Not a value it knows: a usage error naming those it does.
+    let out = run("gag", &["--predict", "--wildcards", "first", &o], b"", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("expected recorded or arrival"), "{}", text(&out.stderr));
+}

@@ -38,12 +38,23 @@ struct LocState {
     wall: i64,
     /// Longest distance to `last` (when distances are tracked).
     dist: i64,
+    /// Inside a blocking receive posted for any source.
+    any_source: bool,
 }
 
 impl LocState {
     /// A location before its first event.
-    const FRESH: LocState =
-        LocState { last: NONE, ctx: 0, waiting: false, call: NONE, count: 0, cpu: NO_CPU, wall: 0, dist: 0 };
+    const FRESH: LocState = LocState {
+        last: NONE,
+        ctx: 0,
+        waiting: false,
+        call: NONE,
+        count: 0,
+        cpu: NO_CPU,
+        wall: 0,
+        dist: 0,
+        any_source: false,
+    };
 }
 
 /// A forward partner waiting for the event it names.
@@ -562,6 +573,7 @@ impl<'a> Builder<'a> {
         let mut ctx = st.ctx;
         let mut waiting = st.waiting;
         let mut call = st.call;
+        let mut any_source = st.any_source;
         if CPU && call != NONE && st.last != NONE {
             self.blocked_cpu[call as usize] += cpu_used(&st, s);
         }
@@ -588,7 +600,8 @@ impl<'a> Builder<'a> {
             SEND | ISEND | LOCK_RELEASE if s.partner_loc != NO_PARTNER => self.send(s, node)?,
             RECV_BEGIN => {
                 waiting = true;
-                if CPU && s.sub == 1 {
+                any_source = s.sub == 1;
+                if CPU && any_source {
                     self.wildcards += 1;
                 }
             }
@@ -604,6 +617,10 @@ impl<'a> Builder<'a> {
             }
             RECV_END | IRECV_COMPLETE | LOCK_ACQUIRE => {
                 waiting = false;
+                if CPU && s.code == RECV_END && any_source {
+                    self.pag.wildcard_receives.push(node);
+                }
+                any_source = false;
                 if s.partner_loc != NO_PARTNER {
                     self.receive(s, &st, node, own_index)?;
                 } else if s.code != LOCK_ACQUIRE {
@@ -630,6 +647,7 @@ impl<'a> Builder<'a> {
         st.ctx = ctx;
         st.waiting = waiting;
         st.call = call;
+        st.any_source = any_source;
         st.count = own_index + 1;
         st.wall = s.wall;
         if s.cpu != NO_CPU {
@@ -1016,7 +1034,8 @@ impl<'a> Builder<'a> {
         if self.wildcards > 0 {
             self.pag.notes.push(format!(
                 "{} receive(s) from any source: they keep the sends they matched, which under \
-                 another timing could be others (no prediction can know which)",
+                 another timing could be others (spoor-gag and spoor-whatif --wildcards arrival \
+                 serve a server loop's requests as they arrive)",
                 self.wildcards
             ));
         }

@@ -38,6 +38,9 @@ pub mod kind {
     pub const NOTES: u8 = 0x06;
     /// The end: the counts of what came before.
     pub const END: u8 = 0x07;
+    /// The ends of blocking receives posted for any source (optional: readers that do
+    /// not know it skip it).
+    pub const WILDCARDS: u8 = 0x40;
 }
 
 /// Nodes (and arcs) per chunk.
@@ -117,6 +120,16 @@ pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
         p.extend_from_slice(n.as_bytes());
     }
     emit(out, kind::NOTES, &p, &mut buf)?;
+    if !pag.wildcard_receives.is_empty() {
+        p.clear();
+        put_u64(&mut p, pag.wildcard_receives.len() as u64);
+        let mut last = 0;
+        for &x in &pag.wildcard_receives {
+            put_u64(&mut p, (x - last) as u64);
+            last = x;
+        }
+        emit(out, kind::WILDCARDS, &p, &mut buf)?;
+    }
     p.clear();
     for v in [pag.nodes() as u64, pag.arcs() as u64, pag.contexts.len() as u64] {
         p.extend_from_slice(&v.to_le_bytes());
@@ -157,6 +170,7 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
             kind::ARCS => arcs(&mut pag, &payload).map_err(fail)?,
             kind::PHASES => phases(&mut pag, &payload).map_err(fail)?,
             kind::NOTES => notes(&mut pag, &payload).map_err(fail)?,
+            kind::WILDCARDS => wildcards(&mut pag, &payload).map_err(fail)?,
             kind::END => {
                 check_end(name, &pag, &payload, offset)?;
                 return Ok(pag);
@@ -471,6 +485,27 @@ fn phases(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
             return Err((at, "a phase names a string or node that does not exist".to_owned()));
         }
         pag.phases.push(PhaseMark { name: name as u32, node: node as u32, begin: begin == 1 });
+    }
+    trailing(&c)
+}
+
+fn wildcards(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
+    let mut c = Cursor::new(p);
+    let n = count(&mut c, "the wildcard receive count", 1)?;
+    let mut node = 0u64;
+    for k in 0..n {
+        let at = c.pos;
+        let step = num(&mut c, "a wildcard receive")?;
+        node = node.saturating_add(step);
+        // In node order, each a located node.
+        let located = node < pag.nodes() as u64 && pag.loc[node as usize] != NONE;
+        if (k > 0 && step == 0) || !located {
+            return Err((
+                at,
+                "a wildcard receive names a node that does not exist or is out of order".to_owned(),
+            ));
+        }
+        pag.wildcard_receives.push(node as u32);
     }
     trailing(&c)
 }

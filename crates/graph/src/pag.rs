@@ -144,6 +144,9 @@ pub struct Pag {
     pub phases: Vec<PhaseMark>,
     /// What the builder saw but could not turn into arcs (unmatched messages, ...).
     pub notes: Vec<String>,
+    /// The ends of blocking receives posted for any source, in node order (cpu mode:
+    /// a prediction may serve them in the order their messages arrive).
+    pub wildcard_receives: Vec<u32>,
 }
 
 impl Pag {

@@ -268,6 +268,8 @@ impl Pag {
             .filter(|m| id[m.node as usize] != NONE)
             .map(|m| crate::PhaseMark { node: id[m.node as usize], ..*m })
             .collect();
+        out.wildcard_receives =
+            self.wildcard_receives.iter().map(|&x| id[x as usize]).filter(|&x| x != NONE).collect();
         let from = self.activity_span().map_or(self.t0, |s| s.0);
         out.notes.push(format!(
             "only the stretch from {} to {} after the trace's first event (@{t0}..{t1} in ns)",

@@ -171,6 +171,16 @@ fn pag_files_round_trip_and_damage_is_an_error_never_a_panic() {
         (&pag.arc_kind, &pag.arc_bytes, &pag.contexts)
     );
     assert_eq!(critical_path(&back, &CpOptions::default()), critical_path(&pag, &CpOptions::default()));
+    // The server's receives from any source (the WILDCARDS chunk).
+    assert!(!pag.wildcard_receives.is_empty());
+    assert_eq!(back.wildcard_receives, pag.wildcard_receives);
+    for bad in [vec![pag.nodes() as u32], vec![3, 3]] {
+        let mut wrong = Vec::new();
+        file::write(&mut wrong, &Pag { wildcard_receives: bad.clone(), ..back.clone() }).unwrap();
+        let e = file::read("w.pag", &wrong[..]).err().unwrap_or_else(|| panic!("{bad:?} was accepted"));
+        let e = e.source().map_or(e.to_string(), |s| s.to_string());
+        assert!(e.contains("w.pag") && e.contains("a wildcard receive names a node"), "{e}");
+    }
     for cut in 0..bytes.len() {
         let e = file::read("f.pag", &bytes[..cut])
             .err()

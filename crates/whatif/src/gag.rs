@@ -28,6 +28,8 @@
 //! without remote arcs in arrives in one tight loop.
 
 use crate::placement::Placement;
+use crate::serve::{server_loops, ServerLoop, Wildcards};
+use rustc_hash::FxHashMap;
 use spoor_format::mem::prefetch;
 use spoor_graph::inflight::InFlight;
 use spoor_graph::net::NodeOf;
@@ -77,6 +79,8 @@ pub struct Costs<'a> {
     /// What a location waiting for a remote arc does with its processor
     /// (formats/placement.md, "Waiting").
     pub waits: Waits,
+    /// Which message a blocking receive for any source takes (`serve`).
+    pub wildcards: Wildcards,
 }
 
 /// The result of a prediction.
@@ -132,6 +136,8 @@ enum LocState {
     Blocked,
     /// It has no node left.
     Done,
+    /// A server loop waiting for its next request (`serve`).
+    Choosing,
     /// Not started: it has no current node yet.
     Starting,
 }
@@ -542,6 +548,99 @@ struct Sim<'a> {
     max_in_flight: u64,
     end: f64,
     gag: Option<GagOut>,
+    /// Server loops that take requests as they arrive (`Wildcards::Arrival`), per
+    /// location the index of its loop (empty when there are none), and per request's
+    /// send its loop and request.
+    serving: Vec<Serving>,
+    serving_of: Vec<u32>,
+    request_of: FxHashMap<u32, (u32, u32)>,
+}
+
+/// Where a server loop is in its location's nodes (positions among them).
+#[derive(Clone, Copy, Debug)]
+enum Plan {
+    /// Before the first request's receive.
+    Before(u32),
+    /// Choosing the request for the `i`-th receive.
+    Choose(u32),
+    /// Serving request `k` at the `i`-th receive.
+    Serve {
+        k: u32,
+        pos: u32,
+        i: u32,
+    },
+    /// What follows the `i`-th service up to the next receive (it stays in place).
+    After {
+        i: u32,
+        pos: u32,
+    },
+    Done,
+}
+
+/// A server loop as the simulation runs it.
+struct Serving {
+    shape: ServerLoop,
+    /// When each request arrives, once its send is reported (NaN before).
+    arrival: Vec<f64>,
+    /// Per source process, its requests in order and how many are served: a source's
+    /// requests are taken in their order (MPI's messages do not overtake).
+    by_source: FxHashMap<u32, (Vec<u32>, usize)>,
+    plan: Plan,
+    /// The location's arrived nodes not yet run, by position, and how many arrived.
+    got: Vec<Option<Queued>>,
+    fetched: usize,
+    /// Tells the wake-ups of the present wait from stale ones (never 0).
+    epoch: u32,
+}
+
+impl Serving {
+    fn new(shape: ServerLoop) -> Serving {
+        let mut by_source: FxHashMap<u32, (Vec<u32>, usize)> = FxHashMap::default();
+        for (k, r) in shape.requests.iter().enumerate() {
+            by_source.entry(r.source).or_default().0.push(k as u32);
+        }
+        Serving {
+            // A request sent before the stretch is there from its start.
+            arrival: shape.requests.iter().map(|r| if r.origin == NONE { 0.0 } else { f64::NAN }).collect(),
+            by_source,
+            plan: Plan::Before(0),
+            got: vec![None; shape.nodes.len()],
+            fetched: 0,
+            epoch: 1,
+            shape,
+        }
+    }
+
+    /// The request to serve at `t`: of each source's next, the first to arrive (the
+    /// earlier recorded on a tie), once it has. Else when the first known one arrives
+    /// (`None`: none is sent yet).
+    fn choose(&mut self, t: f64) -> Result<u32, Option<f64>> {
+        let mut best: Option<(f64, u32, u32)> = None;
+        for (&source, (list, served)) in &self.by_source {
+            let Some(&k) = list.get(*served) else { continue };
+            let a = self.arrival[k as usize];
+            if !a.is_nan() && best.is_none_or(|(ba, bk, _)| (a, k) < (ba, bk)) {
+                best = Some((a, k, source));
+            }
+        }
+        match best {
+            Some((a, k, source)) if a <= t => {
+                if let Some(s) = self.by_source.get_mut(&source) {
+                    s.1 += 1;
+                }
+                Ok(k)
+            }
+            other => Err(other.map(|b| b.0)),
+        }
+    }
+}
+
+/// What a location runs next.
+enum Next {
+    Node(Queued),
+    Done,
+    /// A server loop waits for a request (until when the first known one arrives).
+    Wait(Option<f64>),
 }
 
 struct GagOut {
@@ -607,6 +706,21 @@ impl<'a> Sim<'a> {
             None => Default::default(),
         };
         let links_model = costs.net.filter(|n| n.per_send()).map(|n| LinksModel::new(pag, n, &group_of_loc));
+        let serving: Vec<Serving> = match costs.wildcards {
+            Wildcards::Arrival => server_loops(pag).into_iter().map(Serving::new).collect(),
+            Wildcards::Recorded => Vec::new(),
+        };
+        let mut serving_of = Vec::new();
+        let mut request_of = FxHashMap::default();
+        if !serving.is_empty() {
+            serving_of = vec![NONE; pag.defs.locations.len()];
+            for (s, sv) in serving.iter().enumerate() {
+                serving_of[sv.shape.loc as usize] = s as u32;
+                for (k, r) in sv.shape.requests.iter().enumerate().filter(|(_, r)| r.origin != NONE) {
+                    request_of.insert(r.origin, (s as u32, k as u32));
+                }
+            }
+        }
         let mut locs: Vec<Loc> = group_of_loc
             .iter()
             .map(|&g| Loc {
@@ -691,6 +805,9 @@ impl<'a> Sim<'a> {
             max_in_flight: 0,
             end: 0.0,
             gag,
+            serving,
+            serving_of,
+            request_of,
         })
     }
 
@@ -960,6 +1077,11 @@ impl<'a> Sim<'a> {
         if self.links_model.is_some() {
             self.send_messages(x, l, t);
         }
+        if !self.request_of.is_empty() {
+            if let Some(&(s, k)) = self.request_of.get(&x) {
+                self.request_sent(s as usize, k, t);
+            }
+        }
         let out = self.out_left[x as usize];
         match self.links.get_mut(x) {
             Some(link) => {
@@ -1119,9 +1241,20 @@ impl<'a> Sim<'a> {
     /// `t`), reporting those that need no time, until one needs CPU time or waits.
     fn advance_location(&mut self, l: u32, t: f64) {
         loop {
-            let Some(q) = self.next_node(l) else {
-                self.locs[l as usize].state = LocState::Done;
-                return;
+            let next = match self.serving_of.get(l as usize) {
+                Some(&s) if s != NONE => self.planned_next(s as usize, l, t),
+                _ => self.next_node(l).map_or(Next::Done, Next::Node),
+            };
+            let q = match next {
+                Next::Node(q) => q,
+                Next::Done => {
+                    self.locs[l as usize].state = LocState::Done;
+                    return;
+                }
+                Next::Wait(at) => {
+                    self.wait_for_request(l, at);
+                    return;
+                }
             };
             let loc = &mut self.locs[l as usize];
             loc.node = q.node;
@@ -1150,6 +1283,116 @@ impl<'a> Sim<'a> {
                 return;
             }
         }
+    }
+
+    /// A server loop's next node (`Plan`), choosing the request to serve at each
+    /// receive for any source when its location gets there at `t`.
+    fn planned_next(&mut self, s: usize, l: u32, t: f64) -> Next {
+        loop {
+            let sv = &mut self.serving[s];
+            let reqs = &sv.shape.requests;
+            let n = reqs.len() as u32;
+            let pos = match sv.plan {
+                Plan::Before(pos) if pos < reqs[0].first => {
+                    sv.plan = Plan::Before(pos + 1);
+                    pos
+                }
+                Plan::Before(_) => {
+                    sv.plan = Plan::Choose(0);
+                    continue;
+                }
+                Plan::Choose(i) => match sv.choose(t) {
+                    Ok(k) => {
+                        sv.plan = Plan::Serve { k, pos: sv.shape.requests[k as usize].first, i };
+                        continue;
+                    }
+                    Err(at) => return Next::Wait(at),
+                },
+                Plan::Serve { k, pos, i } if pos <= reqs[k as usize].last => {
+                    sv.plan = Plan::Serve { k, pos: pos + 1, i };
+                    pos
+                }
+                Plan::Serve { i, .. } => {
+                    sv.plan = Plan::After { i, pos: reqs[i as usize].last + 1 };
+                    continue;
+                }
+                Plan::After { i, pos } => {
+                    let limit = reqs.get(i as usize + 1).map_or(sv.shape.nodes.len() as u32, |r| r.first);
+                    if pos < limit {
+                        sv.plan = Plan::After { i, pos: pos + 1 };
+                        pos
+                    } else {
+                        sv.plan = if i + 1 < n { Plan::Choose(i + 1) } else { Plan::Done };
+                        continue;
+                    }
+                }
+                Plan::Done => return Next::Done,
+            };
+            return self.fetch(s, l, pos).map_or(Next::Done, Next::Node);
+        }
+    }
+
+    /// The node at position `pos` of server loop `s`'s location `l`, which arrive in
+    /// order: those before it are kept until their turn.
+    fn fetch(&mut self, s: usize, l: u32, pos: u32) -> Option<Queued> {
+        while self.serving[s].fetched <= pos as usize {
+            let q = self.next_node(l)?;
+            let sv = &mut self.serving[s];
+            sv.got[sv.fetched] = Some(q);
+            sv.fetched += 1;
+        }
+        self.serving[s].got[pos as usize].take()
+    }
+
+    /// Server loop location `l` waits for a request, woken when the first known one
+    /// arrives (`at`) or when one is sent; it spins meanwhile when waiting spins.
+    fn wait_for_request(&mut self, l: u32, at: Option<f64>) {
+        let s = self.serving_of[l as usize] as usize;
+        let sv = &mut self.serving[s];
+        sv.epoch = (sv.epoch % 0x7fff_ffff) + 1;
+        let epoch = sv.epoch;
+        let loc = &mut self.locs[l as usize];
+        loc.state = LocState::Choosing;
+        if self.spin {
+            let g = loc.group;
+            self.groups[g as usize].spinning += 1;
+            if g != self.stepping {
+                self.dirty.push(g);
+            }
+        }
+        if let Some(at) = at {
+            self.push(at.max(self.now), UNBLOCK, l, epoch);
+        }
+    }
+
+    /// Request `k` of server loop `s` is sent at `t`: when it arrives is known, and a
+    /// loop waiting for a request is woken then.
+    fn request_sent(&mut self, s: usize, k: u32, t: f64) {
+        let arc = self.serving[s].shape.requests[k as usize].arc;
+        let arrival = t + self.arc_weight(arc as usize);
+        let sv = &mut self.serving[s];
+        sv.arrival[k as usize] = arrival;
+        let (l, epoch) = (sv.shape.loc, sv.epoch);
+        if self.locs[l as usize].state == LocState::Choosing {
+            self.push(arrival.max(self.now), UNBLOCK, l, epoch);
+        }
+    }
+
+    /// A wake-up of server loop location `l` (`epoch`) at `t`: unless it is stale, the
+    /// loop chooses again.
+    fn request_arrived(&mut self, l: u32, epoch: u32, t: f64) {
+        let Some(&s) = self.serving_of.get(l as usize) else { return };
+        let current = self.serving.get(s as usize).map(|sv| sv.epoch);
+        if self.locs[l as usize].state != LocState::Choosing || current != Some(epoch) {
+            return;
+        }
+        if self.spin {
+            let g = self.locs[l as usize].group;
+            self.groups[g as usize].spinning -= 1;
+            self.dirty.push(g);
+        }
+        self.advance_location(l, t);
+        self.reschedule(NONE);
     }
 
     /// The first runnable location of group `g` finishes its work at `t`.
@@ -1233,6 +1476,10 @@ impl<'a> Sim<'a> {
                 let l = id;
                 let g = self.locs[l as usize].group;
                 self.groups[g as usize].advance(t);
+                if version != 0 {
+                    self.request_arrived(l, version, t);
+                    continue;
+                }
                 if self.locs[l as usize].state != LocState::Blocked {
                     continue;
                 }

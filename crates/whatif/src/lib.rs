@@ -8,6 +8,8 @@
 //!   side of messages) beside critical-path zeroing.
 //! - [`scenario`]: sweeps of placements × networks × moves × zeroings
 //!   (formats/scenarios.md) and the search for a good placement.
+//! - `serve`: server loops, whose requests a prediction may serve as they arrive
+//!   ([`Wildcards`]).
 //! - [`interval`]: how sure a prediction is, from the recorded computation's variation.
 //! - [`stretch`]: the stretch of the run a prediction covers (`--phase`, `--window`, or
 //!   the run between `MPI_Init` and `MPI_Finalize`).
@@ -28,8 +30,10 @@ pub mod placement;
 pub mod procedure;
 pub mod scenario;
 pub mod search;
+mod serve;
 pub mod stretch;
 
 pub use gag::{build_gag, load_network, predict, Costs, Prediction, Waits};
 pub use placement::{PlaceBy, Placement};
+pub use serve::{arrival_note, Wildcards};
 pub use stretch::Stretch;

@@ -15,7 +15,7 @@
 //! as the paper's entry and exit timers measure it; so the zeroing to compare a move
 //! with is the inclusive one (F with everything it calls), given beside the exclusive.
 
-use crate::gag::{self, Costs, Waits};
+use crate::gag::{self, Costs};
 use crate::interval::Spread;
 use crate::placement::Placement;
 use spoor_graph::pag::{ArcKind, Pag, Reach, NONE};
@@ -148,14 +148,15 @@ impl ProcedureWhatIf {
 }
 
 /// Procedure LBF and zeroing of `proc` with one processor per process (the paper's
-/// Figure 10), or on a placement when one is given.
+/// Figure 10), or on a placement when one is given, simulated with what `base` says of
+/// waiting and of receives for any source.
 /// The PAG's local weights are swapped for the moved ones during the moved critical
 /// path (no copy of the graph) and are back when it returns.
 pub fn procedure_whatif(
     pag: &mut Pag,
     proc: StrId,
     place: Option<&Placement>,
-    waits: Waits,
+    base: &Costs,
 ) -> Result<ProcedureWhatIf> {
     if pag.mode != Mode::Cpu {
         return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
@@ -174,7 +175,7 @@ pub fn procedure_whatif(
             (original, moved, exclusive, inclusive)
         }
         Some(p) => {
-            let base = Costs { waits, ..Costs::default() };
+            let base = Costs { waits: base.waits, wildcards: base.wildcards, ..Costs::default() };
             let original = gag::predict(pag, p, &base)?.time_ns;
             let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..base.clone() })?.time_ns;
             let zeroed = |zero_inclusive| {

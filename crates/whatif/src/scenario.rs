@@ -6,6 +6,7 @@ use crate::gag::{self, Costs, Waits};
 use crate::interval;
 use crate::placement::{PlaceBy, Placement};
 use crate::procedure::{move_weights, procedure_id};
+use crate::serve::Wildcards;
 use rayon::prelude::*;
 use serde::Deserialize;
 use spoor_graph::{cp, CpOptions, Error, Local, NetTable, Network, Pag, Result};
@@ -101,6 +102,8 @@ pub struct Sweep {
     pub warnings: Vec<String>,
     /// What waiting processes do on shared processors (`Costs::waits`).
     pub waits: Waits,
+    /// Which message a receive for any source takes (`Costs::wildcards`).
+    pub wildcards: Wildcards,
 }
 
 /// One row of the result.
@@ -235,7 +238,15 @@ impl Sweep {
         for z in &spec.zeroings {
             zeros.push((z.get_ref().clone(), Some(procedure(z, "zeroings")?)));
         }
-        Ok(Sweep { placements, networks, moves, zeros, warnings, waits: Waits::Yield })
+        Ok(Sweep {
+            placements,
+            networks,
+            moves,
+            zeros,
+            warnings,
+            waits: Waits::Yield,
+            wildcards: Wildcards::Recorded,
+        })
     }
 
     /// Every combination, placements outermost.
@@ -268,6 +279,7 @@ impl Sweep {
                     zero_inclusive: true,
                     net: self.networks[s.network].1.as_ref(),
                     waits: self.waits,
+                    wildcards: self.wildcards,
                 };
                 let place = &self.placements[s.placement].1;
                 let predicted = gag::predict(pag, place, &costs)?.time_ns;

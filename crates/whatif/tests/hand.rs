@@ -84,12 +84,12 @@ fn spa_procedure_lbf_beside_zeroing() {
     let mut pag = pag_of_file("cp/spa.txt", Mode::Cpu);
     let b1 = procedure_id(&pag, "servBusy1").unwrap();
     let b2 = procedure_id(&pag, "servBusy2").unwrap();
-    let r1 = procedure_whatif(&mut pag, b1, None, Waits::Yield).unwrap();
+    let r1 = procedure_whatif(&mut pag, b1, None, &Costs::default()).unwrap();
     assert_eq!(
         (r1.original_ns, r1.moved_ns, r1.zeroed_ns, r1.time_moved_ns),
         (ms(9.6), ms(7.95), ms(7.95), ms(2.0))
     );
-    let r2 = procedure_whatif(&mut pag, b2, None, Waits::Yield).unwrap();
+    let r2 = procedure_whatif(&mut pag, b2, None, &Costs::default()).unwrap();
     assert_eq!((r2.moved_ns, r2.zeroed_ns, r2.time_moved_ns), (ms(5.11), ms(3.60), ms(6.0)));
     // The move itself: servBusy2's 3 ms before each reply now weigh on the clients'
     // receive ends; the server's arcs in servBusy2 weigh nothing.
@@ -100,7 +100,7 @@ fn spa_procedure_lbf_beside_zeroing() {
     assert_eq!(added, ms(6.0));
     // Moving on the GAG with one processor per process is the same prediction.
     let place = Placement::by(&pag, PlaceBy::Process);
-    assert_eq!(procedure_whatif(&mut pag, b2, Some(&place), Waits::Yield).unwrap(), r2);
+    assert_eq!(procedure_whatif(&mut pag, b2, Some(&place), &Costs::default()).unwrap(), r2);
     // The PAG's own weights are back.
     assert_eq!(cpu_cp(&pag), ms(9.6));
     // Unknown procedures are refused with the names there are.
