@@ -24,7 +24,7 @@ const MAX_PLACES: usize = 1 << 20;
 impl<V: Copy> InFlight<V> {
     /// An empty map whose free places hold `blank`.
     pub fn new(blank: V) -> Self {
-        InFlight::with_places(1 << 16, blank)
+        InFlight::with_places(1 << 12, blank)
     }
 
     /// An empty map of `n` places (a power of two) to begin with.

@@ -32,6 +32,7 @@ use crate::serve::{server_loops, ServerLoop, Wildcards};
 use rustc_hash::FxHashMap;
 use spoor_format::mem::prefetch;
 use spoor_graph::inflight::InFlight;
+use spoor_graph::mem::filled;
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
@@ -364,10 +365,12 @@ struct Send {
 /// The links, buses and connections of a network model: when each link and bus is
 /// free, and which processes have connected.
 struct LinksModel {
-    /// Per location, the message arcs it sends by origin, then arc. A location reports
-    /// its nodes in order, so its cursor into them only moves forward.
-    sends: Vec<Vec<Send>>,
-    cursor: Vec<u32>,
+    /// Message arcs by the origin's location, then the origin, then the arc. A
+    /// location reports its nodes in order, so each location's cursor into its
+    /// stretch only moves forward.
+    sends: Vec<Send>,
+    /// Per location, its cursor into `sends` and the end of its stretch.
+    cursor: Vec<(u32, u32)>,
     /// Per arc, its time from the send to the arrival, known from the send's report on
     /// (NaN before, and for arcs that are not messages): a table by arc rather than a
     /// map of those in flight, as targets read it in arc order and senders write it
@@ -393,16 +396,32 @@ impl LinksModel {
     fn new(pag: &Pag, net: &Network, group_of_loc: &[u32]) -> LinksModel {
         // The message arcs bucketed by the origin's location (arcs come in target
         // order, and an origin lies near its targets, so these reads stay close), then
-        // each location's sorted by origin: small sorts of nearly sorted runs.
-        let mut sends: Vec<Vec<Send>> = vec![Vec::new(); pag.defs.locations.len()];
-        for a in (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message) {
-            let origin = pag.arc_from[a];
-            if let Some(v) = sends.get_mut(pag.loc[origin as usize] as usize) {
-                v.push(Send { origin, arc: a as u32, to: pag.loc[pag.arc_to[a] as usize] });
+        // each location's stretch sorted by origin: small sorts of nearly sorted runs.
+        let locs = pag.defs.locations.len();
+        let origin_loc = |a: usize| pag.loc[pag.arc_from[a] as usize] as usize;
+        let messages = || (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message);
+        let mut cursor = vec![(0u32, 0u32); locs];
+        for a in messages() {
+            if let Some(c) = cursor.get_mut(origin_loc(a)) {
+                c.1 += 1;
             }
         }
-        for v in &mut sends {
-            sort_nearly_sorted(v);
+        let mut at = 0u32;
+        for c in &mut cursor {
+            let n = c.1;
+            *c = (at, at);
+            at += n;
+        }
+        let mut sends = filled(at as usize, Send::default());
+        for a in messages() {
+            if let Some(c) = cursor.get_mut(origin_loc(a)) {
+                let to = pag.loc[pag.arc_to[a] as usize];
+                sends[c.1 as usize] = Send { origin: pag.arc_from[a], arc: a as u32, to };
+                c.1 += 1;
+            }
+        }
+        for &(from, end) in &cursor {
+            sort_nearly_sorted(&mut sends[from as usize..end as usize]);
         }
         let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
             .map(|l| match net.node {
@@ -413,8 +432,8 @@ impl LinksModel {
         let nodes = node_of_loc.iter().map(|&n| n as usize + 1).max().unwrap_or(0);
         let (lo, li) = (net.links_out.unwrap_or(0) as usize, net.links_in.unwrap_or(0) as usize);
         LinksModel {
-            cursor: vec![0; sends.len()],
             sends,
+            cursor,
             delay: vec![f64::NAN; pag.arcs()],
             node_of_loc,
             links_out: lo,
@@ -437,8 +456,8 @@ impl LinksModel {
     /// reported: a cache miss otherwise, as every other location's sends come between.
     #[inline(always)]
     fn prefetch_sends(&self, l: u32) {
-        if let (Some(v), Some(&k)) = (self.sends.get(l as usize), self.cursor.get(l as usize)) {
-            prefetch(v.as_ptr().wrapping_add(k as usize));
+        if let Some(&(k, _)) = self.cursor.get(l as usize) {
+            prefetch(self.sends.as_ptr().wrapping_add(k as usize));
         }
     }
 
@@ -854,15 +873,12 @@ impl<'a> Sim<'a> {
         let (Some(n), Some(m)) = (self.net, self.links_model.as_mut()) else { return };
         let p = self.pag;
         // A virtual node (no location) sends no message.
-        let Some(&k0) = m.cursor.get(l as usize) else { return };
-        let mut k = k0 as usize;
-        while m.sends[l as usize].get(k).is_some_and(|s| s.origin < x) {
+        let Some(&(mut k, end)) = m.cursor.get(l as usize) else { return };
+        while k < end && m.sends[k as usize].origin < x {
             k += 1;
         }
-        while let Some(&Send { origin, arc: a, to }) = m.sends[l as usize].get(k) {
-            if origin != x {
-                break;
-            }
+        while k < end && m.sends[k as usize].origin == x {
+            let Send { arc: a, to, .. } = m.sends[k as usize];
             k += 1;
             let bytes = p.arc_bytes[a as usize];
             let delay = if message_is_local(p, &self.group_of_loc, n, l, to) {
@@ -878,10 +894,10 @@ impl<'a> Sim<'a> {
             };
             m.delay[a as usize] = delay;
         }
-        m.cursor[l as usize] = k as u32;
+        m.cursor[l as usize].0 = k;
         // The location's next message comes round after every other location's: ask
         // for what it reads now, which would otherwise be a cache miss.
-        if let Some(s) = m.sends[l as usize].get(k) {
+        if let Some(s) = m.sends.get(k as usize).filter(|_| k < end) {
             prefetch(p.arc_bytes.as_ptr().wrapping_add(s.arc as usize));
         }
     }
