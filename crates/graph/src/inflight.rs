@@ -63,6 +63,19 @@ impl<V: Copy> InFlight<V> {
         self.more.get_mut(&x)
     }
 
+    /// The value of key `x`.
+    #[inline(always)]
+    pub fn get(&self, x: u32) -> Option<V> {
+        let i = self.place(x);
+        if self.keys[i] == x {
+            return Some(self.vals[i]);
+        }
+        if self.in_more[i] == 0 {
+            return None;
+        }
+        self.more.get(&x).copied()
+    }
+
     /// Adds key `x`, which has no value.
     #[inline(always)]
     pub fn insert(&mut self, x: u32, v: V) {
@@ -150,6 +163,7 @@ mod tests {
                     model.remove(&x);
                 }
             }
+            assert_eq!(table.get(x), model.get(&x).copied(), "key {x} at step {n}");
             assert_eq!(table.get_mut(x).copied(), model.get(&x).copied(), "key {x} at step {n}");
         }
         assert!(table.keys.len() > 16, "the table grew");

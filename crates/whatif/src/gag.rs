@@ -371,11 +371,10 @@ struct LinksModel {
     sends: Vec<Send>,
     /// Per location, its cursor into `sends` and the end of its stretch.
     cursor: Vec<(u32, u32)>,
-    /// Per arc, its time from the send to the arrival, known from the send's report on
-    /// (NaN before, and for arcs that are not messages): a table by arc rather than a
-    /// map of those in flight, as targets read it in arc order and senders write it
-    /// close to where they read.
-    delay: Vec<f64>,
+    /// Per message arc in flight, its time from the send to the arrival, from the
+    /// send's report until its last read (the target's report with GAG output, else
+    /// when the target takes it).
+    delay: InFlight<f64>,
     /// Per location, the node whose links its messages take.
     node_of_loc: Vec<u32>,
     links_out: usize,
@@ -434,7 +433,8 @@ impl LinksModel {
         LinksModel {
             sends,
             cursor,
-            delay: vec![f64::NAN; pag.arcs()],
+            // In flight, message arcs spread wider in arc order than origins do.
+            delay: InFlight::with_places(1 << 16, 0.0),
             node_of_loc,
             links_out: lo,
             links_in: li,
@@ -444,12 +444,6 @@ impl LinksModel {
             connect: net.connect(),
             connected: Default::default(),
         }
-    }
-
-    /// The delay of message arc `a` once its send is reported.
-    #[inline(always)]
-    fn sent_delay(&self, a: u32) -> Option<f64> {
-        Some(self.delay[a as usize]).filter(|d| !d.is_nan())
     }
 
     /// Asks for location `l`'s next sends, which it reads when the node it now runs is
@@ -848,7 +842,7 @@ impl<'a> Sim<'a> {
         let p = self.pag;
         match self.net {
             Some(n) if p.arc_kind[a] == ArcKind::Message => match &self.links_model {
-                Some(m) => m.sent_delay(a as u32).unwrap_or(0.0),
+                Some(m) => m.delay.get(a as u32).unwrap_or(0.0),
                 None => n.time(p.arc_bytes[a], self.is_local(n, a)),
             },
             Some(n) if p.arc_kind[a] == ArcKind::CollOut => {
@@ -892,7 +886,7 @@ impl<'a> Sim<'a> {
                 let start = m.take(ready, src, dst, n.wire(bytes, false));
                 start - t + n.time(bytes, false)
             };
-            m.delay[a as usize] = delay;
+            m.delay.insert(a, delay);
         }
         m.cursor[l as usize].0 = k;
         // The location's next message comes round after every other location's: ask
@@ -964,6 +958,9 @@ impl<'a> Sim<'a> {
             match self.links.get_mut(from) {
                 Some(Link::Sent { t, left }) => {
                     w.ready = w.ready.max(*t + aw);
+                    if let (Some(m), None) = (self.links_model.as_mut(), &self.gag) {
+                        m.delay.remove(a as u32);
+                    }
                     if *left != u8::MAX {
                         *left -= 1;
                         if *left == 0 {
@@ -1115,9 +1112,12 @@ impl<'a> Sim<'a> {
                     used += 1;
                     self.waits[wr.slot as usize].pending -= 1;
                     let aw = match &self.links_model {
-                        Some(m) => m.sent_delay(wr.arc).unwrap_or(wr.aw),
+                        Some(m) => m.delay.get(wr.arc).unwrap_or(wr.aw),
                         None => wr.aw,
                     };
+                    if let (Some(m), None) = (self.links_model.as_mut(), &self.gag) {
+                        m.delay.remove(wr.arc);
+                    }
                     let wt = &mut self.waits[wr.slot as usize];
                     wt.ready = wt.ready.max(t + aw);
                     if wt.pending == 0 {
@@ -1203,6 +1203,9 @@ impl<'a> Sim<'a> {
             for a in w.lo as usize..w.hi as usize {
                 let aw = round(self.arc_weight(a));
                 self.gag.as_mut().unwrap().pag.arc_weight.push(aw);
+                if let Some(m) = self.links_model.as_mut() {
+                    m.delay.remove(a as u32);
+                }
             }
         }
         if g != NONE && !sample {
