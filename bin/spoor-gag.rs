@@ -56,8 +56,13 @@ fn main() {
             args.place_by.as_deref(),
         )?;
         let net = args.net.as_deref().map(|t| load_network(t, args.local, &pag, &console)).transpose()?;
-        let costs =
-            Costs { net: net.as_ref(), waits: args.waits, wildcards: args.wildcards, ..Costs::default() };
+        let costs = Costs {
+            net: net.as_ref(),
+            waits: args.waits,
+            wildcards: args.wildcards,
+            sharing: args.sharing,
+            ..Costs::default()
+        };
         let mut out = Output::create(args.output.as_deref())?;
         // How sure the prediction is: found on another core while it runs.
         let say_interval = |spread: &Result<interval::Spread, interval::NoSpread>, ns: i64| match spread {

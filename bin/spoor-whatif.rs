@@ -79,6 +79,7 @@ fn scenarios(s: &Scenarios, args: &Args, console: &Console) -> anyhow::Result<()
     let mut sweep = Sweep::new(&pag, &s.file, &spec, &base)?;
     sweep.waits = args.waits;
     sweep.wildcards = args.wildcards;
+    sweep.sharing = args.sharing;
     for w in &sweep.warnings {
         console.warn(w);
     }
@@ -104,7 +105,8 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
         Err(_) => p.names.split(',').map(|n| procedure_id(&pag, n)).collect::<Result<_, _>>()?,
     };
     let spread = spoor_whatif::interval::spread(&pag).ok();
-    let base = Costs { waits: args.waits, wildcards: args.wildcards, ..Costs::default() };
+    let base =
+        Costs { waits: args.waits, wildcards: args.wildcards, sharing: args.sharing, ..Costs::default() };
     let mut rows = Vec::new();
     for id in ids {
         rows.push(procedure_whatif(&mut pag, id, place.as_ref(), &base)?.with_interval(spread.as_ref()));
@@ -147,7 +149,13 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
 fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Result<()> {
     let pag = load(&s.input, args, console)?;
     let net = s.net.as_deref().map(|t| load_network(t, s.local, &pag, console)).transpose()?;
-    let costs = Costs { net: net.as_ref(), waits: args.waits, wildcards: args.wildcards, ..Costs::default() };
+    let costs = Costs {
+        net: net.as_ref(),
+        waits: args.waits,
+        wildcards: args.wildcards,
+        sharing: args.sharing,
+        ..Costs::default()
+    };
     let r = search::search(&pag, s.processors, &costs, s.rounds)?;
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {

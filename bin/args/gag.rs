@@ -72,6 +72,12 @@ pub struct Args {
     /// (formats/placement.md, "Requests from any source").
     #[arg(long, value_name = "recorded|arrival", default_value = "recorded")]
     pub wildcards: spoor_whatif::Wildcards,
+    /// How the runnable processes of one processor share it: `equal`ly at every instant
+    /// (the LBF paper's model), or one at a time in `slices` of CPU time, as a
+    /// time-sharing kernel runs them (`slices:3ms`, the default slice; formats/placement.md,
+    /// "Sharing").
+    #[arg(long, value_name = "equal|slices[:T]", default_value = "equal")]
+    pub sharing: spoor_whatif::Sharing,
     /// Print the predicted time instead of writing the GAG.
     #[arg(long)]
     pub predict: bool,

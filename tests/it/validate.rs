@@ -49,7 +49,10 @@ fn validate_tiny_writes_a_row_with_the_prediction_the_measurement_and_the_error(
     // runs, error.
     let cells = row(&md, "stencil-2-own");
     assert_eq!(cells.len(), 10, "{cells:?}");
-    assert!(cells[4].starts_with("`spoor gag --predict --place 'rank 0;rank 1'"), "{cells:?}");
+    assert!(
+        cells[4].starts_with("`spoor gag --predict --sharing slices --place 'rank 0;rank 1'"),
+        "{cells:?}"
+    );
     let parse = |c: &str| -> f64 { c.parse().unwrap_or_else(|e| panic!("{c} in {cells:?}: {e}")) };
     let number = |i: usize| parse(cells[i]);
     let (predicted, measured, error) = (number(5), number(7), number(9));

@@ -722,3 +722,42 @@ fn a_server_loop_takes_its_requests_as_they_arrive() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("expected recorded or arrival"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn processes_of_a_processor_take_turns_in_slices() {
+    // Every figure is worked in testdata/whatif/slices.txt: 9 ms sharing equally, 8 ms
+    // in slices of 1 ms, 7 ms in slices of 3 ms (the default).
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("s.o").to_string_lossy().into_owned();
+    ok_text("order", &["-q", &testdata("whatif/slices.txt"), "-o", &o]);
+    for (sharing, expect) in [
+        ("equal", "9.000 ms"),
+        ("slices:1ms", "8.000 ms"),
+        ("slices:3ms", "7.000 ms"),
+        ("slices", "7.000 ms"),
+    ] {
+        let p = ok_text("gag", &["-q", "--predict", "--place", "p0,p1;p2", "--sharing", sharing, &o]);
+        assert!(p.starts_with(&format!("predicted time: {expect} on 2 processors")), "{sharing}: {p}");
+    }
+    // One process per processor takes no turns: the cpu-mode critical path.
+    let p = ok_text("gag", &["-q", "--predict", "--place-by", "process", "--sharing", "slices:1ms", &o]);
+    assert!(p.starts_with("predicted time: 7.000 ms on 3 processors"), "{p}");
+    // The same through a scenario row.
+    let sc = dir.path().join("s.toml");
+    std::fs::write(&sc, "[[placement]]\nplace = \"p0,p1;p2\"\n").unwrap();
+    let csv = ok_text("whatif", &["-q", "--sharing", "slices:1ms", "scenarios", sc.to_str().unwrap(), &o]);
+    assert!(csv.lines().nth(1).unwrap().contains(",2,8000000,7000000,"), "{csv}");
+    // Slices and spinning waits do not go together; a slice of nothing is no slice.
+    for (args, says) in [
+        (vec!["--sharing", "slices", "--waits", "spin"], "it needs --sharing equal"),
+        (vec!["--sharing", "slices:0"], "expected a slice longer than 0"),
+        (vec!["--sharing", "turns"], "expected equal, slices or slices:DURATION"),
+    ] {
+        let mut all = vec!["--predict", "--place", "p0,p1;p2"];
+        all.extend(args);
+        all.push(&o);
+        let out = run("gag", &all, b"", &[]);
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        assert!(text(&out.stderr).contains(says), "{all:?}: {}", text(&out.stderr));
+    }
+}

@@ -9,7 +9,8 @@
 //! a lock release, a spawn) is not reported or its message is in flight, and *reported*
 //! when it happens. The runnable locations of a processor share it equally (round robin
 //! with an infinitely small quantum: processor sharing, kept exact with a virtual time
-//! per processor). A receive ends at the later of its local readiness and its send's
+//! per processor), or with `Sharing::Slices` take turns, one at a time for at most a
+//! slice of CPU time each, in a queue per processor. A receive ends at the later of its local readiness and its send's
 //! time plus the transfer time. Events are reported in order of predicted time across
 //! all processors, so a long computation in one process never holds the others back,
 //! and no keep-alive events are needed.
@@ -63,6 +64,38 @@ impl std::str::FromStr for Waits {
     }
 }
 
+/// How the runnable locations of one processor share it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Sharing {
+    /// Each of n gets 1/n of it at every instant (the LBF paper's model).
+    #[default]
+    Equal,
+    /// One at a time, in turn, for at most this many ns of CPU time each (a time-sharing
+    /// kernel's slices).
+    Slices(f64),
+}
+
+/// The slice `slices` takes when it names none: a few of a time-sharing kernel's
+/// scheduling periods' worth (Linux's default slice is 0.75 to 3 ms).
+const DEFAULT_SLICE_NS: f64 = 3e6;
+
+impl std::str::FromStr for Sharing {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Sharing, String> {
+        let slice = |d: &str| match spoor_format::text::parse_duration(d) {
+            Some(ns) if ns > 0 => Ok(Sharing::Slices(ns as f64)),
+            _ => Err(format!("`{s}`: expected a slice longer than 0, such as slices:3ms")),
+        };
+        match s.split_once(':') {
+            None if s == "equal" => Ok(Sharing::Equal),
+            None if s == "slices" => Ok(Sharing::Slices(DEFAULT_SLICE_NS)),
+            Some(("slices", d)) => slice(d),
+            _ => Err(format!("`{s}`: expected equal, slices or slices:DURATION")),
+        }
+    }
+}
+
 /// What a prediction changes in the PAG's costs besides the placement.
 #[derive(Clone, Debug, Default)]
 pub struct Costs<'a> {
@@ -82,6 +115,8 @@ pub struct Costs<'a> {
     pub waits: Waits,
     /// Which message a blocking receive for any source takes (`serve`).
     pub wildcards: Wildcards,
+    /// How the locations of one processor share it (formats/placement.md, "Sharing").
+    pub sharing: Sharing,
 }
 
 /// The result of a prediction.
@@ -231,11 +266,33 @@ struct Group {
     last: (u32, f64, f64),
     /// Time passed with nothing runnable since the last reported node.
     idle: bool,
+    /// With `Sharing::Slices`, the slice in ns (else 0), the runnable locations in
+    /// turn with the CPU time each still needs (the first runs), and what is left of
+    /// the first's slice.
+    slice: f64,
+    turns: std::collections::VecDeque<(u32, f64)>,
+    slice_left: f64,
 }
 
 impl Group {
     #[inline]
     fn advance(&mut self, t: f64) {
+        // In slices: the first in turn has run since the last advance.
+        if self.slice > 0.0 {
+            if t > self.t {
+                let dt = t - self.t;
+                match self.turns.front_mut() {
+                    Some(h) => {
+                        h.1 -= dt;
+                        self.slice_left -= dt;
+                        self.busy += dt;
+                    }
+                    None => self.idle = true,
+                }
+                self.t = t;
+            }
+            return;
+        }
         if t > self.t {
             if self.n == 0 {
                 self.idle = true;
@@ -253,6 +310,11 @@ impl Group {
     /// The time the first runnable location of the group finishes its work.
     #[inline]
     fn next(&self) -> Option<f64> {
+        if self.slice > 0.0 {
+            return self.turns.front().map(|h| {
+                self.t + if self.turns.len() == 1 { h.1 } else { h.1.min(self.slice_left) }.max(0.0)
+            });
+        }
         self.heap.peek().map(|k| {
             let left = (f64::from_bits((k >> 64) as u64) - self.v).max(0.0);
             let sharing = self.n + self.spinning;
@@ -703,6 +765,13 @@ impl<'a> Sim<'a> {
                 pag.defs.processes.len()
             )));
         }
+        if costs.waits == Waits::Spin && costs.sharing != Sharing::Equal {
+            return Err(Error::Usage(
+                "--waits spin shares a processor equally among the runnable and spinning locations: \
+                 it needs --sharing equal"
+                    .into(),
+            ));
+        }
         let mut local = Cow::Borrowed(costs.local.unwrap_or(&pag.weight));
         if local.len() != pag.nodes() {
             return Err(Error::Usage("the local weights do not fit the PAG".into()));
@@ -774,6 +843,12 @@ impl<'a> Sim<'a> {
                 n: 0,
                 spinning: 0,
                 heap: RunQueue::default(),
+                slice: match costs.sharing {
+                    Sharing::Slices(ns) => ns,
+                    Sharing::Equal => 0.0,
+                },
+                turns: Default::default(),
+                slice_left: 0.0,
                 version: 0,
                 last: (NONE, 0.0, 0.0),
                 idle: false,
@@ -1291,7 +1366,14 @@ impl<'a> Sim<'a> {
                 let g = loc.group as usize;
                 let gr = &mut self.groups[g];
                 let vfin = gr.v + w as f64;
-                gr.heap.push((vfin.to_bits() as u128) << 64 | l as u128);
+                if gr.slice > 0.0 {
+                    gr.turns.push_back((l, w as f64));
+                    if gr.turns.len() == 1 {
+                        gr.slice_left = gr.slice;
+                    }
+                } else {
+                    gr.heap.push((vfin.to_bits() as u128) << 64 | l as u128);
+                }
                 gr.n += 1;
                 if g as u32 != self.stepping {
                     self.dirty.push(g as u32);
@@ -1418,7 +1500,21 @@ impl<'a> Sim<'a> {
     fn group_step(&mut self, g: u32, t: f64) {
         let gr = &mut self.groups[g as usize];
         gr.advance(t);
-        let Some(k) = gr.heap.pop() else { return };
+        let k = if gr.slice > 0.0 {
+            let Some(&(hl, left)) = gr.turns.front() else { return };
+            if left > 1e-6 && gr.turns.len() > 1 {
+                // Its slice is over, its work not: the next one's turn.
+                gr.turns.rotate_left(1);
+                gr.slice_left = gr.slice;
+                return;
+            }
+            gr.turns.pop_front();
+            gr.slice_left = gr.slice;
+            hl as u128
+        } else {
+            let Some(k) = gr.heap.pop() else { return };
+            k
+        };
         let l = k as u32;
         gr.n -= 1;
         if gr.n == 0 {

@@ -175,7 +175,12 @@ pub fn procedure_whatif(
             (original, moved, exclusive, inclusive)
         }
         Some(p) => {
-            let base = Costs { waits: base.waits, wildcards: base.wildcards, ..Costs::default() };
+            let base = Costs {
+                waits: base.waits,
+                wildcards: base.wildcards,
+                sharing: base.sharing,
+                ..Costs::default()
+            };
             let original = gag::predict(pag, p, &base)?.time_ns;
             let moved = gag::predict(pag, p, &Costs { local: Some(&m.weight), ..base.clone() })?.time_ns;
             let zeroed = |zero_inclusive| {

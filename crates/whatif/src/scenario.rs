@@ -2,7 +2,7 @@
 //! zeroings over one PAG, one prediction each, in parallel; results in scenario order
 //! whatever the number of threads.
 
-use crate::gag::{self, Costs, Waits};
+use crate::gag::{self, Costs, Sharing, Waits};
 use crate::interval;
 use crate::placement::{PlaceBy, Placement};
 use crate::procedure::{move_weights, procedure_id};
@@ -104,6 +104,8 @@ pub struct Sweep {
     pub waits: Waits,
     /// Which message a receive for any source takes (`Costs::wildcards`).
     pub wildcards: Wildcards,
+    /// How the processes of a processor share it (`Costs::sharing`).
+    pub sharing: Sharing,
 }
 
 /// One row of the result.
@@ -246,6 +248,7 @@ impl Sweep {
             warnings,
             waits: Waits::Yield,
             wildcards: Wildcards::Recorded,
+            sharing: Sharing::Equal,
         })
     }
 
@@ -280,6 +283,7 @@ impl Sweep {
                     net: self.networks[s.network].1.as_ref(),
                     waits: self.waits,
                     wildcards: self.wildcards,
+                    sharing: self.sharing,
                 };
                 let place = &self.placements[s.placement].1;
                 let predicted = gag::predict(pag, place, &costs)?.time_ns;

@@ -7,7 +7,10 @@ use spoor_graph::{build, cp, file, CpOptions, Mode, Pag};
 use spoor_model::{Definitions, Event, Kind};
 use spoor_synth::{Spec, Workload};
 use spoor_testkit::{pag_of_bytes, synth_bytes, synth_pag};
-use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
+use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement, Sharing};
+
+/// Both ways a processor is shared, slices short enough to take turns often.
+const SHARINGS: [Sharing; 2] = [Sharing::Equal, Sharing::Slices(50_000.0)];
 
 fn spec(w: Workload, procs: u32, steps: u64, seed: u64) -> Spec {
     Spec { procs: procs.max(w.min_procs()), steps, seed, imbalance: 0.5, ..Spec::new(w) }
@@ -26,10 +29,13 @@ fn one_process_per_processor_predicts_the_cpu_critical_path_on_every_workload() 
                 let pag = synth_pag(&s, Mode::Cpu);
                 let cpu = cp::length(&pag, &CpOptions::default());
                 let place = Placement::by(&pag, PlaceBy::Process);
-                let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
-                assert_eq!(pred.time_ns, cpu, "{w:?} seed {seed} apps {apps}");
-                assert_eq!(pred.events as usize, pag.nodes());
-                assert_eq!(cp::length(&gag, &CpOptions::default()), cpu, "{w:?}: the GAG's own path");
+                for sharing in SHARINGS {
+                    let (gag, pred) =
+                        build_gag(&pag, &place, &Costs { sharing, ..Costs::default() }).unwrap();
+                    assert_eq!(pred.time_ns, cpu, "{w:?} seed {seed} apps {apps} {sharing:?}");
+                    assert_eq!(pred.events as usize, pag.nodes());
+                    assert_eq!(cp::length(&gag, &CpOptions::default()), cpu, "{w:?}: the GAG's own path");
+                }
             }
         }
     }
@@ -62,16 +68,19 @@ fn one_processor_for_all_predicts_at_least_the_sum_of_cpu_times() {
     for w in Workload::ALL {
         for seed in 1..4 {
             let pag = synth_pag(&spec(w, 6, 5, seed), Mode::Cpu);
-            let pred = predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &Costs::default()).unwrap();
-            assert!(
-                pred.time_ns >= total_cpu(&pag),
-                "{w:?} seed {seed}: {} < {}",
-                pred.time_ns,
-                total_cpu(&pag)
-            );
-            // And never less than with more processors' worth of sharing removed.
-            let cpu = cp::length(&pag, &CpOptions::default());
-            assert!(pred.time_ns >= cpu, "{w:?}");
+            for sharing in SHARINGS {
+                let costs = Costs { sharing, ..Costs::default() };
+                let pred = predict(&pag, &Placement::by(&pag, PlaceBy::Block(1)), &costs).unwrap();
+                assert!(
+                    pred.time_ns >= total_cpu(&pag),
+                    "{w:?} seed {seed} {sharing:?}: {} < {}",
+                    pred.time_ns,
+                    total_cpu(&pag)
+                );
+                // And never less than with more processors' worth of sharing removed.
+                let cpu = cp::length(&pag, &CpOptions::default());
+                assert!(pred.time_ns >= cpu, "{w:?}");
+            }
         }
     }
 }
@@ -89,6 +98,10 @@ fn gag_critical_path_is_the_prediction_for_every_placement() {
             PlaceBy::Machine,
         ] {
             let place = Placement::by(&pag, rule);
+            let sliced = Costs { sharing: SHARINGS[1], ..Costs::default() };
+            let (gag, pred) = build_gag(&pag, &place, &sliced).unwrap();
+            assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?} in slices");
+            assert_eq!(predict(&pag, &place, &sliced).unwrap(), pred, "{w:?} {rule:?} in slices");
             let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
             assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?}");
             assert_eq!(predict(&pag, &place, &Costs::default()).unwrap(), pred, "{w:?} {rule:?}");
@@ -118,6 +131,10 @@ fn hundreds_of_processes_with_many_messages_in_flight() {
         assert_eq!(cp::length(&gag, &CpOptions::default()), cpu, "{w:?}: the GAG's own path");
         for rule in [PlaceBy::Cyclic(7), PlaceBy::Block(64), PlaceBy::Block(1)] {
             let place = Placement::by(&pag, rule);
+            let sliced = Costs { sharing: SHARINGS[1], ..Costs::default() };
+            let (gag, pred) = build_gag(&pag, &place, &sliced).unwrap();
+            assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?} in slices");
+            assert_eq!(predict(&pag, &place, &sliced).unwrap(), pred, "{w:?} {rule:?} in slices");
             let (gag, pred) = build_gag(&pag, &place, &Costs::default()).unwrap();
             assert_eq!(cp::length(&gag, &CpOptions::default()), pred.time_ns, "{w:?} {rule:?}");
             assert_eq!(predict(&pag, &place, &Costs::default()).unwrap(), pred, "{w:?} {rule:?}");
