@@ -105,8 +105,7 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
         Err(_) => p.names.split(',').map(|n| procedure_id(&pag, n)).collect::<Result<_, _>>()?,
     };
     let spread = spoor_whatif::interval::spread(&pag).ok();
-    let base =
-        Costs { waits: args.waits, wildcards: args.wildcards, sharing: args.sharing, ..Costs::default() };
+    let base = modelled(args);
     let mut rows = Vec::new();
     for id in ids {
         rows.push(procedure_whatif(&mut pag, id, place.as_ref(), &base)?.with_interval(spread.as_ref()));
@@ -146,16 +145,15 @@ fn procedures(p: &Procedure, args: &Args, console: &Console) -> anyhow::Result<(
     out.commit()
 }
 
+/// The machine the options model: waiting, sharing a processor, receives for any source.
+fn modelled(args: &Args) -> Costs<'static> {
+    Costs { waits: args.waits, wildcards: args.wildcards, sharing: args.sharing, ..Costs::default() }
+}
+
 fn placement_search(s: &Search, args: &Args, console: &Console) -> anyhow::Result<()> {
     let pag = load(&s.input, args, console)?;
     let net = s.net.as_deref().map(|t| load_network(t, s.local, &pag, console)).transpose()?;
-    let costs = Costs {
-        net: net.as_ref(),
-        waits: args.waits,
-        wildcards: args.wildcards,
-        sharing: args.sharing,
-        ..Costs::default()
-    };
+    let costs = Costs { net: net.as_ref(), ..modelled(args) };
     let r = search::search(&pag, s.processors, &costs, s.rounds)?;
     let mut out = Output::create(args.output.as_deref())?;
     match args.format {

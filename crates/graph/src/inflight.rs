@@ -145,9 +145,9 @@ mod tests {
             let v = (rng >> 8) as u8 | 1;
             match (rng >> 33) % 3 {
                 0 => {
-                    if !model.contains_key(&x) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = model.entry(x) {
                         table.insert(x, v);
-                        model.insert(x, v);
+                        e.insert(v);
                     }
                 }
                 1 => {

@@ -5,7 +5,7 @@ use spoor_graph::pag::NONE;
 use spoor_graph::{cp, CpOptions, Local, Mode, NetTable, Network};
 use spoor_testkit::{late_sender_with_samples, ms, pag_of_bytes, pag_of_file, testdata};
 use spoor_whatif::procedure::{move_weights, procedure_id, procedure_whatif};
-use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement, Waits};
+use spoor_whatif::{build_gag, predict, Costs, PlaceBy, Placement};
 
 fn cpu_cp(pag: &spoor_graph::Pag) -> i64 {
     cp::length(pag, &CpOptions::default())
