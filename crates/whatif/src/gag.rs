@@ -10,10 +10,10 @@
 //! when it happens. The runnable locations of a processor share it equally (round robin
 //! with an infinitely small quantum: processor sharing, kept exact with a virtual time
 //! per processor), or with `Sharing::Slices` take turns, one at a time for at most a
-//! slice of CPU time each, in a queue per processor. A receive ends at the later of its local readiness and its send's
-//! time plus the transfer time. Events are reported in order of predicted time across
-//! all processors, so a long computation in one process never holds the others back,
-//! and no keep-alive events are needed.
+//! slice of CPU time each, in a line per processor. A receive ends at the later of its
+//! local readiness and its send's time plus the transfer time. Events are reported in
+//! order of predicted time across all processors, so a long computation in one process
+//! never holds the others back, and no keep-alive events are needed.
 //!
 //! State: per location its queue and current event, per processor a heap of runnable
 //! locations, a slab of the arrived nodes that have remote arcs into them and are not
