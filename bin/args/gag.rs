@@ -74,7 +74,7 @@ pub struct Args {
     pub wildcards: spoor_whatif::Wildcards,
     /// How the runnable processes of one processor share it: `equal`ly at every instant
     /// (the LBF paper's model), or one at a time in `slices` of CPU time, as a
-    /// time-sharing kernel runs them (`slices:3ms`, the default slice; formats/placement.md,
+    /// time-sharing kernel runs them (`slices:6ms`, the default slice; formats/placement.md,
     /// "Sharing").
     #[arg(long, value_name = "equal|slices[:T]", default_value = "equal")]
     pub sharing: spoor_whatif::Sharing,

@@ -726,7 +726,7 @@ fn a_server_loop_takes_its_requests_as_they_arrive() {
 #[test]
 fn processes_of_a_processor_take_turns_in_slices() {
     // Every figure is worked in testdata/whatif/slices.txt: 9 ms sharing equally, 8 ms
-    // in slices of 1 ms, 7 ms in slices of 3 ms (the default).
+    // in slices of 1 ms, 7 ms in slices of 3 ms or the default 6 ms.
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("s.o").to_string_lossy().into_owned();
     ok_text("order", &["-q", &testdata("whatif/slices.txt"), "-o", &o]);

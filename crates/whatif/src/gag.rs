@@ -75,9 +75,9 @@ pub enum Sharing {
     Slices(f64),
 }
 
-/// The slice `slices` takes when it names none: a few of a time-sharing kernel's
-/// scheduling periods' worth (Linux's default slice is 0.75 to 3 ms).
-const DEFAULT_SLICE_NS: f64 = 3e6;
+/// The slice `slices` takes when it names none: what Linux's CFS gives each of two
+/// runnable tasks on two CPUs (its period, 6 ms times 1 + log2 of the CPUs, shared).
+const DEFAULT_SLICE_NS: f64 = 6e6;
 
 impl std::str::FromStr for Sharing {
     type Err = String;
