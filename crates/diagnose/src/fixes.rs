@@ -239,10 +239,10 @@ impl Inputs<'_> {
         }
         // One sweep of the graph per thread, each finding its share of the paths.
         let per = wanted.len().div_ceil(rayon::current_num_threads().max(1)).max(1);
-        let origins = cp::Origins::of(self.pag);
+        let arcs_out = self.pag.remote_arcs_out();
         let lengths: Vec<i64> = wanted
             .par_chunks(per)
-            .map(|run| cp::lengths(self.pag, run, &origins).ns)
+            .map(|run| cp::lengths(self.pag, run, &arcs_out).ns)
             .collect::<Vec<_>>()
             .concat();
         let mut next = lengths.into_iter();

@@ -234,6 +234,21 @@ impl<'a> Pass<'a> {
         i: usize,
         dist: &[i64],
         arcs: std::ops::Range<usize>,
+        f: impl FnMut(i64, Pred),
+    ) {
+        let g = self.pag;
+        self.each_candidate_by(i, arcs, |p| dist[p as usize], |a| dist[g.arc_from[a] as usize], f);
+    }
+
+    /// `each_candidate` with the distances wherever the caller keeps them: of the local
+    /// predecessor (`prev_dist(p)`), and of remote arc `a`'s origin (`arc_dist(a)`).
+    #[inline(always)]
+    fn each_candidate_by(
+        &self,
+        i: usize,
+        arcs: std::ops::Range<usize>,
+        prev_dist: impl Fn(u32) -> i64,
+        arc_dist: impl Fn(usize) -> i64,
         mut f: impl FnMut(i64, Pred),
     ) {
         let g = self.pag;
@@ -253,14 +268,17 @@ impl<'a> Pass<'a> {
                         Pred::Source,
                     );
                 }
-            } else if dist[p as usize] > NEG {
-                f(dist[p as usize] + w, Pred::Local(p));
+            } else {
+                let dp = prev_dist(p);
+                if dp > NEG {
+                    f(dp + w, Pred::Local(p));
+                }
             }
         }
         for a in arcs {
-            let from = g.arc_from[a] as usize;
-            if dist[from] > NEG {
-                f(dist[from] + self.arc_weight(a), Pred::Arc(a as u32));
+            let df = arc_dist(a);
+            if df > NEG {
+                f(df + self.arc_weight(a), Pred::Arc(a as u32));
             }
         }
     }
@@ -409,25 +427,6 @@ pub fn length(pag: &Pag, opts: &CpOptions) -> i64 {
     length_with(pag, opts, None)
 }
 
-/// How many remote arcs leave each node of a PAG (255: that many or more), for
-/// [`lengths`]: found once, shared by every sweep of the same graph.
-pub struct Origins {
-    left: Vec<u8>,
-}
-
-impl Origins {
-    /// The origins of `pag`'s remote arcs.
-    pub fn of(pag: &Pag) -> Origins {
-        let mut left = vec![0u8; pag.nodes()];
-        for &f in &pag.arc_from {
-            if let Some(c) = left.get_mut(f as usize) {
-                *c = c.saturating_add(1);
-            }
-        }
-        Origins { left }
-    }
-}
-
 /// Each location's last nodes whose distances a sweep keeps.
 const RECENT: usize = 4;
 
@@ -444,13 +443,14 @@ pub struct Lengths {
 /// The lengths of `opts`' critical paths in one sweep over the graph, which holds only
 /// what is in flight rather than a distance per node: each location's last few nodes
 /// and the origins whose remote arcs are not all read, with one distance per option.
-/// The graph's arrays are read once for all the options. `origins` is shared by every
-/// sweep of the graph. When the graph is not as the sweep needs (a node whose local
-/// predecessor is not among its location's last few, an arc whose origin comes after
-/// it), each length is found by the full pass instead.
-pub fn lengths(pag: &Pag, opts: &[&CpOptions], origins: &Origins) -> Lengths {
+/// The graph's arrays are read once for all the options. `arcs_out`
+/// (`Pag::remote_arcs_out`) is shared by every sweep of the graph. When the graph is not
+/// as the sweep needs (a node whose local predecessor is not among its location's last
+/// few, an arc whose origin comes after it), each length is found by the full pass
+/// instead.
+pub fn lengths(pag: &Pag, opts: &[&CpOptions], arcs_out: &[u8]) -> Lengths {
     let passes: Vec<Pass> = opts.iter().map(|o| Pass::new(pag, o)).collect();
-    match sweep(pag, &passes, origins) {
+    match sweep(pag, &passes, arcs_out) {
         Some(ns) => Lengths { ns, full_passes: 0 },
         None => {
             let mut dist = Vec::new();
@@ -461,7 +461,7 @@ pub fn lengths(pag: &Pag, opts: &[&CpOptions], origins: &Origins) -> Lengths {
 }
 
 /// The sweep of `lengths`; `None` when the graph is not as it needs.
-fn sweep(pag: &Pag, passes: &[Pass], origins: &Origins) -> Option<Vec<i64>> {
+fn sweep(pag: &Pag, passes: &[Pass], arcs_out: &[u8]) -> Option<Vec<i64>> {
     let k = passes.len();
     if k == 0 {
         return Some(Vec::new());
@@ -478,8 +478,8 @@ fn sweep(pag: &Pag, passes: &[Pass], origins: &Origins) -> Option<Vec<i64>> {
     let mut slots: Vec<i64> = Vec::new();
     let mut free: Vec<u32> = Vec::new();
     let mut done: Vec<u32> = Vec::new();
-    // This node's arcs: their slots, and the candidates of each pass.
-    let mut into: Vec<(u32, usize)> = Vec::new();
+    // The slots of this node's arcs' origins, in arc order.
+    let mut into: Vec<u32> = Vec::new();
     let mut d = vec![NEG; k];
     let mut best: Vec<Option<i64>> = vec![None; k];
     let mut cursor = 0;
@@ -500,7 +500,7 @@ fn sweep(pag: &Pag, passes: &[Pass], origins: &Origins) -> Option<Vec<i64>> {
                     done.push(slot);
                 }
             }
-            into.push((slot, a));
+            into.push(slot);
         }
         let l = g.loc[i];
         // Where the local predecessor's distances are.
@@ -514,29 +514,13 @@ fn sweep(pag: &Pag, passes: &[Pass], origins: &Origins) -> Option<Vec<i64>> {
         for (n, pass) in passes.iter().enumerate() {
             let mut dn = NEG;
             if pass.node_ok(i) {
-                if l != NONE {
-                    let w = pass.local_weight(i);
-                    let p = g.prev[i];
-                    if p == NONE || !pass.in_window(p as usize) {
-                        if pass.source_ok(l) {
-                            dn = match pass.window {
-                                Some((t0, _)) => share_after(g, i, w, t0),
-                                None => w,
-                            };
-                        }
-                    } else if let Some(at) = prev_at {
-                        let dp = recent_dist[at + n];
-                        if dp > NEG {
-                            dn = dp + w;
-                        }
-                    }
-                }
-                for &(slot, a) in &into {
-                    let df = slots[slot as usize * k + n];
-                    if df > NEG {
-                        dn = dn.max(df + pass.arc_weight(a));
-                    }
-                }
+                pass.each_candidate_by(
+                    i,
+                    start..cursor,
+                    |_| prev_at.map_or(NEG, |at| recent_dist[at + n]),
+                    |a| slots[into[a - start] as usize * k + n],
+                    |c, _| dn = dn.max(c),
+                );
                 if dn > NEG && pass.end_ok(i) && best[n].is_none_or(|b| dn >= b) {
                     best[n] = Some(dn);
                 }
@@ -551,7 +535,7 @@ fn sweep(pag: &Pag, passes: &[Pass], origins: &Origins) -> Option<Vec<i64>> {
             recent_dist[at..at + k].copy_from_slice(&d);
         }
         free.append(&mut done);
-        let out = origins.left[i];
+        let out = arcs_out.get(i).copied().unwrap_or(0);
         if out > 0 {
             let slot = match free.pop() {
                 Some(s) => s,

@@ -38,13 +38,6 @@ impl<V: Copy> InFlight<V> {
         }
     }
 
-    /// Empties the map, keeping its places.
-    pub fn clear(&mut self) {
-        self.keys.fill(NONE);
-        self.in_more.fill(0);
-        self.more.clear();
-    }
-
     #[inline(always)]
     fn place(&self, x: u32) -> usize {
         x as usize & (self.keys.len() - 1)
@@ -124,7 +117,7 @@ mod tests {
     use super::*;
 
     /// The table against a map on a random mix of insertions, look-ups, updates and
-    /// removals of keys spread wider than its places, through its growth and a clear.
+    /// removals of keys spread wider than its places, through its growth.
     #[test]
     fn in_flight_behaves_like_a_map() {
         let mut table = InFlight::with_places(16, 0u8);
@@ -132,10 +125,6 @@ mod tests {
         let mut rng = 777u64;
         for n in 0..300_000u32 {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if n == 200_000 {
-                table.clear();
-                model.clear();
-            }
             // Mostly recent keys, sometimes far ones that collide in the table.
             let x = if (rng >> 60) < 3 {
                 (rng >> 20) as u32 % 5_000_000

@@ -167,6 +167,17 @@ impl Pag {
         lo..hi
     }
 
+    /// How many remote arcs leave each node (255: that many or more).
+    pub fn remote_arcs_out(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.nodes()];
+        for &f in &self.arc_from {
+            if let Some(c) = out.get_mut(f as usize) {
+                *c = c.saturating_add(1);
+            }
+        }
+        out
+    }
+
     /// The application of a location.
     pub fn app_of(&self, loc: u32) -> u32 {
         self.defs.process_of(loc).map(|p| p.app).unwrap_or(NONE)

@@ -311,7 +311,7 @@ proptest! {
         // Zeroing everything the root context holds (nothing) changes nothing.
         prop_assert_eq!(cp::length(&pag, &CpOptions::default()), best);
         // The pass that holds only what is in flight finds the same length.
-        let lengths = cp::lengths(&pag, &[&CpOptions::default()], &cp::Origins::of(&pag));
+        let lengths = cp::lengths(&pag, &[&CpOptions::default()], &pag.remote_arcs_out());
         prop_assert_eq!(lengths.ns, vec![best]);
         prop_assert_eq!(lengths.full_passes, 0);
     }
@@ -347,13 +347,13 @@ fn lengths_held_in_flight_are_those_of_the_full_pass_under_every_option() {
             });
         }
         // All in one sweep, and each alone.
-        let origins = cp::Origins::of(&pag);
+        let arcs_out = pag.remote_arcs_out();
         let each: Vec<&CpOptions> = options.iter().collect();
         let full: Vec<i64> = options.iter().map(|o| cp::length(&pag, o)).collect();
-        let swept = cp::lengths(&pag, &each, &origins);
+        let swept = cp::lengths(&pag, &each, &arcs_out);
         assert_eq!((&swept.ns, swept.full_passes), (&full, 0), "{w:?} {options:?}");
         for (o, want) in each.iter().zip(&full) {
-            assert_eq!(cp::lengths(&pag, &[o], &origins).ns, [*want], "{w:?} {o:?}");
+            assert_eq!(cp::lengths(&pag, &[o], &arcs_out).ns, [*want], "{w:?} {o:?}");
         }
     }
     // A node whose local predecessor lies further back than the pass keeps: it falls
@@ -364,7 +364,7 @@ fn lengths_held_in_flight_are_those_of_the_full_pass_under_every_option() {
     // Node 10 ends the chain at 1 + ... + 11 = 66; node 11 by the arc: 1 + 100.
     let full = cp::length(&pag, &CpOptions::default());
     assert_eq!(full, 101);
-    let swept = cp::lengths(&pag, &[&CpOptions::default(), &CpOptions::default()], &cp::Origins::of(&pag));
+    let swept = cp::lengths(&pag, &[&CpOptions::default(), &CpOptions::default()], &pag.remote_arcs_out());
     assert_eq!((swept.ns, swept.full_passes), (vec![full, full], 2));
 }
 

@@ -828,11 +828,7 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        let mut out_left = vec![0u8; pag.nodes()];
-        for &f in &pag.arc_from {
-            let c = &mut out_left[f as usize];
-            *c = c.saturating_add(1);
-        }
+        let out_left = pag.remote_arcs_out();
         let zero_ctx = pag.zeroed_contexts(&costs.zero, Reach::inclusive_if(costs.zero_inclusive));
         let any_zero = zero_ctx.iter().any(|&z| z);
         let groups = (0..place.groups())
@@ -1320,14 +1316,30 @@ impl<'a> Sim<'a> {
     /// keeps its share of the processor when waiting spins.
     #[inline(always)]
     fn block(&mut self, l: u32) {
+        self.wait_in(l, LocState::Blocked);
+    }
+
+    /// Location `l` waits from now on, in `state` (blocked, or a server loop choosing).
+    #[inline(always)]
+    fn wait_in(&mut self, l: u32, state: LocState) {
         let loc = &mut self.locs[l as usize];
-        loc.state = LocState::Blocked;
+        loc.state = state;
         if self.spin {
             let g = loc.group;
             self.groups[g as usize].spinning += 1;
             if g != self.stepping {
                 self.dirty.push(g);
             }
+        }
+    }
+
+    /// Location `l` stops waiting: a spinning one gives its share back.
+    #[inline(always)]
+    fn stop_waiting(&mut self, l: u32) {
+        if self.spin {
+            let g = self.locs[l as usize].group;
+            self.groups[g as usize].spinning -= 1;
+            self.dirty.push(g);
         }
     }
 
@@ -1452,15 +1464,7 @@ impl<'a> Sim<'a> {
         let sv = &mut self.serving[s];
         sv.epoch = (sv.epoch % 0x7fff_ffff) + 1;
         let epoch = sv.epoch;
-        let loc = &mut self.locs[l as usize];
-        loc.state = LocState::Choosing;
-        if self.spin {
-            let g = loc.group;
-            self.groups[g as usize].spinning += 1;
-            if g != self.stepping {
-                self.dirty.push(g);
-            }
-        }
+        self.wait_in(l, LocState::Choosing);
         if let Some(at) = at {
             self.push(at.max(self.now), UNBLOCK, l, epoch);
         }
@@ -1487,11 +1491,7 @@ impl<'a> Sim<'a> {
         if self.locs[l as usize].state != LocState::Choosing || current != Some(epoch) {
             return;
         }
-        if self.spin {
-            let g = self.locs[l as usize].group;
-            self.groups[g as usize].spinning -= 1;
-            self.dirty.push(g);
-        }
+        self.stop_waiting(l);
         self.advance_location(l, t);
         self.reschedule(NONE);
     }
@@ -1598,10 +1598,7 @@ impl<'a> Sim<'a> {
                 if self.locs[l as usize].state != LocState::Blocked {
                     continue;
                 }
-                if self.spin {
-                    self.groups[g as usize].spinning -= 1;
-                    self.dirty.push(g);
-                }
+                self.stop_waiting(l);
                 let loc = &self.locs[l as usize];
                 let (x, slot, out) = (loc.node, loc.slot, loc.out);
                 self.report(x, t, l, slot, out);
