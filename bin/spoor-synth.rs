@@ -7,6 +7,7 @@ use spoor_format::{text, EventSink, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event};
 use spoor_synth::{ExtraWork, SlowLink, Spec, SpecError};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 #[path = "args/synth.rs"]
 mod args;
@@ -50,6 +51,8 @@ struct WriteSink<'a, W: Write> {
 enum Form<'a, W: Write> {
     Binary(TraceWriter<W>),
     Text(W, &'a Definitions),
+    /// A trace per process (`--split`), indexed by process; each location's process.
+    Split(Vec<TraceWriter<Output>>, Vec<u32>),
 }
 
 impl<W: Write> EventSink for WriteSink<'_, W> {
@@ -58,8 +61,31 @@ impl<W: Write> EventSink for WriteSink<'_, W> {
         match &mut self.out {
             Form::Binary(w) => w.write(&ev),
             Form::Text(out, defs) => text::write_event(out, defs, &ev),
+            Form::Split(writers, process_of) => writers[process_of[ev.loc as usize] as usize].write(&ev),
         }
     }
+}
+
+/// The per-process traces of `--split` in `dir`, named as spoor-record names a run's
+/// (application and rank), each still a temporary file until committed.
+fn split_writers(
+    dir: &Path,
+    defs: &Definitions,
+    opts: &WriterOptions,
+) -> anyhow::Result<Vec<(PathBuf, TraceWriter<Output>)>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot make the directory", dir.display()))?;
+    defs.processes
+        .iter()
+        .map(|p| {
+            let app = defs.strings.name(defs.apps[p.app as usize].name);
+            let path = dir.join(format!("{}.{}.spoor", spoor_record::file_safe(&app), p.rank));
+            // A small buffer each: a run of thousands of processes has as many files open.
+            let out = Output::create_with_capacity(Some(&path), 1 << 16)?;
+            let w = TraceWriter::new(out, defs, opts.clone())
+                .with_context(|| format!("{}: writing the trace", path.display()))?;
+            Ok((path, w))
+        })
+        .collect()
 }
 
 fn main() {
@@ -69,18 +95,41 @@ fn main() {
         .unwrap_or_else(|e| Args::command().error(clap::error::ErrorKind::ValueValidation, e).exit());
     spoor_cli::run("spoor-synth", || {
         let defs = spoor_synth::definitions(&spec);
-        let mut out = Output::create(args.output.as_deref())?;
         let progress = Progress::new("events", Some(spec.event_count()));
+        let opts = WriterOptions {
+            block_events: args.block_events.max(1),
+            index: !args.no_index,
+            ..WriterOptions::default()
+        };
+        if let Some(dir) = &args.split {
+            let (paths, writers): (Vec<PathBuf>, Vec<_>) = split_writers(dir, &defs, &opts)?.into_iter().unzip();
+            let process_of = defs.locations.iter().map(|l| l.process).collect();
+            let mut sink = WriteSink { out: Form::<io::Sink>::Split(writers, process_of), progress: &progress };
+            spoor_synth::generate(&spec, &mut sink).context("writing the traces")?;
+            let Form::Split(writers, _) = sink.out else { unreachable!("the sink was made split") };
+            // Finished first, renamed after: a failure leaves no file behind.
+            let outs = writers
+                .into_iter()
+                .zip(&paths)
+                .map(|(w, p)| w.finish().with_context(|| format!("{}: writing the trace", p.display())))
+                .collect::<anyhow::Result<Vec<Output>>>()?;
+            for (k, out) in outs.into_iter().enumerate() {
+                if let Err(e) = out.commit() {
+                    for p in &paths[..k] {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    return Err(e);
+                }
+            }
+            progress.finish();
+            return Ok(());
+        }
+        let mut out = Output::create(args.output.as_deref())?;
         let form = if args.text {
             text::write_header(&mut out)?;
             text::write_definitions(&mut out, &defs)?;
             Form::Text(&mut out, &defs)
         } else {
-            let opts = WriterOptions {
-                block_events: args.block_events.max(1),
-                index: !args.no_index,
-                ..WriterOptions::default()
-            };
             Form::Binary(TraceWriter::new(&mut out, &defs, opts).context("writing the trace")?)
         };
         let mut sink = WriteSink { out: form, progress: &progress };

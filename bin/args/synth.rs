@@ -47,7 +47,8 @@ Examples:
   spoor-synth master-worker --apps 2 --machines 4 --kernels 8 -o mw.spoor
   spoor-synth stencil --procs 16 --extra-work late:5:2000000   rank 5 late by 2 ms a step
   spoor-synth barrier --serialize 1000000 --hot-lock 500000
-  spoor-synth pipeline --procs 4 --slow-link 1-2:3000000";
+  spoor-synth pipeline --procs 4 --slow-link 1-2:3000000
+  spoor-synth stencil --procs 1024 --events 100000000 --split run/   one file per process";
 
 /// Write a synthetic trace: client/server (the LBF paper's SPA), SPMD ring and stencil,
 /// master/worker, pipeline or barrier loop, at any size, with known answers.
@@ -117,6 +118,12 @@ pub struct Args {
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Write one trace per process into this directory instead (APP.RANK.spoor, as
+    /// spoor-record writes a run: each with the whole program's definitions, its own
+    /// events only), for spoor-merge to join. Made if missing; every file complete or
+    /// none at all.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "text"])]
+    pub split: Option<PathBuf>,
     /// Write the text form instead of the binary format.
     #[arg(long)]
     pub text: bool,

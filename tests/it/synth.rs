@@ -115,3 +115,47 @@ fn help_describes_every_workload() {
     assert!(help.contains("servBusy1"));
     assert!(help.contains("MPI_Allreduce"));
 }
+
+#[test]
+fn split_writes_a_trace_per_process_that_merge_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = dir.path().join("run");
+    let s = split.to_str().unwrap();
+    let args = ["stencil", "--procs", "6", "--steps", "4", "--block-events", "7"];
+    ok("synth", &[&args[..], &["--split", s]].concat(), b"");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&split).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    let want: Vec<String> = (0..6).map(|r| format!("stencil-0.{r}.spoor")).collect();
+    assert_eq!(names, want, "one file per process, nothing else");
+    let whole = read(ok("synth", &args, b""));
+    for (rank, name) in want.iter().enumerate() {
+        let (defs, events) = read(std::fs::read(split.join(name)).unwrap());
+        assert_eq!(defs, whole.0, "{name}: the whole program's definitions");
+        let own: Vec<&Event> = whole.1.iter().filter(|e| defs.locations[e.loc as usize].process == rank as u32).collect();
+        assert_eq!(events.iter().collect::<Vec<_>>(), own, "{name}: its own events, in order");
+    }
+    // Joined again, the same trace as written whole.
+    let files: Vec<String> = want.iter().map(|n| split.join(n).to_str().unwrap().to_owned()).collect();
+    let merged = ok("merge", &files.iter().map(String::as_str).collect::<Vec<_>>(), b"");
+    let (defs, events) = read(merged);
+    assert_eq!(defs.locations.len(), whole.0.locations.len());
+    for loc in 0..defs.locations.len() as u32 {
+        let a: Vec<&Event> = events.iter().filter(|e| e.loc == loc).collect();
+        let b: Vec<&Event> = whole.1.iter().filter(|e| e.loc == loc).collect();
+        assert_eq!(a, b, "location {loc}");
+    }
+}
+
+#[test]
+fn split_refuses_a_file_for_a_directory_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"x").unwrap();
+    let out = run("synth", &["ring", "--procs", "3", "--split", file.to_str().unwrap()], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(file.to_str().unwrap()), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}

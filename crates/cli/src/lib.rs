@@ -109,6 +109,11 @@ enum OutputInner {
 impl Output {
     /// `None` or `-` for standard output.
     pub fn create(path: Option<&Path>) -> anyhow::Result<Output> {
+        Self::create_with_capacity(path, 1 << 20)
+    }
+
+    /// As [`Output::create`], buffering `capacity` bytes (for many outputs at once).
+    pub fn create_with_capacity(path: Option<&Path>, capacity: usize) -> anyhow::Result<Output> {
         match path {
             None => Ok(Self::stdout()),
             Some(p) if p == Path::new("-") => Ok(Self::stdout()),
@@ -117,10 +122,7 @@ impl Output {
                     .write(true)
                     .open(p)
                     .map_err(|e| anyhow::anyhow!("{}: cannot open the output: {e}", p.display()))?;
-                Ok(Output {
-                    target: None,
-                    inner: OutputInner::Direct(io::BufWriter::with_capacity(1 << 20, f)),
-                })
+                Ok(Output { target: None, inner: OutputInner::Direct(io::BufWriter::with_capacity(capacity, f)) })
             }
             Some(p) => {
                 let dir = match p.parent() {
@@ -136,7 +138,7 @@ impl Output {
                     .map_err(|e| anyhow::anyhow!("{}: cannot create the output file: {e}", p.display()))?;
                 Ok(Output {
                     target: Some(p.to_owned()),
-                    inner: OutputInner::File(io::BufWriter::with_capacity(1 << 20, tmp)),
+                    inner: OutputInner::File(io::BufWriter::with_capacity(capacity, tmp)),
                 })
             }
         }
