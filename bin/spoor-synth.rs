@@ -102,9 +102,11 @@ fn main() {
             ..WriterOptions::default()
         };
         if let Some(dir) = &args.split {
-            let (paths, writers): (Vec<PathBuf>, Vec<_>) = split_writers(dir, &defs, &opts)?.into_iter().unzip();
+            let (paths, writers): (Vec<PathBuf>, Vec<_>) =
+                split_writers(dir, &defs, &opts)?.into_iter().unzip();
             let process_of = defs.locations.iter().map(|l| l.process).collect();
-            let mut sink = WriteSink { out: Form::<io::Sink>::Split(writers, process_of), progress: &progress };
+            let mut sink =
+                WriteSink { out: Form::<io::Sink>::Split(writers, process_of), progress: &progress };
             spoor_synth::generate(&spec, &mut sink).context("writing the traces")?;
             let Form::Split(writers, _) = sink.out else { unreachable!("the sink was made split") };
             // Finished first, renamed after: a failure leaves no file behind.

@@ -132,7 +132,8 @@ fn split_writes_a_trace_per_process_that_merge_joins() {
     for (rank, name) in want.iter().enumerate() {
         let (defs, events) = read(std::fs::read(split.join(name)).unwrap());
         assert_eq!(defs, whole.0, "{name}: the whole program's definitions");
-        let own: Vec<&Event> = whole.1.iter().filter(|e| defs.locations[e.loc as usize].process == rank as u32).collect();
+        let own: Vec<&Event> =
+            whole.1.iter().filter(|e| defs.locations[e.loc as usize].process == rank as u32).collect();
         assert_eq!(events.iter().collect::<Vec<_>>(), own, "{name}: its own events, in order");
     }
     // Joined again, the same trace as written whole.

@@ -122,7 +122,10 @@ impl Output {
                     .write(true)
                     .open(p)
                     .map_err(|e| anyhow::anyhow!("{}: cannot open the output: {e}", p.display()))?;
-                Ok(Output { target: None, inner: OutputInner::Direct(io::BufWriter::with_capacity(capacity, f)) })
+                Ok(Output {
+                    target: None,
+                    inner: OutputInner::Direct(io::BufWriter::with_capacity(capacity, f)),
+                })
             }
             Some(p) => {
                 let dir = match p.parent() {

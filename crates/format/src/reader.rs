@@ -97,6 +97,9 @@ enum Bytes {
 /// Bytes of a memory-mapped file decoded between releases of their pages.
 const MAP_WINDOW: u64 = if cfg!(test) { 4096 } else { 16 << 20 };
 
+/// How far before a faulting page Linux maps pages of a file (`fault_around_bytes`).
+const FAULT_AROUND: u64 = 64 << 10;
+
 impl Bytes {
     /// The chunk header at `at` (the caller checked it lies within the bytes).
     fn header_at(&self, at: usize) -> io::Result<[u8; chunk::HEADER_LEN]> {
@@ -111,11 +114,13 @@ impl Bytes {
         Ok(h)
     }
 
-    /// Tells the kernel the mapped pages from `from` to `to` are no longer needed.
+    /// Tells the kernel the mapped pages from `from` to `to` are no longer needed, and
+    /// the 64 KiB before them: a fault maps the pages around it that the page cache holds
+    /// (Linux's fault-around), so reading on from `to` maps again pages released behind it.
     fn release(&self, from: u64, to: u64) {
         if let Bytes::Mapped(m, _) = self {
             let page = 4096;
-            let from = (from / page * page) as usize;
+            let from = (from.saturating_sub(FAULT_AROUND) / page * page) as usize;
             let len = (to as usize).min(m.len()).saturating_sub(from);
             // The map is read-only and backed by the file: dropped pages are read back
             // from it if touched again, so their contents cannot change.

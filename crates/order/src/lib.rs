@@ -19,6 +19,7 @@ mod hull;
 mod input;
 pub mod matching;
 pub mod merge;
+mod merge_blocks;
 pub mod order;
 mod passthrough;
 pub mod replay;

@@ -20,9 +20,9 @@ use spoor_format::binary::flags;
 use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_model::*;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::binary_heap::PeekMut;
+use std::collections::{BinaryHeap, HashMap};
 use std::io::Write;
-use std::sync::mpsc::{sync_channel, Receiver};
 
 /// One input of a merge: a trace file (or `-`), optionally put into a named application.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub fn expand(path: &str) -> Result<Vec<String>> {
 
 /// How one input's ids map to the output's.
 #[derive(Clone, Debug, Default)]
-struct InputMap {
+pub(crate) struct InputMap {
     strings: Vec<StrId>,
     apps: Vec<AppId>,
     procs: Vec<ProcId>,
@@ -98,15 +98,15 @@ struct InputMap {
 }
 
 #[derive(Default)]
-struct Unifier {
-    defs: Definitions,
+pub(crate) struct Unifier {
+    pub(crate) defs: Definitions,
     apps: HashMap<String, AppId>,
     machines: HashMap<String, MachineId>,
     procs: HashMap<(AppId, String, u32, u32), ProcId>,
     locs: HashMap<(ProcId, u32, u32), LocId>,
     comms: HashMap<(String, Vec<LocId>, u32), CommId>,
     metrics: HashMap<(String, String), MetricId>,
-    warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The occurrence number of `key` among the keys seen so far in one input.
@@ -117,7 +117,7 @@ fn occurrence<K: std::hash::Hash + Eq>(seen: &mut HashMap<K, u32>, key: K) -> u3
 }
 
 impl Unifier {
-    fn add(&mut self, file: &str, d: &Definitions, app: Option<&str>) -> Result<InputMap> {
+    pub(crate) fn add(&mut self, file: &str, d: &Definitions, app: Option<&str>) -> Result<InputMap> {
         d.check().map_err(|e| Error::input(file, format!("bad definitions: {e}")))?;
         let s = |id: StrId| d.strings.get(id).unwrap_or("");
         let mut m = InputMap {
@@ -251,20 +251,8 @@ impl Unifier {
 }
 
 // ---------------------------------------------------------------------------
-// Reading inputs in parallel
+// Reading inputs
 // ---------------------------------------------------------------------------
-
-enum Msg {
-    Opened {
-        defs: Definitions,
-        flags: u64,
-        index_start: Option<i64>,
-    },
-    /// A later definitions chunk replaced the definitions.
-    Defs(Definitions),
-    Block(Vec<Event>),
-    Failed(spoor_format::Error),
-}
 
 fn shape(d: &Definitions) -> [usize; 7] {
     [
@@ -278,92 +266,111 @@ fn shape(d: &Definitions) -> [usize; 7] {
     ]
 }
 
-/// Reads one input and sends what it finds; stops when the receiver goes away.
-fn feed(path: &str, tx: std::sync::mpsc::SyncSender<Msg>) {
-    let run = || -> std::result::Result<(), spoor_format::Error> {
-        let mut r = TraceReader::open(path, ReadOptions::default())?;
-        if r.header().is_none() {
-            // The text form: definitions may come anywhere, so read it whole first.
-            let (defs, events) = r.read_all()?;
-            let index_start = events.iter().map(|e| e.wall).min();
-            if tx.send(Msg::Opened { defs, flags: 0, index_start }).is_err() {
-                return Ok(());
-            }
-            let mut events = events.into_iter().peekable();
-            while events.peek().is_some() {
-                let chunk: Vec<Event> = events.by_ref().take(4096).collect();
-                if tx.send(Msg::Block(chunk)).is_err() {
-                    return Ok(());
-                }
-            }
-            return Ok(());
-        }
-        let index_start =
-            r.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min());
-        let flags = r.header().map_or(0, |h| h.flags);
-        let mut have = shape(r.defs());
-        if tx.send(Msg::Opened { defs: r.defs().clone(), flags, index_start }).is_err() {
-            return Ok(());
-        }
-        while let Some(b) = r.next_block()? {
-            if shape(r.defs()) != have {
-                have = shape(r.defs());
-                if tx.send(Msg::Defs(r.defs().clone())).is_err() {
-                    return Ok(());
-                }
-            }
-            if tx.send(Msg::Block(b.events)).is_err() {
-                return Ok(());
-            }
-        }
-        Ok(())
-    };
-    if let Err(e) = run() {
-        let _ = tx.send(Msg::Failed(e));
-    }
+/// Events of a text-form input go to the merge in pieces of this many.
+const TEXT_PIECE: usize = 4096;
+
+enum Reading {
+    /// A binary trace, read a block at a time.
+    Binary(Box<TraceReader>),
+    /// The text form, whose definitions may come anywhere: read whole when opened.
+    Text(Box<Definitions>, std::vec::IntoIter<Event>),
 }
 
+/// One input of the merge: its reader and the block being merged. Blocks are read only
+/// when the merge needs them, so memory holds one block per input whatever the number
+/// of inputs or events.
 struct Source {
     file: String,
-    rx: Receiver<Msg>,
-    defs: Definitions,
+    reading: Reading,
     map: InputMap,
     app: Option<String>,
-    queue: VecDeque<Event>,
+    /// The current block, and the position of its next event.
+    block: Vec<Event>,
+    pos: usize,
+    /// The shape of the definitions the map was made from.
+    shape: [usize; 7],
     /// Events seen per input location (for messages).
     seen: Vec<u64>,
     done: bool,
 }
 
 impl Source {
-    /// The next block into the queue; false at the end of the input.
+    /// Opens `inp`; its definitions and flags, and its first wall time where its index
+    /// gives it.
+    fn open(inp: &MergeInput, uni: &mut Unifier) -> Result<(Source, u64, Option<i64>)> {
+        let file = if inp.path == "-" { "<stdin>".to_owned() } else { inp.path.clone() };
+        let r = TraceReader::open(&inp.path, ReadOptions::default()).map_err(Error::Format)?;
+        let (reading, flags, index_start) = if r.header().is_none() {
+            let (defs, events) = r.read_all().map_err(Error::Format)?;
+            let start = events.iter().map(|e| e.wall).min();
+            (Reading::Text(Box::new(defs), events.into_iter()), 0, start)
+        } else {
+            let start = r.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min());
+            let flags = r.header().map_or(0, |h| h.flags);
+            (Reading::Binary(Box::new(r)), flags, start)
+        };
+        let mut s = Source {
+            file,
+            reading,
+            map: InputMap::default(),
+            app: inp.app.clone(),
+            block: Vec::new(),
+            pos: 0,
+            shape: [0; 7],
+            seen: Vec::new(),
+            done: false,
+        };
+        s.map = uni.add(&s.file, s.defs(), s.app.as_deref())?;
+        s.shape = shape(s.defs());
+        s.seen = vec![0; s.defs().locations.len()];
+        Ok((s, flags, index_start))
+    }
+
+    fn defs(&self) -> &Definitions {
+        match &self.reading {
+            Reading::Binary(r) => r.defs(),
+            Reading::Text(d, _) => d,
+        }
+    }
+
+    /// The next block; false at the end of the input. Definitions that a later chunk
+    /// replaced are unified again (`defs_changed`).
     fn refill(&mut self, uni: &mut Unifier, defs_changed: &mut bool) -> Result<bool> {
+        let mut room = std::mem::take(&mut self.block);
+        room.clear();
+        self.pos = 0;
         loop {
-            match self.rx.recv() {
-                Ok(Msg::Block(b)) => {
-                    if b.is_empty() {
-                        continue;
+            match &mut self.reading {
+                Reading::Binary(r) => match r.next_block_into(room).map_err(Error::Format)? {
+                    Some(b) => room = b.events,
+                    None => {
+                        self.done = true;
+                        return Ok(false);
                     }
-                    self.queue.extend(b);
-                    return Ok(true);
+                },
+                Reading::Text(_, events) => {
+                    room.extend(events.by_ref().take(TEXT_PIECE));
+                    if room.is_empty() {
+                        self.done = true;
+                        return Ok(false);
+                    }
                 }
-                Ok(Msg::Defs(d)) => {
-                    self.map = uni.add(&self.file, &d, self.app.as_deref())?;
-                    self.defs = d;
-                    *defs_changed = true;
-                }
-                Ok(Msg::Failed(e)) => return Err(Error::Format(e)),
-                Ok(Msg::Opened { .. }) => {}
-                Err(_) => {
-                    self.done = true;
-                    return Ok(false);
-                }
+            }
+            if shape(self.defs()) != self.shape {
+                self.map = uni.add(&self.file, self.defs(), self.app.as_deref())?;
+                self.shape = shape(self.defs());
+                self.seen.resize(self.defs().locations.len(), 0);
+                *defs_changed = true;
+            }
+            if !room.is_empty() {
+                self.block = room;
+                return Ok(true);
             }
         }
     }
 
-    fn head_wall(&self) -> Option<i64> {
-        self.queue.front().map(|e| e.wall)
+    fn head(&self) -> Option<&Event> {
+        self.block.get(self.pos)
     }
 }
 
@@ -377,44 +384,29 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
             return Ok(summary);
         }
     }
-    std::thread::scope(|scope| {
-        let mut rxs = Vec::new();
-        for inp in inputs {
-            let (tx, rx) = sync_channel(2);
-            let path = inp.path.clone();
-            std::thread::Builder::new()
-                .name("spoor-merge-input".into())
-                .stack_size(1 << 20)
-                .spawn_scoped(scope, move || feed(&path, tx))
-                .map_err(|err| Error::Io { file: inp.path.clone(), err })?;
-            rxs.push(rx);
-        }
-        let mut uni = Unifier::default();
-        let opened = open_sources(inputs, rxs, &mut uni)?;
-        let shifts = app_shifts(opts, &uni, &opened.sources, &opened.starts)?;
-        let fl = if inputs.len() == 1 { opened.single_flags & flags::ALIGNED } else { 0 }
-            | if opened.all_matched { flags::MATCHED } else { 0 };
-        let wopts = WriterOptions {
-            block_events: opts.block_events.max(1),
-            global_order: false,
-            index: true,
-            flags: fl,
-        };
-        let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
-        let mut sources = opened.sources;
-        let events = merge_events(&mut sources, &mut uni, &mut w, &shifts, inputs)?;
-        w.finish().map_err(Error::Write)?;
-        let shifts = uni
-            .defs
-            .apps
-            .iter()
-            .enumerate()
-            .map(|(a, app)| {
-                (uni.defs.strings.name(app.name).into_owned(), shifts.get(a).copied().unwrap_or(0))
-            })
-            .collect();
-        Ok(MergeSummary { defs: uni.defs, inputs: inputs.len(), events, shifts, warnings: uni.warnings })
-    })
+    if let Some(summary) = crate::merge_blocks::merge_mapped(inputs, opts, &mut out)? {
+        return Ok(summary);
+    }
+    let mut uni = Unifier::default();
+    let opened = open_sources(inputs, &mut uni)?;
+    let maps: Vec<&InputMap> = opened.sources.iter().map(|s| &s.map).collect();
+    let shifts = app_shifts(opts, &uni, &maps, &opened.starts)?;
+    let fl = if inputs.len() == 1 { opened.single_flags & flags::ALIGNED } else { 0 }
+        | if opened.all_matched { flags::MATCHED } else { 0 };
+    let wopts =
+        WriterOptions { block_events: opts.block_events.max(1), global_order: false, index: true, flags: fl };
+    let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
+    let mut sources = opened.sources;
+    let events = merge_events(&mut sources, &mut uni, &mut w, &shifts, inputs)?;
+    w.finish().map_err(Error::Write)?;
+    let shifts = uni
+        .defs
+        .apps
+        .iter()
+        .enumerate()
+        .map(|(a, app)| (uni.defs.strings.name(app.name).into_owned(), shifts.get(a).copied().unwrap_or(0)))
+        .collect();
+    Ok(MergeSummary { defs: uni.defs, inputs: inputs.len(), events, shifts, warnings: uni.warnings })
 }
 
 /// The inputs opened, their definitions unified and their first blocks read.
@@ -428,33 +420,17 @@ struct Opened {
     starts: Vec<Option<i64>>,
 }
 
-/// Definitions first, in input order, so errors and ids do not depend on timing.
-fn open_sources(inputs: &[MergeInput], rxs: Vec<Receiver<Msg>>, uni: &mut Unifier) -> Result<Opened> {
-    let mut sources = Vec::new();
+/// Definitions first, in input order, so that ids follow the inputs' order.
+fn open_sources(inputs: &[MergeInput], uni: &mut Unifier) -> Result<Opened> {
+    let mut sources = Vec::with_capacity(inputs.len());
     let mut all_matched = true;
     let mut single_flags = 0;
-    let mut starts = Vec::new();
-    for (inp, rx) in inputs.iter().zip(rxs) {
-        let file = if inp.path == "-" { "<stdin>".to_owned() } else { inp.path.clone() };
-        let (defs, fl, index_start) = match rx.recv() {
-            Ok(Msg::Opened { defs, flags, index_start }) => (defs, flags, index_start),
-            Ok(Msg::Failed(e)) => return Err(Error::Format(e)),
-            _ => return Err(Error::input(&file, "the input ended before its definitions")),
-        };
+    let mut starts = Vec::with_capacity(inputs.len());
+    for inp in inputs {
+        let (s, fl, index_start) = Source::open(inp, uni)?;
         all_matched &= fl & flags::MATCHED != 0;
         single_flags = fl;
-        let map = uni.add(&file, &defs, inp.app.as_deref())?;
-        let n = defs.locations.len();
-        sources.push(Source {
-            file,
-            rx,
-            defs,
-            map,
-            app: inp.app.clone(),
-            queue: VecDeque::new(),
-            seen: vec![0; n],
-            done: false,
-        });
+        sources.push(s);
         starts.push(index_start);
     }
     // The writer starts with the definitions as they stand after the first blocks.
@@ -462,7 +438,7 @@ fn open_sources(inputs: &[MergeInput], rxs: Vec<Receiver<Msg>>, uni: &mut Unifie
     for (i, s) in sources.iter_mut().enumerate() {
         s.refill(uni, &mut defs_changed)?;
         if starts[i].is_none() {
-            starts[i] = s.queue.iter().map(|e| e.wall).min();
+            starts[i] = s.block.iter().map(|e| e.wall).min();
         }
     }
     Ok(Opened { sources, all_matched, single_flags, starts })
@@ -470,10 +446,10 @@ fn open_sources(inputs: &[MergeInput], rxs: Vec<Receiver<Msg>>, uni: &mut Unifie
 
 /// Comparison mode: the shift of each application, moving the named ones to start
 /// with the others (0 for the others).
-fn app_shifts(
+pub(crate) fn app_shifts(
     opts: &MergeOptions,
     uni: &Unifier,
-    sources: &[Source],
+    maps: &[&InputMap],
     starts: &[Option<i64>],
 ) -> Result<Vec<i64>> {
     let mut compared = vec![false; uni.defs.apps.len()];
@@ -491,9 +467,9 @@ fn app_shifts(
         }
     }
     let mut app_start: Vec<Option<i64>> = vec![None; uni.defs.apps.len()];
-    for (s, start) in sources.iter().zip(starts) {
+    for (m, start) in maps.iter().zip(starts) {
         let Some(t) = *start else { continue };
-        for &a in &s.map.apps {
+        for &a in &m.apps {
             let e = &mut app_start[a as usize];
             *e = Some(e.map_or(t, |x| x.min(t)));
         }
@@ -525,22 +501,26 @@ fn merge_events<W: Write>(
     let shift_of = |defs: &Definitions, loc: LocId| -> i64 {
         defs.process_of(loc).map_or(0, |p| shifts.get(p.app as usize).copied().unwrap_or(0))
     };
-    let mut heap: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-    for (i, s) in sources.iter().enumerate() {
-        if let Some(h) = s.queue.front() {
+    // Each input's next event by its (shifted) wall time, then the input's number.
+    let key = |s: &Source, i: usize, defs: &Definitions| {
+        s.head().map(|h| {
             let out_loc = s.map.locs.get(h.loc as usize).copied().unwrap_or(0);
-            heap.push(Reverse((h.wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
-        }
-    }
+            Reverse((h.wall.saturating_add(shift_of(defs, out_loc)), i))
+        })
+    };
+    let mut heap: BinaryHeap<Reverse<(i64, usize)>> =
+        sources.iter().enumerate().filter_map(|(i, s)| key(s, i, &uni.defs)).collect();
     let mut events = 0u64;
-    while let Some(Reverse((_, i))) = heap.pop() {
+    while let Some(mut top) = heap.peek_mut() {
+        let i = top.0 .1;
         let s = &mut sources[i];
-        let Some(ev) = s.queue.pop_front() else { continue };
+        let ev = s.block[s.pos].clone();
+        s.pos += 1;
         let index = s.seen.get(ev.loc as usize).copied().unwrap_or(0);
         if let Some(c) = s.seen.get_mut(ev.loc as usize) {
             *c += 1;
         }
-        let mut ev = remap(&s.file, &s.defs, &s.map, ev, index)?;
+        let mut ev = remap(&s.file, s.defs(), &s.map, ev, index)?;
         claim_location(&mut owner, ev.loc, i, &s.file, &uni.defs, inputs)?;
         ev.wall = ev.wall.saturating_add(shift_of(&uni.defs, ev.loc));
         if defs_changed {
@@ -550,13 +530,15 @@ fn merge_events<W: Write>(
         w.write(&ev).map_err(Error::Write)?;
         events += 1;
         let s = &mut sources[i];
-        if s.queue.is_empty() && !s.done {
+        if s.head().is_none() && !s.done {
             s.refill(uni, &mut defs_changed)?;
         }
-        if let Some(wall) = s.head_wall() {
-            let h = s.queue.front().map(|e| e.loc).unwrap_or(0);
-            let out_loc = s.map.locs.get(h as usize).copied().unwrap_or(0);
-            heap.push(Reverse((wall.saturating_add(shift_of(&uni.defs, out_loc)), i)));
+        // The input's next event replaces it at the top: one sift.
+        match key(s, i, &uni.defs) {
+            Some(k) => *top = k,
+            None => {
+                PeekMut::pop(top);
+            }
         }
     }
     if defs_changed {
@@ -694,7 +676,7 @@ fn names_defined(d: &Definitions, ev: &Event) -> bool {
 
 /// `ev` of an input, in the output's ids. `index` is its position among its location's
 /// events (for messages).
-fn remap(file: &str, d: &Definitions, m: &InputMap, mut ev: Event, index: u64) -> Result<Event> {
+pub(crate) fn remap(file: &str, d: &Definitions, m: &InputMap, mut ev: Event, index: u64) -> Result<Event> {
     let at = EventRef { loc: ev.loc, index };
     let kind_name = ev.kind.name();
     let wall = ev.wall;
