@@ -480,3 +480,25 @@ fn block_by_block_merge_gives_the_event_by_event_merge() {
         assert!(apps(&whole, &later) == apps(&whole_t, &later_t), "{workload}: two applications");
     }
 }
+
+#[test]
+fn a_damaged_block_among_many_inputs_is_an_error_naming_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = dir.path().join("run");
+    let s = split.to_str().unwrap();
+    ok("synth", &["stencil", "--procs", "8", "--steps", "40", "--block-events", "16", "--split", s], b"");
+    let victim = split.join("stencil-0.5.spoor");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    // A byte in the middle of the file: inside a block, whose checksum then fails.
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&victim, &bytes).unwrap();
+    let out_path = dir.path().join("m.spoor");
+    let out = run("merge", &[s, "-o", out_path.to_str().unwrap()], b"", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("stencil-0.5.spoor"), "{err}");
+    assert!(err.contains("byte") || err.contains("offset"), "{err}");
+    assert!(!out_path.exists(), "no half-written output");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing else left behind");
+}
