@@ -2,7 +2,7 @@
 //! spoor-order crate's `merge`).
 
 use clap::{CommandFactory, FromArgMatches};
-use spoor_cli::Output;
+use spoor_cli::{Console, Output};
 use spoor_order::merge::{self, MergeInput, MergeOptions};
 
 #[path = "args/merge.rs"]
@@ -66,7 +66,8 @@ fn main() {
     spoor_cli::run("spoor-merge", || {
         let opts = MergeOptions { compare: args.compare.clone(), block_events: args.block_events.max(1) };
         let mut out = Output::create(args.output.as_deref())?;
-        let summary = match merge::merge(&inputs, &opts, &mut out) {
+        let console = Console::new("spoor-merge", args.quiet);
+        let summary = match merge::merge_with_feedback(&inputs, &opts, &mut out, &console) {
             Ok(s) => s,
             Err(spoor_order::Error::Usage(m)) => {
                 drop(out);

@@ -266,6 +266,9 @@ fn shape(d: &Definitions) -> [usize; 7] {
     ]
 }
 
+/// Progress is told after every so many events of the event by event merge.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
 /// Events of a text-form input go to the merge in pieces of this many.
 const TEXT_PIECE: usize = 4096;
 
@@ -369,13 +372,43 @@ impl Source {
         }
     }
 
+    /// The input's events, where it says.
+    fn total(&self) -> Option<u64> {
+        match &self.reading {
+            Reading::Binary(r) => r.end().map(|e| e.events),
+            Reading::Text(_, events) => Some((events.len() + self.block.len()) as u64),
+        }
+    }
+
     fn head(&self) -> Option<&Event> {
         self.block.get(self.pos)
     }
 }
 
 /// Merges `inputs` into one trace written to `out`.
-pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) -> Result<MergeSummary> {
+pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, out: impl Write) -> Result<MergeSummary> {
+    merge_with_feedback(inputs, opts, out, &Silent)
+}
+
+/// [`merge`], telling `feedback` how many events are written (of how many, where the
+/// inputs say) as it goes.
+pub fn merge_with_feedback(
+    inputs: &[MergeInput],
+    opts: &MergeOptions,
+    mut out: impl Write,
+    feedback: &dyn Feedback,
+) -> Result<MergeSummary> {
+    let r = merge_any(inputs, opts, &mut out, feedback);
+    feedback.finish();
+    r
+}
+
+fn merge_any(
+    inputs: &[MergeInput],
+    opts: &MergeOptions,
+    mut out: impl Write,
+    feedback: &dyn Feedback,
+) -> Result<MergeSummary> {
     if inputs.is_empty() {
         return Err(Error::Usage("no input to merge".into()));
     }
@@ -384,7 +417,7 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
             return Ok(summary);
         }
     }
-    if let Some(summary) = crate::merge_blocks::merge_mapped(inputs, opts, &mut out)? {
+    if let Some(summary) = crate::merge_blocks::merge_mapped(inputs, opts, &mut out, feedback)? {
         return Ok(summary);
     }
     let mut uni = Unifier::default();
@@ -397,7 +430,10 @@ pub fn merge(inputs: &[MergeInput], opts: &MergeOptions, mut out: impl Write) ->
         WriterOptions { block_events: opts.block_events.max(1), global_order: false, index: true, flags: fl };
     let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
     let mut sources = opened.sources;
-    let events = merge_events(&mut sources, &mut uni, &mut w, &shifts, inputs)?;
+    let total = sources.iter().map(Source::total).sum::<Option<u64>>();
+    let events = merge_events(&mut sources, &mut uni, &mut w, &shifts, inputs, &|n| {
+        feedback.progress("events", n, total)
+    })?;
     w.finish().map_err(Error::Write)?;
     let shifts = uni
         .defs
@@ -495,6 +531,7 @@ fn merge_events<W: Write>(
     w: &mut TraceWriter<W>,
     shifts: &[i64],
     inputs: &[MergeInput],
+    progress: &dyn Fn(u64),
 ) -> Result<u64> {
     let mut defs_changed = false;
     let mut owner: Vec<Option<usize>> = vec![None; uni.defs.locations.len()];
@@ -529,6 +566,9 @@ fn merge_events<W: Write>(
         }
         w.write(&ev).map_err(Error::Write)?;
         events += 1;
+        if events % PROGRESS_EVERY == 0 {
+            progress(events);
+        }
         let s = &mut sources[i];
         if s.head().is_none() && !s.done {
             s.refill(uni, &mut defs_changed)?;
@@ -544,6 +584,7 @@ fn merge_events<W: Write>(
     if defs_changed {
         w.set_definitions(&uni.defs).map_err(Error::Write)?;
     }
+    progress(events);
     Ok(events)
 }
 

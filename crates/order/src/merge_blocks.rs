@@ -17,7 +17,7 @@ use crate::{Error, Result};
 use spoor_format::binary::{flags, BlockEncoder};
 use spoor_format::raw::EncodedBlock;
 use spoor_format::{NextBlock, ReadOptions, TraceReader, TraceWriter, WriterOptions};
-use spoor_model::{Definitions, Event, LocId};
+use spoor_model::{Definitions, Event, Feedback, LocId};
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -168,6 +168,7 @@ pub(crate) fn merge_mapped<W: Write>(
     inputs: &[MergeInput],
     opts: &crate::merge::MergeOptions,
     out: W,
+    feedback: &dyn Feedback,
 ) -> Result<Option<crate::merge::MergeSummary>> {
     let Some(readers) = open_mapped(inputs, !opts.compare.is_empty()) else { return Ok(None) };
     let mut uni = Unifier::default();
@@ -210,8 +211,9 @@ pub(crate) fn merge_mapped<W: Write>(
         inputs,
         defs: &uni.defs,
     };
+    let total = feeds.iter().map(|f| f.reader.end().map(|e| e.events)).sum::<Option<u64>>();
     let feeds: Vec<Mutex<Feed>> = feeds.into_iter().map(Mutex::new).collect();
-    let events = write_in_order(&feeds, &sh, &mut w)?;
+    let events = write_in_order(&feeds, &sh, &mut w, &|n| feedback.progress("events", n, total))?;
     // What is left in each location's block goes out last, in the order of locations,
     // as the writer flushes it.
     for f in feeds {
@@ -224,6 +226,7 @@ pub(crate) fn merge_mapped<W: Write>(
     }
     let written = w.events_written();
     debug_assert!(written >= events);
+    feedback.progress("events", written, total);
     w.finish().map_err(Error::Write)?;
     let shifts = uni
         .defs
@@ -289,6 +292,7 @@ fn write_in_order<'a, W: Write>(
     feeds: &'a [Mutex<Feed>],
     sh: &'a Shared<'a>,
     w: &mut TraceWriter<W>,
+    progress: &dyn Fn(u64),
 ) -> Result<u64> {
     let n = feeds.len();
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Vec<Finished>>, bool)>();
@@ -328,6 +332,7 @@ fn write_in_order<'a, W: Write>(
             let b = o.queue[i].pop_front().expect("a queued block for each heap entry");
             events += b.block.count;
             w.write_block(&b.block).map_err(Error::Write)?;
+            progress(events);
             match o.queue[i].front() {
                 Some(next) => o.heap.push(Reverse(next.key)),
                 None if !o.done[i] => o.unknown += 1,

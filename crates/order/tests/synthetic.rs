@@ -248,6 +248,32 @@ fn merge_puts_split_traces_back_together() {
     let walls: Vec<i64> = merged.iter().map(|e| e.wall).collect();
     let bad: Vec<_> = merged.windows(2).filter(|w| w[0].wall > w[1].wall).take(3).collect();
     assert!(walls.windows(2).all(|w| w[0] <= w[1]), "{bad:#?}");
+    // Progress ends at every event of the inputs, which their end chunks count; a text
+    // input counts its events as it is read whole.
+    let text = dir.path().join("rank0.txt");
+    let (d0, e0) = read(std::fs::read(dir.path().join("rank0.spoor")).unwrap());
+    let mut t = Vec::new();
+    spoor_format::text::write_header(&mut t).unwrap();
+    spoor_format::text::write_definitions(&mut t, &d0).unwrap();
+    for e in &e0 {
+        spoor_format::text::write_event(&mut t, &d0, e).unwrap();
+    }
+    std::fs::write(&text, t).unwrap();
+    let with_text: Vec<MergeInput> = inputs
+        .iter()
+        .map(|i| match i.path.ends_with("rank0.spoor") {
+            true => MergeInput { path: text.to_string_lossy().into_owned(), app: None },
+            false => i.clone(),
+        })
+        .collect();
+    for (what, ins) in [("binary files", &inputs), ("a text input among them", &with_text)] {
+        let seen = spoor_model::Collected::default();
+        let opts = MergeOptions { block_events: 3, ..MergeOptions::default() };
+        merge::merge_with_feedback(ins, &opts, &mut Vec::new(), &seen).unwrap();
+        let n = events.len() as u64;
+        assert_eq!(seen.last_progress(), Some(("events".to_owned(), n, Some(n))), "{what}");
+        assert_eq!(seen.finished(), 1, "{what}");
+    }
 }
 
 #[test]
