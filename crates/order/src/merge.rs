@@ -566,7 +566,7 @@ fn merge_events<W: Write>(
         }
         w.write(&ev).map_err(Error::Write)?;
         events += 1;
-        if events % PROGRESS_EVERY == 0 {
+        if events.is_multiple_of(PROGRESS_EVERY) {
             progress(events);
         }
         let s = &mut sources[i];
