@@ -169,7 +169,7 @@ impl Pag {
 
     /// How many remote arcs leave each node (255: that many or more).
     pub fn remote_arcs_out(&self) -> Vec<u8> {
-        let mut out = vec![0u8; self.nodes()];
+        let mut out = crate::mem::filled(self.nodes(), 0u8);
         for &f in &self.arc_from {
             if let Some(c) = out.get_mut(f as usize) {
                 *c = c.saturating_add(1);

@@ -213,7 +213,7 @@ impl Pag {
     /// stretch's start (the trace's, if later). A collective's virtual node none of whose
     /// begins lies in the stretch is left out, as nothing in the stretch reaches it.
     pub fn within(&self, (t0, t1): (i64, i64)) -> Pag {
-        let mut id = vec![NONE; self.nodes()];
+        let mut id = crate::mem::filled(self.nodes(), NONE);
         let mut out = Pag {
             defs: self.defs.clone(),
             mode: self.mode,

@@ -858,7 +858,7 @@ impl<'a> Sim<'a> {
                 notes: pag.notes.clone(),
                 ..Pag::default()
             },
-            id: vec![NONE; pag.nodes()],
+            id: filled(pag.nodes(), NONE),
         });
         Ok(Sim {
             pag,

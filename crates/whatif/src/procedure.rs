@@ -47,7 +47,7 @@ pub fn procedure_id(pag: &Pag, name: &str) -> Result<StrId> {
 /// receiving side of every message.
 pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
     let in_f = pag.zeroed_contexts(&[proc], Reach::Inclusive);
-    let mut origin = vec![0u8; pag.nodes()];
+    let mut origin = spoor_graph::mem::filled(pag.nodes(), 0u8);
     for a in 0..pag.arcs() {
         let o = &mut origin[pag.arc_from[a] as usize];
         *o |= if pag.arc_kind[a] == ArcKind::Message { 2 } else { 1 };
