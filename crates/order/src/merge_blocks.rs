@@ -300,8 +300,18 @@ fn write_in_order<'a, W: Write>(
         let tx = tx.clone();
         s.spawn(move |_| {
             let mut f = feeds[i].lock().unwrap_or_else(|e| e.into_inner());
-            let r = f.advance(sh);
-            let _ = tx.send((i, r, f.done));
+            // A task that panics still answers, so that this thread stops waiting; the
+            // scope then passes the panic on.
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.advance(sh))) {
+                Ok(r) => {
+                    let _ = tx.send((i, r, f.done));
+                }
+                Err(panic) => {
+                    let stopped = Error::input(&f.file, "reading it stopped on an internal error");
+                    let _ = tx.send((i, Err(stopped), true));
+                    std::panic::resume_unwind(panic);
+                }
+            }
         });
     };
     // The scope ends when every task has: after an error too, as they hold the inputs.
