@@ -106,7 +106,7 @@ pub(crate) struct Unifier {
     locs: HashMap<(ProcId, u32, u32), LocId>,
     comms: HashMap<(String, Vec<LocId>, u32), CommId>,
     metrics: HashMap<(String, String), MetricId>,
-    pub(crate) warnings: Vec<String>,
+    warnings: Vec<String>,
 }
 
 /// The occurrence number of `key` among the keys seen so far in one input.
@@ -117,6 +117,17 @@ fn occurrence<K: std::hash::Hash + Eq>(seen: &mut HashMap<K, u32>, key: K) -> u3
 }
 
 impl Unifier {
+    /// What the merge of `inputs` inputs did, having written `events` events with the
+    /// applications' `shifts`.
+    pub(crate) fn into_summary(self, inputs: usize, events: u64, shifts: &[i64]) -> MergeSummary {
+        let shifts = (self.defs.apps.iter().enumerate())
+            .map(|(a, app)| {
+                (self.defs.strings.name(app.name).into_owned(), shifts.get(a).copied().unwrap_or(0))
+            })
+            .collect();
+        MergeSummary { defs: self.defs, inputs, events, shifts, warnings: self.warnings }
+    }
+
     pub(crate) fn add(&mut self, file: &str, d: &Definitions, app: Option<&str>) -> Result<InputMap> {
         d.check().map_err(|e| Error::input(file, format!("bad definitions: {e}")))?;
         let s = |id: StrId| d.strings.get(id).unwrap_or("");
@@ -435,14 +446,7 @@ fn merge_any(
         feedback.progress("events", n, total)
     })?;
     w.finish().map_err(Error::Write)?;
-    let shifts = uni
-        .defs
-        .apps
-        .iter()
-        .enumerate()
-        .map(|(a, app)| (uni.defs.strings.name(app.name).into_owned(), shifts.get(a).copied().unwrap_or(0)))
-        .collect();
-    Ok(MergeSummary { defs: uni.defs, inputs: inputs.len(), events, shifts, warnings: uni.warnings })
+    Ok(uni.into_summary(inputs.len(), events, &shifts))
 }
 
 /// The inputs opened, their definitions unified and their first blocks read.

@@ -228,22 +228,7 @@ pub(crate) fn merge_mapped<W: Write>(
     debug_assert!(written >= events);
     feedback.progress("events", written, total);
     w.finish().map_err(Error::Write)?;
-    let shifts = uni
-        .defs
-        .apps
-        .iter()
-        .enumerate()
-        .map(|(a, app)| {
-            (uni.defs.strings.name(app.name).into_owned(), app_shift.get(a).copied().unwrap_or(0))
-        })
-        .collect();
-    Ok(Some(crate::merge::MergeSummary {
-        inputs: inputs.len(),
-        events: written,
-        shifts,
-        warnings: std::mem::take(&mut uni.warnings),
-        defs: uni.defs,
-    }))
+    Ok(Some(uni.into_summary(inputs.len(), written, &app_shift)))
 }
 
 /// What this thread knows of the inputs while it writes their blocks in order.
