@@ -502,3 +502,34 @@ fn a_damaged_block_among_many_inputs_is_an_error_naming_its_file() {
     assert!(!out_path.exists(), "no half-written output");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing else left behind");
 }
+
+#[test]
+fn a_dangling_id_among_many_inputs_names_the_event_by_its_location() {
+    // Merged block by block, an input's definitions are let go once unified: the event
+    // that names what they lack is still described by its location's name.
+    let dir = tempfile::tempdir().unwrap();
+    let mut defs = Definitions::new();
+    let app = defs.add_app("app");
+    let m = defs.add_machine("node0");
+    for r in 0..2 {
+        let p = defs.add_process(&format!("p{r}"), app, m, r);
+        defs.add_location(&format!("worker{r}"), p, 0);
+    }
+    let comm = defs.add_comm("world", vec![0, 1]);
+    let good = dir.path().join("a.spoor");
+    write(&good, &defs, &[Event::new(0, 5, None, Kind::ProcessBegin { parent: None })]);
+    let bad = dir.path().join("b.spoor");
+    let send = Kind::Send { to: 7, comm, tag: 0, bytes: 8 };
+    write(
+        &bad,
+        &defs,
+        &[Event::new(1, 10, None, Kind::ProcessBegin { parent: None }), Event::new(1, 20, None, send)],
+    );
+    let out = run("merge", &[good.to_str().unwrap(), bad.to_str().unwrap()], b"", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("b.spoor") && err.contains("worker1") && err.contains("sends to location 7"),
+        "{err}"
+    );
+}

@@ -261,6 +261,9 @@ pub struct TraceReader {
     opts: ReadOptions,
     header: Option<Header>,
     defs: Definitions,
+    /// The number of locations the definitions define, which blocks are checked against
+    /// (kept when the definitions are taken).
+    loc_count: usize,
     source: Source,
     index: Option<Vec<IndexEntry>>,
     end: Option<End>,
@@ -391,6 +394,7 @@ impl TraceReader {
             opts,
             header: None,
             defs: Definitions::new(),
+            loc_count: 0,
             source: Source::Text { parser: Box::new(TextParser::new(name, input)), finished: false },
             index: None,
             end: None,
@@ -406,6 +410,7 @@ impl TraceReader {
             opts,
             header: Some(header),
             defs: Definitions::new(),
+            loc_count: 0,
             source,
             index: None,
             end: None,
@@ -438,6 +443,7 @@ impl TraceReader {
             ));
         };
         r.defs = decode_chunk(name, &bytes[..], dc, binary::decode_defs)?;
+        r.loc_count = r.defs.locations.len();
         if let Some(ic) = index_chunk {
             r.index = Some(decode_chunk(name, &bytes[..], ic, binary::decode_index)?);
         }
@@ -534,6 +540,7 @@ impl TraceReader {
     fn apply_defs(&mut self, c: &RawChunk) -> Result<(), Error> {
         check_crc(&self.name, c.offset, c.header, &c.payload)?;
         self.defs = binary::decode_defs(&c.payload).map_err(|e| at_payload(&self.name, c.offset, e))?;
+        self.loc_count = self.defs.locations.len();
         Ok(())
     }
 
@@ -648,6 +655,25 @@ impl TraceReader {
         }
     }
 
+    /// Takes the definitions out of the reader, for a caller that keeps many readers open
+    /// and has taken in what it needs of their definitions (spoor-merge of a run's
+    /// thousands of per-process traces, each defining every process). Blocks still decode
+    /// as before, checked against the number of locations; what reads the definitions
+    /// afterwards (`defs`, the parallel readers' closures) finds none, until a stream's
+    /// later definitions chunk brings new ones. Binary traces only: a text form's
+    /// definitions stay with its parser.
+    pub fn take_defs(&mut self) -> Definitions {
+        std::mem::take(&mut self.defs)
+    }
+
+    /// The number of locations of the definitions, kept when they are taken.
+    pub fn location_count(&self) -> usize {
+        match &self.source {
+            Source::Text { parser, .. } => parser.defs().locations.len(),
+            _ => self.loc_count,
+        }
+    }
+
     /// The trailing index, once read (at open for files, at the end for streams).
     pub fn index(&self) -> Option<&[IndexEntry]> {
         self.index.as_deref()
@@ -702,7 +728,7 @@ impl TraceReader {
                     let Some(&c) = blocks.get(*next) else { return Ok(None) };
                     *next += 1;
                     let room = std::mem::take(&mut room);
-                    let r = decode_block_chunk(&self.name, &bytes[..], c, self.defs.locations.len(), room);
+                    let r = decode_block_chunk(&self.name, &bytes[..], c, self.loc_count, room);
                     match r {
                         Ok(b) => return Ok(Some(b)),
                         Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
@@ -711,7 +737,7 @@ impl TraceReader {
                 }
                 Source::Stream { .. } => {
                     let Some(c) = self.read_stream_batch(1)?.pop() else { return Ok(None) };
-                    match decode_raw(&self.name, &c, self.defs.locations.len(), std::mem::take(&mut room)) {
+                    match decode_raw(&self.name, &c, self.loc_count, std::mem::take(&mut room)) {
                         Ok(b) => return Ok(Some(b)),
                         Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
                         Err(e) => return Err(e),

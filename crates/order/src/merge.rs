@@ -561,7 +561,7 @@ fn merge_events<W: Write>(
         if let Some(c) = s.seen.get_mut(ev.loc as usize) {
             *c += 1;
         }
-        let mut ev = remap(&s.file, s.defs(), &s.map, ev, index)?;
+        let mut ev = remap(&s.file, Names::Defs(s.defs()), &s.map, ev, index)?;
         claim_location(&mut owner, ev.loc, i, &s.file, &uni.defs, inputs)?;
         ev.wall = ev.wall.saturating_add(shift_of(&uni.defs, ev.loc));
         if defs_changed {
@@ -674,7 +674,7 @@ fn merge_single<W: Write>(
             }
             i
         };
-        let ev = remap(&file, &defs, &map, ev, index)?;
+        let ev = remap(&file, Names::Defs(&defs), &map, ev, index)?;
         w.write(&ev).map_err(Error::Write)
     };
     let mut copied = |f: &spoor_format::raw::BlockFacts| {
@@ -721,12 +721,32 @@ fn names_defined(d: &Definitions, ev: &Event) -> bool {
 
 /// `ev` of an input, in the output's ids. `index` is its position among its location's
 /// events (for messages).
-pub(crate) fn remap(file: &str, d: &Definitions, m: &InputMap, mut ev: Event, index: u64) -> Result<Event> {
+/// Where the names of an input's events come from, to say which event is wrong.
+#[derive(Clone, Copy)]
+pub(crate) enum Names<'a> {
+    /// The input's definitions, at hand.
+    Defs(&'a Definitions),
+    /// Its file, read again when an event is wrong (its definitions were let go).
+    File(&'a str),
+}
+
+impl Names<'_> {
+    fn event(self, at: EventRef, kind: &str, wall: i64) -> String {
+        match self {
+            Names::Defs(d) => describe::event(d, at, kind, wall),
+            Names::File(path) => match TraceReader::open(path, ReadOptions::default()) {
+                Ok(r) => describe::event(r.defs(), at, kind, wall),
+                Err(_) => describe::event(&Definitions::default(), at, kind, wall),
+            },
+        }
+    }
+}
+
+pub(crate) fn remap(file: &str, d: Names, m: &InputMap, mut ev: Event, index: u64) -> Result<Event> {
     let at = EventRef { loc: ev.loc, index };
     let kind_name = ev.kind.name();
     let wall = ev.wall;
-    let bad =
-        |what: String| Error::input(file, format!("{}: {what}", describe::event(d, at, kind_name, wall)));
+    let bad = |what: String| Error::input(file, format!("{}: {what}", d.event(at, kind_name, wall)));
     let loc = |x: LocId, what: &str| -> Result<LocId> {
         m.locs
             .get(x as usize)
@@ -846,7 +866,7 @@ mod tests {
                 for partner in [None, Some(1u32), Some(9)] {
                     let mut ev = Event::new(l, 0, None, k.clone());
                     ev.ann.partner = partner.map(|loc| EventRef { loc, index: 3 });
-                    let ok = remap("f", &d, &map, ev.clone(), 0).is_ok();
+                    let ok = remap("f", Names::Defs(&d), &map, ev.clone(), 0).is_ok();
                     assert_eq!(names_defined(&d, &ev), ok, "{ev:?}");
                     n += ok as usize;
                 }

@@ -12,7 +12,7 @@
 //! events are in time order, so is the output, byte for byte that of the event by event
 //! merge.
 
-use crate::merge::{remap, InputMap, MergeInput, Unifier};
+use crate::merge::{remap, InputMap, MergeInput, Names, Unifier};
 use crate::{Error, Result};
 use spoor_format::binary::{flags, BlockEncoder};
 use spoor_format::raw::EncodedBlock;
@@ -75,7 +75,7 @@ impl Feed {
                 Some(NextBlock::Raw(raw)) => DECODED.with(|d| -> Result<()> {
                     let mut events = d.borrow_mut();
                     events.clear();
-                    let n = self.reader.defs().locations.len();
+                    let n = self.reader.location_count();
                     spoor_format::binary::decode_block(&raw.payload, raw.form(), n, |e| events.push(e))
                         .map_err(|e| Error::Format(raw.error(&self.file, e)))?;
                     for ev in events.drain(..) {
@@ -100,7 +100,7 @@ impl Feed {
         if let Some(c) = self.seen.get_mut(ev.loc as usize) {
             *c += 1;
         }
-        let mut ev = remap(&self.file, self.reader.defs(), &self.map, ev, index)?;
+        let mut ev = remap(&self.file, Names::File(&self.file), &self.map, ev, index)?;
         let loc = ev.loc;
         ev.wall = ev.wall.saturating_add(sh.shift[loc as usize]);
         self.pos += 1;
@@ -144,22 +144,13 @@ impl Feed {
     }
 }
 
-/// Opens the inputs for the block by block merge: `None` unless every input is a
-/// memory-mapped binary trace with its end (whose final definitions are known when
-/// opened) and, in comparison mode, its index (which gives its start).
-fn open_mapped(inputs: &[MergeInput], compare: bool) -> Option<Vec<TraceReader>> {
-    if inputs.len() < 2 || inputs.iter().any(|i| i.path == "-") {
-        return None;
-    }
-    let mut readers = Vec::with_capacity(inputs.len());
-    for inp in inputs {
-        let r = TraceReader::open(&inp.path, ReadOptions::default()).ok()?;
-        if r.header().is_none() || r.end().is_none() || (compare && r.index().is_none()) {
-            return None;
-        }
-        readers.push(r);
-    }
-    Some(readers)
+/// An input for the block by block merge: `None` unless it is a memory-mapped binary
+/// trace with its end (whose final definitions are known when opened) and, in
+/// comparison mode, its index (which gives its start).
+fn open_mapped(inp: &MergeInput, compare: bool) -> Option<TraceReader> {
+    let r = TraceReader::open(&inp.path, ReadOptions::default()).ok()?;
+    let mapped = r.header().is_some() && r.end().is_some() && (!compare || r.index().is_some());
+    mapped.then_some(r)
 }
 
 /// The merge of `inputs` block by block, or `None` when they are not all mapped binary
@@ -170,17 +161,23 @@ pub(crate) fn merge_mapped<W: Write>(
     out: W,
     feedback: &dyn Feedback,
 ) -> Result<Option<crate::merge::MergeSummary>> {
-    let Some(readers) = open_mapped(inputs, !opts.compare.is_empty()) else { return Ok(None) };
+    if inputs.len() < 2 || inputs.iter().any(|i| i.path == "-") {
+        return Ok(None);
+    }
     let mut uni = Unifier::default();
-    let mut feeds = Vec::with_capacity(readers.len());
-    let mut starts = Vec::with_capacity(readers.len());
+    let mut feeds = Vec::with_capacity(inputs.len());
+    let mut starts = Vec::with_capacity(inputs.len());
     let mut all_matched = true;
-    for (i, (inp, reader)) in inputs.iter().zip(readers).enumerate() {
+    for (i, inp) in inputs.iter().enumerate() {
+        let Some(mut reader) = open_mapped(inp, !opts.compare.is_empty()) else { return Ok(None) };
         let map = uni.add(&inp.path, reader.defs(), inp.app.as_deref())?;
+        // Each input may define every process of the run: only the map is kept, so
+        // that a thousand inputs do not hold a thousand copies of the run's names.
+        drop(reader.take_defs());
         all_matched &= reader.header().is_some_and(|h| h.flags & flags::MATCHED != 0);
         starts
             .push(reader.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min()));
-        let seen = vec![0; reader.defs().locations.len()];
+        let seen = vec![0; reader.location_count()];
         feeds.push(Feed {
             input: i,
             file: inp.path.clone(),
