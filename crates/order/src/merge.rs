@@ -15,6 +15,7 @@
 //! A location that receives events from two inputs is an error.
 
 use crate::describe;
+use crate::fasthash::FxHashMap;
 use crate::{Error, Result};
 use spoor_format::binary::flags;
 use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
@@ -102,15 +103,19 @@ pub(crate) struct Unifier {
     pub(crate) defs: Definitions,
     apps: HashMap<String, AppId>,
     machines: HashMap<String, MachineId>,
-    procs: HashMap<(AppId, String, u32, u32), ProcId>,
-    locs: HashMap<(ProcId, u32, u32), LocId>,
+    /// By application, name (the output's string id), rank and occurrence.
+    procs: FxHashMap<(AppId, StrId, u32, u32), ProcId>,
+    locs: FxHashMap<(ProcId, u32, u32), LocId>,
     comms: HashMap<(String, Vec<LocId>, u32), CommId>,
     metrics: HashMap<(String, String), MetricId>,
     warnings: Vec<String>,
 }
 
 /// The occurrence number of `key` among the keys seen so far in one input.
-fn occurrence<K: std::hash::Hash + Eq>(seen: &mut HashMap<K, u32>, key: K) -> u32 {
+fn occurrence<K: std::hash::Hash + Eq, S: std::hash::BuildHasher>(
+    seen: &mut HashMap<K, u32, S>,
+    key: K,
+) -> u32 {
     let n = seen.entry(key).or_insert(0);
     *n += 1;
     *n - 1
@@ -160,8 +165,8 @@ impl Unifier {
             };
             machines.push(id);
         }
-        m.procs = self.add_processes(file, d, &m.apps, &machines);
-        let mut seen = HashMap::new();
+        m.procs = self.add_processes(file, d, &m.apps, &machines, &m.strings);
+        let mut seen = FxHashMap::default();
         for l in &d.locations {
             let proc = m.procs[l.process as usize];
             let occ = occurrence(&mut seen, (proc, l.thread));
@@ -221,14 +226,16 @@ impl Unifier {
         d: &Definitions,
         apps: &[AppId],
         machines: &[MachineId],
+        strings: &[StrId],
     ) -> Vec<ProcId> {
         let s = |id: StrId| d.strings.get(id).unwrap_or("");
-        let mut seen = HashMap::new();
+        let mut seen = FxHashMap::default();
         let mut procs = Vec::with_capacity(d.processes.len());
         for p in &d.processes {
             let app = apps[p.app as usize];
-            let name = s(p.name).to_owned();
-            let occ = occurrence(&mut seen, (app, name.clone(), p.rank));
+            // The same name has the same id in the output's strings.
+            let name = strings.get(p.name as usize).copied().unwrap_or(StrId::MAX);
+            let occ = occurrence(&mut seen, (app, name, p.rank));
             let machine = machines[p.machine as usize];
             let key = (app, name, p.rank, occ);
             let id = match self.procs.get(&key) {
@@ -240,7 +247,7 @@ impl Unifier {
                         };
                         self.warnings.push(format!(
                             "{file}: process {} (rank {}) runs on {}, an earlier input put it on {}; keeping {}",
-                            key.1,
+                            s(p.name),
                             key.2,
                             mname(machine),
                             mname(have),
@@ -250,7 +257,7 @@ impl Unifier {
                     id
                 }
                 None => {
-                    let id = self.defs.add_process(&key.1, app, machine, p.rank);
+                    let id = self.defs.add_process(s(p.name), app, machine, p.rank);
                     self.procs.insert(key, id);
                     id
                 }
