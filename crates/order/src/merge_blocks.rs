@@ -312,9 +312,7 @@ fn write_in_order<'a, W: Write>(
         loop {
             // Wait while some input's next block could come first; take what else is
             // there, so that the tasks keep the inputs read ahead.
-            loop {
-                let msg = if o.unknown > 0 { rx.recv().ok() } else { rx.try_recv().ok() };
-                let Some((i, r, ended)) = msg else { break };
+            while let Some((i, r, ended)) = receive(&rx, o.unknown > 0) {
                 o.settle(i, r, ended)?;
                 if o.read_on(i) {
                     spawn(s, i);
@@ -335,4 +333,26 @@ fn write_in_order<'a, W: Write>(
             }
         }
     })
+}
+
+/// The next message, waiting for one when `wait`. On a thread of the pool itself (a
+/// caller inside a parallel job, or a pool of one thread that is this one), the tasks
+/// waiting there run meanwhile: nobody else might run them.
+fn receive<T>(rx: &std::sync::mpsc::Receiver<T>, wait: bool) -> Option<T> {
+    use std::sync::mpsc::TryRecvError;
+    loop {
+        match rx.try_recv() {
+            Ok(m) => return Some(m),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) if !wait => return None,
+            Err(TryRecvError::Empty) => {
+                if rayon::current_thread_index().is_some()
+                    && rayon::yield_now() == Some(rayon::Yield::Executed)
+                {
+                    continue;
+                }
+                return rx.recv().ok();
+            }
+        }
+    }
 }

@@ -360,3 +360,34 @@ fn proved_clocks_give_what_the_full_replay_gives() {
         }
     }
 }
+
+#[test]
+fn merge_inside_a_pool_of_one_thread_runs_its_own_tasks() {
+    // Called from a parallel job on a pool of one thread, the block by block merge must
+    // run its inputs' tasks itself while it waits for them (else nobody would).
+    let spec = Spec { procs: 6, steps: 9, ..Spec::new(Workload::Stencil) };
+    let (defs, events) = synth(&spec);
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<MergeInput> = split(&defs, &events)
+        .into_iter()
+        .enumerate()
+        .map(|(l, bytes)| {
+            let p = dir.path().join(format!("rank{l}.spoor"));
+            std::fs::write(&p, bytes).unwrap();
+            MergeInput { path: p.to_string_lossy().into_owned(), app: None }
+        })
+        .collect();
+    let opts = MergeOptions { block_events: 4, ..MergeOptions::default() };
+    let mut alone = Vec::new();
+    merge::merge(&inputs, &opts, &mut alone).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let inside = inputs.clone();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let r = pool.install(|| merge::merge(&inside, &opts, &mut out));
+        let _ = tx.send(r.map(|_| out));
+    });
+    let out = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the merge finishes").unwrap();
+    assert!(out == alone, "the same bytes inside the pool");
+}
