@@ -111,6 +111,9 @@ pub struct Finding {
     pub threshold: f64,
 }
 
+/// How long a process waits for another's lock on the store.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
 fn sql(path: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| Error::Store(format!("{path}: {e}"))
 }
@@ -129,7 +132,7 @@ impl Store {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
         let conn = Connection::open_with_flags(path, flags).map_err(sql(&name))?;
-        conn.busy_timeout(Duration::from_secs(60)).map_err(sql(&name))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql(&name))?;
         // Read before anything writes: a file that is not SQLite fails here, untouched.
         let not_store = |e: rusqlite::Error| Error::Store(format!("{name}: not a spoor-exp store: {e}"));
         let read_version =
@@ -155,11 +158,28 @@ impl Store {
         let mut store = Store { conn, path: name };
         store.conn.pragma_update(None, "foreign_keys", "ON").map_err(sql(&store.path))?;
         if version < SCHEMA_VERSION {
-            // WAL lets readers go on while one process adds; set once, it stays in the file.
-            store.conn.pragma_update(None, "journal_mode", "WAL").map_err(sql(&store.path))?;
+            store.use_wal()?;
             store.migrate(SCHEMA_VERSION)?;
         }
         Ok(store)
+    }
+
+    /// Switches the file to WAL, which lets readers go on while one process adds (set
+    /// once, it stays in the file). The switch needs the file to itself, and SQLite does
+    /// not wait for that as it waits for locks elsewhere: processes creating one store
+    /// at once got "database is locked". It is tried again while a lock would be waited for.
+    fn use_wal(&self) -> Result<(), Error> {
+        let start = std::time::Instant::now();
+        loop {
+            match self.conn.pragma_update(None, "journal_mode", "WAL") {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::DatabaseBusy && start.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                r => return r.map_err(sql(&self.path)),
+            }
+        }
     }
 
     /// Brings the schema up to `target`, one step a transaction (another process may be
