@@ -287,6 +287,11 @@ fn shape(d: &Definitions) -> [usize; 7] {
 /// Progress is told after every so many events of the event by event merge.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
+/// The first wall time of a binary input, as its index gives it.
+pub(crate) fn index_start(r: &TraceReader) -> Option<i64> {
+    r.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min())
+}
+
 /// Events of a text-form input go to the merge in pieces of this many.
 const TEXT_PIECE: usize = 4096;
 
@@ -326,7 +331,7 @@ impl Source {
             let start = events.iter().map(|e| e.wall).min();
             (Reading::Text(Box::new(defs), events.into_iter()), 0, start)
         } else {
-            let start = r.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min());
+            let start = index_start(&r);
             let flags = r.header().map_or(0, |h| h.flags);
             (Reading::Binary(Box::new(r)), flags, start)
         };

@@ -28,6 +28,9 @@ use std::sync::Mutex;
 /// Finished blocks an input may hold before this thread writes them.
 const AHEAD: usize = 2;
 
+/// An input location whose output block is not made yet.
+const NO_BLOCK: u32 = u32::MAX;
+
 /// An output block finished by an input, and its place: (shifted wall time of its last
 /// event, input, position of that event in the input).
 struct Finished {
@@ -45,8 +48,10 @@ struct Feed {
     seen: Vec<u64>,
     /// Events read in all.
     pos: u64,
-    /// The output locations this input fills, each with its block so far.
+    /// The output locations this input fills, each with its block so far, and per
+    /// input location its place there (`NO_BLOCK`: none yet).
     filling: Vec<(LocId, BlockEncoder)>,
+    block_of: Vec<u32>,
     done: bool,
 }
 
@@ -96,21 +101,24 @@ impl Feed {
     /// One event of the input into the block of its output location.
     #[inline]
     fn take(&mut self, ev: Event, sh: &Shared, out: &mut Vec<Finished>) -> Result<()> {
-        let index = self.seen.get(ev.loc as usize).copied().unwrap_or(0);
-        if let Some(c) = self.seen.get_mut(ev.loc as usize) {
+        let from = ev.loc as usize;
+        let index = self.seen.get(from).copied().unwrap_or(0);
+        if let Some(c) = self.seen.get_mut(from) {
             *c += 1;
         }
         let mut ev = remap(&self.file, Names::File(&self.file), &self.map, ev, index)?;
         let loc = ev.loc;
         ev.wall = ev.wall.saturating_add(sh.shift[loc as usize]);
         self.pos += 1;
-        let k = match self.filling.iter().position(|f| f.0 == loc) {
-            Some(k) => k,
-            None => {
+        // Remapped, the event's location is defined, so `from` has a place in `block_of`.
+        let k = match self.block_of[from] {
+            NO_BLOCK => {
                 self.claim(loc, sh)?;
                 self.filling.push((loc, BlockEncoder::default()));
+                self.block_of[from] = self.filling.len() as u32 - 1;
                 self.filling.len() - 1
             }
+            k => k as usize,
         };
         let enc = &mut self.filling[k].1;
         enc.push(&ev, false);
@@ -175,17 +183,17 @@ pub(crate) fn merge_mapped<W: Write>(
         // that a thousand inputs do not hold a thousand copies of the run's names.
         drop(reader.take_defs());
         all_matched &= reader.header().is_some_and(|h| h.flags & flags::MATCHED != 0);
-        starts
-            .push(reader.index().and_then(|ix| ix.iter().filter(|e| e.count > 0).map(|e| e.min_wall).min()));
-        let seen = vec![0; reader.location_count()];
+        starts.push(crate::merge::index_start(&reader));
+        let locations = reader.location_count();
         feeds.push(Feed {
             input: i,
             file: inp.path.clone(),
             reader,
             map,
-            seen,
+            seen: vec![0; locations],
             pos: 0,
             filling: Vec::new(),
+            block_of: vec![NO_BLOCK; locations],
             done: false,
         });
     }
@@ -210,7 +218,7 @@ pub(crate) fn merge_mapped<W: Write>(
     };
     let total = feeds.iter().map(|f| f.reader.end().map(|e| e.events)).sum::<Option<u64>>();
     let feeds: Vec<Mutex<Feed>> = feeds.into_iter().map(Mutex::new).collect();
-    let events = write_in_order(&feeds, &sh, &mut w, &|n| feedback.progress("events", n, total))?;
+    write_in_order(&feeds, &sh, &mut w, &|n| feedback.progress("events", n, total))?;
     // What is left in each location's block goes out last, in the order of locations,
     // as the writer flushes it.
     for f in feeds {
@@ -222,7 +230,6 @@ pub(crate) fn merge_mapped<W: Write>(
         }
     }
     let written = w.events_written();
-    debug_assert!(written >= events);
     feedback.progress("events", written, total);
     w.finish().map_err(Error::Write)?;
     Ok(Some(uni.into_summary(inputs.len(), written, &app_shift)))
@@ -269,13 +276,13 @@ impl Order {
 }
 
 /// Runs the inputs' tasks on the thread pool and writes their finished blocks in their
-/// order; the events in them.
+/// order, telling `progress` the events written.
 fn write_in_order<'a, W: Write>(
     feeds: &'a [Mutex<Feed>],
     sh: &'a Shared<'a>,
     w: &mut TraceWriter<W>,
     progress: &dyn Fn(u64),
-) -> Result<u64> {
+) -> Result<()> {
     let n = feeds.len();
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Vec<Finished>>, bool)>();
     let spawn = |s: &rayon::Scope<'a>, i: usize| {
@@ -297,7 +304,7 @@ fn write_in_order<'a, W: Write>(
         });
     };
     // The scope ends when every task has: after an error too, as they hold the inputs.
-    rayon::in_place_scope(|s| -> Result<u64> {
+    rayon::in_place_scope(|s| -> Result<()> {
         let mut o = Order {
             queue: (0..n).map(|_| VecDeque::new()).collect(),
             done: vec![false; n],
@@ -318,7 +325,7 @@ fn write_in_order<'a, W: Write>(
                     spawn(s, i);
                 }
             }
-            let Some(Reverse((_, i, _))) = o.heap.pop() else { return Ok(events) };
+            let Some(Reverse((_, i, _))) = o.heap.pop() else { return Ok(()) };
             let b = o.queue[i].pop_front().expect("a queued block for each heap entry");
             events += b.block.count;
             w.write_block(&b.block).map_err(Error::Write)?;
