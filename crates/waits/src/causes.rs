@@ -81,11 +81,11 @@ struct Timelines<'a> {
     /// Per location, where its last query into its runs, its waits and its
     /// synchronizations ended: the waits are charged latest first, so the next query
     /// is near, and a search from there touches a few cache lines, not a whole array's.
-    hints: Vec<[Cell<usize>; 3]>,
+    hints: Vec<[Cell<usize>; 4]>,
 }
 
 /// [`slice::partition_point`] searched outwards from `hint` (then set to the answer).
-fn partition_near<T>(v: &[T], hint: &Cell<usize>, pred: impl Fn(&T) -> bool) -> usize {
+pub(crate) fn partition_near<T>(v: &[T], hint: &Cell<usize>, pred: impl Fn(&T) -> bool) -> usize {
     let n = v.len();
     let h = hint.get().min(n);
     let at = if h < n && pred(&v[h]) {
@@ -131,13 +131,13 @@ impl Timelines<'_> {
         out.clear();
         let Some(st) = self.d.locs.get(loc as usize) else { return };
         let runs = &st.runs;
-        let first = partition_near(runs, &self.hints[loc as usize][0], |r| r.0 <= a).saturating_sub(1);
-        for k in first..runs.len() {
-            let (s, path) = runs[k];
+        let mut at = runs.at(a, self.hints[loc as usize][..2].try_into().expect("two hints"));
+        while let Some((s, path)) = runs.get(at) {
             if s >= b {
                 break;
             }
-            let e = runs.get(k + 1).map_or(st.last, |r| r.0);
+            at = runs.next(at);
+            let e = runs.get(at).map_or(st.last, |r| r.0);
             let len = e.min(b) - s.max(a);
             if len > 0 {
                 out.push((path, len));
@@ -167,7 +167,7 @@ impl Timelines<'_> {
         // A location's waits do not overlap, so their ends rise with their starts.
         let mine = &self.instances[r.clone()];
         let first =
-            r.start + partition_near(mine, &self.hints[loc as usize][1], |w| w.start + w.duration <= a);
+            r.start + partition_near(mine, &self.hints[loc as usize][2], |w| w.start + w.duration <= a);
         for i in first..r.end {
             let w = &self.instances[i];
             if w.start >= b {
@@ -184,9 +184,9 @@ impl Timelines<'_> {
     /// interval starts (the later side of the synchronization, within the intervals);
     /// their first events when they never did.
     fn last_sync(&self, w: LocId, tw: i64, d: LocId, td: i64) -> (i64, i64) {
-        let start = |l: LocId| self.d.locs.get(l as usize).and_then(|s| s.runs.first()).map_or(0, |r| r.0);
+        let start = |l: LocId| self.d.locs.get(l as usize).and_then(|s| s.runs.first_time()).unwrap_or(0);
         let Some(st) = self.d.locs.get(w as usize) else { return (start(w), start(d)) };
-        let upto = partition_near(&st.syncs, &self.hints[w as usize][2], |s| s.at <= tw);
+        let upto = partition_near(&st.syncs, &self.hints[w as usize][3], |s| s.at <= tw);
         for s in st.syncs[..upto].iter().rev() {
             let peer_time = match s.peer {
                 Peer::Loc(x, t) if x == d => Some(t),
@@ -232,7 +232,7 @@ fn charges(
     d: &Detector,
     instances: &[Instance],
     by_loc: &[std::ops::Range<usize>],
-    order: &[usize],
+    order: &[u32],
 ) -> Charges {
     let hints = (0..by_loc.len()).map(|_| Default::default()).collect();
     let t = Timelines { d, instances, by_loc, hints };
@@ -242,7 +242,7 @@ fn charges(
     let mut d_side: Option<(LocId, i64, i64)> = None;
     let (mut work_d, mut waits_d, mut work_w, mut waits_w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &i in order {
-        let w = &instances[i];
+        let w = &instances[i as usize];
         let cause = w.cause.expect("only waits with a cause are charged");
         let (dl, c) = (cause.loc, w.cause_time);
         let (tw, td) = t.last_sync(w.loc, w.start, dl, c);
@@ -288,6 +288,10 @@ fn charges(
     out
 }
 
+/// Waits whose charges a thread finds before they are applied: enough that a thread's
+/// hints stay near, few enough that the charges' memory stays small.
+const STRETCH_PER_THREAD: usize = 1 << 17;
+
 /// Charges every delay-caused wait to the delays behind it, latest wait first, so that
 /// what a wait passes on to earlier waits is known before they are charged. What each
 /// wait is charged to is found in parallel, over consecutive stretches of that order;
@@ -311,51 +315,59 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
     // Latest end first, then latest start, then highest location; the index last: the
     // key is unique, and the order that of a stable sort. The keys are gathered first:
     // sorting through the instances would reach into them at random.
-    let mut keyed: Vec<_> = instances
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| caused_by_delay(w.pattern) && w.cause.is_some())
-        .map(|(i, w)| (std::cmp::Reverse((w.start + w.duration, w.start, w.loc)), i))
-        .collect();
-    keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|k| k.1).collect();
-    // One stretch a thread of the pool (rayon's: the caller chooses how many).
-    let stretch = order.len().div_ceil(rayon::current_num_threads()).max(1);
-    let found: Vec<Charges> =
-        order.par_chunks(stretch).map(|part| charges(d, instances, &by_loc, part)).collect();
-    let mut rank = vec![usize::MAX; instances.len()];
+    let order: Vec<u32> = {
+        let mut keyed: Vec<_> = instances
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| caused_by_delay(w.pattern) && w.cause.is_some())
+            .map(|(i, w)| (std::cmp::Reverse((w.start + w.duration, w.start, w.loc)), i as u32))
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|k| k.1).collect()
+    };
+    let mut rank = vec![u32::MAX; instances.len()];
     for (k, &i) in order.iter().enumerate() {
-        rank[i] = k;
+        rank[i as usize] = k as u32;
     }
     let mut incoming = vec![0.0f64; instances.len()];
     let mut out = RootCauses { waits: vec![None; instances.len()], ..Default::default() };
     let mut delays: FxHashMap<(LocId, u32), (f64, f64)> = FxHashMap::default();
-    let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
-    for (&i, (found, ch)) in order.iter().zip(charged) {
-        let own = instances[i].duration as f64;
-        let passed = incoming[i];
-        out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
-        if ch.sum <= 0.0 {
-            out.unattributed_ns += own + passed;
-            continue;
-        }
-        for &(p, x) in &found.parts[ch.parts.clone()] {
-            let e = delays.entry((ch.cause_loc, p)).or_default();
-            e.0 += own * x / ch.sum;
-            e.1 += passed * x / ch.sum;
-        }
-        if ch.waited > 0.0 {
-            let share = ch.waited / ch.sum;
-            out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
-            let onward = (own + passed) * share;
-            let edges = &found.edges[ch.edges.clone()];
-            let total_ov: i64 = edges.iter().map(|x| x.1).sum();
-            for &(j, ov) in edges {
-                let part = onward * ov as f64 / total_ov as f64;
-                if rank[j] != usize::MAX && rank[j] > rank[i] {
-                    incoming[j] += part;
-                } else {
-                    out.unattributed_ns += part;
+    // The charges are found a stretch of the order at a time, one part of it a thread
+    // of the pool (rayon's: the caller chooses how many), and applied before the next:
+    // what they hold in memory is bounded by the stretch, not by the number of waits.
+    let threads = rayon::current_num_threads().max(1);
+    for stretch in order.chunks(STRETCH_PER_THREAD * threads) {
+        let part = stretch.len().div_ceil(threads).max(1);
+        let found: Vec<Charges> =
+            stretch.par_chunks(part).map(|part| charges(d, instances, &by_loc, part)).collect();
+        let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
+        for (&i, (found, ch)) in stretch.iter().zip(charged) {
+            let i = i as usize;
+            let own = instances[i].duration as f64;
+            let passed = incoming[i];
+            out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
+            if ch.sum <= 0.0 {
+                out.unattributed_ns += own + passed;
+                continue;
+            }
+            for &(p, x) in &found.parts[ch.parts.clone()] {
+                let e = delays.entry((ch.cause_loc, p)).or_default();
+                e.0 += own * x / ch.sum;
+                e.1 += passed * x / ch.sum;
+            }
+            if ch.waited > 0.0 {
+                let share = ch.waited / ch.sum;
+                out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
+                let onward = (own + passed) * share;
+                let edges = &found.edges[ch.edges.clone()];
+                let total_ov: i64 = edges.iter().map(|x| x.1).sum();
+                for &(j, ov) in edges {
+                    let part = onward * ov as f64 / total_ov as f64;
+                    if rank[j] != u32::MAX && rank[j] > rank[i] {
+                        incoming[j] += part;
+                    } else {
+                        out.unattributed_ns += part;
+                    }
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! own order, every receive completion after its send), instances come out.
 
 use crate::pattern::Pattern;
+use crate::runs::Runs;
 use crate::{CallPaths, Instance, SyncObject, OUTSIDE};
 use rustc_hash::FxHashMap;
 use spoor_model::{CollOp, CommId, Definitions, Event, EventRef, Kind, LocId, StrId};
@@ -94,7 +95,9 @@ pub(crate) struct LocState {
     coll_count: FxHashMap<CommId, u64>,
     coll_begin: Option<(i64, u64)>,
     lock_request: Option<i64>,
-    /// Recent late-sender instances: (send time, instance index).
+    /// Its waits, in the order found.
+    instances: Vec<Instance>,
+    /// Recent late-sender instances: (send time, index in `instances`).
     late_senders: VecDeque<(i64, usize)>,
     /// At least the latest send time in `late_senders` (a receive of a message sent
     /// later than all of them can show none to be out of order).
@@ -103,7 +106,7 @@ pub(crate) struct LocState {
     init: Option<Span>,
     finalize: Option<Span>,
     /// The location's call path over time: (from, call path), a run per change.
-    pub(crate) runs: Vec<(i64, u32)>,
+    pub(crate) runs: Runs,
     /// Its last event's time (where its last run ends).
     pub(crate) last: i64,
     /// Where it synchronized with others: in its own order (but for MPI_Init's and lock
@@ -178,7 +181,6 @@ pub(crate) struct Detector {
     colls: FxHashMap<(CommId, u64), Vec<Member>>,
     /// Each procedure's [`Call`], by string id, found once (`None`: not yet).
     calls: Vec<Option<Call>>,
-    pub(crate) instances: Vec<Instance>,
     pub(crate) callpaths: CallPaths,
     /// Receive completions without a partner, or whose partner came later.
     pub(crate) unmatched: u64,
@@ -198,7 +200,6 @@ impl Detector {
             coll_ends: Vec::new(),
             colls: FxHashMap::default(),
             calls: Vec::new(),
-            instances: Vec::new(),
             callpaths: CallPaths::default(),
             unmatched: 0,
             late_messages: 0,
@@ -246,7 +247,7 @@ impl Detector {
         object: Option<SyncObject>,
     ) {
         if end > start {
-            self.instances.push(Instance {
+            self.locs[loc as usize].instances.push(Instance {
                 pattern,
                 loc,
                 proc: site.proc,
@@ -284,7 +285,7 @@ impl Detector {
                 let st = &mut self.locs[li];
                 st.stack.push((*proc, e.wall, path));
                 st.site = Site { proc: *proc, callpath: path };
-                st.runs.push((e.wall, path));
+                st.runs.push(e.wall, path);
                 if matches!(call, Call::Init | Call::Finalize) {
                     let at = (e.wall, me.index);
                     let span = Some(Span { enter: at, leave: at, site: self.site(e.loc) });
@@ -302,7 +303,7 @@ impl Detector {
                         .stack
                         .last()
                         .map_or_else(Site::default, |&(proc, _, callpath)| Site { proc, callpath });
-                    st.runs.push((e.wall, st.site.callpath));
+                    st.runs.push(e.wall, st.site.callpath);
                 }
                 let slot = match call {
                     Call::Init => &mut st.init,
@@ -366,7 +367,7 @@ impl Detector {
         }
         let st = &mut self.locs[li];
         if st.runs.is_empty() {
-            st.runs.push((e.wall, st.site.callpath));
+            st.runs.push(e.wall, st.site.callpath);
         }
         st.last = e.wall;
     }
@@ -444,12 +445,13 @@ impl Detector {
         let li = e.loc as usize;
         // Earlier late senders that waited while this message, sent before theirs, was
         // on its way: they waited in the wrong order.
-        let st = &self.locs[li];
+        let st = &mut self.locs[li];
         let scan =
             st.late_senders.iter().take(if st.late_senders_max > send_time { WRONG_ORDER_WINDOW } else { 0 });
         for &(t, k) in scan {
-            if t > send_time && self.instances[k].pattern == Pattern::LateSender {
-                self.instances[k].pattern = Pattern::LateSenderWrongOrder;
+            let w = &mut st.instances[k];
+            if t > send_time && w.pattern == Pattern::LateSender {
+                w.pattern = Pattern::LateSenderWrongOrder;
             }
         }
         let Some((start, charged)) = wait else { return };
@@ -468,7 +470,7 @@ impl Detector {
             if st.late_senders.len() == WRONG_ORDER_WINDOW {
                 st.late_senders.pop_front();
             }
-            st.late_senders.push_back((send_time, self.instances.len() - 1));
+            st.late_senders.push_back((send_time, st.instances.len() - 1));
             st.late_senders_max = st.late_senders_max.max(send_time);
             if let Some(run) = &mut st.run {
                 run.1 = run.1.max(until);
@@ -653,6 +655,20 @@ impl Detector {
                 }
             }
         }
+    }
+
+    /// Every wait found, by location, then start, then pattern (a location's waits never
+    /// overlap, so the key is unique): each location's, which the fold found nearly in
+    /// order, sorted and appended in turn, its own memory let go as it is.
+    pub(crate) fn take_instances(&mut self) -> Vec<Instance> {
+        let total = self.locs.iter().map(|st| st.instances.len()).sum();
+        let mut all = Vec::with_capacity(total);
+        for st in &mut self.locs {
+            let mut mine = std::mem::take(&mut st.instances);
+            mine.sort_by_key(|i| (i.start, i.pattern));
+            all.append(&mut mine);
+        }
+        all
     }
 
     /// Sends and collective instances still open at the end (their partners are missing).

@@ -11,6 +11,7 @@
 mod causes;
 mod detect;
 mod pattern;
+mod runs;
 
 pub use causes::{caused_by_delay, Delay, RootCauses, WaitCause};
 
@@ -259,7 +260,7 @@ impl Waits {
         }
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
-        let instances = by_location_and_start(std::mem::take(&mut d.instances), d.locs.len());
+        let instances = d.take_instances();
         let causes = if causes { causes::root_causes(d, &instances) } else { RootCauses::default() };
         // Few keys, many instances: summed in a hash map, ordered once.
         let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
@@ -280,32 +281,6 @@ impl Waits {
             causes,
         })
     }
-}
-
-/// `instances` ordered by location, start and pattern (a location's waits never overlap,
-/// so the key is unique): distributed by location, then each location's sorted, which
-/// the fold produced nearly in order.
-fn by_location_and_start(instances: Vec<Instance>, locs: usize) -> Vec<Instance> {
-    let mut first = vec![0usize; locs + 1];
-    for i in &instances {
-        first[i.loc as usize + 1] += 1;
-    }
-    for l in 0..locs {
-        first[l + 1] += first[l];
-    }
-    let mut slots: Vec<Option<Instance>> = Vec::new();
-    slots.resize_with(instances.len(), || None);
-    let mut next = first.clone();
-    for i in instances {
-        let l = i.loc as usize;
-        slots[next[l]] = Some(i);
-        next[l] += 1;
-    }
-    let mut sorted: Vec<Instance> = slots.into_iter().flatten().collect();
-    for l in 0..locs {
-        sorted[first[l]..first[l + 1]].sort_by_key(|i| (i.start, i.pattern));
-    }
-    sorted
 }
 
 /// The wait states of an ordered trace (spoor-order's output: flags MATCHED and
