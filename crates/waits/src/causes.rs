@@ -188,7 +188,7 @@ impl Timelines<'_> {
         let Some(st) = self.d.locs.get(w as usize) else { return (start(w), start(d)) };
         let upto = partition_near(&st.syncs, &self.hints[w as usize][3], |s| s.at <= tw);
         for s in st.syncs[..upto].iter().rev() {
-            let peer_time = match s.peer {
+            let peer_time = match st.peer(s) {
                 Peer::Loc(x, t) if x == d => Some(t),
                 Peer::Loc(..) | Peer::Unknown => None,
                 Peer::Coll(id) => {

@@ -112,14 +112,68 @@ pub(crate) struct LocState {
     /// Where it synchronized with others: in its own order (but for MPI_Init's and lock
     /// releases, known later), sorted at the end.
     pub(crate) syncs: Vec<SyncPoint>,
+    /// The other sides of synchronizations too far from them to be kept as an offset.
+    far: Vec<(LocId, i64)>,
 }
 
 /// A moment a location synchronized with another: a message, a lock hand-off, a
-/// collective instance.
+/// collective instance; 16 bytes, since a run holds several for every event.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SyncPoint {
     pub(crate) at: i64,
-    pub(crate) peer: Peer,
+    /// The location, the collective instance, or the place in [`LocState::far`].
+    who: u32,
+    /// The other side's time less `at` (a location's that fits 32 bits), or one of
+    /// [`UNKNOWN`], [`COLL`], [`FAR`].
+    dt: i32,
+}
+
+const UNKNOWN: i32 = i32::MIN;
+const COLL: i32 = i32::MIN + 1;
+/// A location's side more than 2 s away: kept in [`LocState::far`].
+const FAR: i32 = i32::MIN + 2;
+
+impl LocState {
+    /// A synchronization at `at` with `peer`; its place.
+    fn push_sync(&mut self, at: i64, peer: Peer) -> usize {
+        let mut s = SyncPoint { at, who: 0, dt: UNKNOWN };
+        self.set(&mut s, peer);
+        self.syncs.push(s);
+        self.syncs.len() - 1
+    }
+
+    /// Synchronization `k` was with `peer`.
+    fn set_peer(&mut self, k: usize, peer: Peer) {
+        if let Some(mut s) = self.syncs.get(k).copied() {
+            self.set(&mut s, peer);
+            self.syncs[k] = s;
+        }
+    }
+
+    fn set(&mut self, s: &mut SyncPoint, peer: Peer) {
+        (s.who, s.dt) = match peer {
+            Peer::Unknown => (0, UNKNOWN),
+            Peer::Coll(id) => (id, COLL),
+            Peer::Loc(l, t) => match t.checked_sub(s.at).and_then(|d| i32::try_from(d).ok()) {
+                Some(d) if d > FAR => (l, d),
+                _ => {
+                    self.far.push((l, t));
+                    (self.far.len() as u32 - 1, FAR)
+                }
+            },
+        };
+    }
+
+    /// Who synchronization `s` was with.
+    #[inline]
+    pub(crate) fn peer(&self, s: &SyncPoint) -> Peer {
+        match s.dt {
+            UNKNOWN => Peer::Unknown,
+            COLL => Peer::Coll(s.who),
+            FAR => self.far.get(s.who as usize).map_or(Peer::Unknown, |&(l, t)| Peer::Loc(l, t)),
+            d => Peer::Loc(s.who, s.at + i64::from(d)),
+        }
+    }
 }
 
 /// Who the other side of a synchronization was.
@@ -374,14 +428,12 @@ impl Detector {
 
     /// A synchronization of location `li` at `at` whose other side comes later; its place.
     fn unknown_sync(&mut self, li: usize, at: i64) -> usize {
-        let syncs = &mut self.locs[li].syncs;
-        syncs.push(SyncPoint { at, peer: Peer::Unknown });
-        syncs.len() - 1
+        self.locs[li].push_sync(at, Peer::Unknown)
     }
 
     fn sync(&mut self, loc: LocId, at: i64, peer: Peer) {
         if let Some(st) = self.locs.get_mut(loc as usize) {
-            st.syncs.push(SyncPoint { at, peer });
+            st.push_sync(at, peer);
         }
     }
 
@@ -432,8 +484,8 @@ impl Detector {
         let (send_time, send_sync) = (send.time, send.sync);
         self.late_messages += u64::from(e.wall < send_time);
         self.sync(e.loc, e.wall, Peer::Loc(send_ref.loc, send_time));
-        if let Some(s) = self.locs.get_mut(send_ref.loc as usize).and_then(|st| st.syncs.get_mut(send_sync)) {
-            s.peer = Peer::Loc(e.loc, e.wall);
+        if let Some(st) = self.locs.get_mut(send_ref.loc as usize) {
+            st.set_peer(send_sync, Peer::Loc(e.loc, e.wall));
         }
         let Some(send) = self.sends.get_mut(&send_ref) else { return };
         if send.blocking {
@@ -537,9 +589,7 @@ impl Detector {
         // Every member synchronized with every other at its end.
         let id = self.new_instance(members.iter().map(|m| (m.loc, m.end.0)).collect());
         for m in members {
-            if let Some(s) = self.locs[m.loc as usize].syncs.get_mut(m.sync) {
-                s.peer = Peer::Coll(id);
-            }
+            self.locs[m.loc as usize].set_peer(m.sync, Peer::Coll(id));
         }
         let sync = sync_of(first.op);
         let at = |m: &Member, i: (i64, u64)| Some((EventRef { loc: m.loc, index: i.1 }, i.0));
@@ -674,5 +724,38 @@ impl Detector {
     /// Sends and collective instances still open at the end (their partners are missing).
     pub(crate) fn open(&self) -> (usize, usize) {
         (self.sends.values().filter(|s| s.blocking).count(), self.colls.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LocState, Peer};
+
+    /// A synchronization's other side reads back as written: near, more than 2 s
+    /// before or after, at the extremes of time, a collective, not yet known.
+    #[test]
+    fn sync_peers_read_back() {
+        let mut st = LocState::default();
+        let cases = [
+            (1_000, Peer::Loc(3, 900)),
+            (1_000, Peer::Loc(4, 1_000 + i64::from(i32::MAX))),
+            (5_000_000_000, Peer::Loc(5, 1)),
+            (i64::MIN, Peer::Loc(6, i64::MAX)),
+            (7, Peer::Coll(u32::MAX)),
+            (8, Peer::Unknown),
+            (9, Peer::Loc(7, 9 + i64::from(i32::MIN) + 3)),
+            (10, Peer::Loc(8, 10 + i64::from(i32::MIN))),
+        ];
+        for (at, peer) in cases {
+            st.push_sync(at, Peer::Unknown);
+            let k = st.push_sync(at, peer);
+            st.set_peer(k - 1, peer);
+        }
+        for (k, (at, peer)) in cases.iter().enumerate() {
+            for s in &st.syncs[2 * k..2 * k + 2] {
+                assert_eq!(s.at, *at);
+                assert_eq!(format!("{:?}", st.peer(s)), format!("{peer:?}"), "sync at {at}");
+            }
+        }
     }
 }
