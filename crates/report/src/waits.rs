@@ -3,7 +3,9 @@
 
 use crate::table::{Cell, Table, Unit};
 use crate::{Analysis, Error, Result};
-use spoor_waits::{proc_name, Instance};
+use rustc_hash::FxHashMap;
+use spoor_model::{LocId, StrId};
+use spoor_waits::{proc_name, Instance, Pattern};
 use std::collections::BTreeMap;
 
 /// Count and time of some waits.
@@ -22,10 +24,32 @@ impl Sum {
     }
 }
 
-fn sums<K: Ord>(waits: &[&Instance], key: impl Fn(&Instance) -> K) -> BTreeMap<K, Sum> {
-    let mut m: BTreeMap<K, Sum> = BTreeMap::new();
+impl Sum {
+    fn merge(&mut self, o: &Sum) {
+        self.count += o.count;
+        self.time += o.time;
+        self.max = self.max.max(o.max);
+    }
+}
+
+/// The sums of `waits` by pattern, procedure and location: the few keys every table's
+/// are made from, found in one pass (millions of waits, a hash lookup each).
+fn sums_by_site(waits: &[&Instance]) -> FxHashMap<(Pattern, StrId, LocId), Sum> {
+    let mut m: FxHashMap<(Pattern, StrId, LocId), Sum> = FxHashMap::default();
     for i in waits {
-        m.entry(key(i)).or_default().add(i);
+        m.entry((i.pattern, i.proc, i.loc)).or_default().add(i);
+    }
+    m
+}
+
+/// `by_site`'s sums gathered by `key`.
+fn sums<K: Ord>(
+    by_site: &FxHashMap<(Pattern, StrId, LocId), Sum>,
+    key: impl Fn(Pattern, StrId, LocId) -> K,
+) -> BTreeMap<K, Sum> {
+    let mut m: BTreeMap<K, Sum> = BTreeMap::new();
+    for (&(p, f, l), s) in by_site {
+        m.entry(key(p, f, l)).or_default().merge(s);
     }
     m
 }
@@ -84,7 +108,8 @@ impl Analysis {
         };
         let mut by_pattern =
             Table::new("waits.pattern", "Wait states by pattern", &with(&[("pattern", Unit::Text)]));
-        for (p, s) in by_time(sums(&waits, |i| i.pattern)) {
+        let by_site = sums_by_site(&waits);
+        for (p, s) in by_time(sums(&by_site, |p, _, _| p)) {
             let mut row = vec![Cell::Text(p.name().into())];
             row.extend(sum_cells(&s));
             by_pattern.push(row);
@@ -98,7 +123,7 @@ impl Analysis {
             "Wait states by pattern and procedure",
             &with(&[("pattern", Unit::Text), ("procedure", Unit::Text)]),
         );
-        let by_proc_name = sums(&waits, |i| (i.pattern, i.proc))
+        let by_proc_name = sums(&by_site, |p, f, _| (p, f))
             .into_iter()
             .map(|((p, f), s)| ((p, proc_name(&self.defs, f)), s))
             .collect();
@@ -113,17 +138,16 @@ impl Analysis {
             &with(&[("pattern", Unit::Text), ("process", Unit::Text)]),
         );
         let d = &self.defs;
-        let by_process_name =
-            sums(&waits, |i| (i.pattern, d.locations.get(i.loc as usize).map(|l| l.process)))
-                .into_iter()
-                .map(|((p, process), s)| {
-                    let name = process.and_then(|q| d.processes.get(q as usize)).map_or_else(
-                        || "(undefined process)".to_owned(),
-                        |q| d.strings.name(q.name).into_owned(),
-                    );
-                    ((p, name), s)
-                })
-                .collect();
+        let by_process_name = sums(&by_site, |p, _, l| (p, d.locations.get(l as usize).map(|l| l.process)))
+            .into_iter()
+            .map(|((p, process), s)| {
+                let name = process.and_then(|q| d.processes.get(q as usize)).map_or_else(
+                    || "(undefined process)".to_owned(),
+                    |q| d.strings.name(q.name).into_owned(),
+                );
+                ((p, name), s)
+            })
+            .collect();
         for ((p, name), s) in by_time(by_process_name) {
             let mut row = vec![Cell::Text(p.name().into()), Cell::Text(name)];
             row.extend(sum_cells(&s));

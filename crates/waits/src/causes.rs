@@ -290,14 +290,59 @@ fn charges(
 
 /// Waits whose charges a thread finds before they are applied: enough that a thread's
 /// hints stay near, few enough that the charges' memory stays small.
-const STRETCH_PER_THREAD: usize = 1 << 17;
+pub(crate) const STRETCH_PER_THREAD: usize = 1 << 17;
+
+/// The charges applied in order: what each wait passes on to earlier ones, the delays'
+/// costs, and the result.
+struct Flow {
+    incoming: Vec<f64>,
+    out: RootCauses,
+    delays: FxHashMap<(LocId, u32), (f64, f64)>,
+}
+
+impl Flow {
+    /// Applies the charges `found` of the waits `stretch` (the next in the order).
+    fn apply(&mut self, instances: &[Instance], rank: &[u32], stretch: &[u32], found: &[Charges]) {
+        let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
+        for (&i, (found, ch)) in stretch.iter().zip(charged) {
+            let i = i as usize;
+            let own = instances[i].duration as f64;
+            let passed = self.incoming[i];
+            self.out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
+            if ch.sum <= 0.0 {
+                self.out.unattributed_ns += own + passed;
+                continue;
+            }
+            for &(p, x) in &found.parts[ch.parts.clone()] {
+                let e = self.delays.entry((ch.cause_loc, p)).or_default();
+                e.0 += own * x / ch.sum;
+                e.1 += passed * x / ch.sum;
+            }
+            if ch.waited > 0.0 {
+                let share = ch.waited / ch.sum;
+                self.out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
+                let onward = (own + passed) * share;
+                let edges = &found.edges[ch.edges.clone()];
+                let total_ov: i64 = edges.iter().map(|x| x.1).sum();
+                for &(j, ov) in edges {
+                    let part = onward * ov as f64 / total_ov as f64;
+                    if rank[j] != u32::MAX && rank[j] > rank[i] {
+                        self.incoming[j] += part;
+                    } else {
+                        self.out.unattributed_ns += part;
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// Charges every delay-caused wait to the delays behind it, latest wait first, so that
 /// what a wait passes on to earlier waits is known before they are charged. What each
 /// wait is charged to is found in parallel, over consecutive stretches of that order;
 /// the charges then flow in order on one thread, so the result is the same on any
 /// number of threads.
-pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCauses {
+pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance], stretch: usize) -> RootCauses {
     for st in &mut d.locs {
         st.syncs.sort_by_key(|s| s.at);
     }
@@ -322,56 +367,35 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance]) -> RootCause
             .filter(|(_, w)| caused_by_delay(w.pattern) && w.cause.is_some())
             .map(|(i, w)| (std::cmp::Reverse((w.start + w.duration, w.start, w.loc)), i as u32))
             .collect();
-        keyed.sort_unstable();
+        keyed.par_sort_unstable();
         keyed.into_iter().map(|k| k.1).collect()
     };
     let mut rank = vec![u32::MAX; instances.len()];
     for (k, &i) in order.iter().enumerate() {
         rank[i as usize] = k as u32;
     }
-    let mut incoming = vec![0.0f64; instances.len()];
-    let mut out = RootCauses { waits: vec![None; instances.len()], ..Default::default() };
-    let mut delays: FxHashMap<(LocId, u32), (f64, f64)> = FxHashMap::default();
+    let mut flow = Flow {
+        incoming: vec![0.0f64; instances.len()],
+        out: RootCauses { waits: vec![None; instances.len()], ..Default::default() },
+        delays: FxHashMap::default(),
+    };
     // The charges are found a stretch of the order at a time, one part of it a thread
-    // of the pool (rayon's: the caller chooses how many), and applied before the next:
-    // what they hold in memory is bounded by the stretch, not by the number of waits.
+    // of the pool (rayon's: the caller chooses how many), and applied while the next
+    // stretch's are found: what they hold in memory is bounded by the stretch, not by
+    // the number of waits, and no core idles while they are applied.
     let threads = rayon::current_num_threads().max(1);
-    for stretch in order.chunks(STRETCH_PER_THREAD * threads) {
+    let find = |stretch: &[u32]| -> Vec<Charges> {
         let part = stretch.len().div_ceil(threads).max(1);
-        let found: Vec<Charges> =
-            stretch.par_chunks(part).map(|part| charges(d, instances, &by_loc, part)).collect();
-        let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
-        for (&i, (found, ch)) in stretch.iter().zip(charged) {
-            let i = i as usize;
-            let own = instances[i].duration as f64;
-            let passed = incoming[i];
-            out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
-            if ch.sum <= 0.0 {
-                out.unattributed_ns += own + passed;
-                continue;
-            }
-            for &(p, x) in &found.parts[ch.parts.clone()] {
-                let e = delays.entry((ch.cause_loc, p)).or_default();
-                e.0 += own * x / ch.sum;
-                e.1 += passed * x / ch.sum;
-            }
-            if ch.waited > 0.0 {
-                let share = ch.waited / ch.sum;
-                out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
-                let onward = (own + passed) * share;
-                let edges = &found.edges[ch.edges.clone()];
-                let total_ov: i64 = edges.iter().map(|x| x.1).sum();
-                for &(j, ov) in edges {
-                    let part = onward * ov as f64 / total_ov as f64;
-                    if rank[j] != u32::MAX && rank[j] > rank[i] {
-                        incoming[j] += part;
-                    } else {
-                        out.unattributed_ns += part;
-                    }
-                }
-            }
-        }
+        stretch.par_chunks(part).map(|part| charges(d, instances, &by_loc, part)).collect()
+    };
+    let mut stretches = order.chunks(stretch * threads);
+    let mut found = stretches.next().map(|s| (s, find(s)));
+    while let Some((stretch, charges)) = found.take() {
+        let next = stretches.next();
+        found =
+            rayon::join(|| flow.apply(instances, &rank, stretch, &charges), || next.map(|s| (s, find(s)))).1;
     }
+    let Flow { mut out, delays, .. } = flow;
     out.delays = delays
         .into_iter()
         .map(|((loc, callpath), (s, l))| Delay { loc, callpath, short_term_ns: s, long_term_ns: l })

@@ -232,11 +232,22 @@ impl From<spoor_format::Error> for Error {
 /// (spoor-order's causal order).
 pub struct Waits {
     detect: detect::Detector,
+    /// Waits a thread charges before they are applied ([`causes::STRETCH_PER_THREAD`]).
+    stretch: usize,
 }
 
 impl Waits {
     pub fn new(defs: &Definitions) -> Waits {
-        Waits { detect: detect::Detector::new(defs) }
+        Waits { detect: detect::Detector::new(defs), stretch: causes::STRETCH_PER_THREAD }
+    }
+
+    /// The root causes charged `n` waits a thread at a time (at least one): the result is
+    /// the same whatever `n`, which tests check with stretches far smaller than a
+    /// trace's waits.
+    #[doc(hidden)]
+    pub fn with_stretch(mut self, n: usize) -> Waits {
+        self.stretch = n.max(1);
+        self
     }
 
     pub fn event(&mut self, defs: &Definitions, e: &Event) {
@@ -261,7 +272,8 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let instances = d.take_instances();
-        let causes = if causes { causes::root_causes(d, &instances) } else { RootCauses::default() };
+        let causes =
+            if causes { causes::root_causes(d, &instances, self.stretch) } else { RootCauses::default() };
         // Few keys, many instances: summed in a hash map, ordered once.
         let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
         for i in &instances {
