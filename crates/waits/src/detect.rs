@@ -88,7 +88,7 @@ pub(crate) struct LocState {
     /// have been charged (a waitall's completions share one wait, charged once).
     run: Option<(i64, i64)>,
     /// Open non-blocking requests: posting time.
-    requests: FxHashMap<u64, i64>,
+    requests: Requests,
     /// A blocking send whose end is this location's next event.
     open_send: Option<EventRef>,
     /// Collective instances ended so far, per communicator.
@@ -114,6 +114,37 @@ pub(crate) struct LocState {
     pub(crate) syncs: Vec<SyncPoint>,
     /// The other sides of synchronizations too far from them to be kept as an offset.
     far: Vec<(LocId, i64)>,
+}
+
+/// A location's open non-blocking requests and when each was posted: a few at a time
+/// in a list (a program posts a handful, then waits for them), a hash map past that.
+#[derive(Default)]
+struct Requests {
+    few: Vec<(u64, i64)>,
+    many: FxHashMap<u64, i64>,
+}
+
+/// Open requests kept in the list at most.
+const FEW_REQUESTS: usize = 16;
+
+impl Requests {
+    fn insert(&mut self, request: u64, posted: i64) {
+        if let Some(r) = self.few.iter_mut().find(|r| r.0 == request) {
+            r.1 = posted;
+        } else if self.few.len() < FEW_REQUESTS && !self.many.contains_key(&request) {
+            self.few.push((request, posted));
+        } else {
+            self.many.insert(request, posted);
+        }
+    }
+
+    fn remove(&mut self, request: u64) -> Option<i64> {
+        match self.few.iter().position(|r| r.0 == request) {
+            Some(k) => Some(self.few.swap_remove(k).1),
+            None if self.many.is_empty() => None,
+            None => self.many.remove(&request),
+        }
+    }
 }
 
 /// A moment a location synchronized with another: a message, a lock hand-off, a
@@ -393,12 +424,12 @@ impl Detector {
                 self.receive_completed(e, me, begin.unwrap_or(e.wall), wait);
             }
             Kind::IrecvComplete { request, .. } => {
-                let post = self.locs[li].requests.remove(request).unwrap_or(e.wall);
+                let post = self.locs[li].requests.remove(*request).unwrap_or(e.wall);
                 let run = self.locs[li].run;
                 self.receive_completed(e, me, post, run);
             }
             Kind::IsendComplete { request } => {
-                self.locs[li].requests.remove(request);
+                self.locs[li].requests.remove(*request);
             }
             Kind::CollBegin { .. } => self.locs[li].coll_begin = Some((e.wall, me.index)),
             Kind::CollEnd { op, comm, root, .. } => self.collective_ended(defs, e, me, *op, *comm, *root),
@@ -757,5 +788,30 @@ mod tests {
                 assert_eq!(format!("{:?}", st.peer(s)), format!("{peer:?}"), "sync at {at}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod requests_tests {
+    use super::{Requests, FEW_REQUESTS};
+    use std::collections::HashMap;
+
+    /// Open requests behave as a map, past the list's size too, with requests reused.
+    #[test]
+    fn requests_are_a_map() {
+        let mut r = Requests::default();
+        let mut m: HashMap<u64, i64> = HashMap::new();
+        let mut x = 7u64;
+        for step in 0..20_000i64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let key = (x >> 33) % (3 * FEW_REQUESTS as u64);
+            if x & 1 == 0 {
+                r.insert(key, step);
+                m.insert(key, step);
+            } else {
+                assert_eq!(r.remove(key), m.remove(&key), "step {step} key {key}");
+            }
+        }
+        assert!(!r.many.is_empty());
     }
 }
