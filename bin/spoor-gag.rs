@@ -7,7 +7,7 @@ use spoor_cli::{Console, Output};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode};
 use spoor_whatif::{
-    arrival_note, build_gag, interval, load_network, placement, predict, stretch, Costs, Wildcards,
+    arrival_note, build_gag, interval, load_network, placement, predict_then, stretch, Costs, Wildcards,
 };
 use std::io::Write;
 
@@ -71,9 +71,15 @@ fn main() {
         };
         if args.predict {
             let (p, spread, secs, cpu0, cpu1) = std::thread::scope(|scope| {
-                let spread = scope.spawn(|| interval::spread(&pag));
+                // Started once the simulation is set up (when it fails, at once).
+                let (go, wait) = std::sync::mpsc::channel::<()>();
+                let pag_s = &pag;
+                let spread = scope.spawn(move || {
+                    let _ = wait.recv();
+                    interval::spread(pag_s)
+                });
                 let (started, cpu0) = (std::time::Instant::now(), thread_cpu_ns());
-                let p = predict(&pag, &place, &costs);
+                let p = predict_then(&pag, &place, &costs, move || drop(go));
                 let (secs, cpu1) = (started.elapsed().as_secs_f64(), thread_cpu_ns());
                 (p, spread.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), secs, cpu0, cpu1)
             });

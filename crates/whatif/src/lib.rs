@@ -33,7 +33,7 @@ pub mod search;
 mod serve;
 pub mod stretch;
 
-pub use gag::{build_gag, load_network, predict, Costs, Prediction, Sharing, Waits};
+pub use gag::{build_gag, load_network, predict, predict_then, Costs, Prediction, Sharing, Waits};
 pub use placement::{PlaceBy, Placement};
 pub use serve::{arrival_note, Wildcards};
 pub use stretch::Stretch;
