@@ -91,7 +91,7 @@ fn main() {
                 let cpu = match (cpu0, cpu1) {
                     (Some(a), Some(b)) => {
                         let c = b.saturating_sub(a) as f64 / 1e9;
-                        format!("; {c:.3} s on the CPU: {}", rate(c))
+                        format!("; {c:.3} s on the simulating thread's CPU: {}", rate(c))
                     }
                     _ => String::new(),
                 };

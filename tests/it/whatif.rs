@@ -28,7 +28,7 @@ fn gag_file_read_by_spoor_cp_is_the_prediction() {
     // (it gave hundreds of thousands of M events/s).
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("32 events simulated in "), "{e}");
-    for timed in ["0.000 s (", "0.000 s on the CPU: "] {
+    for timed in ["0.000 s (", "0.000 s on the simulating thread's CPU: "] {
         assert!(
             e.match_indices(timed).all(|(i, _)| e[i + timed.len()..].starts_with("too short to time")),
             "{e}"
