@@ -25,7 +25,7 @@ fn main() {
             .error(clap::error::ErrorKind::ValueValidation, "--max-drift: expected a non-negative number")
             .exit();
     }
-    spoor_cli::run("spoor-align", || {
+    spoor_cli::run_stage("spoor-align", args.verbose, || {
         let opts = AlignOptions {
             method: match args.method {
                 MethodArg::Auto => Method::Auto,

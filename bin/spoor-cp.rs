@@ -32,7 +32,7 @@ fn main() {
     let args = Args::parse();
     // Its phases free large tables that the next one allocates again.
     spoor_format::mem::keep_freed_memory();
-    spoor_cli::run("spoor-cp", || {
+    spoor_cli::run_stage("spoor-cp", args.verbose, || {
         if let Some(n) = args.threads {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
         }

@@ -24,7 +24,7 @@ fn thread_cpu_ns() -> Option<u64> {
 
 fn main() {
     let args = Args::parse();
-    spoor_cli::run("spoor-gag", || {
+    spoor_cli::run_stage("spoor-gag", args.verbose, || {
         // The prediction prints the cpu-mode critical path beside it: made while building.
         let console = Console::new("spoor-gag", args.quiet);
         let (pag, made) = if args.predict {

@@ -63,7 +63,7 @@ fn main() {
         .map(|occ| occ.map(|vals| vals.cloned().collect()).collect())
         .unwrap_or_default();
     let inputs = inputs(&args, &groups).unwrap_or_else(|m| usage(m));
-    spoor_cli::run("spoor-merge", || {
+    spoor_cli::run_stage("spoor-merge", args.verbose, || {
         let opts = MergeOptions { compare: args.compare.clone(), block_events: args.block_events.max(1) };
         let mut out = Output::create(args.output.as_deref())?;
         let console = Console::new("spoor-merge", args.quiet);

@@ -33,7 +33,7 @@ fn warn_clocks(s: &OrderSummary) {
 
 fn main() {
     let args = Args::parse();
-    spoor_cli::run("spoor-order", || {
+    spoor_cli::run_stage("spoor-order", args.verbose, || {
         let input = Input::open(&args.input)?;
         if args.check {
             let s = order::check(&input)?;

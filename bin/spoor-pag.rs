@@ -12,7 +12,7 @@ use args::*;
 
 fn main() {
     let args = Args::parse();
-    spoor_cli::run("spoor-pag", || {
+    spoor_cli::run_stage("spoor-pag", args.verbose, || {
         let mode = args.weight;
         let pag = file::load(
             &args.input,

@@ -98,8 +98,8 @@ fn warn_clocks(a: &spoor_report::Analysis) {
 fn main() {
     // Its phases free large tables that the next one allocates again.
     spoor_format::mem::keep_freed_memory();
-    spoor_cli::run("spoor-report", || {
-        let args = Args::parse();
+    let args = Args::parse();
+    spoor_cli::run_stage("spoor-report", args.verbose, move || {
         let level = args.level.as_deref().map(Level::parse).transpose().map_err(|e| anyhow!(e))?;
         let hist = if args.hist.is_empty() {
             vec![Metric::Busy, Metric::Wait]

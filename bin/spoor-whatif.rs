@@ -19,7 +19,7 @@ use args::*;
 fn main() {
     refuse_former_flags();
     let args = Args::parse();
-    spoor_cli::run("spoor-whatif", || {
+    spoor_cli::run_stage("spoor-whatif", args.verbose, || {
         if let Some(n) = args.threads {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
         }

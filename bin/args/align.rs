@@ -76,4 +76,7 @@ pub struct Args {
     /// changes nothing (same output; for testing).
     #[arg(long, hide = true)]
     pub force_replay: bool,
+    /// At the end, print the peak resident memory on standard error.
+    #[arg(short, long)]
+    pub verbose: bool,
 }

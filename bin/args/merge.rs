@@ -41,4 +41,7 @@ pub struct Args {
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long)]
     pub quiet: bool,
+    /// At the end, print the peak resident memory on standard error.
+    #[arg(short, long)]
+    pub verbose: bool,
 }

@@ -93,6 +93,9 @@ pub struct Args {
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// At the end, print the peak resident memory on standard error.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

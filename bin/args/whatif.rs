@@ -107,6 +107,9 @@ pub struct Args {
     /// "Sharing").
     #[arg(long, value_name = "equal|slices[:T]", default_value = "equal", global = true)]
     pub sharing: spoor_whatif::Sharing,
+    /// At the end, print the peak resident memory on standard error.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Subcommand)]

@@ -533,3 +533,42 @@ fn a_dangling_id_among_many_inputs_names_the_event_by_its_location() {
         "{err}"
     );
 }
+
+/// Every stage from merge to diagnose ends with its peak memory under `-v`, and with
+/// nothing more than without it on standard output.
+#[test]
+fn every_stage_says_its_peak_memory_under_v() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    std::fs::write(p("raw"), ok("synth", &["stencil", "--procs", "4", "--steps", "8"], b"")).unwrap();
+    let stages: [(&str, Vec<String>); 9] = [
+        ("merge", vec![p("raw"), "-o".into(), p("m")]),
+        ("align", vec![p("m"), "-o".into(), p("a")]),
+        ("order", vec![p("a"), "-o".into(), p("o")]),
+        ("cp", vec![p("o")]),
+        ("pag", vec![p("o"), "-o".into(), p("pag")]),
+        ("gag", vec!["--predict".into(), "--place-by".into(), "process".into(), p("o")]),
+        ("report", vec!["-t".into(), "waits".into(), p("o")]),
+        ("diagnose", vec![p("o")]),
+        ("whatif", vec!["procedure".into(), "stencilUpdate".into(), p("o")]),
+    ];
+    for (stage, args) in &stages {
+        // spoor-report prints no progress: it has no -q.
+        let mut with: Vec<&str> = if *stage == "report" { vec!["-v"] } else { vec!["-q", "-v"] };
+        with.extend(args.iter().map(String::as_str));
+        let out = run(stage, &with, b"", &[]);
+        assert_success(&out, stage);
+        let e = text(&out.stderr);
+        let line = e.lines().last().unwrap_or_default();
+        let mib: f64 = line
+            .strip_prefix(&format!("spoor-{stage}: peak resident memory "))
+            .and_then(|r| r.strip_suffix(" MiB; nothing spilled to disk"))
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_else(|| panic!("spoor-{stage} -v: {e}"));
+        assert!(mib > 0.5 && mib < 4096.0, "spoor-{stage}: {mib} MiB");
+        if !args.contains(&"-o".to_owned()) {
+            let without: Vec<&str> = with.iter().copied().filter(|a| *a != "-v").collect();
+            assert_eq!(out.stdout, ok(stage, &without, b""), "spoor-{stage}: -v changes standard output");
+        }
+    }
+}

@@ -32,6 +32,36 @@ pub fn run(command: &str, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
     std::process::exit(code)
 }
 
+/// [`run`] for a stage of the pipeline: with `verbose` (`-v`), a successful run ends
+/// with a line of its peak resident memory on standard error.
+pub fn run_stage(command: &str, verbose: bool, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
+    run(command, || {
+        body()?;
+        if verbose {
+            eprintln!("{command}: {}", peak_memory_line(peak_memory()));
+        }
+        Ok(())
+    })
+}
+
+/// The process's peak resident memory, bytes (Linux: `VmHWM` in /proc/self/status).
+pub fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// `-v`'s closing line: the peak resident memory (said unknown where the system does not
+/// tell it), and what was spilled to disk: nothing, as no stage spills yet.
+pub fn peak_memory_line(peak: Option<u64>) -> String {
+    let peak = match peak {
+        Some(b) => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        None => "unknown (no /proc/self/status)".to_owned(),
+    };
+    format!("peak resident memory {peak}; nothing spilled to disk")
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
