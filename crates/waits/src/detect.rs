@@ -95,7 +95,9 @@ pub(crate) struct LocState {
     coll_count: FxHashMap<CommId, u64>,
     coll_begin: Option<(i64, u64)>,
     lock_request: Option<i64>,
-    /// Recent late-sender instances: (send time, instance index).
+    /// Its waits, in the order found.
+    instances: Vec<Instance>,
+    /// Recent late-sender instances: (send time, index in `instances`).
     late_senders: VecDeque<(i64, usize)>,
     /// At least the latest send time in `late_senders` (a receive of a message sent
     /// later than all of them can show none to be out of order).
@@ -262,8 +264,6 @@ pub(crate) struct Detector {
     /// The members' end times of every judged collective instance, sorted by location.
     pub(crate) coll_ends: Vec<Vec<(LocId, i64)>>,
     colls: FxHashMap<(CommId, u64), Vec<Member>>,
-    /// Every wait, in the order found.
-    instances: Vec<Instance>,
     /// Each procedure's [`Call`], by string id, found once (`None`: not yet).
     calls: Vec<Option<Call>>,
     pub(crate) callpaths: CallPaths,
@@ -284,7 +284,6 @@ impl Detector {
             releases: FxHashMap::default(),
             coll_ends: Vec::new(),
             colls: FxHashMap::default(),
-            instances: Vec::new(),
             calls: Vec::new(),
             callpaths: CallPaths::default(),
             unmatched: 0,
@@ -333,7 +332,7 @@ impl Detector {
         object: Option<SyncObject>,
     ) {
         if end > start {
-            self.instances.push(Instance {
+            self.locs[loc as usize].instances.push(Instance {
                 pattern,
                 loc,
                 proc: site.proc,
@@ -529,11 +528,11 @@ impl Detector {
         let li = e.loc as usize;
         // Earlier late senders that waited while this message, sent before theirs, was
         // on its way: they waited in the wrong order.
-        let st = &self.locs[li];
+        let st = &mut self.locs[li];
         let scan =
             st.late_senders.iter().take(if st.late_senders_max > send_time { WRONG_ORDER_WINDOW } else { 0 });
         for &(t, k) in scan {
-            let w = &mut self.instances[k];
+            let w = &mut st.instances[k];
             if t > send_time && w.pattern == Pattern::LateSender {
                 w.pattern = Pattern::LateSenderWrongOrder;
             }
@@ -554,7 +553,7 @@ impl Detector {
             if st.late_senders.len() == WRONG_ORDER_WINDOW {
                 st.late_senders.pop_front();
             }
-            st.late_senders.push_back((send_time, self.instances.len() - 1));
+            st.late_senders.push_back((send_time, st.instances.len() - 1));
             st.late_senders_max = st.late_senders_max.max(send_time);
             if let Some(run) = &mut st.run {
                 run.1 = run.1.max(until);
@@ -740,36 +739,17 @@ impl Detector {
     }
 
     /// Every wait found, by location, then start, then pattern (a location's waits never
-    /// overlap, so the key is unique), in place: moved to their locations' places by
-    /// swaps (each location's place filled from its start, so the swaps read and write
-    /// one stretch a location, not the whole array at random), then each location's
-    /// sorted. A second array of them would cost as much fresh memory as the waits.
+    /// overlap, so the key is unique): each location's, which the fold found nearly in
+    /// order, sorted and appended in turn, its own memory let go as it is.
     pub(crate) fn take_instances(&mut self) -> Vec<Instance> {
-        let mut v = std::mem::take(&mut self.instances);
-        let locs = self.locs.len();
-        let mut start = vec![0usize; locs + 1];
-        for i in &v {
-            start[i.loc as usize + 1] += 1;
+        let total = self.locs.iter().map(|st| st.instances.len()).sum();
+        let mut all = Vec::with_capacity(total);
+        for st in &mut self.locs {
+            let mut mine = std::mem::take(&mut st.instances);
+            mine.sort_by_key(|i| (i.start, i.pattern));
+            all.append(&mut mine);
         }
-        for l in 0..locs {
-            start[l + 1] += start[l];
-        }
-        let mut next = start[..locs].to_vec();
-        for l in 0..locs {
-            while next[l] < start[l + 1] {
-                let owner = v[next[l]].loc as usize;
-                if owner == l {
-                    next[l] += 1;
-                } else {
-                    v.swap(next[l], next[owner]);
-                    next[owner] += 1;
-                }
-            }
-        }
-        for l in 0..locs {
-            v[start[l]..start[l + 1]].sort_unstable_by_key(|i| (i.start, i.pattern));
-        }
-        v
+        all
     }
 
     /// Sends and collective instances still open at the end (their partners are missing).
