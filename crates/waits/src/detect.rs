@@ -148,7 +148,8 @@ impl Requests {
 }
 
 /// A moment a location synchronized with another: a message, a lock hand-off, a
-/// collective instance; 16 bytes, since a run holds several for every event.
+/// collective instance; 16 bytes, as a trace holds one for every send, receive and
+/// collective end.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SyncPoint {
     pub(crate) at: i64,
