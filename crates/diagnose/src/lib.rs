@@ -141,7 +141,7 @@ pub fn fold_observed(
             let defs0 = reader.defs().clone();
             let mut cube = CubeFold::new(&defs0);
             let mut blocks = reader.read_ahead(8);
-            let (tx, rx) = std::sync::mpsc::sync_channel::<std::sync::Arc<spoor_format::Block>>(4);
+            let (tx, rx) = spoor_format::queue::bounded::<std::sync::Arc<spoor_format::Block>>(4);
             let waits = std::thread::scope(|scope| -> Result<spoor_waits::Waits, Error> {
                 let defs_w = &defs0;
                 let recycler = blocks.recycler();
@@ -154,7 +154,7 @@ pub fn fold_observed(
                 let done_w = done.clone();
                 let worker = scope.spawn(move || {
                     let mut waits = spoor_waits::Waits::new(defs_w);
-                    for b in rx {
+                    while let Some(b) = rx.recv() {
                         for e in &b.events {
                             waits.event(defs_w, e);
                         }

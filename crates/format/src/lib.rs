@@ -12,6 +12,7 @@ pub mod csv;
 mod error;
 pub mod mem;
 mod ordered;
+pub mod queue;
 pub mod raw;
 mod reader;
 mod sink;

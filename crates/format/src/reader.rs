@@ -276,7 +276,7 @@ fn is_gzip(b: &[u8]) -> bool {
 
 /// The blocks of a [`TraceReader::read_ahead`], in order.
 pub struct ReadAhead {
-    rx: std::sync::mpsc::Receiver<Result<Block, Error>>,
+    rx: crate::queue::Receiver<Result<Block, Error>>,
     thread: std::thread::JoinHandle<TraceReader>,
     recycler: Recycler,
 }
@@ -297,7 +297,7 @@ impl Recycler {
 impl Iterator for ReadAhead {
     type Item = Result<Block, Error>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.rx.recv().ok()
+        self.rx.recv()
     }
 }
 
@@ -693,7 +693,7 @@ impl TraceReader {
     /// in the order of the input; the first error ends them. What a consumer does with a
     /// block overlaps the decoding of the next ones.
     pub fn read_ahead(mut self, depth: usize) -> ReadAhead {
-        let (tx, rx) = std::sync::mpsc::sync_channel(depth.max(1));
+        let (tx, rx) = crate::queue::bounded(depth);
         let (back, spares) = std::sync::mpsc::sync_channel(depth.max(1) + 2);
         let thread = std::thread::spawn(move || {
             loop {
