@@ -81,7 +81,16 @@ struct Timelines<'a> {
     /// Per location, where its last query into its runs, its waits and its
     /// synchronizations ended: the waits are charged latest first, so the next query
     /// is near, and a search from there touches a few cache lines, not a whole array's.
-    hints: Vec<[Cell<usize>; 4]>,
+    hints: Vec<Hints>,
+}
+
+/// Where a location's last queries ended: in its runs (a block and a run within it), its
+/// waits and its synchronizations.
+#[derive(Default)]
+struct Hints {
+    runs: [Cell<usize>; 2],
+    waits: Cell<usize>,
+    syncs: Cell<usize>,
 }
 
 /// [`slice::partition_point`] searched outwards from `hint` (then set to the answer).
@@ -131,7 +140,7 @@ impl Timelines<'_> {
         out.clear();
         let Some(st) = self.d.locs.get(loc as usize) else { return };
         let runs = &st.runs;
-        let mut at = runs.at(a, self.hints[loc as usize][..2].try_into().expect("two hints"));
+        let mut at = runs.at(a, &self.hints[loc as usize].runs);
         while let Some((s, path)) = runs.get(at) {
             if s >= b {
                 break;
@@ -167,7 +176,7 @@ impl Timelines<'_> {
         // A location's waits do not overlap, so their ends rise with their starts.
         let mine = &self.instances[r.clone()];
         let first =
-            r.start + partition_near(mine, &self.hints[loc as usize][2], |w| w.start + w.duration <= a);
+            r.start + partition_near(mine, &self.hints[loc as usize].waits, |w| w.start + w.duration <= a);
         for i in first..r.end {
             let w = &self.instances[i];
             if w.start >= b {
@@ -186,7 +195,7 @@ impl Timelines<'_> {
     fn last_sync(&self, w: LocId, tw: i64, d: LocId, td: i64) -> (i64, i64) {
         let start = |l: LocId| self.d.locs.get(l as usize).and_then(|s| s.runs.first_time()).unwrap_or(0);
         let Some(st) = self.d.locs.get(w as usize) else { return (start(w), start(d)) };
-        let upto = partition_near(&st.syncs, &self.hints[w as usize][3], |s| s.at <= tw);
+        let upto = partition_near(&st.syncs, &self.hints[w as usize].syncs, |s| s.at <= tw);
         for s in st.syncs[..upto].iter().rev() {
             let peer_time = match st.peer(s) {
                 Peer::Loc(x, t) if x == d => Some(t),
