@@ -2,7 +2,7 @@
 //! Readers and writers of whole files are in `reader` and `writer`; this module
 //! encodes and decodes the pieces, with offsets relative to the piece.
 
-use crate::varint::{put_i64, put_u64, vlen, zigzag, Cursor, VarintError};
+use crate::varint::{put_i64, put_u64, unzigzag, vlen, zigzag, Cursor, VarintError};
 use spoor_model::*;
 
 /// `\x89SPOOR\r\n`: a non-ASCII first byte so no text file starts this way, and a
@@ -11,7 +11,7 @@ pub const MAGIC: [u8; 8] = *b"\x89SPOOR\r\n";
 /// The format's major version: a reader refuses a later one.
 pub const MAJOR: u16 = 1;
 /// The format's minor version: later minors only add what readers may skip.
-pub const MINOR: u16 = 1;
+pub const MINOR: u16 = 2;
 /// Bytes of the v1.0 header: magic, major, minor, header length, feature flags.
 pub const HEADER_LEN: u32 = 24;
 
@@ -28,8 +28,10 @@ pub mod flags {
     pub const REQUIRED_MASK: u64 = 0xffff_ffff_0000_0000;
     /// The trace may hold per-location blocks (chunk type 0x06, format 1.1).
     pub const LOCAL_BLOCKS: u64 = 1 << 32;
+    /// The trace may hold compact blocks (chunk type 0x07, format 1.2).
+    pub const COMPACT_BLOCKS: u64 = 1 << 33;
     /// The required bits this version understands.
-    pub const KNOWN_REQUIRED: u64 = LOCAL_BLOCKS;
+    pub const KNOWN_REQUIRED: u64 = LOCAL_BLOCKS | COMPACT_BLOCKS;
 }
 
 /// Chunk types. Types from [`chunk::FIRST_OPTIONAL`] up may be skipped by a reader that
@@ -47,6 +49,9 @@ pub mod chunk {
     pub const END: u8 = 0x05;
     /// Multi-location block whose CPU times and Lamport clocks run per location (1.1).
     pub const LOCAL_BLOCK: u8 = 0x06;
+    /// Multi-location block in the compact form: locations, CPU times, partners and
+    /// Lamport clocks relative to what the block said before (1.2).
+    pub const COMPACT_BLOCK: u8 = 0x07;
     /// Types from here on may be skipped by readers that do not know them.
     pub const FIRST_OPTIONAL: u8 = 0x40;
     /// Type byte, payload length (u32), CRC-32 of the payload (u32).
@@ -90,6 +95,31 @@ pub mod ann {
     pub const NO_LAMPORT: u64 = 4;
 }
 
+/// The annotations of an event in a compact block: a varint of these bits, then the
+/// bodies of those set, in this order (formats/trace.md). Any other bit is an error.
+pub mod compact {
+    /// The partner is at the event's implied partner location; its index follows.
+    pub const PARTNER: u64 = 1;
+    /// The partner's location follows, then its index.
+    pub const PARTNER_AT: u64 = 2;
+    /// The Lamport clock follows (relative to the implied one, if any).
+    pub const LAMPORT: u64 = 4;
+    /// The event has no Lamport clock where one would be implied.
+    pub const NO_LAMPORT: u64 = 8;
+    /// The raw wall time follows.
+    pub const RAW_WALL: u64 = 16;
+    /// Every bit defined.
+    pub const ALL: u64 = 31;
+
+    /// Whether `present` is a set of annotations an event may have: at least one, none
+    /// unknown, one partner and one Lamport bit at most.
+    #[inline(always)]
+    pub fn valid(present: u64) -> bool {
+        let both = |a: u64, b: u64| present & (a | b) == a | b;
+        present != 0 && present & !ALL == 0 && !both(PARTNER, PARTNER_AT) && !both(LAMPORT, NO_LAMPORT)
+    }
+}
+
 /// How a block chunk lays out its events (formats/trace.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
@@ -101,6 +131,10 @@ pub enum Form {
     /// 0x06: like `Multi`, but CPU deltas run from event to event of the same
     /// location, and Lamport clocks one more than the location's previous are implied.
     Local,
+    /// 0x07: like `Local`, with each location given relative to the previous event's,
+    /// CPU times advancing with the location's own wall time, and compact annotations
+    /// (partners relative to the location's previous ones).
+    Compact,
 }
 
 impl Form {
@@ -110,6 +144,7 @@ impl Form {
             chunk::BLOCK => Some(Form::Single),
             chunk::MULTI_BLOCK => Some(Form::Multi),
             chunk::LOCAL_BLOCK => Some(Form::Local),
+            chunk::COMPACT_BLOCK => Some(Form::Compact),
             _ => None,
         }
     }
@@ -117,6 +152,11 @@ impl Form {
     /// Whether each event names its location.
     pub fn multi(self) -> bool {
         self != Form::Single
+    }
+
+    /// Whether events keep state per location within the block.
+    pub fn per_location(self) -> bool {
+        matches!(self, Form::Local | Form::Compact)
     }
 }
 
@@ -136,6 +176,30 @@ pub(crate) struct Slot {
     generation: u32,
     pub cpu: i64,
     pub lamport: Option<u64>,
+    /// Compact blocks: the wall time of the location's previous event (0 before its
+    /// first), and the index of its previous partner on its own location and on
+    /// another ([`partner_side`]; 0 before the first).
+    pub wall: i64,
+    pub partners: [u64; 2],
+}
+
+/// Which of a location's two running partner indices a partner at `partner_loc`
+/// follows in a compact block: the event's own location's, or any other's.
+#[inline(always)]
+pub(crate) fn partner_side(loc: LocId, partner_loc: LocId) -> usize {
+    (loc != partner_loc) as usize
+}
+
+/// Where a compact block implies an event's partner to be: the destination of a send,
+/// the source of a received message, the event's own location otherwise (a request's
+/// completion, a completion's request).
+#[inline(always)]
+pub(crate) fn implied_partner_loc(loc: LocId, k: &Kind) -> LocId {
+    match *k {
+        Kind::Send { to, .. } | Kind::Isend { to, .. } => to,
+        Kind::RecvEnd { from, .. } | Kind::IrecvComplete { from, .. } => from,
+        _ => loc,
+    }
 }
 
 impl PerLocation {
@@ -163,7 +227,7 @@ impl PerLocation {
         }
         let s = &mut self.slots[i];
         if s.generation != self.generation {
-            *s = Slot { generation: self.generation, cpu: 0, lamport: None };
+            *s = Slot { generation: self.generation, ..Slot::default() };
         }
         s
     }
@@ -298,11 +362,24 @@ impl ChunkHeader {
         }
     }
 
-    /// Why this header cannot start a chunk, if it cannot.
-    pub fn problem(&self) -> Option<String> {
-        let known = (chunk::DEFS..=chunk::LOCAL_BLOCK).contains(&self.kind);
+    /// Why this header cannot start a chunk of a trace with feature flags `trace_flags`,
+    /// if it cannot.
+    pub fn problem(&self, trace_flags: u64) -> Option<String> {
+        let known = (chunk::DEFS..=chunk::COMPACT_BLOCK).contains(&self.kind);
         if !known && self.kind < chunk::FIRST_OPTIONAL {
-            return Some(format!("expected a chunk type (1 to 6, or 64 and up), found {}", self.kind));
+            return Some(format!("expected a chunk type (1 to 7, or 64 and up), found {}", self.kind));
+        }
+        // The chunk type is outside the checksum: a block form the header does not
+        // allow is damage, not a block to read another way.
+        for (kind, flag, name) in [
+            (chunk::LOCAL_BLOCK, flags::LOCAL_BLOCKS, "LOCAL_BLOCKS"),
+            (chunk::COMPACT_BLOCK, flags::COMPACT_BLOCKS, "COMPACT_BLOCKS"),
+        ] {
+            if self.kind == kind && trace_flags & flag == 0 {
+                return Some(format!(
+                    "found a block of type {kind:#04x} in a trace whose header does not allow it ({name} unset)"
+                ));
+            }
         }
         if self.len > chunk::MAX_PAYLOAD {
             return Some(format!(
@@ -566,8 +643,13 @@ pub struct BlockEncoder {
     pub max_wall: i64,
     prev_wall: i64,
     prev_cpu: i64,
-    /// Per-location blocks: each location's CPU time and Lamport clock.
+    /// Compact blocks: the previous event's location.
+    prev_loc: LocId,
+    /// Multi-location blocks: each location's running state.
     local: PerLocation,
+    /// Multi-location blocks in the per-location form of 1.1 (0x06), not the compact
+    /// one: only to test that readers still read them.
+    legacy_local: bool,
 }
 
 impl BlockEncoder {
@@ -577,11 +659,19 @@ impl BlockEncoder {
         self.count = 0;
         self.prev_wall = 0;
         self.prev_cpu = 0;
+        self.prev_loc = 0;
         self.local.start();
     }
 
+    /// An encoder whose multi-location blocks are in the per-location form of 1.1
+    /// (chunk type 0x06), which readers must still read.
+    #[doc(hidden)]
+    pub fn writing_1_1() -> BlockEncoder {
+        BlockEncoder { legacy_local: true, ..Default::default() }
+    }
+
     /// Appends one event. `with_loc` is set in multi-location blocks, which are
-    /// written in the per-location form (chunk type 0x06).
+    /// written in the compact form (chunk type 0x07).
     pub fn push(&mut self, ev: &Event, with_loc: bool) {
         self.push_parts(ev.loc, ev.wall, ev.cpu, &ev.kind, &ev.ann, with_loc)
     }
@@ -599,6 +689,9 @@ impl BlockEncoder {
         with_loc: bool,
     ) {
         let ev = Parts { loc, wall, kind, ann };
+        if with_loc && !self.legacy_local {
+            return self.push_compact(ev, cpu);
+        }
         let b = &mut self.buf;
         let dw = ev.wall.wrapping_sub(self.prev_wall);
         // What the Lamport annotation must say: the clock, "none", or nothing (implied).
@@ -631,19 +724,94 @@ impl BlockEncoder {
         if mode == head::CPU_DELTA {
             put_i64(b, dc);
         }
-        if self.count == 0 {
-            self.min_wall = ev.wall;
-            self.max_wall = ev.wall;
-        } else {
-            self.min_wall = self.min_wall.min(ev.wall);
-            self.max_wall = self.max_wall.max(ev.wall);
-        }
-        self.prev_wall = ev.wall;
-        self.count += 1;
         encode_kind(b, ev.kind);
         if annotated {
             encode_annotations(b, &ev, lamport);
         }
+        self.count_event(ev.wall);
+    }
+
+    /// The block's event count and wall-time range, after an event at `wall`.
+    #[inline(always)]
+    fn count_event(&mut self, wall: i64) {
+        if self.count == 0 {
+            self.min_wall = wall;
+            self.max_wall = wall;
+        } else {
+            self.min_wall = self.min_wall.min(wall);
+            self.max_wall = self.max_wall.max(wall);
+        }
+        self.prev_wall = wall;
+        self.count += 1;
+    }
+
+    /// `push_parts` of an event of a compact block (formats/trace.md, 0x07).
+    #[inline]
+    fn push_compact(&mut self, ev: Parts, cpu: Option<i64>) {
+        let b = &mut self.buf;
+        let dw = ev.wall.wrapping_sub(self.prev_wall);
+        let dl = (ev.loc as i64).wrapping_sub(self.prev_loc as i64);
+        self.prev_loc = ev.loc;
+        let slot = self.local.slot(ev.loc);
+        let (mode, dc) = cpu_mode(cpu, slot.cpu, ev.wall.wrapping_sub(slot.wall));
+        if let Some(cpu) = cpu {
+            slot.cpu = cpu;
+        }
+        slot.wall = ev.wall;
+        let implied = implied_lamport(slot.lamport);
+        slot.lamport = ev.ann.lamport;
+        let mut present = 0;
+        let mut partner = None;
+        if let Some(p) = ev.ann.partner {
+            let side = partner_side(ev.loc, p.loc);
+            let delta = p.index.wrapping_sub(slot.partners[side]) as i64;
+            slot.partners[side] = p.index;
+            let at = (p.loc != implied_partner_loc(ev.loc, ev.kind)).then_some(p.loc);
+            present |= if at.is_some() { compact::PARTNER_AT } else { compact::PARTNER };
+            partner = Some((at, delta));
+        }
+        let lamport = if ev.ann.lamport == implied {
+            None
+        } else {
+            match (ev.ann.lamport, implied) {
+                (Some(l), Some(i)) => Some(zigzag(l.wrapping_sub(i) as i64)),
+                (Some(l), None) => Some(l),
+                (None, _) => {
+                    present |= compact::NO_LAMPORT;
+                    None
+                }
+            }
+        };
+        if lamport.is_some() {
+            present |= compact::LAMPORT;
+        }
+        if ev.ann.raw_wall.is_some() {
+            present |= compact::RAW_WALL;
+        }
+        let annotated = present != 0;
+        b.push(ev.kind.code() | (mode << head::CPU_SHIFT) | if annotated { head::ANNOTATED } else { 0 });
+        put_i64(b, dl);
+        put_i64(b, dw);
+        if mode == head::CPU_DELTA {
+            put_i64(b, dc);
+        }
+        encode_kind(b, ev.kind);
+        if annotated {
+            put_u64(b, present);
+            if let Some((at, delta)) = partner {
+                if let Some(l) = at {
+                    put_u64(b, l as u64);
+                }
+                put_i64(b, delta);
+            }
+            if let Some(l) = lamport {
+                put_u64(b, l);
+            }
+            if let Some(r) = ev.ann.raw_wall {
+                put_i64(b, r.wrapping_sub(ev.wall));
+            }
+        }
+        self.count_event(ev.wall);
     }
 }
 
@@ -771,11 +939,107 @@ pub fn decode_block(
     loc_count: usize,
     f: impl FnMut(Event),
 ) -> Result<BlockPrefix, DecodeError> {
-    if form == Form::Local {
-        with_per_location(|st| decode_block_with(payload, form, loc_count, f, st))
-    } else {
-        decode_block_with(payload, form, loc_count, f, &mut PerLocation::default())
+    match form {
+        Form::Local => with_per_location(|st| decode_block_with(payload, form, loc_count, f, st)),
+        Form::Compact => with_per_location(|st| decode_compact_block(payload, loc_count, f, st)),
+        _ => decode_block_with(payload, form, loc_count, f, &mut PerLocation::default()),
     }
+}
+
+fn decode_compact_block(
+    payload: &[u8],
+    loc_count: usize,
+    mut f: impl FnMut(Event),
+    st: &mut PerLocation,
+) -> Result<BlockPrefix, DecodeError> {
+    let mut cur = Cursor::new(payload);
+    let c = &mut cur;
+    let (_, count) = block_prefix(c, Form::Compact, loc_count)?;
+    let mut run = CompactRun::default();
+    for _ in 0..count {
+        f(compact_event(c, loc_count, &mut run, st)?);
+    }
+    block_end(c, count)?;
+    Ok(BlockPrefix { loc: None, count })
+}
+
+/// What a compact block's next event is relative to: the previous event's location and
+/// wall time.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct CompactRun {
+    loc: LocId,
+    wall: i64,
+}
+
+/// Decodes the next event of a compact block (formats/trace.md, 0x07).
+#[inline(always)]
+pub(crate) fn compact_event(
+    c: &mut Cursor,
+    loc_count: usize,
+    run: &mut CompactRun,
+    st: &mut PerLocation,
+) -> Result<Event, DecodeError> {
+    let start = c.pos;
+    let h = c.u8().want(c, "an event")?;
+    let at = c.pos;
+    let l = (run.loc as i64).wrapping_add(c.i64().want(c, "the event's location")?);
+    if l < 0 || l as u64 >= loc_count as u64 {
+        return err(at, format!("event names location {l}, but {loc_count} locations are defined"));
+    }
+    let loc = l as LocId;
+    let wall = run.wall.wrapping_add(c.i64().want(c, "a wall-time delta")?);
+    *run = CompactRun { loc, wall };
+    let slot = st.slot(loc);
+    let own_dw = wall.wrapping_sub(slot.wall);
+    slot.wall = wall;
+    let cpu = event_cpu(c, h, own_dw, &mut slot.cpu)?;
+    let kind = decode_kind(c, h & head::KIND_MASK, start)?;
+    let implied = implied_lamport(slot.lamport);
+    let mut ann = Annotations { lamport: implied, ..Annotations::default() };
+    if h & head::ANNOTATED != 0 {
+        let at = c.pos;
+        let present = c.u64().want(c, "the annotations present")?;
+        if !compact::valid(present) {
+            return err(
+                at,
+                format!("expected the annotations present (bits of 31: one partner, one Lamport clock at most), found {present}"),
+            );
+        }
+        if present & (compact::PARTNER | compact::PARTNER_AT) != 0 {
+            let ploc = if present & compact::PARTNER_AT != 0 {
+                u32_of(c, "a partner location")?
+            } else {
+                implied_partner_loc(loc, &kind)
+            };
+            let side = partner_side(loc, ploc);
+            let index = slot.partners[side].wrapping_add(c.i64().want(c, "a partner index delta")? as u64);
+            slot.partners[side] = index;
+            ann.partner = Some(EventRef { loc: ploc, index });
+        }
+        if present & compact::LAMPORT != 0 {
+            let v = c.u64().want(c, "a Lamport clock")?;
+            ann.lamport = Some(implied.map_or(v, |i| i.wrapping_add(unzigzag(v) as u64)));
+        } else if present & compact::NO_LAMPORT != 0 {
+            ann.lamport = None;
+        }
+        if present & compact::RAW_WALL != 0 {
+            ann.raw_wall = Some(wall.wrapping_add(c.i64().want(c, "a raw wall-time delta")?));
+        }
+    }
+    slot.lamport = ann.lamport;
+    Ok(Event { loc, wall, cpu, kind, ann })
+}
+
+/// Checks that a block's payload ends after its `count` events.
+#[inline]
+pub(crate) fn block_end(c: &Cursor, count: u64) -> Result<(), DecodeError> {
+    if c.remaining() != 0 {
+        return err(
+            c.pos,
+            format!("expected the end of the block after {count} events, found {} more bytes", c.remaining()),
+        );
+    }
+    Ok(())
 }
 
 fn decode_block_with(
@@ -824,12 +1088,7 @@ fn decode_block_with(
         }
         f(ev);
     }
-    if c.remaining() != 0 {
-        return err(
-            c.pos,
-            format!("expected the end of the block after {count} events, found {} more bytes", c.remaining()),
-        );
-    }
+    block_end(c, count)?;
     Ok(BlockPrefix { loc: block_loc, count })
 }
 

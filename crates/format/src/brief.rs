@@ -12,7 +12,7 @@
 //! fewer), the position kept in a register; the last events of a block take the checked
 //! path.
 
-use crate::binary::{ann, head, kind, with_per_location, Form, PerLocation};
+use crate::binary::{ann, compact, head, kind, partner_side, with_per_location, Form, PerLocation, Slot};
 use crate::varint::{from_word, unzigzag, Cursor};
 use spoor_model::{Event, Kind, KIND_COUNT};
 
@@ -100,6 +100,7 @@ pub fn decode_block_brief(payload: &[u8], form: Form, loc_count: usize, out: &mu
     // One loop for each form, so that the form is not asked again at every event.
     match form {
         Form::Local => with_per_location(|st| decode::<LOCAL>(payload, loc_count, out, st).is_some()),
+        Form::Compact => with_per_location(|st| decode::<COMPACT>(payload, loc_count, out, st).is_some()),
         Form::Multi => decode::<MULTI>(payload, loc_count, out, &mut PerLocation::default()).is_some(),
         Form::Single => decode::<SINGLE>(payload, loc_count, out, &mut PerLocation::default()).is_some(),
     }
@@ -109,6 +110,7 @@ pub fn decode_block_brief(payload: &[u8], form: Form, loc_count: usize, out: &mu
 const SINGLE: u8 = 0;
 const MULTI: u8 = 1;
 const LOCAL: u8 = 2;
+const COMPACT: u8 = 3;
 
 /// Where this many bytes remain from the start of an event's fixed part (head,
 /// location, times and payload: at most 81 bytes, then the annotation count) or of an
@@ -197,10 +199,12 @@ impl Rd<'_> {
     }
 }
 
-/// The times that run from one event to the next within a block.
+/// What runs from one event to the next within a block.
 struct Running {
     wall: i64,
     cpu: i64,
+    /// The previous event's location (compact blocks).
+    loc: u32,
 }
 
 fn decode<const FORM: u8>(
@@ -224,7 +228,7 @@ fn decode<const FORM: u8>(
         return None;
     }
     out.reserve(count as usize);
-    let run = &mut Running { wall: 0, cpu: 0 };
+    let run = &mut Running { wall: 0, cpu: 0, loc: 0 };
     // Room for every brief is reserved above: they are written without asking again.
     let mut at = out.len();
     for _ in 0..count {
@@ -262,6 +266,14 @@ fn event<const FORM: u8, const FAST: bool>(
     }
     let loc = match block_loc {
         Some(l) => l,
+        None if FORM == COMPACT => {
+            let l = (run.loc as i64).wrapping_add(r.i64::<FAST>()?);
+            if l < 0 || l as u64 >= loc_count as u64 {
+                return None;
+            }
+            run.loc = l as u32;
+            l as u32
+        }
         None => {
             let l = r.u32::<FAST>()?;
             if l as usize >= loc_count {
@@ -270,13 +282,22 @@ fn event<const FORM: u8, const FAST: bool>(
             l
         }
     };
-    let dw = r.i64::<FAST>()?;
+    let mut dw = r.i64::<FAST>()?;
     run.wall = run.wall.wrapping_add(dw);
+    let mut slot = if FORM == COMPACT || FORM == LOCAL { Some(st.slot(loc)) } else { None };
+    if let (Some(s), COMPACT) = (&mut slot, FORM) {
+        // CPU time advances with the location's own wall time.
+        dw = run.wall.wrapping_sub(s.wall);
+        s.wall = run.wall;
+    }
     let mode = (h >> head::CPU_SHIFT) & 3;
     let ev_cpu = if mode == head::CPU_NONE {
         NO_CPU
     } else {
-        let cpu = if FORM == LOCAL { &mut st.slot(loc).cpu } else { &mut run.cpu };
+        let cpu = match &mut slot {
+            Some(s) => &mut s.cpu,
+            None => &mut run.cpu,
+        };
         match mode {
             head::CPU_SAME_AS_WALL => *cpu = cpu.wrapping_add(dw),
             head::CPU_DELTA => *cpu = cpu.wrapping_add(r.i64::<FAST>()?),
@@ -285,12 +306,14 @@ fn event<const FORM: u8, const FAST: bool>(
         *cpu
     };
     let (mut a, mut bytes, mut sub, mut coll_bytes) = (0u32, 0u64, 0u8, 0u64);
+    // Where a compact block implies the partner to be: the other side of a message.
+    let mut peer = loc;
     match code {
         kind::PROCESS_BEGIN | kind::THREAD_BEGIN => sub = r.opt_u32::<FAST>()? as u8,
         kind::PROCESS_END | kind::THREAD_END => {}
         kind::ENTER | kind::LEAVE | kind::PHASE_BEGIN | kind::PHASE_END => a = r.u32::<FAST>()?,
         kind::SEND | kind::RECV_END => {
-            r.u32::<FAST>()?;
+            peer = r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             bytes = r.u64::<FAST>()?;
@@ -301,7 +324,7 @@ fn event<const FORM: u8, const FAST: bool>(
             r.opt_u32::<FAST>()?;
         }
         kind::ISEND => {
-            r.u32::<FAST>()?;
+            peer = r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             bytes = r.u64::<FAST>()?;
@@ -318,7 +341,7 @@ fn event<const FORM: u8, const FAST: bool>(
         }
         kind::IRECV_COMPLETE => {
             r.u64::<FAST>()?;
-            r.u32::<FAST>()?;
+            peer = r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             r.u32::<FAST>()?;
             bytes = r.u64::<FAST>()?;
@@ -353,7 +376,17 @@ fn event<const FORM: u8, const FAST: bool>(
         }
     }
     let (mut partner_loc, mut partner_idx) = (NO_PARTNER, 0);
-    if h & head::ANNOTATED != 0 {
+    if let (Some(s), COMPACT, true) = (slot, FORM, h & head::ANNOTATED != 0) {
+        // The fixed part may have used up the slack: asked again.
+        let p = if r.has_slack() {
+            compact_annotations::<true>(r, s, loc, peer)?
+        } else {
+            compact_annotations::<false>(r, s, loc, peer)?
+        };
+        if let Some(p) = p {
+            (partner_loc, partner_idx) = p;
+        }
+    } else if h & head::ANNOTATED != 0 {
         let n = r.u64::<FAST>()?;
         if n > (r.buf.len() - r.pos) as u64 {
             return None;
@@ -369,6 +402,37 @@ fn event<const FORM: u8, const FAST: bool>(
         (partner_loc, partner_idx) = (NO_PARTNER, coll_bytes);
     }
     Some(Brief { loc, code, sub, a, wall: run.wall, cpu: ev_cpu, bytes, partner_loc, partner_idx })
+}
+
+/// Reads the annotations of an event of a compact block of location `loc`, whose
+/// implied partner location is `peer`: the partner they name, if any.
+#[inline(always)]
+fn compact_annotations<const FAST: bool>(
+    r: &mut Rd,
+    slot: &mut Slot,
+    loc: u32,
+    peer: u32,
+) -> Option<Option<(u32, u64)>> {
+    let present = r.u64::<FAST>()?;
+    if !compact::valid(present) {
+        return None;
+    }
+    let mut partner = None;
+    if present & (compact::PARTNER | compact::PARTNER_AT) != 0 {
+        let at = if present & compact::PARTNER_AT != 0 { r.u32::<FAST>()? } else { peer };
+        let side = partner_side(loc, at);
+        let index = slot.partners[side].wrapping_add(r.i64::<FAST>()? as u64);
+        slot.partners[side] = index;
+        partner = Some((at, index));
+    }
+    // Not needed, but decode_block would refuse them damaged.
+    if present & compact::LAMPORT != 0 {
+        r.u64::<FAST>()?;
+    }
+    if present & compact::RAW_WALL != 0 {
+        r.u64::<FAST>()?;
+    }
+    Some(partner)
 }
 
 /// Reads one annotation: the partner it names, if it is one. `FAST` when `has_slack`
@@ -402,7 +466,7 @@ fn annotation<const FAST: bool>(r: &mut Rd) -> Option<Option<(u32, u64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binary::{decode_block, BlockEncoder};
+    use crate::binary::{decode_block, implied_partner_loc, BlockEncoder};
     use proptest::prelude::*;
     use spoor_model::{Annotations, CollOp, EventRef};
 
@@ -451,25 +515,41 @@ mod tests {
             any::<u64>(),
             -1_000_000i64..1_000_000,
             prop::option::of(-5i64..1_000_000),
-            prop::option::of((0u32..40, any::<u32>())),
+            // A partner, where compact blocks imply it to be or not.
+            prop::option::of((0u32..40, any::<u32>(), any::<bool>())),
             prop::option::of(any::<u32>()),
             prop::option::of(-100i64..100),
         )
-            .prop_map(|(loc, code, x, y, wall, cpu, partner, lamport, raw)| Event {
-                loc,
-                wall,
-                cpu,
-                kind: kind_of(code, x, y),
-                ann: Annotations {
-                    partner: partner.map(|(loc, i)| EventRef { loc, index: i as u64 }),
-                    lamport: lamport.map(u64::from),
-                    raw_wall: raw.map(|r| wall + r),
-                },
+            .prop_map(|(loc, code, x, y, wall, cpu, partner, lamport, raw)| {
+                let kind = kind_of(code, x, y);
+                let partner = partner.map(|(at, i, implied)| EventRef {
+                    loc: if implied { implied_partner_loc(loc, &kind) } else { at },
+                    index: i as u64,
+                });
+                Event {
+                    loc,
+                    wall,
+                    cpu,
+                    kind,
+                    ann: Annotations {
+                        partner,
+                        lamport: lamport.map(u64::from),
+                        raw_wall: raw.map(|r| wall + r),
+                    },
+                }
             })
     }
 
-    fn encode(events: &[Event], multi: bool) -> Vec<u8> {
-        let mut enc = BlockEncoder::default();
+    const FORMS: [Form; 4] = [Form::Single, Form::Multi, Form::Local, Form::Compact];
+
+    /// A block of `form` (`Multi` blocks are written in the per-location form of 1.1,
+    /// which has their layout: both decoders read the same bytes, whatever they mean).
+    fn encode(events: &[Event], form: Form) -> Vec<u8> {
+        let multi = form.multi();
+        let mut enc = match form {
+            Form::Local | Form::Multi => BlockEncoder::writing_1_1(),
+            _ => BlockEncoder::default(),
+        };
         for e in events {
             enc.push(e, multi);
         }
@@ -487,14 +567,13 @@ mod tests {
         #[test]
         fn briefs_of_whole_blocks_are_those_of_decode_block(
             mut events in prop::collection::vec(event(), 0..60),
-            form in prop::sample::select(vec![Form::Single, Form::Multi, Form::Local]),
+            form in prop::sample::select(FORMS.to_vec()),
         ) {
-            let multi = form.multi();
-            if !multi {
+            if !form.multi() {
                 let l = events.first().map_or(0, |e| e.loc);
                 events.iter_mut().for_each(|e| e.loc = l);
             }
-            let payload = encode(&events, multi);
+            let payload = encode(&events, form);
             let mut got = Vec::new();
             prop_assert!(decode_block_brief(&payload, form, 40, &mut got));
             prop_assert_eq!(Some(got), reference(&payload, form, 40));
@@ -506,12 +585,12 @@ mod tests {
         #[test]
         fn briefs_of_damaged_blocks_never_differ_from_decode_block(
             events in prop::collection::vec(event(), 1..30),
-            form in prop::sample::select(vec![Form::Single, Form::Multi, Form::Local]),
+            form in prop::sample::select(FORMS.to_vec()),
             edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
             cut in any::<prop::sample::Index>(),
             locs in 1usize..45,
         ) {
-            let mut payload = encode(&events, form.multi());
+            let mut payload = encode(&events, form);
             for (at, b) in edits {
                 let i = at.index(payload.len());
                 payload[i] = b;
@@ -546,20 +625,22 @@ mod tests {
                 },
             })
             .collect();
-        let payload = encode(&events, true);
-        let mut got = Vec::new();
-        assert!(decode_block_brief(&payload, Form::Local, 8, &mut got));
-        assert_eq!(Some(got), reference(&payload, Form::Local, 8));
-        for at in 0..96.min(payload.len()) {
-            for b in [0x00, 0x7f, 0x80, 0xff] {
-                let mut damaged = payload.clone();
-                damaged[at] = b;
-                let mut got = Vec::new();
-                let ok = decode_block_brief(&damaged, Form::Local, 8, &mut got);
-                let want = reference(&damaged, Form::Local, 8);
-                assert_eq!(ok, want.is_some(), "byte {at} set to {b:#x}");
-                if ok {
-                    assert_eq!(Some(got), want, "byte {at} set to {b:#x}");
+        for form in [Form::Local, Form::Compact] {
+            let payload = encode(&events, form);
+            let mut got = Vec::new();
+            assert!(decode_block_brief(&payload, form, 8, &mut got));
+            assert_eq!(Some(got), reference(&payload, form, 8));
+            for at in 0..96.min(payload.len()) {
+                for b in [0x00, 0x7f, 0x80, 0xff] {
+                    let mut damaged = payload.clone();
+                    damaged[at] = b;
+                    let mut got = Vec::new();
+                    let ok = decode_block_brief(&damaged, form, 8, &mut got);
+                    let want = reference(&damaged, form, 8);
+                    assert_eq!(ok, want.is_some(), "{form:?}: byte {at} set to {b:#x}");
+                    if ok {
+                        assert_eq!(Some(got), want, "{form:?}: byte {at} set to {b:#x}");
+                    }
                 }
             }
         }

@@ -8,8 +8,8 @@
 //! events one by one would have given.
 
 use crate::binary::{
-    ann, block_prefix, cpu_mode, decode_block, decode_kind, event_cpu, head, implied_lamport, u32_of,
-    BlockEncoder, BlockPrefix, DecodeError, Expect, Form, PerLocation,
+    ann, block_prefix, compact_event, cpu_mode, decode_block, decode_kind, event_cpu, head, implied_lamport,
+    u32_of, BlockEncoder, BlockPrefix, CompactRun, DecodeError, Expect, Form, PerLocation,
 };
 use crate::varint::{put_u64, vlen, zigzag, Cursor};
 use spoor_model::*;
@@ -30,7 +30,7 @@ pub struct EncodedBlock {
 }
 
 /// Encodes `events` as one block, exactly as [`crate::TraceWriter`] encodes a block
-/// holding them: a multi-location block (in the per-location form, 0x06) when `multi`,
+/// holding them: a multi-location block (in the compact form, 0x07) when `multi`,
 /// else a block of the location of the first event (every event must be of that
 /// location).
 pub fn encode_block(events: &[Event], multi: bool) -> EncodedBlock {
@@ -208,8 +208,8 @@ pub fn decode_block_canonical(
     loc_count: usize,
     mut f: impl FnMut(Event),
 ) -> Result<BlockFacts, DecodeError> {
-    if form == Form::Local {
-        return decode_local_canonical(payload, loc_count, f);
+    if form.per_location() {
+        return decode_per_location_canonical(payload, form, loc_count, f);
     }
     let mut cur = Cursor::new(payload);
     let c = &mut cur;
@@ -270,17 +270,18 @@ pub fn decode_block_canonical(
     Ok(BlockFacts { form, loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
 }
 
-/// A per-location (1.1) block: rarer (ordered traces passing through spoor-align),
-/// checked by encoding the events again.
-fn decode_local_canonical(
+/// A compact or per-location (1.1) block: rarer (ordered traces passing through
+/// spoor-align), checked by encoding the events again (a 1.1 block never is canonical:
+/// the writer writes compact blocks).
+fn decode_per_location_canonical(
     payload: &[u8],
+    form: Form,
     loc_count: usize,
     f: impl FnMut(Event),
 ) -> Result<BlockFacts, DecodeError> {
-    let form = Form::Local;
     let mut events = Vec::new();
     let prefix = decode_block(payload, form, loc_count, |e| events.push(e))?;
-    let canonical = encode_block(&events, true).payload == payload;
+    let canonical = form == Form::Compact && encode_block(&events, true).payload == payload;
     let lo = events.iter().map(|e| e.wall).min().unwrap_or(0);
     let hi = events.iter().map(|e| e.wall).max().unwrap_or(0);
     events.into_iter().for_each(f);
@@ -323,8 +324,10 @@ pub struct BlockCursor {
     cpu: i64,
     loc: Option<LocId>,
     loc_count: usize,
-    /// Each location's state in a per-location block.
+    /// Each location's state in a per-location or compact block.
     local: Option<Box<PerLocation>>,
+    /// A compact block's previous event (`None`: another form).
+    compact: Option<CompactRun>,
 }
 
 impl BlockCursor {
@@ -333,8 +336,10 @@ impl BlockCursor {
         let mut c = Cursor::new(&payload);
         let (loc, count) = block_prefix(&mut c, form, loc_count)?;
         let pos = c.pos;
-        let local = (form == Form::Local).then(Box::default);
-        let cur = BlockCursor { payload, pos, count, left: count, wall: 0, cpu: 0, loc, loc_count, local };
+        let local = form.per_location().then(Box::default);
+        let compact = (form == Form::Compact).then(CompactRun::default);
+        let cur =
+            BlockCursor { payload, pos, count, left: count, wall: 0, cpu: 0, loc, loc_count, local, compact };
         if count == 0 {
             cur.check_end()?;
         }
@@ -372,6 +377,11 @@ impl BlockCursor {
         }
         let mut cur = Cursor { buf: &self.payload, pos: self.pos };
         let c = &mut cur;
+        if let (Some(run), Some(st)) = (&mut self.compact, &mut self.local) {
+            let ev = compact_event(c, self.loc_count, run, st)?;
+            self.pos = c.pos;
+            return self.counted(ev);
+        }
         let start = c.pos;
         let h = c.u8().want(c, "an event")?;
         let code = h & head::KIND_MASK;
@@ -416,6 +426,11 @@ impl BlockCursor {
             (Some(s), Some(st)) => *st.slot(loc) = s,
             _ => self.cpu = cpu,
         }
+        self.counted(ev)
+    }
+
+    /// `ev`, the next event, once counted (the block must end after its last).
+    fn counted(&mut self, ev: Event) -> Result<Option<Event>, DecodeError> {
         self.left -= 1;
         if self.left == 0 {
             self.check_end()?;
@@ -448,12 +463,23 @@ mod tests {
         v
     }
 
+    /// `events` as a block of `form` (1.1's per-location form too).
+    fn block_of(events: &[Event], form: Form) -> EncodedBlock {
+        let multi = form.multi();
+        let mut enc = if form == Form::Local { BlockEncoder::writing_1_1() } else { BlockEncoder::default() };
+        for ev in events {
+            enc.push(ev, multi);
+        }
+        enc.take_block(if multi { None } else { events.first().map(|e| e.loc) })
+    }
+
     #[test]
     fn encoded_blocks_decode_canonical() {
         for multi in [false, true] {
             let evs = events();
             let b = encode_block(&evs, multi);
-            let form = if multi { Form::Local } else { Form::Single };
+            assert_eq!(b, block_of(&evs, if multi { Form::Compact } else { Form::Single }));
+            let form = if multi { Form::Compact } else { Form::Single };
             let mut got = Vec::new();
             let facts = decode_block_canonical(&b.payload, form, 4, |e| got.push(e)).unwrap();
             assert!(facts.canonical);
@@ -511,10 +537,19 @@ mod tests {
     }
 
     #[test]
+    fn blocks_of_the_per_location_form_of_1_1_decode_but_are_not_copied() {
+        let evs = events();
+        let b = block_of(&evs, Form::Local);
+        let mut got = Vec::new();
+        let facts = decode_block_canonical(&b.payload, Form::Local, 4, |e| got.push(e)).unwrap();
+        assert!(!facts.canonical);
+        assert_eq!(format!("{got:?}"), format!("{evs:?}"));
+    }
+
+    #[test]
     fn a_cursor_gives_the_events_of_decode_block() {
-        for multi in [false, true] {
-            let b = encode_block(&events(), multi);
-            let form = if multi { Form::Local } else { Form::Single };
+        for form in [Form::Single, Form::Local, Form::Compact] {
+            let b = block_of(&events(), form);
             let mut plain = Vec::new();
             decode_block(&b.payload, form, 4, |e| plain.push(e)).unwrap();
             let mut cur = BlockCursor::new(b.payload.clone(), form, 4).unwrap();

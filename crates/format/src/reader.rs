@@ -154,7 +154,7 @@ struct ChunkScan {
 /// Scans chunk headers only, from `pos`; payloads are checked when decoded. A mapped
 /// file's headers are read with pread, so the scan maps no pages: the decoding then
 /// maps each page once, and releases it once the blocks on it are handed on.
-fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64) -> Result<ChunkScan, Error> {
+fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64, flags: u64) -> Result<ChunkScan, Error> {
     let file_len = bytes.len() as u64;
     let mut blocks = Vec::new();
     let mut defs_chunk = None;
@@ -179,7 +179,7 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64) -> Result<ChunkScan, Err
         }
         let at = pos as usize;
         let h = ChunkHeader::decode(&bytes.header_at(at).map_err(|e| Error::io(name, &e))?);
-        if let Some(p) = h.problem() {
+        if let Some(p) = h.problem(flags) {
             stopped = Some((pos, p));
             break;
         }
@@ -195,7 +195,7 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64) -> Result<ChunkScan, Err
         pos = body + h.len as u64;
         match h.kind {
             chunk::DEFS => defs_chunk = Some(c),
-            chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => blocks.push(c),
+            chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK | chunk::COMPACT_BLOCK => blocks.push(c),
             chunk::INDEX => index_chunk = Some(c),
             chunk::END => {
                 let payload = payload_of(bytes, c);
@@ -429,7 +429,8 @@ impl TraceReader {
                 format!("header length {pos} is beyond the end of the file"),
             ));
         }
-        let ChunkScan { blocks, defs_chunk, index_chunk, end, stopped } = scan_chunks(name, &bytes, pos)?;
+        let ChunkScan { blocks, defs_chunk, index_chunk, end, stopped } =
+            scan_chunks(name, &bytes, pos, header.flags)?;
         let mut r = Self::new_binary(name, opts, header, Source::Whole { bytes, blocks, next: 0 });
         if let Some((off, why)) = stopped {
             r.stop_or_fail(off, file_len - off, why)?;
@@ -566,7 +567,7 @@ impl TraceReader {
             return Ok(None);
         }
         let h = ChunkHeader::decode(&hb);
-        if let Some(p) = h.problem() {
+        if let Some(p) = h.problem(self.header.map_or(0, |h| h.flags)) {
             *finished = true;
             self.stop_or_fail(at, 0, p)?;
             return Ok(None);
@@ -582,7 +583,7 @@ impl TraceReader {
             return Ok(None);
         }
         match h.kind {
-            chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => *blocks += 1,
+            chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK | chunk::COMPACT_BLOCK => *blocks += 1,
             chunk::INDEX => *index_at = at,
             _ => {}
         }
@@ -624,7 +625,7 @@ impl TraceReader {
             let Some(c) = self.read_raw()? else { break };
             match c.header.kind {
                 chunk::DEFS => self.apply_defs(&c)?,
-                chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK => out.push(c),
+                chunk::BLOCK | chunk::MULTI_BLOCK | chunk::LOCAL_BLOCK | chunk::COMPACT_BLOCK => out.push(c),
                 chunk::INDEX => {
                     check_crc(&self.name, c.offset, c.header, &c.payload)?;
                     self.index = Some(

@@ -11,7 +11,7 @@ pub struct WriterOptions {
     /// Events per block before it is written out.
     pub block_events: usize,
     /// Write the events in the order given, in multi-location blocks of the
-    /// per-location form (a stream in global order); otherwise one block per location,
+    /// compact form (a stream in global order); otherwise one block per location,
     /// each location's events in order.
     pub global_order: bool,
     /// Write the trailing index of blocks.
@@ -38,27 +38,43 @@ pub struct TraceWriter<W: Write> {
     index: Vec<IndexEntry>,
     events: u64,
     scratch: Vec<u8>,
+    /// The chunk type of its multi-location blocks.
+    multi_chunk: u8,
 }
 
 impl<W: Write> TraceWriter<W> {
     /// Writes the header and `defs` to `out`; events follow with `write`.
-    pub fn new(mut out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
+    pub fn new(out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
+        Self::of_version(out, defs, opts, binary::MINOR)
+    }
+
+    /// [`TraceWriter::new`] writing a trace of format 1.1, whose multi-location blocks
+    /// are in the per-location form (0x06): only to test that readers still read them.
+    #[doc(hidden)]
+    pub fn new_1_1(out: W, defs: &Definitions, opts: WriterOptions) -> io::Result<Self> {
+        Self::of_version(out, defs, opts, 1)
+    }
+
+    fn of_version(mut out: W, defs: &Definitions, opts: WriterOptions, minor: u16) -> io::Result<Self> {
+        let legacy = minor < 2;
         let mut fl = opts.flags;
         if opts.global_order {
-            fl |= flags::GLOBAL_ORDER | flags::LOCAL_BLOCKS;
+            fl |= flags::GLOBAL_ORDER | if legacy { flags::LOCAL_BLOCKS } else { flags::COMPACT_BLOCKS };
         }
-        let header = Header::new(fl).encode();
+        let header = Header { minor, ..Header::new(fl) }.encode();
         out.write_all(&header)?;
         let n = if opts.global_order { 1 } else { defs.locations.len() };
+        let encoder = || if legacy { BlockEncoder::writing_1_1() } else { BlockEncoder::default() };
         let mut w = TraceWriter {
             out,
             opts,
             location_count: defs.locations.len(),
-            blocks: (0..n).map(|_| BlockEncoder::default()).collect(),
+            blocks: (0..n).map(|_| encoder()).collect(),
             offset: header.len() as u64,
             index: Vec::new(),
             events: 0,
             scratch: Vec::new(),
+            multi_chunk: if legacy { chunk::LOCAL_BLOCK } else { chunk::COMPACT_BLOCK },
         };
         w.write_defs(defs)?;
         Ok(w)
@@ -164,7 +180,7 @@ impl<W: Write> TraceWriter<W> {
             min_wall: b.min_wall,
             max_wall: b.max_wall,
         });
-        let kind = if self.opts.global_order { chunk::LOCAL_BLOCK } else { chunk::BLOCK };
+        let kind = if self.opts.global_order { self.multi_chunk } else { chunk::BLOCK };
         self.write_chunk(kind, &b.payload)
     }
 

@@ -364,7 +364,7 @@ fn a_newer_major_version_is_refused_with_exit_code_3() {
     for read in [read_whole, read_stream] {
         let e = read(&b, false).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Version);
-        assert!(e.to_string().contains("version 2.1 is newer"), "{e}");
+        assert!(e.to_string().contains("version 2.2 is newer"), "{e}");
         assert!(e.to_string().contains("upgrade spoor"), "{e}");
     }
     // An unknown required feature bit is refused the same way.
@@ -478,4 +478,100 @@ fn cpu_modes_compress_computing_and_waiting() {
     assert!(b.len() < 1000 * 4 + 200, "{} bytes", b.len());
     let (_, got) = read_whole(&b, false).unwrap();
     assert_eq!(got, ev);
+}
+
+/// A compact block worked out by hand (formats/trace.md, 0x07): locations, CPU times,
+/// partners and Lamport clocks relative to what the block said before.
+#[test]
+fn a_compact_block_is_encoded_as_worked_out_by_hand() {
+    use spoor_format::binary::{decode_block, Form};
+    let ev = |loc, wall, cpu, kind, partner: Option<(u32, u64)>, lamport| {
+        let mut e = Event::new(loc, wall, Some(cpu), kind);
+        e.ann.partner = partner.map(|(loc, index)| EventRef { loc, index });
+        e.ann.lamport = Some(lamport);
+        e
+    };
+    let events = vec![
+        ev(2, 100, 50, Kind::Enter { proc: 1 }, None, 1),
+        ev(2, 110, 60, Kind::Isend { to: 1, comm: 0, tag: 3, bytes: 8, request: 5 }, Some((1, 7)), 2),
+        ev(
+            1,
+            120,
+            40,
+            Kind::IrecvComplete { request: 9, from: 2, comm: 0, tag: 3, bytes: 8 },
+            Some((2, 1)),
+            9,
+        ),
+        ev(2, 130, 60, Kind::IsendComplete { request: 5 }, Some((2, 1)), 3),
+    ];
+    #[rustfmt::skip]
+    let want: Vec<u8> = vec![
+        4, // events
+        // enter, CPU delta, annotated; location +2; wall +100; CPU +50; procedure 1;
+        // a Lamport clock, none implied yet: 1.
+        0xC4, 0x04, 0xC8, 0x01, 0x64, 0x01, 0x04, 0x01,
+        // isend, CPU advanced with the location's own wall time (10), annotated; same
+        // location; wall +10; to 1, comm 0, tag 3, 8 bytes, request 5; a partner at the
+        // implied location (the destination), index 0 + 7; the clock implied (2).
+        0xA9, 0x00, 0x14, 0x01, 0x00, 0x03, 0x08, 0x05, 0x01, 0x0E,
+        // irecv_complete, CPU delta, annotated; location -1; wall +10; CPU +40 (the
+        // location's first); request 9, from 2, comm 0, tag 3, 8 bytes; a partner at the
+        // source, index 0 + 1, and a clock, none implied yet: 9.
+        0xCC, 0x01, 0x14, 0x50, 0x09, 0x02, 0x00, 0x03, 0x08, 0x05, 0x02, 0x09,
+        // isend_complete, CPU unchanged, annotated; location +1; wall +10; request 5; a
+        // partner on its own location (its first there), index 0 + 1; clock implied (3).
+        0xEA, 0x02, 0x14, 0x05, 0x01, 0x02,
+    ];
+    let b = spoor_format::raw::encode_block(&events, true);
+    assert_eq!(b.payload, want);
+    let mut got = Vec::new();
+    decode_block(&want, Form::Compact, 3, |e| got.push(e)).unwrap();
+    assert_eq!(got, events);
+}
+
+#[test]
+fn damaged_compact_annotations_and_locations_are_named() {
+    use spoor_format::binary::{decode_block, Form};
+    let decode = |payload: &[u8]| match decode_block(payload, Form::Compact, 3, |_| {}) {
+        Ok(_) => panic!("{payload:?} decoded"),
+        Err(e) => e.message,
+    };
+    // Enter (annotated), location 0, wall 0, procedure 1, then the annotations present.
+    for (present, what) in [(32u8, "found 32"), (3, "found 3"), (12, "found 12"), (0, "found 0")] {
+        let e = decode(&[1, 0x84, 0, 0, 1, present, 1, 1]);
+        assert!(e.contains("expected the annotations present") && e.contains(what), "{e}");
+    }
+    // A location delta below location 0, and past the last.
+    assert!(decode(&[1, 0x04, 0x01, 0, 1]).contains("event names location -1, but 3 locations are defined"));
+    assert!(decode(&[1, 0x04, 0x06, 0, 1]).contains("event names location 3, but 3 locations are defined"));
+}
+
+#[test]
+fn traces_of_format_1_1_still_read() {
+    use spoor_format::binary::{chunk, flags};
+    let (defs, events) = sample();
+    let opts = WriterOptions { global_order: true, ..small_blocks() };
+    let mut w = TraceWriter::new_1_1(Vec::new(), &defs, opts.clone()).unwrap();
+    for e in &events {
+        w.write(e).unwrap();
+    }
+    let old = w.finish().unwrap();
+    let h = spoor_format::binary::Header::decode(&old).unwrap();
+    assert_eq!((h.minor, h.flags & (flags::LOCAL_BLOCKS | flags::COMPACT_BLOCKS)), (1, flags::LOCAL_BLOCKS));
+    // The first chunk after the definitions is a per-location block.
+    let defs_len = u32::from_le_bytes(old[25..29].try_into().unwrap()) as usize;
+    assert_eq!(old[24 + chunk::HEADER_LEN + defs_len], chunk::LOCAL_BLOCK);
+    let new = write(&defs, &events, opts);
+    assert_eq!(new[24 + chunk::HEADER_LEN + defs_len], chunk::COMPACT_BLOCK);
+    for read in [read_whole, read_stream] {
+        let (d, got) = read(&old, false).unwrap();
+        assert_eq!(d, defs);
+        assert!(same_events(&got, &events));
+        assert_eq!(got, read(&new, false).unwrap().1);
+    }
+    // A block whose type the header does not allow is damage.
+    let mut stray = new.clone();
+    stray[24 + chunk::HEADER_LEN + defs_len] = chunk::LOCAL_BLOCK;
+    let e = read_whole(&stray, false).unwrap_err().to_string();
+    assert!(e.contains("in a trace whose header does not allow it (LOCAL_BLOCKS unset)"), "{e}");
 }
