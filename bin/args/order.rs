@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Events per block of the output.
-    #[arg(long, value_name = "N", default_value_t = 4096)]
+    #[arg(long, value_name = "N", default_value_t = spoor_format::GLOBAL_ORDER_BLOCK_EVENTS)]
     pub block_events: usize,
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long)]

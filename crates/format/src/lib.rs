@@ -26,4 +26,4 @@ pub use reader::{
     TraceReader,
 };
 pub use sink::{Count, EventSink, FnSink};
-pub use writer::{TraceWriter, WriterOptions};
+pub use writer::{TraceWriter, WriterOptions, GLOBAL_ORDER_BLOCK_EVENTS};

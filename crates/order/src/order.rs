@@ -44,7 +44,7 @@ pub struct OrderOptions {
 
 impl Default for OrderOptions {
     fn default() -> Self {
-        OrderOptions { block_events: WriterOptions::default().block_events }
+        OrderOptions { block_events: spoor_format::GLOBAL_ORDER_BLOCK_EVENTS }
     }
 }
 
