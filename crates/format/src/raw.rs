@@ -288,6 +288,67 @@ fn decode_per_location_canonical(
     Ok(BlockFacts { form, loc: None, count: prefix.count, min_wall: lo, max_wall: hi, canonical })
 }
 
+/// Checks that every decoder of blocks agrees with [`decode_block`] on `payload` as a
+/// block of `form`: on whether it is refused, and on the events (the cursor that decodes
+/// one at a time, the canonical check, the PAG builder's brief decoder); and that a
+/// block found canonical encodes back to the same bytes. What differs, if anything.
+/// For the fuzz target and the tests.
+#[doc(hidden)]
+pub fn decoders_agree(payload: &[u8], form: Form, loc_count: usize) -> Result<(), String> {
+    let mut events = Vec::new();
+    let full = decode_block(payload, form, loc_count, |e| events.push(e));
+    let check = |what: &str, ok: bool, got: &[Event]| -> Result<(), String> {
+        if ok != full.is_ok() {
+            return Err(format!(
+                "{what} {} what decode_block {} ({form:?})",
+                ok_word(ok),
+                ok_word(full.is_ok())
+            ));
+        }
+        // Events hold floats (a metric's value may be NaN): compared as they print.
+        if ok && format!("{got:?}") != format!("{events:?}") {
+            return Err(format!("{what} gives other events than decode_block ({form:?})"));
+        }
+        Ok(())
+    };
+    let mut briefs = Vec::new();
+    let brief_ok = crate::brief::decode_block_brief(payload, form, loc_count, &mut briefs);
+    check("the brief decoder", brief_ok, &events)?;
+    if brief_ok && briefs != events.iter().map(crate::brief::Brief::of).collect::<Vec<_>>() {
+        return Err(format!("the brief decoder gives other briefs ({form:?})"));
+    }
+    let mut by_cursor = Vec::new();
+    let cursor = BlockCursor::new(payload.to_vec(), form, loc_count).and_then(|mut c| {
+        while let Some(e) = c.next_event()? {
+            by_cursor.push(e);
+        }
+        Ok(())
+    });
+    check("the cursor", cursor.is_ok(), &by_cursor)?;
+    let mut by_check = Vec::new();
+    let facts = decode_block_canonical(payload, form, loc_count, |e| by_check.push(e));
+    check("the canonical check", facts.is_ok(), &by_check)?;
+    if let Some(f) = facts.ok().filter(|f| f.canonical) {
+        // Encoded as the block it is (an empty block names its location too).
+        let mut enc = BlockEncoder::default();
+        for e in &by_check {
+            enc.push(e, form.multi());
+        }
+        if enc.take_block(f.loc).payload != payload {
+            return Err(format!("a canonical {form:?} block encodes to other bytes"));
+        }
+    }
+    Ok(())
+}
+
+fn ok_word(ok: bool) -> &'static str {
+    if ok {
+        "reads"
+    } else {
+        "refuses"
+    }
+}
+
 /// Whether `ev`, read with head `h` from `len` bytes after a wall delta `dw` and a CPU
 /// time `prev_cpu`, has the head and length the encoder would write (`with_loc`: the
 /// event names its location).

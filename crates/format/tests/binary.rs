@@ -575,3 +575,35 @@ fn traces_of_format_1_1_still_read() {
     let e = read_whole(&stray, false).unwrap_err().to_string();
     assert!(e.contains("in a trace whose header does not allow it (LOCAL_BLOCKS unset)"), "{e}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Blocks of every form, damaged or not, and random bytes: every decoder of blocks
+    /// agrees with decode_block (the fuzz target `block` asks the same of any bytes).
+    #[test]
+    fn every_block_decoder_agrees_on_damaged_blocks(
+        (defs, events) in arb_trace(40),
+        pick in 0usize..4,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+        cut in any::<prop::sample::Index>(),
+        noise in prop::collection::vec(any::<u8>(), 0..64),
+    ) {
+        use spoor_format::binary::{BlockEncoder, Form};
+        let form = [Form::Single, Form::Multi, Form::Local, Form::Compact][pick];
+        let mut enc = if form == Form::Compact { BlockEncoder::default() } else { BlockEncoder::writing_1_1() };
+        let first = events.first().map_or(0, |e| e.loc);
+        for e in events.iter().filter(|e| form.multi() || e.loc == first) {
+            enc.push(e, form.multi());
+        }
+        let mut payload = enc.take_block((!form.multi()).then_some(first)).payload;
+        for (at, b) in edits {
+            let i = at.index(payload.len());
+            payload[i] = b;
+        }
+        payload.truncate(if cut.index(3) == 0 { cut.index(payload.len() + 1) } else { payload.len() });
+        let locs = defs.locations.len();
+        prop_assert_eq!(spoor_format::raw::decoders_agree(&payload, form, locs), Ok(()));
+        prop_assert_eq!(spoor_format::raw::decoders_agree(&noise, form, locs), Ok(()));
+    }
+}
