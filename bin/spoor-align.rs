@@ -43,7 +43,8 @@ fn main() {
         };
         let input = Input::open(&args.input)?;
         let mut out = Output::create(args.output.as_deref())?;
-        let report = match align::align(&input, &opts, &mut out) {
+        let console = spoor_cli::Console::new("spoor-align", args.quiet);
+        let report = match align::align_with_feedback(&input, &opts, &mut out, &console) {
             Ok(r) => r,
             Err(spoor_order::Error::Usage(m)) => {
                 drop(out);

@@ -160,6 +160,8 @@ fn main() {
             overlay.get_or_insert_with(Overlay::default).marks = marks;
         }
         let mut out = Output::create(args.output.as_deref())?;
+        // Progress only: on a terminal, and never in the report itself.
+        let console = spoor_cli::Console::new("spoor-report", false);
         let format = match args.format {
             Form::Chrome => {
                 if !args.compare.is_empty() {
@@ -174,6 +176,7 @@ fn main() {
                     &opts,
                     Some(Box::new(Shared(shared.clone()))),
                     overlay.as_ref(),
+                    &console,
                 )
                 .map_err(lib)?;
                 warn_clocks(&a);
@@ -187,13 +190,15 @@ fn main() {
             Form::Html => Format::Html,
         };
         if args.compare.is_empty() {
-            let a = spoor_report::analyze(&args.input, &opts, None, overlay.as_ref()).map_err(lib)?;
+            let a =
+                spoor_report::analyze(&args.input, &opts, None, overlay.as_ref(), &console).map_err(lib)?;
             warn_clocks(&a);
             spoor_report::render(&a, &sel, format, overlay.as_ref(), &mut out).map_err(lib)?;
         } else {
-            let mut runs = vec![spoor_report::analyze(&args.input, &opts, None, None).map_err(lib)?];
+            let mut runs =
+                vec![spoor_report::analyze(&args.input, &opts, None, None, &console).map_err(lib)?];
             for r in &args.compare {
-                runs.push(spoor_report::analyze(r, &opts, None, None).map_err(lib)?);
+                runs.push(spoor_report::analyze(r, &opts, None, None, &console).map_err(lib)?);
             }
             runs.iter().for_each(warn_clocks);
             spoor_report::render_compare(&runs, &sel, format, &mut out).map_err(lib)?;

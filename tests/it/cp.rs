@@ -308,23 +308,34 @@ fn on_a_terminal(cmd: &str) -> String {
 #[test]
 fn long_work_shows_progress_on_a_terminal_only() {
     let tmp = tempfile::tempdir().unwrap();
-    let raw = tmp.path().join("raw.spoor");
-    let ordered = tmp.path().join("ordered.spoor");
-    let (raw, ordered) = (raw.to_str().unwrap(), ordered.to_str().unwrap());
-    ok("synth", &["stencil", "--procs", "16", "--events", "300000", "--seed", "1", "-o", raw], b"");
-    let order = format!("{} {raw} -o {ordered}", bin("order"));
-    let bar = |shown: &str| shown.contains("events (");
-    assert!(bar(&on_a_terminal(&order)), "spoor-order shows no progress");
-    assert!(
-        bar(&on_a_terminal(&format!("{} {ordered} -o /dev/null", bin("cp")))),
-        "spoor-cp shows no progress"
-    );
+    let p = |f: &str| tmp.path().join(f).to_str().unwrap().to_owned();
+    let (split, ordered) = (p("raw"), p("o"));
+    ok("synth", &["stencil", "--procs", "16", "--events", "300000", "--seed", "1", "--split", &split], b"");
+    // Every stage from the per-process traces on: events, their rate, and (the count
+    // known) the time left.
+    let bar = |shown: &str| shown.contains("events (") && shown.contains(" events/s");
+    let stages = [
+        ("merge", format!("{split} -o {}", p("m"))),
+        ("align", format!("{} -o {}", p("m"), p("a"))),
+        ("order", format!("{} -o {ordered}", p("a"))),
+        ("cp", format!("{ordered} -o /dev/null")),
+        ("pag", format!("{ordered} -o /dev/null")),
+        ("gag", format!("--predict --place-by process {ordered}")),
+        ("whatif", format!("procedure stencilUpdate {ordered}")),
+        ("report", format!("-t waits {ordered}")),
+        ("diagnose", ordered.clone()),
+    ];
+    for (stage, args) in &stages {
+        let shown = on_a_terminal(&format!("{} {args}", bin(stage)));
+        assert!(bar(&shown), "spoor-{stage} shows no progress: {shown}");
+        assert!(shown.contains(" left)"), "spoor-{stage} shows no time left: {shown}");
+    }
     assert!(
         !bar(&on_a_terminal(&format!("{} -q {ordered} -o /dev/null", bin("cp")))),
         "-q still shows progress"
     );
     // Not a terminal: nothing on standard error but what spoor-cp has to say.
-    let out = run("cp", &[ordered, "-o", "/dev/null"], b"", &[]);
+    let out = run("cp", &[&ordered, "-o", "/dev/null"], b"", &[]);
     assert!(out.status.success());
     assert!(
         !bar(&String::from_utf8_lossy(&out.stderr)),

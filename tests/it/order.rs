@@ -553,7 +553,7 @@ fn every_stage_says_its_peak_memory_under_v() {
         ("whatif", vec!["procedure".into(), "stencilUpdate".into(), p("o")]),
     ];
     for (stage, args) in &stages {
-        // spoor-report prints no progress: it has no -q.
+        // spoor-report has no -q (its progress shows on a terminal only).
         let mut with: Vec<&str> = if *stage == "report" { vec!["-v"] } else { vec!["-q", "-v"] };
         with.extend(args.iter().map(String::as_str));
         let out = run(stage, &with, b"", &[]);

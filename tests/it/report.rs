@@ -241,7 +241,14 @@ fn chrome_export_draws_an_overlay_track() {
             Ok(())
         }
     }
-    spoor_report::analyze(&t, &Default::default(), Some(Box::new(W(buf.clone()))), Some(&o)).unwrap();
+    spoor_report::analyze(
+        &t,
+        &Default::default(),
+        Some(Box::new(W(buf.clone()))),
+        Some(&o),
+        &spoor_model::Silent,
+    )
+    .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&buf.borrow()).unwrap();
     let evs = v["traceEvents"].as_array().unwrap();
     let track =

@@ -270,19 +270,23 @@ impl Progress {
     pub fn new(unit: &str, total: Option<u64>) -> Progress {
         use std::io::IsTerminal;
         let bar = io::stderr().is_terminal().then(|| {
+            // The rate as the commands' closing lines give it: three figures.
+            let unit_rate = unit.to_owned();
+            let style = |template: String| {
+                indicatif::ProgressStyle::with_template(&template).expect("a valid template").with_key(
+                    "rate",
+                    move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let r = rate(s.pos(), &unit_rate, s.elapsed().as_secs_f64());
+                        let _ = w.write_str(r.as_deref().unwrap_or("starting"));
+                    },
+                )
+            };
             let bar = match total {
-                Some(n) => indicatif::ProgressBar::new(n).with_style(
-                    indicatif::ProgressStyle::with_template(&format!(
-                        "{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{elapsed}} so far, {{eta}} left)"
-                    ))
-                    .expect("a valid template"),
-                ),
-                None => indicatif::ProgressBar::new_spinner().with_style(
-                    indicatif::ProgressStyle::with_template(&format!(
-                        "{{spinner}} {{human_pos}} {unit} ({{elapsed}})"
-                    ))
-                    .expect("a valid template"),
-                ),
+                Some(n) => indicatif::ProgressBar::new(n).with_style(style(format!(
+                    "{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{rate}}, {{elapsed}} so far, {{eta}} left)"
+                ))),
+                None => indicatif::ProgressBar::new_spinner()
+                    .with_style(style(format!("{{spinner}} {{human_pos}} {unit} ({{rate}}, {{elapsed}})"))),
             };
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
             bar

@@ -140,6 +140,7 @@ pub fn fold_observed(
             }
             let defs0 = reader.defs().clone();
             let mut cube = CubeFold::new(&defs0);
+            let total = reader.end().map(|e| e.events);
             let mut blocks = reader.read_ahead(8);
             let (tx, rx) = spoor_format::queue::bounded::<std::sync::Arc<spoor_format::Block>>(4);
             let waits = std::thread::scope(|scope| -> Result<spoor_waits::Waits, Error> {
@@ -180,7 +181,7 @@ pub fn fold_observed(
                     }
                     events += b.events.len() as u64;
                     done(b);
-                    feedback.progress("events", events, None);
+                    feedback.progress("events", events, total);
                 }
                 drop(tx);
                 let waits = worker.join().expect("the wait-state fold does not panic");

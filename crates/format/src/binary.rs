@@ -1348,6 +1348,20 @@ impl End {
         b
     }
 
+    /// The end chunk of the trace file `file`, read from its last bytes without reading
+    /// the rest; `None` when they are not an end chunk (a gzip-ed, truncated or text
+    /// trace, or not a file).
+    pub fn of_file(file: &std::fs::File) -> Option<End> {
+        use std::os::unix::fs::FileExt;
+        let mut b = [0u8; chunk::HEADER_LEN + chunk::END_PAYLOAD as usize];
+        let at = file.metadata().ok()?.len().checked_sub(b.len() as u64)?;
+        file.read_exact_at(&mut b, at).ok()?;
+        let h = ChunkHeader::decode(b[..chunk::HEADER_LEN].try_into().expect("a chunk header"));
+        let payload = &b[chunk::HEADER_LEN..];
+        let end = h.kind == chunk::END && h.len == chunk::END_PAYLOAD && crc32fast::hash(payload) == h.crc;
+        end.then(|| End::decode(payload)).flatten()
+    }
+
     /// The end chunk of a payload; `None` if it is not `END_PAYLOAD` bytes.
     pub fn decode(b: &[u8]) -> Option<End> {
         if b.len() != chunk::END_PAYLOAD as usize {

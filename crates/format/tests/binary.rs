@@ -607,3 +607,17 @@ proptest! {
         prop_assert_eq!(spoor_format::raw::decoders_agree(&noise, form, locs), Ok(()));
     }
 }
+
+#[test]
+fn the_end_chunk_of_a_file_is_read_from_its_last_bytes() {
+    use spoor_format::binary::End;
+    let (defs, events) = sample();
+    let b = write(&defs, &events, small_blocks());
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, cut) = (dir.path().join("t.spoor"), dir.path().join("cut.spoor"));
+    std::fs::write(&whole, &b).unwrap();
+    std::fs::write(&cut, &b[..b.len() - 1]).unwrap();
+    let end = End::of_file(&std::fs::File::open(&whole).unwrap()).unwrap();
+    assert_eq!(end.events, events.len() as u64);
+    assert!(End::of_file(&std::fs::File::open(&cut).unwrap()).is_none());
+}

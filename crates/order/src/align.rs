@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use spoor_format::binary::flags;
 use spoor_format::{TraceWriter, WriterOptions};
-use spoor_model::{Definitions, Event, EventRef, LocId, ProcId};
+use spoor_model::{Definitions, Event, EventRef, Feedback, LocId, ProcId, Silent};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::io::Write;
@@ -1083,13 +1083,24 @@ fn make_report(
 
 /// Aligns `input` and writes it to `out` (flag ALIGNED, original times in `raw_wall`
 /// where they changed).
-pub fn align(input: &Input, opts: &AlignOptions, mut out: impl Write) -> Result<AlignReport> {
-    if !opts.force_replay {
-        if let Some(report) = align_untouched(input, opts, &mut out)? {
-            return Ok(report);
-        }
-    }
-    align_replay(input, opts, out)
+pub fn align(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<AlignReport> {
+    align_with_feedback(input, opts, out, &Silent)
+}
+
+/// [`align`], telling `feedback` how many of the input's events are written so far.
+pub fn align_with_feedback(
+    input: &Input,
+    opts: &AlignOptions,
+    mut out: impl Write,
+    feedback: &dyn Feedback,
+) -> Result<AlignReport> {
+    let untouched = if opts.force_replay { None } else { align_untouched(input, opts, &mut out, feedback)? };
+    let report = match untouched {
+        Some(r) => r,
+        None => align_replay(input, opts, out, feedback)?,
+    };
+    feedback.finish();
+    Ok(report)
 }
 
 /// The alignment of a trace whose times it provably leaves as they are: no offset
@@ -1097,7 +1108,12 @@ pub fn align(input: &Input, opts: &AlignOptions, mut out: impl Write) -> Result<
 /// nothing ([`clc_is_identity`]). Decided from the synchronization records alone (no
 /// per-event times kept); the output is the input's blocks, copied where they are
 /// canonical. `None` (nothing written) when it does not apply.
-fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) -> Result<Option<AlignReport>> {
+fn align_untouched<W: Write>(
+    input: &Input,
+    opts: &AlignOptions,
+    out: &mut W,
+    feedback: &dyn Feedback,
+) -> Result<Option<AlignReport>> {
     let mut scan = scan::scan(input, false)?;
     // Matching takes the records and frees them as it reads them: nothing else here
     // needs them but the clock-offset samples.
@@ -1141,11 +1157,18 @@ fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) ->
             format!("location {loc} has more events than the first reading counted: did the trace change?"),
         )
     };
+    let (total, written) = (scan.total_events(), std::cell::Cell::new(0u64));
     let count = |loc: LocId, k: u64| -> Result<()> {
         let mut seen = seen.borrow_mut();
         match seen.get_mut(loc as usize) {
             Some(c) if *c + k <= scan.counts[loc as usize] => {
                 *c += k;
+                // Told a block's worth at a time (events come one by one or a block).
+                let before = written.get();
+                written.set(before + k);
+                if (before + k) >> 12 != before >> 12 {
+                    feedback.progress("events", before + k, Some(total));
+                }
                 Ok(())
             }
             _ => Err(more(loc)),
@@ -1177,7 +1200,12 @@ fn align_untouched<W: Write>(input: &Input, opts: &AlignOptions, out: &mut W) ->
 }
 
 /// Aligns `input` replaying the controlled logical clock over every event.
-fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<AlignReport> {
+fn align_replay(
+    input: &Input,
+    opts: &AlignOptions,
+    out: impl Write,
+    feedback: &dyn Feedback,
+) -> Result<AlignReport> {
     let mut scan = scan::scan(input, true)?;
     let raw = std::mem::take(&mut scan.walls);
     let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
@@ -1260,10 +1288,13 @@ fn align_replay(input: &Input, opts: &AlignOptions, out: impl Write) -> Result<A
     let reader = input.reader()?;
     let t2 = clc.unwrap_or(t1);
     let mut next = vec![0usize; t2.len()];
+    let (total, mut written) = (scan.total_events(), 0);
     // Blocks are decoded on another thread while this one rewrites and encodes.
     for b in reader.read_ahead(8) {
         let b = b.map_err(|e| input.rename(e))?;
+        written += b.events.len() as u64;
         rewrite(b, &t2, &mut next, input, &mut w)?;
+        feedback.progress("events", written, Some(total));
     }
     w.finish().map_err(Error::Write)?;
     Ok(report)

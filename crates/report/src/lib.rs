@@ -30,7 +30,7 @@ pub use tables::TableKind;
 
 use analyze::{Counts, Pass, PassOptions};
 use spoor_format::{binary::flags, ReadOptions, TraceReader};
-use spoor_model::Definitions;
+use spoor_model::{Definitions, Feedback, Silent};
 use std::io::Write;
 
 /// Why a report could not be made.
@@ -134,10 +134,12 @@ pub struct Analysis {
 
 /// Opens `path` (`-`: standard input) as a stream: files are read chunk by chunk, not
 /// mapped, so memory stays a few blocks whatever the length.
-fn open(path: &str) -> Result<TraceReader> {
+/// The trace at `path` (`-`: standard input), read as a stream, and its event count
+/// when its end chunk says it (a file).
+fn open(path: &str) -> Result<(TraceReader, Option<u64>)> {
     let opts = ReadOptions::default();
     if path == "-" {
-        return Ok(TraceReader::from_reader("<stdin>", Box::new(std::io::stdin()), opts)?);
+        return Ok((TraceReader::from_reader("<stdin>", Box::new(std::io::stdin()), opts)?, None));
     }
     let file = std::fs::File::open(path).map_err(|e| spoor_format::Error::io(path, &e))?;
     let meta = file.metadata().map_err(|e| spoor_format::Error::io(path, &e))?;
@@ -145,7 +147,8 @@ fn open(path: &str) -> Result<TraceReader> {
         let e = std::io::Error::other("is a directory, expected a trace file");
         return Err(spoor_format::Error::io(path, &e).into());
     }
-    Ok(TraceReader::from_reader(path, Box::new(file), opts)?)
+    let events = spoor_format::binary::End::of_file(&file).map(|e| e.events);
+    Ok((TraceReader::from_reader(path, Box::new(file), opts)?, events))
 }
 
 /// The locations each focus names select, or an error listing the names of its level.
@@ -198,16 +201,18 @@ pub fn resolve_focus(defs: &Definitions, focus: &[(Level, String)]) -> Result<Ve
     Ok(sel)
 }
 
-/// Reads the trace at `path` once and folds it. `chrome`, when given, receives the
-/// Chrome trace-event export as the events go by, with `overlay` added as its own track.
+/// Reads the trace at `path` once and folds it, telling `feedback` how many events are
+/// read. `chrome`, when given, receives the Chrome trace-event export as the events go
+/// by, with `overlay` added as its own track.
 pub fn analyze(
     path: &str,
     opts: &Options,
     chrome: Option<Box<dyn Write>>,
     overlay: Option<&Overlay>,
+    feedback: &dyn Feedback,
 ) -> Result<Analysis> {
-    let reader = open(path)?;
-    analyze_reader(reader, opts, chrome, overlay)
+    let (reader, events) = open(path)?;
+    analyze_inner(reader, opts, chrome, overlay, None, (feedback, events))
 }
 
 /// [`analyze`] over a trace held in memory (any form).
@@ -235,13 +240,13 @@ pub fn analyze_reader(
     chrome: Option<Box<dyn Write>>,
     overlay: Option<&Overlay>,
 ) -> Result<Analysis> {
-    analyze_inner(reader, opts, chrome, overlay, None)
+    analyze_inner(reader, opts, chrome, overlay, None, (&Silent, None))
 }
 
 /// [`analyze`] with one more fold over the same pass: `extra` sees every event, so an
 /// analysis built on the report's (spoor-exp's) reads the trace once.
 pub fn analyze_observed(path: &str, opts: &Options, extra: &mut dyn Observer) -> Result<Analysis> {
-    analyze_inner(open(path)?, opts, None, None, Some(extra))
+    analyze_inner(open(path)?.0, opts, None, None, Some(extra), (&Silent, None))
 }
 
 fn analyze_inner(
@@ -250,6 +255,7 @@ fn analyze_inner(
     chrome: Option<Box<dyn Write>>,
     overlay: Option<&Overlay>,
     extra: Option<&mut dyn Observer>,
+    (feedback, events): (&dyn Feedback, Option<u64>),
 ) -> Result<Analysis> {
     let name = reader.name().to_owned();
     let flags = reader.header().map(|h| h.flags);
@@ -299,12 +305,17 @@ fn analyze_inner(
         }
         Err(reader) => {
             // Decode on another thread a few blocks ahead; fold here, in input order.
+            let total = reader.end().map(|e| e.events).or(events);
             let mut blocks = reader.read_ahead(8);
+            let mut read = 0;
             while let Some(b) = blocks.next() {
                 let b = b?;
                 fold(&b.events);
+                read += b.events.len() as u64;
+                feedback.progress("events", read, total);
                 blocks.recycle(b);
             }
+            feedback.finish();
             let reader = blocks.finish();
             // A later definitions chunk may have named what the first did not.
             reader.defs().clone()
