@@ -38,7 +38,7 @@ fn main() {
             min_latency: args.min_latency,
             gamma: args.gamma,
             max_drift: args.max_drift * 1e-6,
-            block_events: args.block_events.max(1),
+            block_events: args.block_events,
             force_replay: args.force_replay,
         };
         let input = Input::open(&args.input)?;

@@ -66,9 +66,9 @@ pub struct Args {
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Events per block of the output.
-    #[arg(long, value_name = "N", default_value_t = 4096)]
-    pub block_events: usize,
+    /// Events per block of the output [default: 4096; 16384 for a trace in global order]
+    #[arg(long, value_name = "N")]
+    pub block_events: Option<usize>,
     /// No report on standard error.
     #[arg(short, long)]
     pub quiet: bool,

@@ -572,3 +572,16 @@ fn every_stage_says_its_peak_memory_under_v() {
         }
     }
 }
+
+#[test]
+fn an_ordered_trace_aligned_again_is_copied_as_it_is() {
+    // spoor-align writes an input in global order in the blocks spoor-order writes, so
+    // a trace it leaves untouched is its full blocks copied: the same bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    ok("synth", &["stencil", "--procs", "8", "--events", "100000", "--seed", "3", "-o", &p("raw")], b"");
+    ok("align", &["-q", &p("raw"), "-o", &p("a")], b"");
+    let ordered = ok("order", &["-q", &p("a")], b"");
+    std::fs::write(p("o"), &ordered).unwrap();
+    assert!(ok("align", &["-q", &p("o")], b"") == ordered, "spoor-align changed an aligned ordered trace");
+}

@@ -70,11 +70,24 @@ pub struct AlignOptions {
     pub gamma: f64,
     /// The largest drift (as a fraction, 1e-3 = 1000 ppm) that message fitting considers.
     pub max_drift: f64,
-    /// Events per block of the output.
-    pub block_events: usize,
+    /// Events per block of the output; `None`: the writers' default for the input's
+    /// form (`spoor_format::GLOBAL_ORDER_BLOCK_EVENTS` for a trace in global order).
+    pub block_events: Option<usize>,
     /// Replay the controlled logical clock over every event even where it provably
     /// changes nothing (the result is the same; for tests of that proof).
     pub force_replay: bool,
+}
+
+impl AlignOptions {
+    /// Events per block of an output in global order (`global`) or not.
+    fn block_events_for(&self, global: bool) -> usize {
+        let default = if global {
+            spoor_format::GLOBAL_ORDER_BLOCK_EVENTS
+        } else {
+            WriterOptions::default().block_events
+        };
+        self.block_events.unwrap_or(default).max(1)
+    }
 }
 
 impl Default for AlignOptions {
@@ -86,7 +99,7 @@ impl Default for AlignOptions {
             min_latency: 0,
             gamma: 0.99,
             max_drift: 1e-3,
-            block_events: WriterOptions::default().block_events,
+            block_events: None,
             force_replay: false,
         }
     }
@@ -1142,7 +1155,7 @@ fn align_untouched<W: Write>(
 
     let global = scan.flags & flags::GLOBAL_ORDER != 0;
     let wopts = WriterOptions {
-        block_events: opts.block_events.max(1),
+        block_events: opts.block_events_for(global),
         global_order: global,
         index: true,
         flags: (scan.flags & 0xffff_ffff) | flags::ALIGNED,
@@ -1279,7 +1292,7 @@ fn align_replay(
     // The second pass: the same events with their new times.
     let global = scan.flags & flags::GLOBAL_ORDER != 0;
     let wopts = WriterOptions {
-        block_events: opts.block_events.max(1),
+        block_events: opts.block_events_for(global),
         global_order: global,
         index: true,
         flags: (scan.flags & 0xffff_ffff) | flags::ALIGNED,

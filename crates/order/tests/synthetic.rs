@@ -345,7 +345,7 @@ fn proved_clocks_give_what_the_full_replay_gives() {
                     let opts = AlignOptions {
                         min_latency: lat,
                         force_replay: force,
-                        block_events: 64,
+                        block_events: Some(64),
                         ..Default::default()
                     };
                     let mut out = Vec::new();
