@@ -466,7 +466,7 @@ fn annotation<const FAST: bool>(r: &mut Rd) -> Option<Option<(u32, u64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binary::{decode_block, implied_partner_loc, BlockEncoder};
+    use crate::binary::{decode_block, implied_partner_loc};
     use proptest::prelude::*;
     use spoor_model::{Annotations, CollOp, EventRef};
 
@@ -542,24 +542,10 @@ mod tests {
 
     const FORMS: [Form; 4] = [Form::Single, Form::Multi, Form::Local, Form::Compact];
 
-    /// A block of `form` (`Multi` blocks are written in the per-location form of 1.1,
-    /// which has their layout: both decoders read the same bytes, whatever they mean).
+    /// A block of `form` (`Multi` blocks in 1.1's layout: both decoders read the same
+    /// bytes, whatever they mean).
     fn encode(events: &[Event], form: Form) -> Vec<u8> {
-        let multi = form.multi();
-        let mut enc = match form {
-            Form::Local | Form::Multi => BlockEncoder::writing_1_1(),
-            _ => BlockEncoder::default(),
-        };
-        for e in events {
-            enc.push(e, multi);
-        }
-        let mut payload = Vec::new();
-        if !multi {
-            crate::varint::put_u64(&mut payload, events.first().map_or(0, |e| e.loc) as u64);
-        }
-        crate::varint::put_u64(&mut payload, enc.count);
-        payload.extend_from_slice(&enc.buf);
-        payload
+        crate::raw::encode_block_as(events, form).payload
     }
 
     proptest! {

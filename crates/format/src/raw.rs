@@ -8,8 +8,8 @@
 //! events one by one would have given.
 
 use crate::binary::{
-    ann, block_prefix, compact_event, cpu_mode, decode_block, decode_kind, event_cpu, head, implied_lamport,
-    u32_of, BlockEncoder, BlockPrefix, CompactRun, DecodeError, Expect, Form, PerLocation,
+    ann, block_end, block_prefix, compact_event, cpu_mode, decode_block, decode_kind, event_cpu, head,
+    implied_lamport, u32_of, BlockEncoder, CompactRun, DecodeError, Expect, Form, PerLocation,
 };
 use crate::varint::{put_u64, vlen, zigzag, Cursor};
 use spoor_model::*;
@@ -39,6 +39,22 @@ pub fn encode_block(events: &[Event], multi: bool) -> EncodedBlock {
         enc.push(ev, multi);
     }
     enc.take_block(if multi { None } else { events.first().map(|e| e.loc) })
+}
+
+/// `events` as a block of `form`: 1.1's per-location form for `Local`, and for the older
+/// `Multi` too (whose layout it shares); the location of a block of one location is the
+/// first event's (0 without events). For tests of the readers.
+#[doc(hidden)]
+pub fn encode_block_as(events: &[Event], form: Form) -> EncodedBlock {
+    let multi = form.multi();
+    let mut enc = match form {
+        Form::Local | Form::Multi => BlockEncoder::writing_1_1(),
+        _ => BlockEncoder::default(),
+    };
+    for ev in events {
+        enc.push(ev, multi);
+    }
+    enc.take_block((!multi).then(|| events.first().map_or(0, |e| e.loc)))
 }
 
 impl BlockEncoder {
@@ -257,16 +273,7 @@ pub fn decode_block_canonical(
         }
         f(ev);
     }
-    if c.remaining() != 0 {
-        return Err(DecodeError {
-            offset: c.pos,
-            message: format!(
-                "expected the end of the block after {count} events, found {} more bytes",
-                c.remaining()
-            ),
-        });
-    }
-    let _ = BlockPrefix { loc: block_loc, count };
+    block_end(c, count)?;
     Ok(BlockFacts { form, loc: block_loc, count, min_wall: lo, max_wall: hi, canonical })
 }
 
@@ -418,17 +425,7 @@ impl BlockCursor {
     }
 
     fn check_end(&self) -> Result<(), DecodeError> {
-        let extra = self.payload.len() - self.pos;
-        if extra != 0 {
-            return Err(DecodeError {
-                offset: self.pos,
-                message: format!(
-                    "expected the end of the block after {} events, found {extra} more bytes",
-                    self.count
-                ),
-            });
-        }
-        Ok(())
+        block_end(&Cursor { buf: &self.payload, pos: self.pos }, self.count)
     }
 
     /// The next event; `None` after the last.
@@ -524,22 +521,12 @@ mod tests {
         v
     }
 
-    /// `events` as a block of `form` (1.1's per-location form too).
-    fn block_of(events: &[Event], form: Form) -> EncodedBlock {
-        let multi = form.multi();
-        let mut enc = if form == Form::Local { BlockEncoder::writing_1_1() } else { BlockEncoder::default() };
-        for ev in events {
-            enc.push(ev, multi);
-        }
-        enc.take_block(if multi { None } else { events.first().map(|e| e.loc) })
-    }
-
     #[test]
     fn encoded_blocks_decode_canonical() {
         for multi in [false, true] {
             let evs = events();
             let b = encode_block(&evs, multi);
-            assert_eq!(b, block_of(&evs, if multi { Form::Compact } else { Form::Single }));
+            assert_eq!(b, encode_block_as(&evs, if multi { Form::Compact } else { Form::Single }));
             let form = if multi { Form::Compact } else { Form::Single };
             let mut got = Vec::new();
             let facts = decode_block_canonical(&b.payload, form, 4, |e| got.push(e)).unwrap();
@@ -600,7 +587,7 @@ mod tests {
     #[test]
     fn blocks_of_the_per_location_form_of_1_1_decode_but_are_not_copied() {
         let evs = events();
-        let b = block_of(&evs, Form::Local);
+        let b = encode_block_as(&evs, Form::Local);
         let mut got = Vec::new();
         let facts = decode_block_canonical(&b.payload, Form::Local, 4, |e| got.push(e)).unwrap();
         assert!(!facts.canonical);
@@ -610,7 +597,7 @@ mod tests {
     #[test]
     fn a_cursor_gives_the_events_of_decode_block() {
         for form in [Form::Single, Form::Local, Form::Compact] {
-            let b = block_of(&events(), form);
+            let b = encode_block_as(&events(), form);
             let mut plain = Vec::new();
             decode_block(&b.payload, form, 4, |e| plain.push(e)).unwrap();
             let mut cur = BlockCursor::new(b.payload.clone(), form, 4).unwrap();

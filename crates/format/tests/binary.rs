@@ -589,14 +589,11 @@ proptest! {
         cut in any::<prop::sample::Index>(),
         noise in prop::collection::vec(any::<u8>(), 0..64),
     ) {
-        use spoor_format::binary::{BlockEncoder, Form};
+        use spoor_format::binary::Form;
         let form = [Form::Single, Form::Multi, Form::Local, Form::Compact][pick];
-        let mut enc = if form == Form::Compact { BlockEncoder::default() } else { BlockEncoder::writing_1_1() };
         let first = events.first().map_or(0, |e| e.loc);
-        for e in events.iter().filter(|e| form.multi() || e.loc == first) {
-            enc.push(e, form.multi());
-        }
-        let mut payload = enc.take_block((!form.multi()).then_some(first)).payload;
+        let mine: Vec<Event> = events.into_iter().filter(|e| form.multi() || e.loc == first).collect();
+        let mut payload = spoor_format::raw::encode_block_as(&mine, form).payload;
         for (at, b) in edits {
             let i = at.index(payload.len());
             payload[i] = b;
