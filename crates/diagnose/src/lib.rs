@@ -96,6 +96,7 @@ struct NoObserver;
 
 impl spoor_report::Observer for NoObserver {
     fn event(&mut self, _: &Definitions, _: &Event) {}
+    fn events(&mut self, _: &Definitions, _: &[Event]) {}
 }
 
 /// [`fold`], with `extra` seeing every event of the same pass, and the waits' root causes
@@ -141,32 +142,34 @@ pub fn fold_observed(
             let defs0 = reader.defs().clone();
             let mut cube = CubeFold::new(&defs0);
             let total = reader.end().map(|e| e.events);
-            let mut blocks = reader.read_ahead(8);
+            let mut reader = reader;
+            // Two threads, one a core: this one decodes and folds the cube, the other
+            // folds the wait states (the longer of the two). A third thread to decode
+            // would share a core with one of them and hand every block on once more.
             let (tx, rx) = spoor_format::queue::bounded::<std::sync::Arc<spoor_format::Block>>(4);
+            let (rooms, spare) = std::sync::mpsc::sync_channel::<Vec<Event>>(8);
             let waits = std::thread::scope(|scope| -> Result<spoor_waits::Waits, Error> {
                 let defs_w = &defs0;
-                let recycler = blocks.recycler();
                 // Whichever thread lets a block go last hands its room back.
                 let done = move |b: std::sync::Arc<spoor_format::Block>| {
                     if let Some(b) = std::sync::Arc::into_inner(b) {
-                        recycler.recycle(b.events);
+                        let _ = rooms.try_send(b.events);
                     }
                 };
                 let done_w = done.clone();
                 let worker = scope.spawn(move || {
                     let mut waits = spoor_waits::Waits::new(defs_w);
                     while let Some(b) = rx.recv() {
-                        for e in &b.events {
-                            waits.event(defs_w, e);
-                        }
+                        waits.events(defs_w, &b.events);
                         done_w(b);
                     }
                     waits
                 });
                 let mut read = Ok(());
-                for b in &mut blocks {
-                    let b = match b {
-                        Ok(b) => std::sync::Arc::new(b),
+                loop {
+                    let b = match reader.next_block_into(spare.try_recv().unwrap_or_default()) {
+                        Ok(Some(b)) => std::sync::Arc::new(b),
+                        Ok(None) => break,
                         Err(e) => {
                             read = Err(e);
                             break;
@@ -175,10 +178,7 @@ pub fn fold_observed(
                     if tx.send(b.clone()).is_err() {
                         break;
                     }
-                    for e in &b.events {
-                        cube.event(&defs0, e);
-                        extra.event(&defs0, e);
-                    }
+                    spoor_report::fold_all(&mut [&mut cube, &mut *extra], &defs0, &b.events);
                     events += b.events.len() as u64;
                     done(b);
                     feedback.progress("events", events, total);
@@ -190,7 +190,7 @@ pub fn fold_observed(
             })?;
             feedback.finish();
             // A later definitions chunk may name what the first did not.
-            (blocks.finish().defs().clone(), cube, waits)
+            (reader.defs().clone(), cube, waits)
         }
     };
     let waits = waits.finish_with(&defs, &name, causes).map_err(|e| match e {

@@ -21,7 +21,7 @@ pub mod table;
 mod tables;
 mod waits;
 
-pub use analyze::{LocStats, Message, Messages, MinAvgMax, Observer, ProcStats};
+pub use analyze::{fold_all, LocStats, Message, Messages, MinAvgMax, Observer, ProcStats};
 pub use metric::{Level, Metric};
 pub use overlay::{Mark, Overlay, OverlayProfile, PathArc, Segment};
 pub use render::{render, render_compare, Format, Selection};
@@ -290,14 +290,7 @@ fn analyze_inner(
     if let Some(x) = extra {
         observers.push(x);
     }
-    // Each observer takes a whole block in turn: they are independent of one another.
-    let mut fold = |events: &[spoor_model::Event]| {
-        for o in observers.iter_mut() {
-            for e in events {
-                o.event(&defs0, e);
-            }
-        }
-    };
+    let mut fold = |events: &[spoor_model::Event]| analyze::fold_all(&mut observers, &defs0, events);
     let defs = match text {
         Ok((defs, events)) => {
             fold(&events);

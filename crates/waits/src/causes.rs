@@ -352,9 +352,7 @@ impl Flow {
 /// the charges then flow in order on one thread, so the result is the same on any
 /// number of threads.
 pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance], stretch: usize) -> RootCauses {
-    for st in &mut d.locs {
-        st.syncs.sort_by_key(|s| s.at);
-    }
+    d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at));
     let d = &*d;
     let mut by_loc = vec![0..0; d.locs.len()];
     let mut i = 0;

@@ -4,6 +4,7 @@
 use crate::pattern::Pattern;
 use crate::runs::Runs;
 use crate::{CallPaths, Instance, SyncObject, OUTSIDE};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use spoor_model::{CollOp, CommId, Definitions, Event, EventRef, Kind, LocId, StrId};
 use std::collections::VecDeque;
@@ -741,14 +742,14 @@ impl Detector {
 
     /// Every wait found, by location, then start, then pattern (a location's waits never
     /// overlap, so the key is unique): each location's, which the fold found nearly in
-    /// order, sorted and appended in turn, its own memory let go as it is.
+    /// order, sorted (the locations in parallel), then appended in turn, its own memory
+    /// let go as it is.
     pub(crate) fn take_instances(&mut self) -> Vec<Instance> {
+        self.locs.par_iter_mut().for_each(|st| st.instances.sort_by_key(|i| (i.start, i.pattern)));
         let total = self.locs.iter().map(|st| st.instances.len()).sum();
         let mut all = Vec::with_capacity(total);
         for st in &mut self.locs {
-            let mut mine = std::mem::take(&mut st.instances);
-            mine.sort_by_key(|i| (i.start, i.pattern));
-            all.append(&mut mine);
+            all.append(&mut std::mem::take(&mut st.instances));
         }
         all
     }

@@ -254,6 +254,11 @@ impl Waits {
         self.detect.event(defs, e);
     }
 
+    /// [`Waits::event`] of each of `events` in turn.
+    pub fn events(&mut self, defs: &Definitions, events: &[Event]) {
+        spoor_format::mem::each_prefetched(events, |e| self.detect.event(defs, e));
+    }
+
     /// The result; `defs` are the trace's final definitions (they name the processes).
     pub fn finish(self, defs: &Definitions, trace: &str) -> Result<WaitStates, Error> {
         self.finish_with(defs, trace, true)
@@ -325,9 +330,7 @@ pub fn analyze(mut reader: TraceReader) -> Result<(Definitions, WaitStates), Err
     let defs0 = reader.defs().clone();
     let mut waits = Waits::new(&defs0);
     while let Some(b) = reader.next_block()? {
-        for e in &b.events {
-            waits.event(&defs0, e);
-        }
+        waits.events(&defs0, &b.events);
     }
     // A later definitions chunk may name what the first did not.
     let defs = reader.defs().clone();
