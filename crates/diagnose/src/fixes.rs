@@ -367,8 +367,11 @@ fn evidence(n: &crate::search::Node) -> String {
 
 /// The message arcs' median weight (the transfer time of a typical message).
 fn median_message(pag: &Pag) -> i64 {
-    let mut w: Vec<i64> =
-        (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message).map(|a| pag.arc_weight[a]).collect();
+    let mut w: Vec<i64> = (0..pag.arcs())
+        .into_par_iter()
+        .filter(|&a| pag.arc_kind[a] == ArcKind::Message)
+        .map(|a| pag.arc_weight[a])
+        .collect();
     if w.is_empty() {
         return 0;
     }
@@ -382,13 +385,27 @@ fn slow_links(x: &Inputs) -> Vec<Fix> {
     let pag = x.pag;
     let typical = median_message(pag);
     let process = |l: u32| x.res.defs().locations.get(l as usize).map_or(u32::MAX, |q| q.process);
-    let mut links: BTreeMap<(u32, u32), (u64, i64)> = BTreeMap::new();
-    for a in (0..pag.arcs()).filter(|&a| pag.arc_kind[a] == ArcKind::Message) {
-        let (p, q) = (process(pag.loc[pag.arc_from[a] as usize]), process(pag.loc[pag.arc_to[a] as usize]));
-        let link = links.entry((p.min(q), p.max(q))).or_default();
-        link.0 += 1;
-        link.1 += pag.arc_weight[a];
-    }
+    // Every message arc read once, in parallel: sums, so the same on any number of threads.
+    type Links = BTreeMap<(u32, u32), (u64, i64)>;
+    let links: Links = (0..pag.arcs())
+        .into_par_iter()
+        .filter(|&a| pag.arc_kind[a] == ArcKind::Message)
+        .fold(Links::new, |mut links, a| {
+            let (p, q) =
+                (process(pag.loc[pag.arc_from[a] as usize]), process(pag.loc[pag.arc_to[a] as usize]));
+            let link = links.entry((p.min(q), p.max(q))).or_default();
+            link.0 += 1;
+            link.1 += pag.arc_weight[a];
+            links
+        })
+        .reduce(Links::new, |mut a, b| {
+            for (k, (n, t)) in b {
+                let link = a.entry(k).or_default();
+                link.0 += n;
+                link.1 += t;
+            }
+            a
+        });
     let mut out = Vec::new();
     for ((p, q), (count, total)) in links {
         let excess = total - typical * count as i64;
