@@ -12,7 +12,7 @@ mod args;
 use args::*;
 
 fn main() {
-    spoor_cli::run("spoor-cat", || {
+    spoor_cli::run_stage("spoor-cat", false, || {
         let args = Args::parse();
         let mut reader = TraceReader::open(&args.input, ReadOptions { salvage: args.salvage })?;
         let mut out = Output::create(args.output.as_deref())?;

@@ -13,7 +13,7 @@ mod args;
 use args::*;
 
 fn main() {
-    spoor_cli::run("spoor-import", || {
+    spoor_cli::run_stage("spoor-import", false, || {
         let args = Args::parse();
         match spoor_import::detect(&args.input)? {
             Detected::Otf2(anchor) => import_otf2(&args, &anchor),

@@ -93,7 +93,7 @@ fn main() {
     let spec = args
         .spec()
         .unwrap_or_else(|e| Args::command().error(clap::error::ErrorKind::ValueValidation, e).exit());
-    spoor_cli::run("spoor-synth", || {
+    spoor_cli::run_stage("spoor-synth", false, || {
         let defs = spoor_synth::definitions(&spec);
         let progress = Progress::new("events", Some(spec.event_count()));
         let opts = WriterOptions {

@@ -9,6 +9,7 @@ mod cp;
 mod cp_recorded;
 mod diagnose;
 mod exp;
+mod guard;
 mod import;
 mod network;
 mod order;

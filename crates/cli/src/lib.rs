@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+pub mod guard;
+
 /// Exit codes of every spoor command; [`exit_code`] is the one place an error gets its code.
 pub mod exit {
     /// Success, and a closed pipe downstream.
@@ -34,7 +36,10 @@ pub fn run(command: &str, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
 
 /// [`run`] for a stage of the pipeline: with `verbose` (`-v`), a successful run ends
 /// with a line of its peak resident memory on standard error.
-pub fn run_stage(command: &str, verbose: bool, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
+/// Its temporary files are removed whatever stops it, and memory about to run out stops
+/// it with the figures ([`guard`]).
+pub fn run_stage(command: &'static str, verbose: bool, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
+    guard::install(command);
     run(command, || {
         body()?;
         if verbose {
@@ -132,7 +137,8 @@ pub struct Output {
 
 enum OutputInner {
     Stdout(io::BufWriter<io::StdoutLock<'static>>),
-    File(io::BufWriter<tempfile::NamedTempFile>),
+    /// The file, and its registration with the guard until it is renamed into place.
+    File(io::BufWriter<tempfile::NamedTempFile>, guard::Temporary),
     Direct(io::BufWriter<std::fs::File>),
 }
 
@@ -169,9 +175,10 @@ impl Output {
                     .permissions(std::fs::Permissions::from_mode(0o666))
                     .tempfile_in(dir)
                     .map_err(|e| anyhow::anyhow!("{}: cannot create the output file: {e}", p.display()))?;
+                let registered = guard::temporary(tmp.path());
                 Ok(Output {
                     target: Some(p.to_owned()),
-                    inner: OutputInner::File(io::BufWriter::with_capacity(capacity, tmp)),
+                    inner: OutputInner::File(io::BufWriter::with_capacity(capacity, tmp), registered),
                 })
             }
         }
@@ -190,7 +197,7 @@ impl Output {
         match self.inner {
             OutputInner::Stdout(mut w) => Ok(w.flush()?),
             OutputInner::Direct(mut w) => Ok(w.flush()?),
-            OutputInner::File(w) => {
+            OutputInner::File(w, _registered) => {
                 let target = self.target.expect("file output has a target");
                 let tmp =
                     w.into_inner().map_err(|e| anyhow::anyhow!("{}: {}", target.display(), e.error()))?;
@@ -208,7 +215,7 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.inner {
             OutputInner::Stdout(w) => w.write(buf),
-            OutputInner::File(w) => w.write(buf),
+            OutputInner::File(w, _) => w.write(buf),
             OutputInner::Direct(w) => w.write(buf),
         }
     }
@@ -216,7 +223,7 @@ impl Write for Output {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.inner {
             OutputInner::Stdout(w) => w.write_all(buf),
-            OutputInner::File(w) => w.write_all(buf),
+            OutputInner::File(w, _) => w.write_all(buf),
             OutputInner::Direct(w) => w.write_all(buf),
         }
     }
@@ -224,7 +231,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.inner {
             OutputInner::Stdout(w) => w.flush(),
-            OutputInner::File(w) => w.flush(),
+            OutputInner::File(w, _) => w.flush(),
             OutputInner::Direct(w) => w.flush(),
         }
     }
@@ -350,6 +357,7 @@ impl Console {
 
 impl spoor_model::Feedback for Console {
     fn progress(&self, unit: &str, done: u64, total: Option<u64>) {
+        guard::note_progress(done, total);
         if !self.quiet {
             self.bar().get_or_insert_with(|| Progress::new(unit, total)).set(done);
         }

@@ -1,0 +1,95 @@
+//! What a stage leaves when something stops it early (spoor_cli::guard): a signal ends it
+//! as it would have ended, without its partial output; memory over the limit stops it
+//! with the figures, exit code 1, and nothing written.
+
+use crate::common::*;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// spoor-synth writing a trace far too long to finish, stopped by `signal` once its
+/// partial output exists.
+fn stopped_by(signal: &str, number: i32) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin("synth"))
+        .args(["stencil", "--procs", "64", "--events", "10000000000", "--seed", "1", "-o", "t.spoor"])
+        .current_dir(tmp.path())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !entries(tmp.path()).iter().any(|n| n.starts_with(".spoor-partial-")) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no partial output: {:?}", entries(tmp.path()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(number), "ended by the signal, as without the guard: {status:?}");
+    assert!(entries(tmp.path()).is_empty(), "left behind: {:?}", entries(tmp.path()));
+}
+
+#[test]
+fn sigterm_ends_a_stage_without_its_partial_output() {
+    stopped_by("TERM", 15);
+}
+
+#[test]
+fn sigint_ends_a_stage_without_its_partial_output() {
+    stopped_by("INT", 2);
+}
+
+#[test]
+fn memory_over_the_limit_stops_a_stage_with_the_figures_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let trace = dir.join("s.spoor");
+    let out = run(
+        "synth",
+        &["stencil", "--procs", "64", "--events", "2000000", "--seed", "1", "-o", trace.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    assert!(out.status.success());
+    let ordered = |name: &str, env: &[(&str, &str)]| {
+        run("order", &["-q", trace.to_str().unwrap(), "-o", dir.join(name).to_str().unwrap()], b"", env)
+    };
+    // Ordering 2 * 10^6 events holds more than 30 MiB.
+    let out = ordered("o.spoor", &[("SPOOR_MEMORY_LIMIT", "30M")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("spoor-order: stopped: "), "{err}");
+    assert!(
+        err.contains("MiB resident") && err.contains("over the 30 MiB that SPOOR_MEMORY_LIMIT allows"),
+        "{err}"
+    );
+    assert_eq!(entries(dir), ["s.spoor"], "nothing written");
+    // Under a limit it stays below, the same bytes as without one.
+    let free = ordered("free.spoor", &[]);
+    let capped = ordered("capped.spoor", &[("SPOOR_MEMORY_LIMIT", "4G")]);
+    assert!(free.status.success() && capped.status.success(), "{}", String::from_utf8_lossy(&capped.stderr));
+    assert_eq!(
+        std::fs::read(dir.join("free.spoor")).unwrap(),
+        std::fs::read(dir.join("capped.spoor")).unwrap()
+    );
+}
+
+#[test]
+fn a_memory_limit_that_is_not_a_size_is_a_usage_error() {
+    let out = run("cat", &["--count", &testdata("late-sender.txt")], b"", &[("SPOOR_MEMORY_LIMIT", "lots")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "spoor-cat: SPOOR_MEMORY_LIMIT=lots: expected bytes, or a number with K, M or G\n"
+    );
+}
