@@ -18,8 +18,9 @@ use std::time::Duration;
 /// suffix K, M or G (powers of 1024).
 pub const MEMORY_LIMIT_VAR: &str = "SPOOR_MEMORY_LIMIT";
 
-/// How often the memory is looked at.
-const WATCH_EVERY: Duration = Duration::from_millis(50);
+/// How often the memory is looked at: a stage can fault in a few hundred megabytes in
+/// that time.
+const WATCH_EVERY: Duration = Duration::from_millis(10);
 
 static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -168,8 +169,9 @@ fn die_of(sig: i32) -> ! {
 }
 
 /// What the process may hold, and why it must stop if it holds more: the limit set in
-/// the environment; else the cgroup's, less a reserve; else the machine's memory about
-/// to run out (less than the reserve available) while this process holds most of it.
+/// the environment; else its cgroup's limit less a reserve; else the machine's memory
+/// about to run out (less than the reserve available); the last two only while this
+/// process holds a quarter of it or more (it is then the one the kernel would kill).
 fn out_of_memory(env_limit: Option<u64>) -> Option<String> {
     let rss = resident()?;
     let progress = progress_words();
@@ -182,13 +184,12 @@ fn out_of_memory(env_limit: Option<u64>) -> Option<String> {
             )
         });
     }
-    if let Some((current, max)) = cgroup_memory() {
-        let reserve = reserve_of(max);
-        if current + reserve > max {
+    if let Some((held, max)) = cgroup_memory() {
+        if held + reserve_of(max) > max && rss > max / 4 {
             return Some(format!(
-                "out of memory: {} resident{progress}, its cgroup at {} of the {} it may use: this stage holds the trace in memory and the trace is too large for it; stopped before the kernel kills it",
+                "out of memory: {} resident{progress}, its cgroup holding {} of the {} it may use: this stage holds the trace in memory and the trace is too large for it; stopped before the kernel kills it",
                 gib(rss),
-                gib(current),
+                gib(held),
                 gib(max)
             ));
         }
@@ -204,9 +205,10 @@ fn out_of_memory(env_limit: Option<u64>) -> Option<String> {
     })
 }
 
-/// What is kept free: as much as a stage allocates in a few checks' time.
+/// What is kept free of `total`: more than a stage faults in between two checks (a
+/// thirty-second, and at least 512 MiB, or a quarter of a small total).
 fn reserve_of(total: u64) -> u64 {
-    (total / 32).max(512 << 20)
+    (total / 32).max((total / 4).min(512 << 20))
 }
 
 fn progress_words() -> String {
@@ -246,14 +248,33 @@ fn meminfo() -> Option<(u64, u64)> {
     Some((field("MemTotal:")?, field("MemAvailable:")?))
 }
 
-/// The cgroup (v2) memory in use and its limit, when it has one.
+/// The memory this process's cgroup holds that the kernel cannot just drop (what it
+/// charges less its page cache, which reading a large trace fills), and its limit, when
+/// it has one: cgroup v2 (`memory.max`), else v1's memory controller.
 fn cgroup_memory() -> Option<(u64, u64)> {
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
-    let max: u64 = std::fs::read_to_string(dir.join("memory.max")).ok()?.trim().parse().ok()?;
-    let current: u64 = std::fs::read_to_string(dir.join("memory.current")).ok()?.trim().parse().ok()?;
-    Some((current, max))
+    let read = |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).ok();
+    let number = |text: Option<String>| text.and_then(|t| t.trim().parse::<u64>().ok());
+    let stat_field = |dir: &Path, name: &str| -> Option<u64> {
+        read(dir, "memory.stat")?.lines().find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+    };
+    let cgroup_dir = |mount: &str, rel: &str| Path::new(mount).join(rel.trim_start_matches('/'));
+    let v2 = own.lines().find_map(|l| l.strip_prefix("0::")).map(|rel| cgroup_dir("/sys/fs/cgroup", rel));
+    if let Some(dir) = v2.filter(|d| d.join("memory.max").is_file()) {
+        let max = number(read(&dir, "memory.max"))?;
+        let current = number(read(&dir, "memory.current"))?;
+        return Some((current.saturating_sub(stat_field(&dir, "file ").unwrap_or(0)), max));
+    }
+    let rel = own.lines().find_map(|l| {
+        let (_, rest) = l.split_once(':')?;
+        let (controllers, path) = rest.split_once(':')?;
+        controllers.split(',').any(|c| c == "memory").then_some(path)
+    })?;
+    let dir = cgroup_dir("/sys/fs/cgroup/memory", rel);
+    // v1 says "no limit" with a number near 2^63.
+    let max = number(read(&dir, "memory.limit_in_bytes")).filter(|&m| m < 1 << 60)?;
+    let usage = number(read(&dir, "memory.usage_in_bytes"))?;
+    Some((usage.saturating_sub(stat_field(&dir, "total_cache ").unwrap_or(0)), max))
 }
 
 #[cfg(test)]
@@ -271,6 +292,13 @@ mod tests {
         for bad in ["", "x", "12Q", "-3M", "0", "M", "0.1", "inf"] {
             assert_eq!(parse_bytes(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_reserve_is_a_thirty_second_and_at_least_512_mib_or_a_quarter() {
+        assert_eq!(super::reserve_of(24 << 30), 768 << 20);
+        assert_eq!(super::reserve_of(4 << 30), 512 << 20);
+        assert_eq!(super::reserve_of(1 << 30), 256 << 20);
     }
 
     #[test]
