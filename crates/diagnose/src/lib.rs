@@ -101,7 +101,7 @@ impl spoor_report::Observer for NoObserver {
 
 /// [`fold`], with `extra` seeing every event of the same pass, and the waits' root causes
 /// only when `causes`. The wait states fold on a thread of their own, beside the cube and
-/// `extra` (they need nothing of each other).
+/// `extra` (they need nothing of each other; `spoor_report::fold_blocks`).
 pub fn fold_observed(
     path: &str,
     feedback: &dyn Feedback,
@@ -115,8 +115,7 @@ pub fn fold_observed(
             "{name}: a diagnosis needs matched messages in causal order; run the trace through spoor-order first"
         ))
     };
-    let mut events = 0u64;
-    let (defs, cube, waits) = match reader.header().map(|h| h.flags) {
+    let (defs, events, cube, waits) = match reader.header().map(|h| h.flags) {
         None => {
             let (defs, evs) = reader.read_all()?;
             let partnerless = |e: &Event| {
@@ -132,8 +131,8 @@ pub fn fold_observed(
                 waits.event(&defs, e);
                 extra.event(&defs, e);
             }
-            events = evs.len() as u64;
-            (defs, cube, waits)
+            let events = evs.len() as u64;
+            (defs, events, cube, waits)
         }
         Some(fl) => {
             if fl & (flags::MATCHED | flags::GLOBAL_ORDER) != flags::MATCHED | flags::GLOBAL_ORDER {
@@ -142,55 +141,11 @@ pub fn fold_observed(
             let defs0 = reader.defs().clone();
             let mut cube = CubeFold::new(&defs0);
             let total = reader.end().map(|e| e.events);
-            let mut reader = reader;
-            // Two threads, one a core: this one decodes and folds the cube, the other
-            // folds the wait states (the longer of the two). A third thread to decode
-            // would share a core with one of them and hand every block on once more.
-            let (tx, rx) = spoor_format::queue::bounded::<std::sync::Arc<spoor_format::Block>>(4);
-            let (rooms, spare) = std::sync::mpsc::sync_channel::<Vec<Event>>(8);
-            let waits = std::thread::scope(|scope| -> Result<spoor_waits::Waits, Error> {
-                let defs_w = &defs0;
-                // Whichever thread lets a block go last hands its room back.
-                let done = move |b: std::sync::Arc<spoor_format::Block>| {
-                    if let Some(b) = std::sync::Arc::into_inner(b) {
-                        let _ = rooms.try_send(b.events);
-                    }
-                };
-                let done_w = done.clone();
-                let worker = scope.spawn(move || {
-                    let mut waits = spoor_waits::Waits::new(defs_w);
-                    while let Some(b) = rx.recv() {
-                        waits.events(defs_w, &b.events);
-                        done_w(b);
-                    }
-                    waits
-                });
-                let mut read = Ok(());
-                loop {
-                    let b = match reader.next_block_into(spare.try_recv().unwrap_or_default()) {
-                        Ok(Some(b)) => std::sync::Arc::new(b),
-                        Ok(None) => break,
-                        Err(e) => {
-                            read = Err(e);
-                            break;
-                        }
-                    };
-                    if tx.send(b.clone()).is_err() {
-                        break;
-                    }
-                    spoor_report::fold_all(&mut [&mut cube, &mut *extra], &defs0, &b.events);
-                    events += b.events.len() as u64;
-                    done(b);
-                    feedback.progress("events", events, total);
-                }
-                drop(tx);
-                let waits = worker.join().expect("the wait-state fold does not panic");
-                read?;
-                Ok(waits)
-            })?;
-            feedback.finish();
+            let observers: &mut [&mut dyn spoor_report::Observer] = &mut [&mut cube, extra];
+            let folded = spoor_report::fold_blocks(reader, &defs0, observers, true, feedback, total)?;
+            let waits = folded.waits.expect("asked for");
             // A later definitions chunk may name what the first did not.
-            (reader.defs().clone(), cube, waits)
+            (folded.reader.defs().clone(), folded.events, cube, waits)
         }
     };
     let waits = waits.finish_with(&defs, &name, causes).map_err(|e| match e {

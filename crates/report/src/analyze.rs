@@ -10,9 +10,11 @@
 
 use crate::grid::Grid;
 use crate::metric::Metric;
-use spoor_model::{Definitions, Event, EventRef, Kind, LocId, StrId};
+use spoor_format::{Block, TraceReader};
+use spoor_model::{Definitions, Event, EventRef, Feedback, Kind, LocId, StrId};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 
 /// The procedure id of "outside every procedure".
 pub const OUTSIDE: StrId = StrId::MAX;
@@ -53,6 +55,86 @@ pub fn fold_all(observers: &mut [&mut dyn Observer], defs: &Definitions, events:
             o.events(defs, part);
         }
     }
+}
+
+/// Folds every block of `reader` into `observers`, in input order, and into wait states
+/// when `waits`, telling `feedback` how far it has got (`total` events, where known). With
+/// wait states, this thread decodes the blocks and folds the observers while another
+/// folds the wait states, the longest fold: two threads, a core each (a third to decode
+/// would share a core with one of them and hand every block on once more). Without,
+/// another thread decodes a few blocks ahead.
+/// What [`fold_blocks`] gives back.
+pub struct Folded {
+    /// The reader, whose definitions then hold every definitions chunk read.
+    pub reader: TraceReader,
+    /// The events folded.
+    pub events: u64,
+    /// The wait states, when asked for.
+    pub waits: Option<spoor_waits::Waits>,
+}
+
+pub fn fold_blocks(
+    reader: TraceReader,
+    defs: &Definitions,
+    observers: &mut [&mut dyn Observer],
+    waits: bool,
+    feedback: &dyn Feedback,
+    total: Option<u64>,
+) -> Result<Folded, spoor_format::Error> {
+    let mut read = 0u64;
+    if !waits {
+        let mut blocks = reader.read_ahead(8);
+        while let Some(b) = blocks.next() {
+            let b = b?;
+            fold_all(observers, defs, &b.events);
+            read += b.events.len() as u64;
+            feedback.progress("events", read, total);
+            blocks.recycle(b);
+        }
+        feedback.finish();
+        return Ok(Folded { reader: blocks.finish(), events: read, waits: None });
+    }
+    let mut reader = reader;
+    let (tx, rx) = spoor_format::queue::bounded::<Arc<Block>>(4);
+    let (rooms, spare) = std::sync::mpsc::sync_channel::<Vec<Event>>(8);
+    let outcome = std::thread::scope(|scope| {
+        // Whichever thread lets a block go last hands its room back.
+        let done = move |b: Arc<Block>| {
+            if let Some(b) = Arc::into_inner(b) {
+                let _ = rooms.try_send(b.events);
+            }
+        };
+        let done_w = done.clone();
+        // Made on its thread, so that what it holds comes from that thread's memory
+        // (glibc's arena), as its growth does.
+        let worker = scope.spawn(move || {
+            let mut waits = spoor_waits::Waits::new(defs);
+            while let Some(b) = rx.recv() {
+                waits.events(defs, &b.events);
+                done_w(b);
+            }
+            waits
+        });
+        let outcome = loop {
+            let b = match reader.next_block_into(spare.try_recv().unwrap_or_default()) {
+                Ok(Some(b)) => Arc::new(b),
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            };
+            if tx.send(b.clone()).is_err() {
+                break Ok(());
+            }
+            fold_all(observers, defs, &b.events);
+            read += b.events.len() as u64;
+            done(b);
+            feedback.progress("events", read, total);
+        };
+        drop(tx);
+        let waits = worker.join().expect("the wait-state fold does not panic");
+        outcome.map(|()| waits)
+    });
+    feedback.finish();
+    Ok(Folded { reader, events: read, waits: Some(outcome?) })
 }
 
 impl Observer for Counts {

@@ -21,7 +21,9 @@ pub mod table;
 mod tables;
 mod waits;
 
-pub use analyze::{fold_all, LocStats, Message, Messages, MinAvgMax, Observer, ProcStats};
+pub use analyze::{
+    fold_all, fold_blocks, Folded, LocStats, Message, Messages, MinAvgMax, Observer, ProcStats,
+};
 pub use metric::{Level, Metric};
 pub use overlay::{Mark, Overlay, OverlayProfile, PathArc, Segment};
 pub use render::{render, render_compare, Format, Selection};
@@ -284,34 +286,24 @@ fn analyze_inner(
     if let Some(x) = &mut export {
         observers.push(x);
     }
-    if let Some(w) = &mut waits {
-        observers.push(w);
-    }
     if let Some(x) = extra {
         observers.push(x);
     }
-    let mut fold = |events: &[spoor_model::Event]| analyze::fold_all(&mut observers, &defs0, events);
     let defs = match text {
         Ok((defs, events)) => {
-            fold(&events);
+            if let Some(w) = &mut waits {
+                observers.push(w);
+            }
+            analyze::fold_all(&mut observers, &defs0, &events);
             defs
         }
         Err(reader) => {
-            // Decode on another thread a few blocks ahead; fold here, in input order.
             let total = reader.end().map(|e| e.events).or(events);
-            let mut blocks = reader.read_ahead(8);
-            let mut read = 0;
-            while let Some(b) = blocks.next() {
-                let b = b?;
-                fold(&b.events);
-                read += b.events.len() as u64;
-                feedback.progress("events", read, total);
-                blocks.recycle(b);
-            }
-            feedback.finish();
-            let reader = blocks.finish();
+            let folded =
+                analyze::fold_blocks(reader, &defs0, &mut observers, waits.is_some(), feedback, total)?;
+            waits = folded.waits;
             // A later definitions chunk may have named what the first did not.
-            reader.defs().clone()
+            folded.reader.defs().clone()
         }
     };
     pass.finish_pass();
