@@ -316,6 +316,8 @@ fn long_work_shows_progress_on_a_terminal_only() {
     let bar = |shown: &str| shown.contains("events (") && shown.contains(" events/s");
     let stages = [
         ("merge", format!("{split} -o {}", p("m"))),
+        // One whole trace: its blocks copied as they are.
+        ("merge", format!("{} -o {}", p("m"), p("m1"))),
         ("align", format!("{} -o {}", p("m"), p("a"))),
         ("order", format!("{} -o {ordered}", p("a"))),
         ("cp", format!("{ordered} -o /dev/null")),

@@ -1170,18 +1170,13 @@ fn align_untouched<W: Write>(
             format!("location {loc} has more events than the first reading counted: did the trace change?"),
         )
     };
-    let (total, written) = (scan.total_events(), std::cell::Cell::new(0u64));
+    let written = crate::passthrough::Written::new(feedback, Some(scan.total_events()));
     let count = |loc: LocId, k: u64| -> Result<()> {
         let mut seen = seen.borrow_mut();
         match seen.get_mut(loc as usize) {
             Some(c) if *c + k <= scan.counts[loc as usize] => {
                 *c += k;
-                // Told a block's worth at a time (events come one by one or a block).
-                let before = written.get();
-                written.set(before + k);
-                if (before + k) >> 12 != before >> 12 {
-                    feedback.progress("events", before + k, Some(total));
-                }
+                written.add(k);
                 Ok(())
             }
             _ => Err(more(loc)),

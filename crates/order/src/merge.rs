@@ -436,7 +436,7 @@ fn merge_any(
         return Err(Error::Usage("no input to merge".into()));
     }
     if let [one] = inputs {
-        if let Some(summary) = merge_single(one, opts, &mut out)? {
+        if let Some(summary) = merge_single(one, opts, &mut out, feedback)? {
             return Ok(summary);
         }
     }
@@ -644,6 +644,7 @@ fn merge_single<W: Write>(
     inp: &MergeInput,
     opts: &MergeOptions,
     out: &mut W,
+    feedback: &dyn Feedback,
 ) -> Result<Option<MergeSummary>> {
     if inp.path == "-" {
         return Ok(None);
@@ -677,7 +678,9 @@ fn merge_single<W: Write>(
     // Events seen per location, copied blocks included (for messages).
     let seen = std::cell::RefCell::new(vec![0u64; defs.locations.len()]);
     let keep = |ev: &Event| names_defined(&defs, ev);
+    let written = crate::passthrough::Written::new(feedback, r.end().map(|e| e.events));
     let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
+        written.add(1);
         let index = {
             let mut seen = seen.borrow_mut();
             let i = seen.get(ev.loc as usize).copied().unwrap_or(0);
@@ -690,6 +693,7 @@ fn merge_single<W: Write>(
         w.write(&ev).map_err(Error::Write)
     };
     let mut copied = |f: &spoor_format::raw::BlockFacts| {
+        written.add(f.count);
         if let Some(c) = f.loc.and_then(|l| seen.borrow_mut().get(l as usize).copied()) {
             seen.borrow_mut()[f.loc.unwrap_or(0) as usize] = c + f.count;
         }

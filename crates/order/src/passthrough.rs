@@ -7,8 +7,31 @@
 use crate::{Error, Result};
 use spoor_format::raw::{decode_block_canonical, BlockFacts, EncodedBlock};
 use spoor_format::{TraceReader, TraceWriter};
-use spoor_model::Event;
+use spoor_model::{Event, Feedback};
+use std::cell::Cell;
 use std::io::Write;
+
+/// Events written so far, told to a [`Feedback`] a block's worth (4,096) at a time: the
+/// events of [`copy_through`] come one by one or a whole block at once.
+pub(crate) struct Written<'a> {
+    feedback: &'a dyn Feedback,
+    total: Option<u64>,
+    done: Cell<u64>,
+}
+
+impl<'a> Written<'a> {
+    pub(crate) fn new(feedback: &'a dyn Feedback, total: Option<u64>) -> Self {
+        Written { feedback, total, done: Cell::new(0) }
+    }
+
+    pub(crate) fn add(&self, k: u64) {
+        let before = self.done.get();
+        self.done.set(before + k);
+        if (before + k) >> 12 != before >> 12 {
+            self.feedback.progress("events", before + k, self.total);
+        }
+    }
+}
 
 /// What the parallel decoding makes of a block.
 enum Piece {
