@@ -77,6 +77,12 @@ pub fn install(command: &'static str) {
     #[cfg(target_os = "linux")]
     {
         let set = stop_signals();
+        // Below this resident size no check can fire: only it is read every time.
+        let floor = limit.unwrap_or_else(|| {
+            let total = meminfo().map_or(u64::MAX, |(total, _)| total);
+            let cgroup = cgroup_memory().map_or(u64::MAX, |(_, max)| max);
+            total.min(cgroup) / 4
+        });
         // SAFETY: changes this thread's signal mask only, with a set built by sigaddset.
         unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
         let spawned = std::thread::Builder::new().name("spoor-guard".into()).spawn(move || loop {
@@ -84,7 +90,8 @@ pub fn install(command: &'static str) {
                 remove_temporaries();
                 die_of(sig);
             }
-            if let Some(why) = out_of_memory(limit) {
+            let why = resident().filter(|&r| r > floor).and_then(|_| out_of_memory(limit));
+            if let Some(why) = why {
                 remove_temporaries();
                 eprintln!("{command}: {why}");
                 // SAFETY: ends the process at once, as a fatal error does; the files it
