@@ -279,6 +279,29 @@ fn identical_with_one_and_many_threads() {
     }
 }
 
+/// The wait states and their root causes are the same whether their fold runs on a
+/// thread of its own beside the decoding (a binary trace) or on one thread with every
+/// other fold (the text form of the same trace).
+#[test]
+fn wait_states_the_same_from_a_binary_trace_and_its_text_form() {
+    let d = Dir::new();
+    let t = d.synth(&["stencil", "--procs", "16", "--steps", "200", "--imbalance", "0.3"], "st.spoor");
+    let text = d.path("st.txt");
+    ok("cat", &[&t, "-o", &text], b"");
+    let csv =
+        |trace: &str| String::from_utf8(ok("report", &["-t", "waits", "-f", "csv", trace], b"")).unwrap();
+    assert!(csv(&t).contains("late_sender"));
+    assert_eq!(csv(&t), csv(&text));
+    // The JSON names its trace; everything else is the same.
+    let json = |trace: &str| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&ok("report", &["-t", "waits", "-f", "json", trace], b"")).unwrap();
+        v.as_object_mut().unwrap().remove("trace").expect("the trace named");
+        v
+    };
+    assert_eq!(json(&t), json(&text));
+}
+
 /// 1,000 processes: rows of the space-time diagram are grouped and the caption says how.
 #[test]
 fn spacetime_at_a_thousand_processes() {
