@@ -278,7 +278,6 @@ fn analyze_inner(
     let mut counts = Counts::default();
     let mut pass = Pass::new(&defs0, pass_options(&defs0, opts, focus));
     let mut export = chrome.map(|w| chrome::ChromeExport::new(w, &defs0));
-    let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs0));
     let mut observers: Vec<&mut dyn Observer> = vec![&mut counts];
     if stats {
         observers.push(&mut pass);
@@ -289,21 +288,21 @@ fn analyze_inner(
     if let Some(x) = extra {
         observers.push(x);
     }
-    let defs = match text {
+    let (defs, waits) = match text {
         Ok((defs, events)) => {
+            let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs0));
             if let Some(w) = &mut waits {
                 observers.push(w);
             }
             analyze::fold_all(&mut observers, &defs0, &events);
-            defs
+            drop(observers);
+            (defs, waits)
         }
         Err(reader) => {
             let total = reader.end().map(|e| e.events).or(events);
-            let folded =
-                analyze::fold_blocks(reader, &defs0, &mut observers, waits.is_some(), feedback, total)?;
-            waits = folded.waits;
+            let folded = analyze::fold_blocks(reader, &defs0, &mut observers, opts.waits, feedback, total)?;
             // A later definitions chunk may have named what the first did not.
-            folded.reader.defs().clone()
+            (folded.reader.defs().clone(), folded.waits)
         }
     };
     pass.finish_pass();
