@@ -4,7 +4,6 @@
 use clap::{CommandFactory, Parser};
 use spoor_cli::Output;
 use spoor_order::align::{self, AlignOptions, Method};
-use spoor_order::Input;
 
 #[path = "args/align.rs"]
 mod args;
@@ -41,7 +40,8 @@ fn main() {
             block_events: args.block_events,
             force_replay: args.force_replay,
         };
-        let input = Input::open(&args.input)?;
+        let spill = spoor_cli::SpillDir::new("spoor-align", args.tmpdir.as_deref());
+        let input = spoor_cli::open_input(&args.input, &spill)?;
         let mut out = Output::create(args.output.as_deref())?;
         let console = spoor_cli::Console::new("spoor-align", args.quiet);
         let report = match align::align_with_feedback(&input, &opts, &mut out, &console) {

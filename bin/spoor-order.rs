@@ -5,7 +5,6 @@ use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_model::Feedback;
 use spoor_order::order::{self, OrderOptions, OrderSummary};
-use spoor_order::Input;
 use std::io::Write;
 
 #[path = "args/order.rs"]
@@ -34,7 +33,8 @@ fn warn_clocks(s: &OrderSummary) {
 fn main() {
     let args = Args::parse();
     spoor_cli::run_stage("spoor-order", args.verbose, || {
-        let input = Input::open(&args.input)?;
+        let spill = spoor_cli::SpillDir::new("spoor-order", args.tmpdir.as_deref());
+        let input = spoor_cli::open_input(&args.input, &spill)?;
         if args.check {
             let s = order::check(&input)?;
             let mut out = Output::create(args.output.as_deref())?;

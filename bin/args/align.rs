@@ -36,7 +36,7 @@ Examples:
 #[derive(Parser)]
 #[command(name = "spoor-align", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT_ALIGN}\n\n{EXAMPLES}"))]
 pub struct Args {
-    /// The trace to read; `-` for standard input (copied to a temporary file: it is read twice).
+    /// The trace to read; `-` for standard input (copied into the spill directory, --tmpdir: it is read twice).
     #[arg(default_value = "-")]
     pub input: String,
     /// How offsets and drifts are found.
@@ -76,7 +76,11 @@ pub struct Args {
     /// changes nothing (same output; for testing).
     #[arg(long, hide = true)]
     pub force_replay: bool,
-    /// At the end, print the peak resident memory on standard error.
+    /// Keep what goes to disk (standard input, read twice) in a directory of its own
+    /// inside DIR, removed at the end [default: $TMPDIR, else /tmp].
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<PathBuf>,
+    /// At the end, print the peak resident memory and what went to disk on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

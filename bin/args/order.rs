@@ -32,7 +32,7 @@ Examples:
 #[derive(Parser)]
 #[command(name = "spoor-order", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT_ORDER}\n\n{EXAMPLES}"))]
 pub struct Args {
-    /// The trace to read; `-` for standard input (copied to a temporary file: it is read twice).
+    /// The trace to read; `-` for standard input (copied into the spill directory, --tmpdir: it is read twice).
     #[arg(default_value = "-")]
     pub input: String,
     /// Only check: list unmatched sends and receives, size mismatches, inconsistent
@@ -51,7 +51,11 @@ pub struct Args {
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long)]
     pub quiet: bool,
-    /// At the end, print the peak resident memory on standard error.
+    /// Keep what goes to disk (standard input, read twice) in a directory of its own
+    /// inside DIR, removed at the end [default: $TMPDIR, else /tmp].
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<PathBuf>,
+    /// At the end, print the peak resident memory and what went to disk on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

@@ -93,3 +93,104 @@ fn a_memory_limit_that_is_not_a_size_is_a_usage_error() {
         "spoor-cat: SPOOR_MEMORY_LIMIT=lots: expected bytes, or a number with K, M or G\n"
     );
 }
+
+/// spoor-order of standard input under `sh -c PREFIX`, its spill directory in `tmpdir`.
+fn order_stdin(prefix: &str, tmpdir: &Path, out: &Path, stdin: Stdio) -> std::process::Child {
+    Command::new("sh")
+        .args(["-c", &format!("{prefix} exec \"$0\" \"$@\"")])
+        .arg(bin("order"))
+        .args(["-q", "-v", "--tmpdir", tmpdir.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn small_stencil(dir: &Path) -> Vec<u8> {
+    let trace = dir.join("s.spoor");
+    let args =
+        ["stencil", "--procs", "16", "--events", "200000", "--seed", "1", "-o", trace.to_str().unwrap()];
+    assert!(run("synth", &args, b"", &[]).status.success());
+    std::fs::read(trace).unwrap()
+}
+
+/// Standard input, read twice, goes to a spill directory inside --tmpdir, gone at the
+/// end; -v says how much went there; the output is that of the file read directly.
+#[test]
+fn standard_input_spills_into_the_tmpdir_and_is_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, spill) = (tmp.path(), tmp.path().join("spill"));
+    std::fs::create_dir(&spill).unwrap();
+    let bytes = small_stencil(dir);
+    let child = order_stdin("", &spill, &dir.join("o.spoor"), Stdio::piped());
+    let out = feed(child, bytes.clone());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let mib =
+        format!("{:.1} MiB written to disk in {}", bytes.len() as f64 / (1u64 << 20) as f64, spill.display());
+    assert!(err.trim_end().ends_with(&mib), "{err}");
+    assert!(entries(&spill).is_empty(), "left behind: {:?}", entries(&spill));
+    let direct = run("order", &["-q", dir.join("s.spoor").to_str().unwrap()], b"", &[]);
+    assert_eq!(std::fs::read(dir.join("o.spoor")).unwrap(), direct.stdout);
+}
+
+/// A spill that cannot be written (the disk full; here the file size limit, which fails
+/// the same write) is an error naming the spill directory, and leaves nothing behind.
+#[test]
+fn a_spill_that_fills_the_disk_is_an_error_naming_the_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, spill) = (tmp.path(), tmp.path().join("spill"));
+    std::fs::create_dir(&spill).unwrap();
+    let bytes = small_stencil(dir);
+    // 256 KiB (ulimit counts blocks of 512 bytes); the trace is about 1 MiB.
+    let child = order_stdin("ulimit -f 512;", &spill, &dir.join("o.spoor"), Stdio::piped());
+    let out = feed(child, bytes);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "spoor-order: <stdin>: copying it to {}/spoor-order-spill-",
+            spill.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("File too large"), "{err}");
+    assert!(entries(&spill).is_empty(), "left behind: {:?}", entries(&spill));
+    assert_eq!(entries(dir), ["s.spoor", "spill"], "no output");
+}
+
+/// SIGTERM while standard input is being spilled removes the spill directory.
+#[test]
+fn sigterm_while_spilling_removes_the_spill_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, spill) = (tmp.path(), tmp.path().join("spill"));
+    std::fs::create_dir(&spill).unwrap();
+    let bytes = small_stencil(dir);
+    let mut child = order_stdin("", &spill, &dir.join("o.spoor"), Stdio::piped());
+    // Half the trace, then standard input stays open: the spill is under way.
+    let mut input = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut input, &bytes[..bytes.len() / 2]).unwrap();
+    let start = Instant::now();
+    while entries(&spill).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no spill directory");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    drop(input);
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert!(entries(&spill).is_empty(), "left behind: {:?}", entries(&spill));
+}
+
+/// Writes `stdin` to the child and waits for it.
+fn feed(mut child: std::process::Child, stdin: Vec<u8>) -> std::process::Output {
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut input, &stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}

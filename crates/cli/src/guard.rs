@@ -32,7 +32,7 @@ static TOTAL: AtomicU64 = AtomicU64::new(u64::MAX);
 /// A temporary file, removed by the guard if the command stops before it is dropped.
 pub struct Temporary(PathBuf);
 
-/// Registers `path` as a temporary file until the returned value is dropped.
+/// Registers `path` as a temporary file (or directory) until the returned value is dropped.
 pub fn temporary(path: &Path) -> Temporary {
     temporaries().push(path.to_owned());
     Temporary(path.to_owned())
@@ -53,7 +53,8 @@ fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 
 fn remove_temporaries() {
     for p in temporaries().iter() {
-        let _ = std::fs::remove_file(p);
+        // A spill directory goes with what it holds.
+        let _ = if p.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) };
     }
 }
 
@@ -85,6 +86,10 @@ pub fn install(command: &'static str) {
         });
         // SAFETY: changes this thread's signal mask only, with a set built by sigaddset.
         unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+        // A write past the file size limit (ulimit -f) then fails as a full disk does,
+        // with an error the stage reports, instead of killing it with its files left.
+        // SAFETY: sets the disposition of one signal to "ignore", before other threads run.
+        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
         let spawned = std::thread::Builder::new().name("spoor-guard".into()).spawn(move || loop {
             if let Some(sig) = wait_for_signal(&set, WATCH_EVERY) {
                 remove_temporaries();

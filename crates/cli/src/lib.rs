@@ -6,6 +6,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 pub mod guard;
+pub mod spill;
+
+pub use spill::{open_input, SpillDir};
 
 /// Exit codes of every spoor command; [`exit_code`] is the one place an error gets its code.
 pub mod exit {
@@ -43,7 +46,7 @@ pub fn run_stage(command: &'static str, verbose: bool, body: impl FnOnce() -> an
     run(command, || {
         body()?;
         if verbose {
-            eprintln!("{command}: {}", peak_memory_line(peak_memory()));
+            eprintln!("{command}: {}", peak_memory_line(peak_memory(), spill::spilled()));
         }
         Ok(())
     })
@@ -58,13 +61,16 @@ pub fn peak_memory() -> Option<u64> {
 }
 
 /// `-v`'s closing line: the peak resident memory (said unknown where the system does not
-/// tell it), and what was spilled to disk: nothing, as no stage spills yet.
-pub fn peak_memory_line(peak: Option<u64>) -> String {
-    let peak = match peak {
-        Some(b) => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        None => "unknown (no /proc/self/status)".to_owned(),
-    };
-    format!("peak resident memory {peak}; nothing spilled to disk")
+/// tell it), and what the stage wrote to disk to spare memory, and where.
+pub fn peak_memory_line(peak: Option<u64>, (spilled, dir): (u64, Option<PathBuf>)) -> String {
+    let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64);
+    let peak = peak.map_or_else(|| "unknown (no /proc/self/status)".to_owned(), mib);
+    match dir {
+        Some(dir) => {
+            format!("peak resident memory {peak}; {} written to disk in {}", mib(spilled), dir.display())
+        }
+        None => format!("peak resident memory {peak}; nothing written to disk"),
+    }
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -5,7 +5,7 @@
 use crate::{Error, Result};
 use spoor_format::{ReadOptions, TraceReader};
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 enum Where {
@@ -27,7 +27,7 @@ impl Input {
     /// `path`, or standard input for `-` (copied to a temporary file in `$TMPDIR`).
     pub fn open(path: &str) -> Result<Input> {
         if path == "-" {
-            return Self::spool("<stdin>", io::stdin().lock());
+            return Self::spool_in("<stdin>", io::stdin().lock(), &std::env::temp_dir());
         }
         let p = PathBuf::from(path);
         match std::fs::metadata(&p) {
@@ -40,10 +40,11 @@ impl Input {
         }
     }
 
-    /// Copies `input` to a temporary file, so that it can be read again.
-    pub fn spool(name: &str, mut input: impl Read) -> Result<Input> {
-        let io_err = |err| Error::Io { file: name.to_owned(), err };
-        let mut tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile().map_err(io_err)?;
+    /// Copies `input` to a temporary file in `dir`, so that it can be read again. A
+    /// failure (a full disk) names `dir`, and leaves no file behind.
+    pub fn spool_in(name: &str, mut input: impl Read, dir: &Path) -> Result<Input> {
+        let io_err = |err| Error::Io { file: format!("{name}: copying it to {}", dir.display()), err };
+        let mut tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile_in(dir).map_err(io_err)?;
         io::copy(&mut input, tmp.as_file_mut()).map_err(io_err)?;
         Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
     }
@@ -51,6 +52,14 @@ impl Input {
     /// A trace held in memory, in any form the reader accepts.
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
         Input { name: name.to_owned(), at: Where::Bytes(Arc::new(bytes)) }
+    }
+
+    /// The bytes copied to disk (0 but for standard input).
+    pub fn spooled_bytes(&self) -> u64 {
+        match &self.at {
+            Where::Spooled(t) => t.as_file().metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        }
     }
 
     /// The name errors use: the path, or `<stdin>`.

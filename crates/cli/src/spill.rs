@@ -1,0 +1,67 @@
+//! Where a stage puts what it keeps on disk rather than in memory (standard input it must
+//! read twice, runs spilled from memory): one directory of its own, made on first use
+//! inside `--tmpdir` (else `$TMPDIR`, else /tmp) and removed when the stage ends,
+//! however it ends: returning, an error, a signal or memory running out ([`guard`]).
+
+use crate::guard;
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// Bytes the stage wrote to its spill directories, for `-v`.
+static SPILLED: AtomicU64 = AtomicU64::new(0);
+/// Where the last of them was.
+static SPILLED_IN: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// A stage's spill directory, made when first asked for.
+pub struct SpillDir {
+    command: &'static str,
+    parent: PathBuf,
+    made: OnceLock<(tempfile::TempDir, guard::Temporary)>,
+}
+
+impl SpillDir {
+    /// The spill directory of `command` inside `tmpdir` (`None`: `$TMPDIR`, else /tmp).
+    pub fn new(command: &'static str, tmpdir: Option<&Path>) -> SpillDir {
+        let parent = tmpdir.map_or_else(std::env::temp_dir, Path::to_owned);
+        SpillDir { command, parent, made: OnceLock::new() }
+    }
+
+    /// The directory, made now if it is not yet.
+    pub fn path(&self) -> anyhow::Result<&Path> {
+        if let Some((dir, _)) = self.made.get() {
+            return Ok(dir.path());
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{}-spill-", self.command))
+            .tempdir_in(&self.parent)
+            .with_context(|| format!("cannot make a spill directory in {}", self.parent.display()))?;
+        let registered = guard::temporary(dir.path());
+        Ok(self.made.get_or_init(|| (dir, registered)).0.path())
+    }
+
+    /// Counts `bytes` written into it (for `-v`).
+    pub fn wrote(&self, bytes: u64) {
+        SPILLED.fetch_add(bytes, Ordering::Relaxed);
+        if let Ok(mut at) = SPILLED_IN.lock() {
+            *at = Some(self.parent.clone());
+        }
+    }
+}
+
+/// What the stage wrote to its spill directories, and where the last one was made.
+pub(crate) fn spilled() -> (u64, Option<PathBuf>) {
+    (SPILLED.load(Ordering::Relaxed), SPILLED_IN.lock().ok().and_then(|p| p.clone()))
+}
+
+/// A trace to read twice: `path`, or standard input for `-`, copied first into the
+/// stage's spill directory.
+pub fn open_input(path: &str, spill: &SpillDir) -> anyhow::Result<spoor_order::Input> {
+    if path == "-" {
+        let input = spoor_order::Input::spool_in("<stdin>", std::io::stdin().lock(), spill.path()?)?;
+        spill.wrote(input.spooled_bytes());
+        return Ok(input);
+    }
+    Ok(spoor_order::Input::open(path)?)
+}
