@@ -64,7 +64,12 @@ fn main() {
             None => None,
         };
         let console = Console::new("spoor-diagnose", args.quiet);
-        let d = spoor_diagnose::diagnose(
+        // Read twice: standard input is copied into the spill directory first.
+        let spill = spoor_cli::SpillDir::new("spoor-diagnose", args.tmpdir.as_deref());
+        let input = spoor_cli::open_input(&args.input, &spill)?;
+        let path = input.file().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let d = spoor_diagnose::diagnose_named(
+            &path,
             &args.input,
             directives.as_ref().map(|(f, t)| (f.as_str(), t.as_str())),
             &opts,
@@ -72,6 +77,14 @@ fn main() {
         )
         .map_err(|e| match e {
             spoor_diagnose::Error::Usage(m) => usage(m),
+            // Standard input's copy is named as what it is a copy of.
+            spoor_diagnose::Error::Format(mut f) if input.is_spooled() => {
+                f.file = "<stdin>".into();
+                anyhow::Error::new(f)
+            }
+            spoor_diagnose::Error::NotOrdered(m) if input.is_spooled() => {
+                anyhow::Error::new(spoor_diagnose::Error::NotOrdered(m.replace(&path, "<stdin>")))
+            }
             e => anyhow::Error::new(e),
         })?;
         for w in &d.warnings {

@@ -11,7 +11,7 @@ each against a threshold (a share of the focus's time); true ones are refined on
 time, false ones pruned. Processes straying from their peers are annotated (Enterprise),
 and each cause found gets the gain the model machine predicts for removing it (the CPU-mode
 critical path with the change made): what to fix first. The input is an ordered trace
-(spoor-order's output), read twice: a file, not standard input.";
+(spoor-order's output), read twice: standard input is copied to disk first (--tmpdir).";
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -38,7 +38,8 @@ Examples:
 #[derive(Parser)]
 #[command(name = "spoor-diagnose", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
-    /// An ordered trace (a file: it is read twice).
+    /// An ordered trace; `-` for standard input (copied into the spill directory,
+    /// --tmpdir: it is read twice).
     pub input: String,
     /// Search directives: prune, priority and threshold lines (formats/diagnose.md).
     #[arg(long, value_name = "FILE")]
@@ -86,7 +87,11 @@ pub struct Args {
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long)]
     pub quiet: bool,
-    /// At the end, print the peak resident memory on standard error.
+    /// Keep what goes to disk (standard input, read twice) in a directory of its own
+    /// inside DIR, removed at the end [default: $TMPDIR, else /tmp].
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<std::path::PathBuf>,
+    /// At the end, print the peak resident memory and what went to disk on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

@@ -88,8 +88,10 @@ fn errors_and_exit_codes() {
     let (c, e) = code(&[&testdata("late-sender.txt")]);
     assert_eq!(c, Some(1), "{e}");
     assert!(e.contains("run the trace through spoor-order first"), "{e}");
+    // Standard input, empty: the error names it, not the copy it is read from.
     let (c, e) = code(&["-"]);
-    assert_eq!(c, Some(2), "{e}");
+    assert_eq!(c, Some(1), "{e}");
+    assert!(e.starts_with("spoor-diagnose: <stdin>: "), "{e}");
     let (c, e) = code(&[&t, "--threshold", "slow=0.1"]);
     assert_eq!(c, Some(2), "{e}");
     assert!(e.contains("the hypotheses are: sync_waiting"), "{e}");
@@ -143,4 +145,26 @@ fn named_peer_groups_and_annotations_on_the_report() {
     let out = run("report", &["--annotate", "-"], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("--annotate reads the trace twice"), "{}", text(&out.stderr));
+}
+
+/// An ordered trace on standard input is copied to disk (it is read twice) and gives the
+/// file's diagnosis, the commands it suggests reading `-`.
+#[test]
+fn standard_input_is_diagnosed_as_its_file() {
+    let d = tempfile::tempdir().unwrap();
+    let t = synth(&d, &["stencil", "--procs", "4", "--steps", "20"]);
+    let file = run("diagnose", &["-q", &t], b"", &[]);
+    assert!(file.status.success(), "{}", String::from_utf8_lossy(&file.stderr));
+    let piped = run(
+        "diagnose",
+        &["-q", "-", "--tmpdir", d.path().to_str().unwrap()],
+        &std::fs::read(&t).unwrap(),
+        &[],
+    );
+    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    let (file, piped) = (String::from_utf8_lossy(&file.stdout), String::from_utf8_lossy(&piped.stdout));
+    assert!(piped.contains(" see: spoor-") && piped.contains(" -\n"), "{piped}");
+    assert_eq!(piped.replace(" -\n", &format!(" {t}\n")).replacen("-:", &format!("{t}:"), 1), *file);
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.iter().all(|n| !n.to_string_lossy().contains("spill")), "left behind: {left:?}");
 }

@@ -164,6 +164,18 @@ pub fn diagnose(
     opts: &Options,
     feedback: &dyn Feedback,
 ) -> Result<Diagnosis, Error> {
+    diagnose_named(path, path, directives, opts, feedback)
+}
+
+/// [`diagnose`], the trace named `name` in the findings and the commands they suggest
+/// (standard input copied to a file: `-`).
+pub fn diagnose_named(
+    path: &str,
+    name: &str,
+    directives: Option<(&str, &str)>,
+    opts: &Options,
+    feedback: &dyn Feedback,
+) -> Result<Diagnosis, Error> {
     if path == "-" {
         return Err(Error::Usage("the trace is read twice: give it a file, not standard input".into()));
     }
@@ -184,7 +196,7 @@ pub fn diagnose(
     let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
     let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
     let inputs = fixes::Inputs {
-        trace: path,
+        trace: name,
         pag: &pag,
         base: length_ns,
         cube: &cube,
@@ -215,7 +227,7 @@ pub fn diagnose(
         ));
     }
     Ok(Diagnosis {
-        trace: path.to_owned(),
+        trace: name.to_owned(),
         defs,
         events,
         span,

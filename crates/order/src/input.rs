@@ -54,6 +54,20 @@ impl Input {
         Input { name: name.to_owned(), at: Where::Bytes(Arc::new(bytes)) }
     }
 
+    /// The file the trace is read from (`None`: bytes in memory).
+    pub fn file(&self) -> Option<&Path> {
+        match &self.at {
+            Where::Path(p) => Some(p),
+            Where::Spooled(t) => Some(t.path()),
+            Where::Bytes(_) => None,
+        }
+    }
+
+    /// Whether it is standard input copied to disk.
+    pub fn is_spooled(&self) -> bool {
+        matches!(self.at, Where::Spooled(_))
+    }
+
     /// The bytes copied to disk (0 but for standard input).
     pub fn spooled_bytes(&self) -> u64 {
         match &self.at {
