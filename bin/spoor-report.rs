@@ -30,9 +30,6 @@ impl Write for Shared {
 
 /// The critical path of the trace at `input` as a drawing for the report.
 fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
-    if input == "-" {
-        return Err(anyhow!("--critical-path reads the trace twice: give it a file, not standard input"));
-    }
     let mode = match mode {
         CpMode::Cpu => spoor_graph::Mode::Cpu,
         CpMode::Wall => spoor_graph::Mode::Wall,
@@ -69,9 +66,6 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
 /// The processes straying from their peers (spoor-diagnose's peer annotations) as marks
 /// on each of their locations.
 fn peer_marks(input: &str) -> anyhow::Result<Vec<Mark>> {
-    if input == "-" {
-        return Err(anyhow!("--annotate reads the trace twice: give it a file, not standard input"));
-    }
     let (defs, _, cube, _) = spoor_diagnose::fold(input, &spoor_model::Silent).map_err(|e| match e {
         spoor_diagnose::Error::Format(f) => anyhow::Error::new(f),
         e => anyhow!(e),
@@ -144,16 +138,37 @@ fn main() {
             spoor_report::Error::Format(f) => anyhow::Error::new(f),
             e => anyhow!(e),
         };
-        let mut overlay = args.critical_path.map(|m| critical_path_overlay(&args.input, m)).transpose()?;
+        // What reads the trace twice (a critical path or peer marks beside the report)
+        // reads standard input from a copy in the spill directory.
+        let twice = args.critical_path.is_some()
+            || args.annotate
+            || (matches!(args.format, Form::Html) && args.compare.is_empty());
+        let spill = spoor_cli::SpillDir::new("spoor-report", args.tmpdir.as_deref());
+        let spooled =
+            if twice && args.input == "-" { Some(spoor_cli::open_input("-", &spill)?) } else { None };
+        let input = spooled
+            .as_ref()
+            .and_then(|i| i.file())
+            .map_or_else(|| args.input.clone(), |p| p.to_string_lossy().into_owned());
+        // Named as what it is a copy of.
+        let named = |mut a: spoor_report::Analysis| {
+            if spooled.is_some() {
+                a.name = "<stdin>".into();
+            }
+            a
+        };
+        let stdin_named = |e| spoor_cli::spill::named_as_stdin(spooled.as_ref(), e);
+        let mut overlay =
+            args.critical_path.map(|m| critical_path_overlay(&input, m)).transpose().map_err(stdin_named)?;
         // The HTML summary opens with the wall-mode path when the input allows one.
         if overlay.is_none() && matches!(args.format, Form::Html) && args.compare.is_empty() {
-            match critical_path_overlay(&args.input, CpMode::Wall) {
+            match critical_path_overlay(&input, CpMode::Wall) {
                 Ok(o) => overlay = Some(o),
-                Err(e) => sel.no_path = Some(format!("{e:#}")),
+                Err(e) => sel.no_path = Some(format!("{:#}", stdin_named(e))),
             }
         }
         if args.annotate {
-            let marks = peer_marks(&args.input)?;
+            let marks = peer_marks(&input).map_err(stdin_named)?;
             if marks.is_empty() {
                 eprintln!("spoor-report: no process strays from its peers: nothing to mark");
             }
@@ -172,7 +187,7 @@ fn main() {
                 // The export streams into the output as the trace is read.
                 let shared = Rc::new(RefCell::new(out));
                 let a = spoor_report::analyze(
-                    &args.input,
+                    &input,
                     &opts,
                     Some(Box::new(Shared(shared.clone()))),
                     overlay.as_ref(),
@@ -191,12 +206,12 @@ fn main() {
         };
         if args.compare.is_empty() {
             let a =
-                spoor_report::analyze(&args.input, &opts, None, overlay.as_ref(), &console).map_err(lib)?;
+                named(spoor_report::analyze(&input, &opts, None, overlay.as_ref(), &console).map_err(lib)?);
             warn_clocks(&a);
             spoor_report::render(&a, &sel, format, overlay.as_ref(), &mut out).map_err(lib)?;
         } else {
             let mut runs =
-                vec![spoor_report::analyze(&args.input, &opts, None, None, &console).map_err(lib)?];
+                vec![named(spoor_report::analyze(&input, &opts, None, None, &console).map_err(lib)?)];
             for r in &args.compare {
                 runs.push(spoor_report::analyze(r, &opts, None, None, &console).map_err(lib)?);
             }

@@ -82,18 +82,24 @@ pub struct Args {
     pub top: usize,
     /// Draw the critical path (spoor-cp's, global scope, in this weight mode) over the
     /// space-time diagram, the HTML report and the Chrome export. Needs an ordered trace
-    /// in a file (it is read twice).
+    /// (read twice: standard input is copied to disk first, --tmpdir).
     #[arg(long, value_enum, value_name = "MODE")]
     pub critical_path: Option<CpMode>,
     /// Mark the processes that stray from their peers (spoor-diagnose's peer annotations,
     /// formats/diagnose.md) on the space-time diagram, the HTML report and the Chrome
-    /// export. Needs an ordered trace in a file (it is read twice).
+    /// export. Needs an ordered trace (read twice: standard input is copied to disk
+    /// first, --tmpdir).
     #[arg(long)]
     pub annotate: bool,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// At the end, print the peak resident memory on standard error.
+    /// Keep what goes to disk (standard input, when --critical-path, --annotate or the
+    /// HTML summary read it twice) in a directory of its own inside DIR, removed at the
+    /// end [default: $TMPDIR, else /tmp].
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<std::path::PathBuf>,
+    /// At the end, print the peak resident memory and what went to disk on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

@@ -142,9 +142,17 @@ fn named_peer_groups_and_annotations_on_the_report() {
     assert!(chrome.contains(r#""cat":"annotation","name":"rank2 overworked by up to"#), "{chrome}");
     let html = ok_text("report", &["-f", "html", "--annotate", &t]);
     assert!(html.contains("Processes straying from their peers") && html.contains("rank2 overworked"));
+    // From standard input (read twice: copied to disk), the same marks, named <stdin>.
+    let out = run("report", &["-f", "svg", "--annotate", "-"], &std::fs::read(&t).unwrap(), &[]);
+    assert_success(&out, "report");
+    assert_eq!(text(&out.stdout).replace("&lt;stdin&gt;", &t), svg);
     let out = run("report", &["--annotate", "-"], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("--annotate reads the trace twice"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("spoor-report: <stdin>: byte 0: the input is empty"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// An ordered trace on standard input is copied to disk (it is read twice) and gives the

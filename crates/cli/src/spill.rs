@@ -65,3 +65,16 @@ pub fn open_input(path: &str, spill: &SpillDir) -> anyhow::Result<spoor_order::I
     }
     Ok(spoor_order::Input::open(path)?)
 }
+
+/// `e`, naming `<stdin>` where it named the copy of standard input `input` is read
+/// from (a trace's error names the file it read).
+pub fn named_as_stdin(input: Option<&spoor_order::Input>, mut e: anyhow::Error) -> anyhow::Error {
+    let copy =
+        input.filter(|i| i.is_spooled()).and_then(|i| i.file()).map(|p| p.to_string_lossy().into_owned());
+    if let (Some(copy), Some(f)) = (copy, e.downcast_mut::<spoor_format::Error>()) {
+        if f.file == copy {
+            f.file = "<stdin>".into();
+        }
+    }
+    e
+}
