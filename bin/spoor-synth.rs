@@ -109,7 +109,10 @@ fn main() {
                 WriteSink { out: Form::<io::Sink>::Split(writers, process_of), progress: &progress };
             spoor_synth::generate(&spec, &mut sink).context("writing the traces")?;
             let Form::Split(writers, _) = sink.out else { unreachable!("the sink was made split") };
-            // Finished first, renamed after: a failure leaves no file behind.
+            // Finished first, renamed after: a failure leaves no file behind, and a signal
+            // while they are renamed removes those already renamed (the guard holds them
+            // until the last is), so that no part of the set is left.
+            let held: Vec<_> = paths.iter().map(|p| spoor_cli::guard::temporary(p)).collect();
             let outs = writers
                 .into_iter()
                 .zip(&paths)
@@ -123,6 +126,7 @@ fn main() {
                     return Err(e);
                 }
             }
+            drop(held);
             progress.finish();
             return Ok(());
         }

@@ -57,12 +57,6 @@ pub fn fold_all(observers: &mut [&mut dyn Observer], defs: &Definitions, events:
     }
 }
 
-/// Folds every block of `reader` into `observers`, in input order, and into wait states
-/// when `waits`, telling `feedback` how far it has got (`total` events, where known). With
-/// wait states, this thread decodes the blocks and folds the observers while another
-/// folds the wait states, the longest fold: two threads, a core each (a third to decode
-/// would share a core with one of them and hand every block on once more). Without,
-/// another thread decodes a few blocks ahead.
 /// What [`fold_blocks`] gives back.
 pub struct Folded {
     /// The reader, whose definitions then hold every definitions chunk read.
@@ -73,6 +67,12 @@ pub struct Folded {
     pub waits: Option<spoor_waits::Waits>,
 }
 
+/// Folds every block of `reader` into `observers`, in input order, and into wait states
+/// when `waits`, telling `feedback` how far it has got (`total` events, where known). With
+/// wait states, this thread decodes the blocks and folds the observers while another
+/// folds the wait states, the longest fold: two threads, a core each (a third to decode
+/// would share a core with one of them and hand every block on once more). Without,
+/// another thread decodes a few blocks ahead.
 pub fn fold_blocks(
     reader: TraceReader,
     defs: &Definitions,
