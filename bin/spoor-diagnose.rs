@@ -78,11 +78,7 @@ fn main() {
         .map_err(|e| match e {
             spoor_diagnose::Error::Usage(m) => usage(m),
             // Standard input's copy is named as what it is a copy of.
-            spoor_diagnose::Error::Format(f) => spoor_cli::spill::named_as_stdin(Some(&input), f.into()),
-            spoor_diagnose::Error::NotOrdered(m) if input.is_spooled() => {
-                anyhow::Error::new(spoor_diagnose::Error::NotOrdered(m.replace(&path, "<stdin>")))
-            }
-            e => anyhow::Error::new(e),
+            e => spoor_cli::spill::named_as_stdin(Some(&input), e.into()),
         })?;
         for w in &d.warnings {
             eprintln!("spoor-diagnose: warning: {w}");

@@ -134,10 +134,6 @@ fn main() {
                 && args.compare.is_empty()),
         };
         let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
-        let lib = |e: spoor_report::Error| match e {
-            spoor_report::Error::Format(f) => anyhow::Error::new(f),
-            e => anyhow!(e),
-        };
         // What reads the trace twice (a critical path or peer marks beside the report)
         // reads standard input from a copy in the spill directory.
         let twice = args.critical_path.is_some()
@@ -158,6 +154,12 @@ fn main() {
             a
         };
         let stdin_named = |e| spoor_cli::spill::named_as_stdin(spooled.as_ref(), e);
+        let lib = |e: spoor_report::Error| {
+            stdin_named(match e {
+                spoor_report::Error::Format(f) => anyhow::Error::new(f),
+                e => anyhow!(e),
+            })
+        };
         let mut overlay =
             args.critical_path.map(|m| critical_path_overlay(&input, m)).transpose().map_err(stdin_named)?;
         // The HTML summary opens with the wall-mode path when the input allows one.

@@ -10,6 +10,21 @@ pub mod spill;
 
 pub use spill::{open_input, SpillDir};
 
+/// An error said again in other words, keeping the exit code it had.
+#[derive(Debug)]
+pub(crate) struct Reworded {
+    pub(crate) message: String,
+    pub(crate) code: i32,
+}
+
+impl std::fmt::Display for Reworded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Reworded {}
+
 /// Exit codes of every spoor command; [`exit_code`] is the one place an error gets its code.
 pub mod exit {
     /// Success, and a closed pipe downstream.
@@ -102,6 +117,9 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
 /// [`exit::USAGE`] for options that do not fit the inputs, [`exit::BAD_INPUT`] for
 /// everything else.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
+    if let Some(r) = e.downcast_ref::<Reworded>() {
+        return r.code;
+    }
     let of_format = |f: &spoor_format::Error| match f.kind {
         spoor_format::ErrorKind::Version => exit::VERSION,
         _ => exit::BAD_INPUT,

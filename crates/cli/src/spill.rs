@@ -67,14 +67,13 @@ pub fn open_input(path: &str, spill: &SpillDir) -> anyhow::Result<spoor_order::I
 }
 
 /// `e`, naming `<stdin>` where it named the copy of standard input `input` is read
-/// from (a trace's error names the file it read).
-pub fn named_as_stdin(input: Option<&spoor_order::Input>, mut e: anyhow::Error) -> anyhow::Error {
-    let copy =
-        input.filter(|i| i.is_spooled()).and_then(|i| i.file()).map(|p| p.to_string_lossy().into_owned());
-    if let (Some(copy), Some(f)) = (copy, e.downcast_mut::<spoor_format::Error>()) {
-        if f.file == copy {
-            f.file = "<stdin>".into();
-        }
+/// from (a trace's error names the file it read), with the exit code it had.
+pub fn named_as_stdin(input: Option<&spoor_order::Input>, e: anyhow::Error) -> anyhow::Error {
+    let Some(copy) = input.filter(|i| i.is_spooled()).and_then(|i| i.file()) else { return e };
+    let message = format!("{e:#}");
+    let renamed = message.replace(&*copy.to_string_lossy(), "<stdin>");
+    if renamed == message {
+        return e;
     }
-    e
+    anyhow::Error::new(crate::Reworded { message: renamed, code: crate::exit_code(&e) })
 }
