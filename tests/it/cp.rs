@@ -333,6 +333,10 @@ fn long_work_shows_progress_on_a_terminal_only() {
         let shown = on_a_terminal(&format!("{} {args}", bin(stage)));
         assert!(bar(&shown), "spoor-{stage} shows no progress: {shown}");
         assert!(shown.contains(" left)"), "spoor-{stage} shows no time left: {shown}");
+        // Both passes over the trace show, each named.
+        if matches!(*stage, "align" | "order") {
+            assert!(shown.contains("reading █") && shown.contains("writing █"), "spoor-{stage}: {shown}");
+        }
     }
     assert!(
         !bar(&on_a_terminal(&format!("{} -q {ordered} -o /dev/null", bin("cp")))),

@@ -297,9 +297,12 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Counts `unit`s towards `total` when it is known.
+    /// Counts `unit`s towards `total` when it is known; `PHASE: UNIT` names the phase of
+    /// a stage's work before its bar (`reading`, then `writing`).
     pub fn new(unit: &str, total: Option<u64>) -> Progress {
         use std::io::IsTerminal;
+        let (phase, unit) = unit.split_once(": ").map_or(("", unit), |(p, u)| (p, u));
+        let phase = if phase.is_empty() { String::new() } else { format!("{phase} ") };
         let bar = io::stderr().is_terminal().then(|| {
             // The rate as the commands' closing lines give it: three figures.
             let unit_rate = unit.to_owned();
@@ -314,10 +317,10 @@ impl Progress {
             };
             let bar = match total {
                 Some(n) => indicatif::ProgressBar::new(n).with_style(style(format!(
-                    "{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{rate}}, {{elapsed}} so far, {{eta}} left)"
+                    "{phase}{{bar:40}} {{human_pos}}/{{human_len}} {unit} ({{rate}}, {{elapsed}} so far, {{eta}} left)"
                 ))),
                 None => indicatif::ProgressBar::new_spinner()
-                    .with_style(style(format!("{{spinner}} {{human_pos}} {unit} ({{rate}}, {{elapsed}})"))),
+                    .with_style(style(format!("{phase}{{spinner}} {{human_pos}} {unit} ({{rate}}, {{elapsed}})"))),
             };
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
             bar
@@ -365,7 +368,8 @@ impl Progress {
 pub struct Console {
     command: &'static str,
     quiet: bool,
-    bar: std::sync::Mutex<Option<Progress>>,
+    /// The bar shown, and the unit it counts (a new unit, a new phase: a new bar).
+    bar: std::sync::Mutex<Option<(String, Progress)>>,
 }
 
 impl Console {
@@ -374,7 +378,7 @@ impl Console {
         Console { command, quiet, bar: std::sync::Mutex::new(None) }
     }
 
-    fn bar(&self) -> std::sync::MutexGuard<'_, Option<Progress>> {
+    fn bar(&self) -> std::sync::MutexGuard<'_, Option<(String, Progress)>> {
         self.bar.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
@@ -383,12 +387,18 @@ impl spoor_model::Feedback for Console {
     fn progress(&self, unit: &str, done: u64, total: Option<u64>) {
         guard::note_progress(done, total);
         if !self.quiet {
-            self.bar().get_or_insert_with(|| Progress::new(unit, total)).set(done);
+            let mut bar = self.bar();
+            if bar.as_ref().is_some_and(|(u, _)| u != unit) {
+                if let Some((_, done)) = bar.take() {
+                    done.finish();
+                }
+            }
+            bar.get_or_insert_with(|| (unit.to_owned(), Progress::new(unit, total))).1.set(done);
         }
     }
 
     fn finish(&self) {
-        if let Some(bar) = self.bar().take() {
+        if let Some((_, bar)) = self.bar().take() {
             bar.finish();
         }
     }
@@ -397,7 +407,7 @@ impl spoor_model::Feedback for Console {
         if !self.quiet {
             let line = || eprintln!("{}: warning: {message}", self.command);
             match &*self.bar() {
-                Some(bar) => bar.suspend(line),
+                Some((_, bar)) => bar.suspend(line),
                 None => line(),
             }
         }

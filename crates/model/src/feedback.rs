@@ -47,7 +47,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// ```
 pub trait Feedback: Sync {
     /// `done` `unit`s (say, "events") of `total` (`None`: not known) are finished. Called
-    /// often (once per block of events): it must be cheap.
+    /// often (once per block of events): it must be cheap. Work in several passes names
+    /// each before its unit (`reading: events`, then `writing: events`).
     fn progress(&self, unit: &str, done: u64, total: Option<u64>) {
         let _ = (unit, done, total);
     }

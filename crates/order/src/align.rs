@@ -785,8 +785,9 @@ fn controlled_logical_clock(
     sync: &Sync,
     t: &[Vec<i64>],
     opts: &AlignOptions,
+    feedback: &dyn Feedback,
 ) -> Result<Clc> {
-    let (mut c, spawn_edges, released) = clc_forward(scan, input, sync, t, opts)?;
+    let (mut c, spawn_edges, released) = clc_forward(scan, input, sync, t, opts, feedback)?;
     clc_backward(sync, t, &mut c, &spawn_edges, opts.min_latency);
     Ok(Clc { times: c, released_spawns: released })
 }
@@ -800,6 +801,7 @@ fn clc_forward(
     sync: &Sync,
     t: &[Vec<i64>],
     opts: &AlignOptions,
+    feedback: &dyn Feedback,
 ) -> Result<(Vec<Vec<i64>>, Vec<(EventRef, EventRef)>, usize)> {
     let n = t.len();
     let lmin = opts.min_latency;
@@ -816,6 +818,7 @@ fn clc_forward(
     let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| !t[l as usize].is_empty()).collect();
     let mut woken = Vec::new();
     let mut left: usize = t.iter().map(Vec::len).sum();
+    let total = left as u64;
     let mut spawn_edges: Vec<(EventRef, EventRef)> = Vec::new();
     let mut released = 0;
     let mut rescanned = false;
@@ -882,6 +885,10 @@ fn clc_forward(
         pending.append(&mut woken);
         pending.push(loc);
         left -= 1;
+        // Told once every 2^16 events: the loop is the replay's hot path.
+        if left & 0xffff == 0 {
+            feedback.progress("replaying: events", total - left as u64, Some(total));
+        }
     }
     Ok((c, spawn_edges, released))
 }
@@ -1127,7 +1134,7 @@ fn align_untouched<W: Write>(
     out: &mut W,
     feedback: &dyn Feedback,
 ) -> Result<Option<AlignReport>> {
-    let mut scan = scan::scan(input, false)?;
+    let mut scan = scan::scan_with(input, false, feedback)?;
     // Matching takes the records and frees them as it reads them: nothing else here
     // needs them but the clock-offset samples.
     let samples = offset_samples(&scan, opts);
@@ -1170,7 +1177,7 @@ fn align_untouched<W: Write>(
             format!("location {loc} has more events than the first reading counted: did the trace change?"),
         )
     };
-    let written = crate::passthrough::Written::new(feedback, Some(scan.total_events()));
+    let written = crate::passthrough::Written::new(feedback, "writing: events", Some(scan.total_events()));
     let count = |loc: LocId, k: u64| -> Result<()> {
         let mut seen = seen.borrow_mut();
         match seen.get_mut(loc as usize) {
@@ -1214,7 +1221,7 @@ fn align_replay(
     out: impl Write,
     feedback: &dyn Feedback,
 ) -> Result<AlignReport> {
-    let mut scan = scan::scan(input, true)?;
+    let mut scan = scan::scan_with(input, true, feedback)?;
     let raw = std::mem::take(&mut scan.walls);
     let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
     let before = violations_fast(&sync0, &raw, opts.min_latency);
@@ -1262,7 +1269,7 @@ fn align_replay(
     // Not needed any more (a cycle's report reads them again).
     scan.records = Vec::new();
     let (clc, released) = if opts.clc {
-        let clc = controlled_logical_clock(&scan, input, &sync, &t1, opts)?;
+        let clc = controlled_logical_clock(&scan, input, &sync, &t1, opts, feedback)?;
         (Some(clc.times), clc.released_spawns)
     } else {
         (None, 0)
@@ -1302,7 +1309,7 @@ fn align_replay(
         let b = b.map_err(|e| input.rename(e))?;
         written += b.events.len() as u64;
         rewrite(b, &t2, &mut next, input, &mut w)?;
-        feedback.progress("events", written, Some(total));
+        feedback.progress("writing: events", written, Some(total));
     }
     w.finish().map_err(Error::Write)?;
     Ok(report)

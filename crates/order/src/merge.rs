@@ -678,7 +678,7 @@ fn merge_single<W: Write>(
     // Events seen per location, copied blocks included (for messages).
     let seen = std::cell::RefCell::new(vec![0u64; defs.locations.len()]);
     let keep = |ev: &Event| names_defined(&defs, ev);
-    let written = crate::passthrough::Written::new(feedback, r.end().map(|e| e.events));
+    let written = crate::passthrough::Written::new(feedback, "events", r.end().map(|e| e.events));
     let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
         written.add(1);
         let index = {

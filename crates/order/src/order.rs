@@ -133,7 +133,7 @@ pub fn order_with_feedback(
     opts: &OrderOptions,
     feedback: &dyn Feedback,
 ) -> Result<OrderSummary> {
-    let mut scan = scan::scan(input, false)?;
+    let mut scan = scan::scan_with(input, false, feedback)?;
     // Matching (inside the replay) takes the records.
     let records = std::mem::take(&mut scan.records);
     let block_events = opts.block_events.max(1);
@@ -298,7 +298,7 @@ fn write_encoded<W: Write>(
         };
         r.map_err(Error::Write)?;
         written_events += count;
-        feedback.progress("events", written_events, total);
+        feedback.progress("writing: events", written_events, total);
     }
     Ok(())
 }

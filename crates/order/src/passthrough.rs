@@ -15,20 +15,22 @@ use std::io::Write;
 /// events of [`copy_through`] come one by one or a whole block at once.
 pub(crate) struct Written<'a> {
     feedback: &'a dyn Feedback,
+    /// What is counted, as the feedback names it (`events`, `writing: events`).
+    unit: &'static str,
     total: Option<u64>,
     done: Cell<u64>,
 }
 
 impl<'a> Written<'a> {
-    pub(crate) fn new(feedback: &'a dyn Feedback, total: Option<u64>) -> Self {
-        Written { feedback, total, done: Cell::new(0) }
+    pub(crate) fn new(feedback: &'a dyn Feedback, unit: &'static str, total: Option<u64>) -> Self {
+        Written { feedback, unit, total, done: Cell::new(0) }
     }
 
     pub(crate) fn add(&self, k: u64) {
         let before = self.done.get();
         self.done.set(before + k);
         if (before + k) >> 12 != before >> 12 {
-            self.feedback.progress("events", before + k, self.total);
+            self.feedback.progress(self.unit, before + k, self.total);
         }
     }
 }

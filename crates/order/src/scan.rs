@@ -365,7 +365,14 @@ impl Part {
 
 /// Reads `input` once. With `walls`, keeps every event's wall time (8 bytes an event).
 pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
+    scan_with(input, walls, &spoor_model::Silent)
+}
+
+/// [`scan`], telling `feedback` how far it has got (as `reading: events`).
+pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedback) -> Result<Scan> {
     let mut reader = input.reader()?;
+    let total = reader.end().map(|e| e.events);
+    let mut read = 0u64;
     let room = AtomicUsize::new(0);
     // Blocks are folded in parallel into parts; each part is taken apart on this thread
     // as soon as the reader hands it on, in input order, while later blocks decode, and
@@ -378,7 +385,9 @@ pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
             |_| Part::with_room(room.load(Ordering::Relaxed)),
             |p: &mut Part, ev| p.push(ev, walls, &room),
             |p| {
+                read += p.locs.iter().map(|l| l.1).sum::<u64>();
                 g.add(p, walls);
+                feedback.progress("reading: events", read, total);
                 Ok(())
             },
         )
