@@ -113,7 +113,11 @@ fn order_answers() {
         let s2 = order::order_with_feedback(&input, &mut out, &OrderOptions { block_events: 3 }, &seen)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         // Every event written is counted, out of the input's events.
-        assert_eq!(seen.last_progress(), Some(("events".to_owned(), s2.events, Some(s2.events))), "{name}");
+        assert_eq!(
+            seen.last_progress(),
+            Some(("writing: events".to_owned(), s2.events, Some(s2.events))),
+            "{name}"
+        );
         assert_eq!(seen.finished(), 1, "{name}");
         assert_eq!(s2.problems, summary.problems, "{name}: order and check agree");
         let events = read(out);
