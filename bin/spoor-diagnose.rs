@@ -77,8 +77,8 @@ fn main() {
         )
         .map_err(|e| match e {
             spoor_diagnose::Error::Usage(m) => usage(m),
-            // Standard input's copy is named as what it is a copy of.
-            e => spoor_cli::spill::named_as_stdin(Some(&input), e.into()),
+            // Standard input's copy (or a pipe's) is named as what it is a copy of.
+            e => spoor_cli::spill::named_as_given(Some(&input), e.into()),
         })?;
         for w in &d.warnings {
             eprintln!("spoor-diagnose: warning: {w}");

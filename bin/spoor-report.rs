@@ -135,42 +135,45 @@ fn main() {
         };
         let mut sel = Selection { tables, level, metric: args.metric.clone(), no_path: None };
         // What reads the trace twice (a critical path or peer marks beside the report)
-        // reads standard input from a copy in the spill directory.
+        // reads standard input, or a pipe, from a copy in the spill directory.
         let twice = args.critical_path.is_some()
             || args.annotate
             || (matches!(args.format, Form::Html) && args.compare.is_empty());
         let spill = spoor_cli::SpillDir::new("spoor-report", args.tmpdir.as_deref());
-        let spooled =
-            if twice && args.input == "-" { Some(spoor_cli::open_input("-", &spill)?) } else { None };
+        let spooled = if twice && spoor_format::is_stream(&args.input) {
+            Some(spoor_cli::open_input(&args.input, &spill)?)
+        } else {
+            None
+        };
         let input = spooled
             .as_ref()
             .and_then(|i| i.file())
             .map_or_else(|| args.input.clone(), |p| p.to_string_lossy().into_owned());
         // Named as what it is a copy of.
         let named = |mut a: spoor_report::Analysis| {
-            if spooled.is_some() {
-                a.name = "<stdin>".into();
+            if let Some(i) = &spooled {
+                a.name = i.name().to_owned();
             }
             a
         };
-        let stdin_named = |e| spoor_cli::spill::named_as_stdin(spooled.as_ref(), e);
+        let as_given = |e| spoor_cli::spill::named_as_given(spooled.as_ref(), e);
         let lib = |e: spoor_report::Error| {
-            stdin_named(match e {
+            as_given(match e {
                 spoor_report::Error::Format(f) => anyhow::Error::new(f),
                 e => anyhow!(e),
             })
         };
         let mut overlay =
-            args.critical_path.map(|m| critical_path_overlay(&input, m)).transpose().map_err(stdin_named)?;
+            args.critical_path.map(|m| critical_path_overlay(&input, m)).transpose().map_err(as_given)?;
         // The HTML summary opens with the wall-mode path when the input allows one.
         if overlay.is_none() && matches!(args.format, Form::Html) && args.compare.is_empty() {
             match critical_path_overlay(&input, CpMode::Wall) {
                 Ok(o) => overlay = Some(o),
-                Err(e) => sel.no_path = Some(format!("{:#}", stdin_named(e))),
+                Err(e) => sel.no_path = Some(format!("{:#}", as_given(e))),
             }
         }
         if args.annotate {
-            let marks = peer_marks(&input).map_err(stdin_named)?;
+            let marks = peer_marks(&input).map_err(as_given)?;
             if marks.is_empty() {
                 eprintln!("spoor-report: no process strays from its peers: nothing to mark");
             }

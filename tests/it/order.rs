@@ -585,3 +585,90 @@ fn an_ordered_trace_aligned_again_is_copied_as_it_is() {
     std::fs::write(p("o"), &ordered).unwrap();
     assert!(ok("align", &["-q", &p("o")], b"") == ordered, "spoor-align changed an aligned ordered trace");
 }
+
+/// A trace given as the path of a pipe (a FIFO, what `<(...)` gives) is read once as it
+/// comes, or copied to disk first where a stage reads it twice: every stage gives what
+/// it gives for the file (the pipe's path where the file's was shown).
+#[test]
+fn a_pipe_given_by_its_path_is_read_as_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    let (raw, ordered, fifo) = (p("raw.spoor"), p("o.spoor"), p("fifo"));
+    ok("synth", &["stencil", "--procs", "4", "--steps", "30", "--seed", "2", "-o", &raw], b"");
+    ok("order", &["-q", &raw, "-o", &ordered], b"");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
+    let cases: [(&str, &[&str], &str); 9] = [
+        ("merge", &[], &raw),
+        ("align", &["-q"], &raw),
+        ("order", &["-q"], &raw),
+        ("cp", &[], &ordered),
+        ("pag", &["-q"], &ordered),
+        ("report", &["-t", "waits"], &ordered),
+        ("report", &["-f", "svg", "--critical-path", "wall"], &ordered),
+        ("diagnose", &["-q"], &ordered),
+        ("whatif", &["procedure", "stencilUpdate"], &ordered),
+    ];
+    for (stage, args, file) in cases {
+        let from_file = ok(stage, &[args, &[file]].concat(), b"");
+        let bytes = std::fs::read(file).unwrap();
+        let fifo_path = fifo.clone();
+        // The pipe's writer: the stage opens it once; nobody else does.
+        let writer = std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(fifo_path).unwrap();
+            let _ = std::io::Write::write_all(&mut f, &bytes);
+        });
+        let out = run_within(stage, &[args, &[fifo.as_str()]].concat(), std::time::Duration::from_secs(60));
+        // Whatever the stage left unread (nothing, when it works), so that the writer ends.
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut rest =
+                std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap();
+            let mut buf = vec![0u8; 1 << 16];
+            while !writer.is_finished() {
+                if !matches!(std::io::Read::read(&mut rest, &mut buf), Ok(n) if n > 0) {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            }
+        }
+        writer.join().unwrap();
+        assert_success(&out, stage);
+        let shown = |b: &[u8]| String::from_utf8_lossy(b).replace(file, "FILE").replace(&fifo, "FILE");
+        assert_eq!(shown(&out.stdout), shown(&from_file), "spoor-{stage} {args:?}: from the pipe");
+    }
+}
+
+/// `spoor-NAME ARGS`, killed and failed if it has not ended within `limit` (a stage that
+/// opens a pipe twice waits for a writer that is gone).
+fn run_within(name: &str, args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = std::process::Command::new(bin(name))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut b);
+        b
+    });
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stderr, &mut b);
+        b
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("spoor-{name} {args:?} still runs after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}

@@ -55,23 +55,31 @@ pub(crate) fn spilled() -> (u64, Option<PathBuf>) {
     (SPILLED.load(Ordering::Relaxed), SPILLED_IN.lock().ok().and_then(|p| p.clone()))
 }
 
-/// A trace to read twice: `path`, or standard input for `-`, copied first into the
-/// stage's spill directory.
+/// A trace to read twice: the file at `path`; standard input (`-`) or a pipe (a FIFO,
+/// `<(...)`) first copied into the stage's spill directory, as a stream can be read once.
 pub fn open_input(path: &str, spill: &SpillDir) -> anyhow::Result<spoor_order::Input> {
-    if path == "-" {
-        let input = spoor_order::Input::spool_in("<stdin>", std::io::stdin().lock(), spill.path()?)?;
-        spill.wrote(input.spooled_bytes());
-        return Ok(input);
+    if !spoor_format::is_stream(path) {
+        return Ok(spoor_order::Input::open(path)?);
     }
-    Ok(spoor_order::Input::open(path)?)
+    let (name, stream): (&str, Box<dyn std::io::Read>) = if path == "-" {
+        ("<stdin>", Box::new(std::io::stdin().lock()))
+    } else {
+        (path, Box::new(std::fs::File::open(path).with_context(|| format!("{path}: cannot open the pipe"))?))
+    };
+    let input = spoor_order::Input::spool_in(name, stream, spill.path()?)?;
+    spill.wrote(input.spooled_bytes());
+    Ok(input)
 }
 
-/// `e`, naming `<stdin>` where it named the copy of standard input `input` is read
-/// from (a trace's error names the file it read), with the exit code it had.
-pub fn named_as_stdin(input: Option<&spoor_order::Input>, e: anyhow::Error) -> anyhow::Error {
-    let Some(copy) = input.filter(|i| i.is_spooled()).and_then(|i| i.file()) else { return e };
+/// `e`, naming the input as given (`<stdin>`, the pipe) where it named the copy `input`
+/// is read from (a trace's error names the file it read), with the exit code it had.
+pub fn named_as_given(input: Option<&spoor_order::Input>, e: anyhow::Error) -> anyhow::Error {
+    let Some((copy, name)) = input.filter(|i| i.is_spooled()).and_then(|i| Some((i.file()?, i.name())))
+    else {
+        return e;
+    };
     let message = format!("{e:#}");
-    let renamed = message.replace(&*copy.to_string_lossy(), "<stdin>");
+    let renamed = message.replace(&*copy.to_string_lossy(), name);
     if renamed == message {
         return e;
     }

@@ -118,10 +118,10 @@ impl Observer for Flat {
 /// Derives a run from the ordered trace at `path` (read twice: the report's pass with the
 /// wait states and the cube, then the Program Activity Graph).
 pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
-    if path == "-" {
-        return Err(Error::Usage(
-            "a run is kept with its trace's path: give a file, not standard input".into(),
-        ));
+    if spoor_format::is_stream(path) {
+        return Err(Error::Usage(format!(
+            "{path}: a run is kept with its trace's path: give a file, not standard input or a pipe"
+        )));
     }
     let (hash, size, mtime_ns) = identity(Path::new(path))?;
     let mut flat = Flat::default();

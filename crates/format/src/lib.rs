@@ -22,8 +22,8 @@ mod writer;
 
 pub use error::{read_text, Error, ErrorKind};
 pub use reader::{
-    BadBlock, Block, Events, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions, SalvageReport, Stop,
-    TraceReader,
+    is_stream, BadBlock, Block, Events, NextBlock, OwnedRawBlock, RawBlock, ReadAhead, ReadOptions,
+    SalvageReport, Stop, TraceReader,
 };
 pub use sink::{Count, EventSink, FnSink};
 pub use writer::{TraceWriter, WriterOptions, GLOBAL_ORDER_BLOCK_EVENTS};

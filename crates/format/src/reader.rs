@@ -321,6 +321,13 @@ impl ReadAhead {
     }
 }
 
+/// Whether the trace at `path` can be read only once, as it comes: standard input (`-`),
+/// a pipe (a FIFO, `<(...)`), a terminal. Whoever reads a trace twice, or looks at its
+/// first bytes before reading it, must read such a one once (or copy it first).
+pub fn is_stream(path: &str) -> bool {
+    path == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 impl TraceReader {
     /// Opens `path`, or standard input for `-`, detecting the form from its first bytes.
     pub fn open(path: &str, opts: ReadOptions) -> Result<Self, Error> {

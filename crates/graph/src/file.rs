@@ -562,7 +562,9 @@ fn load_inner(
     distances: bool,
 ) -> Result<(Pag, Option<Distances>)> {
     let mut first = [0u8; 8];
-    let pag_file = if path == "-" {
+    // Standard input and pipes are read once, as they come; a file is looked at first.
+    let stream = spoor_format::is_stream(path);
+    let pag_file = if stream {
         false
     } else {
         let mut f =
@@ -581,14 +583,21 @@ fn load_inner(
             )));
         }
         (pag, None)
-    } else if path == "-" {
-        let mut stdin = io::BufReader::new(io::stdin());
-        let buf = std::io::BufRead::fill_buf(&mut stdin)
-            .map_err(|e| Error::Format(spoor_format::Error::io("<stdin>", &e)))?;
-        if is_pag(buf) {
-            (read("<stdin>", stdin)?, None)
+    } else if stream {
+        let (name, input): (&str, Box<dyn io::Read + Send>) = if path == "-" {
+            ("<stdin>", Box::new(io::stdin()))
         } else {
-            build(TraceReader::from_reader("<stdin>", Box::new(stdin), ReadOptions::default())?)?
+            let f =
+                std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+            (path, Box::new(f))
+        };
+        let mut input = io::BufReader::new(input);
+        let buf = std::io::BufRead::fill_buf(&mut input)
+            .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?;
+        if is_pag(buf) {
+            (read(name, input)?, None)
+        } else {
+            build(TraceReader::from_reader(name, Box::new(input), ReadOptions::default())?)?
         }
     } else {
         build(TraceReader::open(path, ReadOptions::default())?)?

@@ -24,10 +24,15 @@ pub struct Input {
 }
 
 impl Input {
-    /// `path`, or standard input for `-` (copied to a temporary file in `$TMPDIR`).
+    /// `path`, or standard input for `-`; standard input and pipes are copied to a
+    /// temporary file in `$TMPDIR`, as they can be read only once.
     pub fn open(path: &str) -> Result<Input> {
         if path == "-" {
             return Self::spool_in("<stdin>", io::stdin().lock(), &std::env::temp_dir());
+        }
+        if spoor_format::is_stream(path) {
+            let pipe = std::fs::File::open(path).map_err(|err| Error::Io { file: path.to_owned(), err })?;
+            return Self::spool_in(path, pipe, &std::env::temp_dir());
         }
         let p = PathBuf::from(path);
         match std::fs::metadata(&p) {

@@ -646,7 +646,8 @@ fn merge_single<W: Write>(
     out: &mut W,
     feedback: &dyn Feedback,
 ) -> Result<Option<MergeSummary>> {
-    if inp.path == "-" {
+    // A stream is read once, by the general merge.
+    if spoor_format::is_stream(&inp.path) {
         return Ok(None);
     }
     let Ok(mut r) = TraceReader::open(&inp.path, ReadOptions::default()) else { return Ok(None) };

@@ -169,7 +169,8 @@ pub(crate) fn merge_mapped<W: Write>(
     out: W,
     feedback: &dyn Feedback,
 ) -> Result<Option<crate::merge::MergeSummary>> {
-    if inputs.len() < 2 || inputs.iter().any(|i| i.path == "-") {
+    // Streams are read once, by the event by event merge.
+    if inputs.len() < 2 || inputs.iter().any(|i| spoor_format::is_stream(&i.path)) {
         return Ok(None);
     }
     let mut uni = Unifier::default();
