@@ -337,6 +337,10 @@ fn long_work_shows_progress_on_a_terminal_only() {
         if matches!(*stage, "align" | "order") {
             assert!(shown.contains("reading █") && shown.contains("writing █"), "spoor-{stage}: {shown}");
         }
+        // The wait states' root causes, after the pass.
+        if matches!(*stage, "report" | "diagnose") {
+            assert!(shown.contains("root causes █") && shown.contains(" waits ("), "spoor-{stage}: {shown}");
+        }
     }
     assert!(
         !bar(&on_a_terminal(&format!("{} -q {ordered} -o /dev/null", bin("cp")))),

@@ -148,7 +148,7 @@ pub fn fold_observed(
             (folded.reader.defs().clone(), folded.events, cube, waits)
         }
     };
-    let waits = waits.finish_with(&defs, &name, causes).map_err(|e| match e {
+    let waits = waits.finish_observed(&defs, &name, causes, feedback).map_err(|e| match e {
         spoor_waits::Error::Format(f) => Error::Format(f),
         spoor_waits::Error::NotOrdered(m) => Error::NotOrdered(m),
     })?;

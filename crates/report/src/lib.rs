@@ -316,7 +316,7 @@ fn analyze_inner(
             Err("wait states need matched messages in causal order; run the trace through spoor-order first"
                 .to_owned())
         }
-        Some(w) => w.finish(&defs, &name).map_err(|e| e.to_string()),
+        Some(w) => w.finish_observed(&defs, &name, true, feedback).map_err(|e| e.to_string()),
     };
     if let Some(x) = export {
         let mut c = x.finish_pass(&defs);

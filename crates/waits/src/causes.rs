@@ -351,7 +351,12 @@ impl Flow {
 /// wait is charged to is found in parallel, over consecutive stretches of that order;
 /// the charges then flow in order on one thread, so the result is the same on any
 /// number of threads.
-pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance], stretch: usize) -> RootCauses {
+pub(crate) fn root_causes(
+    d: &mut Detector,
+    instances: &[Instance],
+    stretch: usize,
+    feedback: &dyn spoor_model::Feedback,
+) -> RootCauses {
     d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at));
     let d = &*d;
     let mut by_loc = vec![0..0; d.locs.len()];
@@ -397,11 +402,15 @@ pub(crate) fn root_causes(d: &mut Detector, instances: &[Instance], stretch: usi
     };
     let mut stretches = order.chunks(stretch * threads);
     let mut found = stretches.next().map(|s| (s, find(s)));
+    let (mut charged, total) = (0u64, order.len() as u64);
     while let Some((stretch, charges)) = found.take() {
         let next = stretches.next();
         found =
             rayon::join(|| flow.apply(instances, &rank, stretch, &charges), || next.map(|s| (s, find(s)))).1;
+        charged += stretch.len() as u64;
+        feedback.progress("root causes: waits", charged, Some(total));
     }
+    feedback.finish();
     let Flow { mut out, delays, .. } = flow;
     out.delays = delays
         .into_iter()

@@ -266,7 +266,19 @@ impl Waits {
 
     /// [`Waits::finish`], with the root causes only when `causes` (they take about as
     /// long as the detection: what needs only the waits' totals goes without them).
-    pub fn finish_with(mut self, defs: &Definitions, trace: &str, causes: bool) -> Result<WaitStates, Error> {
+    pub fn finish_with(self, defs: &Definitions, trace: &str, causes: bool) -> Result<WaitStates, Error> {
+        self.finish_observed(defs, trace, causes, &spoor_model::Silent)
+    }
+
+    /// [`Waits::finish_with`], telling `feedback` how many waits the root causes have
+    /// charged (as `root causes: waits`).
+    pub fn finish_observed(
+        mut self,
+        defs: &Definitions,
+        trace: &str,
+        causes: bool,
+        feedback: &dyn spoor_model::Feedback,
+    ) -> Result<WaitStates, Error> {
         let d = &mut self.detect;
         if let Some((recv, send)) = d.out_of_order {
             return Err(Error::NotOrdered(format!(
@@ -277,8 +289,11 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let instances = d.take_instances();
-        let causes =
-            if causes { causes::root_causes(d, &instances, self.stretch) } else { RootCauses::default() };
+        let causes = if causes {
+            causes::root_causes(d, &instances, self.stretch, feedback)
+        } else {
+            RootCauses::default()
+        };
         // Few keys, many instances: summed in a hash map, ordered once.
         let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
         for i in &instances {
