@@ -341,6 +341,10 @@ fn long_work_shows_progress_on_a_terminal_only() {
         if matches!(*stage, "report" | "diagnose") {
             assert!(shown.contains("root causes █") && shown.contains(" waits ("), "spoor-{stage}: {shown}");
         }
+        // And the sweeps that predict the fixes' gains.
+        if *stage == "diagnose" {
+            assert!(shown.contains("predicting the gains █"), "spoor-{stage}: {shown}");
+        }
     }
     assert!(
         !bar(&on_a_terminal(&format!("{} -q {ordered} -o /dev/null", bin("cp")))),

@@ -72,6 +72,8 @@ pub struct Inputs<'a> {
     pub delays: &'a [DelayGroup],
     pub total_wait_ns: f64,
     pub shg: &'a Shg,
+    /// Told how far the sweeps that predict the gains have got.
+    pub feedback: &'a dyn spoor_model::Feedback,
 }
 
 /// The root causes' delays in one procedure: the procedure, the locations whose delay in
@@ -240,11 +242,18 @@ impl Inputs<'_> {
         // One sweep of the graph per thread, each finding its share of the paths.
         let per = wanted.len().div_ceil(rayon::current_num_threads().max(1)).max(1);
         let arcs_out = self.pag.remote_arcs_out();
+        let total = (self.pag.nodes() * wanted.len().div_ceil(per)) as u64;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let swept = |n: u64| {
+            let d = done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
+            self.feedback.progress("predicting the gains: nodes", d, Some(total));
+        };
         let lengths: Vec<i64> = wanted
             .par_chunks(per)
-            .map(|run| cp::lengths(self.pag, run, &arcs_out).ns)
+            .map(|run| cp::lengths_observed(self.pag, run, &arcs_out, &swept).ns)
             .collect::<Vec<_>>()
             .concat();
+        self.feedback.finish();
         let mut next = lengths.into_iter();
         let mut length = || next.next().expect("a length for every path asked for");
         for f in &mut fixes {

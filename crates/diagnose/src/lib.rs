@@ -204,6 +204,7 @@ pub fn diagnose_named(
         delays: &delays,
         total_wait_ns,
         shg: &shg,
+        feedback,
     };
     let fixes = fixes::fixes(&inputs, opts.top);
     drop(pag);

@@ -449,8 +449,19 @@ pub struct Lengths {
 /// few, an arc whose origin comes after it), each length is found by the full pass
 /// instead.
 pub fn lengths(pag: &Pag, opts: &[&CpOptions], arcs_out: &[u8]) -> Lengths {
+    lengths_observed(pag, opts, arcs_out, &|_| {})
+}
+
+/// [`lengths`], telling `swept` how many more nodes the sweep has passed, every
+/// [`SWEPT_EVERY`] of them and at its end.
+pub fn lengths_observed(
+    pag: &Pag,
+    opts: &[&CpOptions],
+    arcs_out: &[u8],
+    swept: &(dyn Fn(u64) + Sync),
+) -> Lengths {
     let passes: Vec<Pass> = opts.iter().map(|o| Pass::new(pag, o)).collect();
-    match sweep(pag, &passes, arcs_out) {
+    match sweep(pag, &passes, arcs_out, swept) {
         Some(ns) => Lengths { ns, full_passes: 0 },
         None => {
             let mut dist = Vec::new();
@@ -460,8 +471,11 @@ pub fn lengths(pag: &Pag, opts: &[&CpOptions], arcs_out: &[u8]) -> Lengths {
     }
 }
 
+/// Nodes a sweep passes between two reports of [`lengths_observed`].
+pub const SWEPT_EVERY: u64 = 1 << 16;
+
 /// The sweep of `lengths`; `None` when the graph is not as it needs.
-fn sweep(pag: &Pag, passes: &[Pass], arcs_out: &[u8]) -> Option<Vec<i64>> {
+fn sweep(pag: &Pag, passes: &[Pass], arcs_out: &[u8], swept: &(dyn Fn(u64) + Sync)) -> Option<Vec<i64>> {
     let k = passes.len();
     if k == 0 {
         return Some(Vec::new());
@@ -484,6 +498,9 @@ fn sweep(pag: &Pag, passes: &[Pass], arcs_out: &[u8]) -> Option<Vec<i64>> {
     let mut best: Vec<Option<i64>> = vec![None; k];
     let mut cursor = 0;
     for i in 0..g.nodes() {
+        if i > 0 && (i as u64).is_multiple_of(SWEPT_EVERY) {
+            swept(SWEPT_EVERY);
+        }
         let start = cursor;
         while cursor < g.arc_to.len() && g.arc_to[cursor] as usize == i {
             cursor += 1;
@@ -548,6 +565,10 @@ fn sweep(pag: &Pag, passes: &[Pass], arcs_out: &[u8]) -> Option<Vec<i64>> {
             held.insert(i as u32, (slot, out));
         }
     }
+    swept(match g.nodes() as u64 {
+        0 => 0,
+        n => n - (n - 1) / SWEPT_EVERY * SWEPT_EVERY,
+    });
     Some(best.into_iter().map(|b| b.unwrap_or(0)).collect())
 }
 
