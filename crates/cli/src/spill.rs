@@ -61,12 +61,7 @@ pub fn open_input(path: &str, spill: &SpillDir) -> anyhow::Result<spoor_order::I
     if !spoor_format::is_stream(path) {
         return Ok(spoor_order::Input::open(path)?);
     }
-    let (name, stream): (&str, Box<dyn std::io::Read>) = if path == "-" {
-        ("<stdin>", Box::new(std::io::stdin().lock()))
-    } else {
-        (path, Box::new(std::fs::File::open(path).with_context(|| format!("{path}: cannot open the pipe"))?))
-    };
-    let input = spoor_order::Input::spool_in(name, stream, spill.path()?)?;
+    let input = spoor_order::Input::spool_stream(path, spill.path()?)?;
     spill.wrote(input.spooled_bytes());
     Ok(input)
 }

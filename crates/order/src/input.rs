@@ -27,12 +27,8 @@ impl Input {
     /// `path`, or standard input for `-`; standard input and pipes are copied to a
     /// temporary file in `$TMPDIR`, as they can be read only once.
     pub fn open(path: &str) -> Result<Input> {
-        if path == "-" {
-            return Self::spool_in("<stdin>", io::stdin().lock(), &std::env::temp_dir());
-        }
         if spoor_format::is_stream(path) {
-            let pipe = std::fs::File::open(path).map_err(|err| Error::Io { file: path.to_owned(), err })?;
-            return Self::spool_in(path, pipe, &std::env::temp_dir());
+            return Self::spool_stream(path, &std::env::temp_dir());
         }
         let p = PathBuf::from(path);
         match std::fs::metadata(&p) {
@@ -43,6 +39,16 @@ impl Input {
             Ok(_) => Ok(Input { name: path.to_owned(), at: Where::Path(p) }),
             Err(err) => Err(Error::Io { file: path.to_owned(), err }),
         }
+    }
+
+    /// Copies the stream at `path` (standard input for `-`, or a pipe: see
+    /// [`spoor_format::is_stream`]) to a temporary file in `dir`.
+    pub fn spool_stream(path: &str, dir: &Path) -> Result<Input> {
+        if path == "-" {
+            return Self::spool_in("<stdin>", io::stdin().lock(), dir);
+        }
+        let pipe = std::fs::File::open(path).map_err(|err| Error::Io { file: path.to_owned(), err })?;
+        Self::spool_in(path, pipe, dir)
     }
 
     /// Copies `input` to a temporary file in `dir`, so that it can be read again. A
