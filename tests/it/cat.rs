@@ -65,26 +65,55 @@ fn output_is_the_same_with_one_thread_and_many() {
 }
 
 #[test]
-fn truncated_input_fails_and_salvage_recovers() {
+fn a_trace_cut_short_is_read_up_to_the_cut_with_a_note() {
     let bin = ok("synth", &["ring", "--procs", "4", "--steps", "2000", "--block-events", "256"], b"");
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.spoor");
     std::fs::write(&cut, &bin[..bin.len() * 2 / 3]).unwrap();
     let cut = cut.to_str().unwrap();
-    let o = run("cat", &["--count", cut], b"", &[]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("cut.spoor") && err.contains("byte") && err.contains("truncated"), "{err}");
+    let total: u64 = String::from_utf8(ok("cat", &["--count", "-"], &bin)).unwrap().trim().parse().unwrap();
     let o = run("cat", &["--salvage", "--count", cut], b"", &[]);
     assert_eq!(o.status.code(), Some(0));
-    let got: u64 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-    let total: u64 = String::from_utf8(ok("cat", &["--count", "-"], &bin)).unwrap().trim().parse().unwrap();
-    assert!(got > total / 3 && got < total, "{got} of {total}");
+    let salvaged: u64 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+    assert!(salvaged > total / 3 && salvaged < total, "{salvaged} of {total}");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("salvaged") && err.contains("bytes after it lost"), "{err}");
-    // The same through a pipe.
-    let o = run("cat", &["--salvage", "--count", "-"], &bin[..bin.len() * 2 / 3], &[]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim().parse::<u64>().unwrap(), got);
+    assert!(
+        err.contains("salvaged") && err.contains("bytes after it lost") && !err.contains("note"),
+        "{err}"
+    );
+    // Without --salvage: the same events, and a note naming the file and the byte.
+    for (input, stdin, name) in [(cut, &b""[..], cut), ("-", &bin[..bin.len() * 2 / 3], "<stdin>")] {
+        let o = run("cat", &["--count", input], stdin, &[]);
+        assert_success(&o, "spoor-cat --count of a cut trace");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim().parse::<u64>().unwrap(), salvaged);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let note = format!("spoor-cat: note: {name}: cut short at byte ");
+        assert_eq!(err.matches(&note).count(), 1, "{err}");
+        assert!(err.contains("truncated") && err.contains("bytes from there on left out"), "{err}");
+    }
+}
+
+#[test]
+fn a_damaged_length_in_the_middle_is_an_error_not_a_cut() {
+    let bin = ok("synth", &["ring", "--procs", "4", "--steps", "2000", "--block-events", "256"], b"");
+    // The first block's length made longer than the rest of the file, as a cut chunk's
+    // is; but the file still ends with its end chunk. (The header is 24 bytes; a chunk
+    // header 9: its type, its length, its checksum.)
+    let len_at = |at: usize| u32::from_le_bytes(bin[at + 1..at + 5].try_into().unwrap()) as usize;
+    let defs_at = 24;
+    assert_eq!(bin[defs_at], 0x01, "the definitions come first");
+    let block_at = defs_at + 9 + len_at(defs_at);
+    let mut bad = bin.clone();
+    bad[block_at + 1..block_at + 5].copy_from_slice(&(bin.len() as u32).to_le_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.spoor");
+    std::fs::write(&path, &bad).unwrap();
+    for input in [path.to_str().unwrap(), "-"] {
+        let o = run("cat", &["--count", input], &bad, &[]);
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("byte {block_at}")) && !err.contains("note"), "{err}");
+    }
 }
 
 #[test]

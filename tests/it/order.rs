@@ -672,3 +672,64 @@ fn run_within(name: &str, args: &[&str], limit: std::time::Duration) -> Output {
     };
     Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
 }
+
+/// A run whose process was stopped early (its trace file cut short, as a crash leaves
+/// it): every stage reads what is there, gives the results of the salvaged file, and
+/// says once, even under `-q`, what it left out.
+#[test]
+fn a_run_with_a_trace_cut_short_is_analysed_up_to_the_cut_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    let (raw, mended) = (p("raw"), p("mended"));
+    ok("synth", &["stencil", "--procs", "4", "--steps", "3000", "--seed", "3", "--split", &raw], b"");
+    std::fs::create_dir(&mended).unwrap();
+    let cut = format!("{raw}/stencil-0.1.spoor");
+    for f in std::fs::read_dir(&raw).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, format!("{mended}/{}", f.file_name().unwrap().to_str().unwrap())).unwrap();
+    }
+    let bytes = std::fs::read(&cut).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    ok("cat", &["--salvage", "-f", "binary", &cut, "-o", &format!("{mended}/stencil-0.1.spoor")], b"");
+    let note_once = |out: &std::process::Output, stage: &str, file: &str| {
+        assert_success(out, stage);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let note = format!("spoor-{stage}: note: {file}: cut short at byte ");
+        assert_eq!(err.matches(&note).count(), 1, "spoor-{stage}: {err}");
+    };
+    let out = run("merge", &[&raw, "-o", &p("m.spoor")], b"", &[]);
+    note_once(&out, "merge", &cut);
+    ok("merge", &[&mended, "-o", &p("m-mended.spoor")], b"");
+    assert!(std::fs::read(p("m.spoor")).unwrap() == std::fs::read(p("m-mended.spoor")).unwrap());
+    // An ordered trace cut short, read by the stages that read it twice and once.
+    ok("order", &["-q", &p("m.spoor"), "-o", &p("o.spoor")], b"");
+    let ordered = std::fs::read(p("o.spoor")).unwrap();
+    std::fs::write(p("o-cut.spoor"), &ordered[..ordered.len() * 3 / 4]).unwrap();
+    ok("cat", &["--salvage", "-f", "binary", &p("o-cut.spoor"), "-o", &p("o-mended.spoor")], b"");
+    let cases: [(&str, &[&str]); 5] = [
+        ("order", &["-q", "--check"]),
+        ("cp", &[]),
+        ("report", &["-t", "waits"]),
+        ("report", &["-f", "svg", "--critical-path", "wall"]),
+        ("diagnose", &["-q"]),
+    ];
+    for (stage, args) in cases {
+        let out = run(stage, &[args, &[p("o-cut.spoor").as_str()]].concat(), b"", &[]);
+        if stage == "order" {
+            // The cut leaves messages without their receives: problems, exit 1.
+            assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+            let err = String::from_utf8_lossy(&out.stderr);
+            let note = format!("spoor-order: note: {}: cut short at byte ", p("o-cut.spoor"));
+            assert_eq!(err.matches(&note).count(), 1, "{err}");
+        } else {
+            note_once(&out, stage, &p("o-cut.spoor"));
+        }
+        let mended = run(stage, &[args, &[p("o-mended.spoor").as_str()]].concat(), b"", &[]);
+        let shown = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .replace(&p("o-cut.spoor"), "FILE")
+                .replace(&p("o-mended.spoor"), "FILE")
+        };
+        assert_eq!(shown(&out.stdout), shown(&mended.stdout), "spoor-{stage} {args:?}");
+    }
+}

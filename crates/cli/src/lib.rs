@@ -41,6 +41,7 @@ pub mod exit {
 /// goes to standard error prefixed with the command's name. A closed pipe downstream
 /// (EPIPE) ends the command quietly with success, as `head` expects.
 pub fn run(command: &str, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
+    show_notes(command);
     let code = match body() {
         Ok(()) => exit::OK,
         Err(e) if is_broken_pipe(&e) => exit::OK,
@@ -50,6 +51,35 @@ pub fn run(command: &str, body: impl FnOnce() -> anyhow::Result<()>) -> ! {
         }
     };
     std::process::exit(code)
+}
+
+/// The notes readers give about their inputs (a trace cut short, read up to its last
+/// whole chunk) go to standard error, each once (a stage that reads its input twice
+/// meets the same cut twice), `--quiet` or not: they say what the results leave out.
+fn show_notes(command: &str) {
+    let command = command.to_owned();
+    let shown = std::sync::Mutex::new(std::collections::HashSet::new());
+    spoor_format::notes::set_sink(move |message| {
+        let mut shown = shown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if shown.insert(message.to_owned()) {
+            let line = || eprintln!("{command}: note: {message}");
+            match active_bar() {
+                Some(bar) => bar.suspend(line),
+                None => line(),
+            }
+        }
+    });
+}
+
+/// The progress bar on the screen, if any: lines written meanwhile take it off first.
+static ACTIVE_BAR: std::sync::Mutex<Option<indicatif::ProgressBar>> = std::sync::Mutex::new(None);
+
+fn active_bar() -> Option<indicatif::ProgressBar> {
+    ACTIVE_BAR.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+}
+
+fn set_active_bar(bar: Option<indicatif::ProgressBar>) {
+    *ACTIVE_BAR.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = bar;
 }
 
 /// [`run`] for a stage of the pipeline: with `verbose` (`-v`), a successful run ends
@@ -323,6 +353,7 @@ impl Progress {
                     .with_style(style(format!("{phase}{{spinner}} {{human_pos}} {unit} ({{rate}}, {{elapsed}})"))),
             };
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+            set_active_bar(Some(bar.clone()));
             bar
         });
         Progress { bar, done: std::cell::Cell::new(0), drawn: std::cell::Cell::new(0) }
@@ -358,6 +389,7 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.set_position(self.done.get());
             bar.finish_and_clear();
+            set_active_bar(None);
         }
     }
 }

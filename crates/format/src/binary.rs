@@ -1356,6 +1356,12 @@ impl End {
         let mut b = [0u8; chunk::HEADER_LEN + chunk::END_PAYLOAD as usize];
         let at = file.metadata().ok()?.len().checked_sub(b.len() as u64)?;
         file.read_exact_at(&mut b, at).ok()?;
+        End::of_tail(&b)
+    }
+
+    /// The end chunk that `bytes` end with, if they do (checksum and all).
+    pub fn of_tail(bytes: &[u8]) -> Option<End> {
+        let b = bytes.get(bytes.len().checked_sub(chunk::HEADER_LEN + chunk::END_PAYLOAD as usize)?..)?;
         let h = ChunkHeader::decode(b[..chunk::HEADER_LEN].try_into().expect("a chunk header"));
         let payload = &b[chunk::HEADER_LEN..];
         let end = h.kind == chunk::END && h.len == chunk::END_PAYLOAD && crc32fast::hash(payload) == h.crc;

@@ -11,6 +11,7 @@ pub mod brief;
 pub mod csv;
 mod error;
 pub mod mem;
+pub mod notes;
 mod ordered;
 pub mod queue;
 pub mod raw;

@@ -114,6 +114,14 @@ impl Bytes {
         Ok(h)
     }
 
+    /// The end chunk the bytes end with, if they do.
+    fn end_chunk(&self) -> Option<End> {
+        match self {
+            Bytes::Mapped(_, file) => End::of_file(file),
+            Bytes::Owned(v) => End::of_tail(v),
+        }
+    }
+
     /// Tells the kernel the mapped pages from `from` to `to` are no longer needed, and
     /// the 64 KiB before them: a fault maps the pages around it that the page cache holds
     /// (Linux's fault-around), so reading on from `to` maps again pages released behind it.
@@ -147,8 +155,9 @@ struct ChunkScan {
     defs_chunk: Option<ChunkLoc>,
     index_chunk: Option<ChunkLoc>,
     end: Option<End>,
-    /// Where and why the scan stopped before a clean end.
-    stopped: Option<(u64, String)>,
+    /// Where and why the scan stopped before a clean end, and whether the file was cut
+    /// short there (its tail missing rather than damaged).
+    stopped: Option<(u64, String, bool)>,
 }
 
 /// Scans chunk headers only, from `pos`; payloads are checked when decoded. A mapped
@@ -163,7 +172,7 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64, flags: u64) -> Result<Ch
     let mut stopped = None;
     loop {
         if pos == file_len {
-            stopped = Some((pos, "the file ends without its end chunk: truncated".to_string()));
+            stopped = Some((pos, "the file ends without its end chunk: truncated".to_string(), true));
             break;
         }
         if file_len - pos < chunk::HEADER_LEN as u64 {
@@ -174,13 +183,14 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64, flags: u64) -> Result<Ch
                     chunk::HEADER_LEN,
                     file_len - pos
                 ),
+                true,
             ));
             break;
         }
         let at = pos as usize;
         let h = ChunkHeader::decode(&bytes.header_at(at).map_err(|e| Error::io(name, &e))?);
         if let Some(p) = h.problem(flags) {
-            stopped = Some((pos, p));
+            stopped = Some((pos, p, false));
             break;
         }
         let body = pos + chunk::HEADER_LEN as u64;
@@ -188,6 +198,7 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64, flags: u64) -> Result<Ch
             stopped = Some((
                 pos,
                 format!("chunk declares {} bytes, only {} remain: truncated", h.len, file_len - body),
+                true,
             ));
             break;
         }
@@ -200,7 +211,7 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64, flags: u64) -> Result<Ch
             chunk::END => {
                 let payload = payload_of(bytes, c);
                 if crc32fast::hash(payload) != h.crc {
-                    stopped = Some((c.offset, "end chunk fails its checksum".into()));
+                    stopped = Some((c.offset, "end chunk fails its checksum".into(), false));
                     break;
                 }
                 end = End::decode(payload);
@@ -211,12 +222,18 @@ fn scan_chunks(name: &str, bytes: &Bytes, mut pos: u64, flags: u64) -> Result<Ch
                             "expected the end of the file after the end chunk, found {} more bytes",
                             file_len - pos
                         ),
+                        false,
                     ));
                 }
                 break;
             }
             _ => {} // optional chunk of a later minor version
         }
+    }
+    // A file that still ends with its end chunk was not cut short: the damage is in a
+    // chunk's length, and what follows it would be lost without a word.
+    if let Some((_, _, cut)) = &mut stopped {
+        *cut = *cut && bytes.end_chunk().is_none();
     }
     Ok(ChunkScan { blocks, defs_chunk, index_chunk, end, stopped })
 }
@@ -439,8 +456,10 @@ impl TraceReader {
         let ChunkScan { blocks, defs_chunk, index_chunk, end, stopped } =
             scan_chunks(name, &bytes, pos, header.flags)?;
         let mut r = Self::new_binary(name, opts, header, Source::Whole { bytes, blocks, next: 0 });
-        if let Some((off, why)) = stopped {
-            r.stop_or_fail(off, file_len - off, why)?;
+        match stopped {
+            Some((off, why, true)) => r.cut_short(off, file_len - off, why),
+            Some((off, why, false)) => r.stop_or_fail(off, file_len - off, why)?,
+            None => {}
         }
         let Source::Whole { bytes, blocks, .. } = &r.source else { unreachable!("a whole source") };
         let Some(dc) = defs_chunk else {
@@ -519,7 +538,7 @@ impl TraceReader {
                     format!("expected the definitions chunk, found a chunk of type {}", c.header.kind),
                 ))
             }
-            None if r.report.stopped.is_some() => {}
+            None if r.opts.salvage && r.report.stopped.is_some() => {}
             None => {
                 return Err(Error::corrupt(
                     name,
@@ -533,6 +552,20 @@ impl TraceReader {
 
     fn prime_text(&mut self) -> Result<(), Error> {
         Ok(())
+    }
+
+    /// The input ends early at `offset` (a file whose writer stopped, or was stopped,
+    /// before its end): reading goes on with every whole chunk before it, and says so.
+    fn cut_short(&mut self, offset: u64, lost: u64, why: String) {
+        if !self.opts.salvage {
+            let left_out =
+                if lost > 0 { format!(", the {lost} bytes from there on left out") } else { String::new() };
+            crate::notes::note(&format!(
+                "{}: cut short at byte {offset} ({why}): its events up to there are read{left_out}",
+                self.name
+            ));
+        }
+        self.report.stopped = Some(Stop { offset, lost, why });
     }
 
     /// Fails, or in salvage mode records where reading stopped.
@@ -570,7 +603,7 @@ impl TraceReader {
             } else {
                 format!("expected a {}-byte chunk header, found {n} bytes: truncated", chunk::HEADER_LEN)
             };
-            self.stop_or_fail(at, n as u64, why)?;
+            self.cut_short(at, n as u64, why);
             return Ok(None);
         }
         let h = ChunkHeader::decode(&hb);
@@ -585,8 +618,16 @@ impl TraceReader {
         *offset += (chunk::HEADER_LEN + got) as u64;
         if got < h.len as usize {
             *finished = true;
-            let why = format!("chunk declares {} bytes, only {got} follow: truncated", h.len);
-            self.stop_or_fail(at, (chunk::HEADER_LEN + got) as u64, why)?;
+            let why = format!("chunk declares {} bytes, only {got} remain: truncated", h.len);
+            let lost = (chunk::HEADER_LEN + got) as u64;
+            // Input that ends with an end chunk was not cut short: the length is damaged.
+            let mut tail = hb.to_vec();
+            tail.extend_from_slice(&payload);
+            if End::of_tail(&tail).is_some() {
+                self.stop_or_fail(at, lost, why)?;
+            } else {
+                self.cut_short(at, lost, why);
+            }
             return Ok(None);
         }
         match h.kind {

@@ -181,9 +181,12 @@ proptest! {
             }
             prop_assert!(same_events(&got, &seq));
         }
-        // A cut file: the blocks before the cut, then its error, then nothing.
+        // A damaged tail: the blocks before it, then its error, then nothing.
         if b.len() > 60 {
-            let cut = TraceReader::from_reader("cut", Box::new(std::io::Cursor::new(b[..b.len() - 20].to_vec())), ReadOptions::default());
+            let mut bad = b.clone();
+            let n = bad.len();
+            bad[n - 20..].fill(0xff);
+            let cut = TraceReader::from_reader("bad", Box::new(std::io::Cursor::new(bad)), ReadOptions::default());
             if let Ok(r) = cut {
                 let items: Vec<_> = r.read_ahead(1).collect();
                 prop_assert!(items.last().is_some_and(|x| x.is_err()));
@@ -202,30 +205,79 @@ proptest! {
     }
 }
 
+/// The notes readers gave in this test binary.
+fn notes() -> &'static std::sync::Mutex<Vec<String>> {
+    static NOTES: std::sync::OnceLock<std::sync::Mutex<Vec<String>>> = std::sync::OnceLock::new();
+    NOTES.get_or_init(|| {
+        spoor_format::notes::set_sink(|m| notes().lock().unwrap().push(m.to_owned()));
+        Default::default()
+    })
+}
+
 #[test]
-fn every_truncation_is_reported_and_salvage_keeps_a_prefix() {
+fn a_trace_cut_anywhere_is_read_up_to_the_cut_with_a_note() {
     let (defs, events) = sample();
     let full = write(&defs, &events, small_blocks());
     let orig = per_location(&events);
+    notes();
     for cut in 0..full.len() {
         let part = &full[..cut];
-        for read in [read_whole, read_stream] {
-            let err = read(part, false).expect_err(&format!("a trace cut at {cut} must fail"));
-            assert_eq!(err.kind, ErrorKind::Corrupt, "cut at {cut}: {err}");
-            let msg = err.to_string();
-            assert!(msg.contains("byte"), "cut at {cut}: the error names no offset: {msg}");
-        }
-        // Salvage reads what is intact: for every location, a prefix of its events.
-        if let Ok((_, got)) = read_whole(part, true) {
+        for stream in [false, true] {
+            let name = if stream { "<cut-pipe>" } else { "cut-note.spoor" };
+            let opened = if stream {
+                TraceReader::from_reader(
+                    name,
+                    Box::new(std::io::Cursor::new(part.to_vec())),
+                    ReadOptions::default(),
+                )
+            } else {
+                TraceReader::from_bytes(name, part.to_vec(), ReadOptions::default())
+            };
+            let mut r = match opened {
+                Ok(r) => r,
+                // Nothing to read: the cut is in the header or the definitions.
+                Err(err) => {
+                    assert_eq!(err.kind, ErrorKind::Corrupt, "cut at {cut}: {err}");
+                    assert!(err.to_string().contains("byte"), "cut at {cut}: no offset in {err}");
+                    continue;
+                }
+            };
+            let mut got = Vec::new();
+            while let Some(b) = r.next_block().unwrap_or_else(|e| panic!("cut at {cut}: {e}")) {
+                got.extend(b.events);
+            }
+            let stop = r.salvage_report().stopped.clone().unwrap_or_else(|| panic!("cut at {cut}: no stop"));
+            assert!(stop.offset <= cut as u64 && stop.why.contains("truncated"), "cut at {cut}: {stop:?}");
             for (loc, evs) in per_location(&got) {
                 assert_eq!(&orig[&loc][..evs.len()], &evs[..], "cut at {cut}");
             }
+            // What a salvaging read keeps, no more and no less.
+            let salvaged = if stream { read_stream(part, true) } else { read_whole(part, true) };
+            assert!(same_events(&salvaged.unwrap().1, &got), "cut at {cut}");
+            let said = notes().lock().unwrap().iter().any(|n| {
+                n.starts_with(&format!("{name}: cut short at byte {}", stop.offset))
+                    && n.contains("truncated")
+            });
+            assert!(said, "cut at {cut}: no note");
         }
-        if let Ok((_, got)) = read_stream(part, true) {
-            for (loc, evs) in per_location(&got) {
-                assert_eq!(&orig[&loc][..evs.len()], &evs[..], "cut at {cut}");
-            }
-        }
+    }
+    // The whole file has no stop and gives no note.
+    let r = TraceReader::from_bytes("whole-note.spoor", full, ReadOptions::default()).unwrap();
+    assert!(r.salvage_report().is_clean());
+    assert!(!notes().lock().unwrap().iter().any(|n| n.starts_with("whole-note.spoor")));
+}
+
+#[test]
+fn damage_that_is_not_a_cut_still_fails() {
+    let (defs, events) = sample();
+    let mut b = write(&defs, &events, small_blocks());
+    // The end chunk's last bytes overwritten: its checksum fails.
+    let n = b.len();
+    b[n - 4..].copy_from_slice(&[0xff; 4]);
+    for stream in [false, true] {
+        let err = if stream { read_stream(&b, false) } else { read_whole(&b, false) }.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Corrupt, "{err}");
+        assert!(err.to_string().contains("byte"), "{err}");
     }
 }
 
@@ -268,11 +320,18 @@ fn flipped_bytes_are_caught_or_harmless(defs: &Definitions, events: &[Event], op
                 match read(&b, false) {
                     Err(e) => assert!(e.to_string().contains("t.spoor") || e.to_string().contains("<pipe>")),
                     // Only descriptive header bits (minor version, flags) may change
-                    // harmlessly, and LOCAL_BLOCKS (bit 32), which only allows a chunk type.
+                    // harmlessly, and LOCAL_BLOCKS (bit 32), which only allows a chunk type;
+                    // and the end chunk's: a trace that does not end with one was cut
+                    // short, and is read up to the cut (here, every block).
                     Ok((d, e)) => {
+                        let end_chunk = i >= full.len() - 36;
                         assert!(
-                            (10..12).contains(&i) || (16..20).contains(&i) || (i == 20 && bit == 0x01),
-                            "flip at byte {i} went unnoticed"
+                            (10..12).contains(&i)
+                                || (16..20).contains(&i)
+                                || (i == 20 && bit == 0x01)
+                                || end_chunk,
+                            "flip at byte {i} of {} went unnoticed",
+                            full.len()
                         );
                         assert_eq!(&d, defs);
                         assert!(same_per_location(&e, events));

@@ -134,10 +134,9 @@ pub struct Analysis {
     waits: std::result::Result<spoor_waits::WaitStates, String>,
 }
 
-/// Opens `path` (`-`: standard input) as a stream: files are read chunk by chunk, not
-/// mapped, so memory stays a few blocks whatever the length.
-/// The trace at `path` (`-`: standard input), read as a stream, and its event count
-/// when its end chunk says it (a file).
+/// The trace at `path` (`-`: standard input), read as a stream (files too: chunk by
+/// chunk, not mapped, so memory stays a few blocks whatever the length), and its event
+/// count when its end chunk says it (a file).
 fn open(path: &str) -> Result<(TraceReader, Option<u64>)> {
     let opts = ReadOptions::default();
     if path == "-" {
