@@ -488,7 +488,7 @@ fn without_a_pvmd_the_program_gets_pvms_error_and_its_exit_status() {
 }
 
 #[test]
-fn a_task_killed_mid_run_leaves_a_trace_read_with_salvage() {
+fn a_task_killed_mid_run_leaves_a_trace_read_up_to_its_cut() {
     let tmp = tempfile::tempdir().unwrap();
     let exe = farm(tmp.path());
     let pvmd = Pvmd::start(tmp.path(), exe.parent().unwrap());
@@ -532,10 +532,15 @@ fn a_task_killed_mid_run_leaves_a_trace_read_with_salvage() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = master.wait();
-    assert!(read(&victim, false).is_err(), "a killed task's trace has no end");
-    let out = Command::new(bin("cat")).arg("--salvage").arg(&victim).output().unwrap();
-    assert_success(&out, "spoor-cat --salvage");
-    let (d, ev) = read(&victim, true).unwrap();
+    // It has no end: it is read up to its cut, with a note, as a salvaging read does.
+    let r = TraceReader::open(victim.to_str().unwrap(), ReadOptions::default()).unwrap();
+    assert!(r.salvage_report().stopped.is_some(), "a killed task's trace has no end");
+    let out = Command::new(bin("cat")).arg("--count").arg(&victim).output().unwrap();
+    assert_success(&out, "spoor-cat --count");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("note: {}: cut short at byte", victim.display())), "{err}");
+    let (d, ev) = read(&victim, false).unwrap();
+    assert!(ev == read(&victim, true).unwrap().1);
     // Its parent is defined from its start (its own name may still be its pid's: the
     // definitions are written again before the next block).
     assert!(loc_name(&d, 1).starts_with("task t"), "{}", loc_name(&d, 1));

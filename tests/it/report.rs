@@ -158,15 +158,22 @@ fn unordered_input_and_bad_names_are_errors_listing_what_exists() {
     let o = run("report", &["/nonexistent/trace.spoor"], b"", &[]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/trace.spoor"));
-    let mut bad = std::fs::read(&t).unwrap();
-    let n = bad.len();
-    bad.truncate(n - 40);
+    // Cut short: read up to the cut, with a note; damaged in its last bytes: an error.
+    let whole = std::fs::read(&t).unwrap();
+    let n = whole.len();
     let f = d.path("cut.spoor");
+    std::fs::write(&f, &whole[..n - 40]).unwrap();
+    let o = run("report", &[&f], b"", &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("note: ") && err.contains("cut.spoor: cut short at byte"), "{err}");
+    let mut bad = whole.clone();
+    bad[n - 4..].fill(0xff);
     std::fs::write(&f, &bad).unwrap();
     let o = run("report", &[&f], b"", &[]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("cut.spoor") && err.contains("byte"), "{err}");
+    assert!(err.contains("cut.spoor") && err.contains("byte") && !err.contains("note"), "{err}");
 }
 
 /// The Chrome export parses, names every process and thread, nests each thread's
