@@ -61,11 +61,9 @@ enum Plan {
     Difference(CpOptions, CpOptions),
 }
 
-/// What the fixes are made from.
+/// What the fixes are made from (and the PAG, for their gains: [`predict`]).
 pub struct Inputs<'a> {
     pub trace: &'a str,
-    pub pag: &'a Pag,
-    pub base: i64,
     pub cube: &'a Cube,
     pub res: &'a Resources<'a>,
     /// The delays by procedure ([`delay_groups`]) and every wait's time, summed (ns).
@@ -210,7 +208,7 @@ impl Inputs<'_> {
     }
 
     /// A fix whose gain is the base path less the path under `plan` (or the difference of
-    /// two paths), found later by [`Inputs::found`].
+    /// two paths), found later by [`predict`].
     fn fix(&self, kind: &'static str, finding: String, change: String, plan: Plan) -> Fix {
         Fix {
             finding,
@@ -218,8 +216,8 @@ impl Inputs<'_> {
             kind,
             procedure: None,
             processes: Vec::new(),
-            length_ns: self.base,
-            predicted_ns: self.base,
+            length_ns: 0,
+            predicted_ns: 0,
             gain: 0.0,
             bound: false,
             evidence: Vec::new(),
@@ -228,49 +226,82 @@ impl Inputs<'_> {
         }
     }
 
-    /// The fixes with their gains: every path they need, found in parallel (each is a
-    /// forward pass over the same graph, independent of the others).
-    fn found(&self, mut fixes: Vec<Fix>) -> Vec<Fix> {
-        let mut wanted: Vec<&CpOptions> = Vec::new();
-        for f in &fixes {
-            match &f.plan {
-                Some(Plan::Path(o)) => wanted.push(o),
-                Some(Plan::Difference(a, b)) => wanted.extend([a, b]),
-                None => {}
-            }
+    /// The lengths of `paths`: one sweep of `pag` per thread, each finding its share
+    /// of them (each is a forward pass over the same graph, independent of the others).
+    fn swept(&self, pag: &Pag, paths: &[CpOptions]) -> Vec<i64> {
+        if paths.is_empty() {
+            return Vec::new();
         }
-        // One sweep of the graph per thread, each finding its share of the paths.
+        let wanted: Vec<&CpOptions> = paths.iter().collect();
         let per = wanted.len().div_ceil(rayon::current_num_threads().max(1)).max(1);
-        let arcs_out = self.pag.remote_arcs_out();
-        let total = (self.pag.nodes() * wanted.len().div_ceil(per)) as u64;
+        let arcs_out = pag.remote_arcs_out();
+        let total = (pag.nodes() * wanted.len().div_ceil(per)) as u64;
         let done = std::sync::atomic::AtomicU64::new(0);
         let swept = |n: u64| {
             let d = done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
             self.feedback.progress("predicting the gains: nodes", d, Some(total));
         };
-        let lengths: Vec<i64> = wanted
+        let lengths = wanted
             .par_chunks(per)
-            .map(|run| cp::lengths_observed(self.pag, run, &arcs_out, &swept).ns)
+            .map(|run| cp::lengths_observed(pag, run, &arcs_out, &swept).ns)
             .collect::<Vec<_>>()
             .concat();
         self.feedback.finish();
-        let mut next = lengths.into_iter();
-        let mut length = || next.next().expect("a length for every path asked for");
-        for f in &mut fixes {
-            let gain_ns = match f.plan.take() {
-                Some(Plan::Path(_)) => self.base - length(),
-                Some(Plan::Difference(..)) => (length() - length()).max(0),
-                None => continue,
-            };
-            f.predicted_ns = self.base - gain_ns;
-            f.gain = if self.base > 0 { gain_ns as f64 / self.base as f64 } else { 0.0 };
-        }
-        fixes
+        lengths
     }
 }
 
-/// The fixes, largest predicted gain first (upper bounds last); at most `top` delays.
-pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
+/// The paths the fixes' gains need, in order.
+fn paths(fixes: &[Fix]) -> Vec<CpOptions> {
+    let mut out = Vec::new();
+    for f in fixes {
+        match &f.plan {
+            Some(Plan::Path(o)) => out.push(o.clone()),
+            Some(Plan::Difference(a, b)) => out.extend([a.clone(), b.clone()]),
+            None => {}
+        }
+    }
+    out
+}
+
+/// Gives each fix its gain against the path `base` long, from `lengths` (those of
+/// [`paths`] of the fixes).
+fn assign(fixes: &mut [Fix], base: i64, lengths: Vec<i64>) {
+    let mut next = lengths.into_iter();
+    let mut length = || next.next().expect("a length for every path asked for");
+    for f in fixes {
+        let gain_ns = match f.plan.take() {
+            Some(Plan::Path(_)) => base - length(),
+            Some(Plan::Difference(..)) => (length() - length()).max(0),
+            None => continue,
+        };
+        f.length_ns = base;
+        f.predicted_ns = base - gain_ns;
+        f.gain = if base > 0 { gain_ns as f64 / base as f64 } else { 0.0 };
+    }
+}
+
+/// The fixes known before the PAG is built (all but the slow links, which are read off
+/// its message arcs), their gains still to find: [`Planned::paths`] asks the build for
+/// their lengths, [`predict`] gives the gains.
+pub struct Planned {
+    fixes: Vec<Fix>,
+    /// Where the slow links go among them, and where the upper bounds begin.
+    links_at: usize,
+    bounds_at: usize,
+}
+
+impl Planned {
+    /// The paths the planned fixes' gains need, in order: what
+    /// `spoor_graph::file::load_with_lanes` can make while it builds the PAG.
+    pub fn paths(&self) -> Vec<CpOptions> {
+        paths(&self.fixes)
+    }
+}
+
+/// The fixes the search and the root causes name (at most `top` delays), before the
+/// PAG is built.
+pub fn plan(x: &Inputs, top: usize) -> Planned {
     let mut out = Vec::new();
     let total_wait = x.total_wait_ns;
     let mut seen_procs = Vec::new();
@@ -305,19 +336,36 @@ pub fn fixes(x: &Inputs, top: usize) -> Vec<Fix> {
         out.push(f);
     }
     out.extend(imbalances(x, &seen_procs));
-    out.extend(slow_links(x));
+    let links_at = out.len();
     out.extend(network(x));
-    // The upper bounds come last, each part sorted by gain.
-    let predictions = out.len();
+    let bounds_at = out.len();
     out.extend(cpu_bound(x));
-    let mut out = x.found(out);
-    let mut bounds = out.split_off(predictions);
-    out.sort_by(|a, b| b.gain.total_cmp(&a.gain));
+    Planned { fixes: out, links_at, bounds_at }
+}
+
+/// The fixes with their predicted gains, largest first (upper bounds last): `planned`,
+/// with the lengths of its paths made while building `pag` (`made`; else swept now),
+/// and the slow links of `pag`; `base` is its critical path (CPU mode).
+pub fn predict(x: &Inputs, planned: Planned, pag: &Pag, base: i64, made: Option<&[i64]>) -> Vec<Fix> {
+    let Planned { mut fixes, links_at, bounds_at } = planned;
+    let wanted = paths(&fixes);
+    let lengths = match made {
+        Some(l) if l.len() == wanted.len() => l.to_vec(),
+        _ => x.swept(pag, &wanted),
+    };
+    assign(&mut fixes, base, lengths);
+    let mut links = slow_links(x, pag, base);
+    let lengths = x.swept(pag, &paths(&links));
+    assign(&mut links, base, lengths);
+    let predictions = bounds_at + links.len();
+    fixes.splice(links_at..links_at, links);
+    let mut bounds = fixes.split_off(predictions);
+    fixes.sort_by(|a, b| b.gain.total_cmp(&a.gain));
     bounds.sort_by(|a, b| b.gain.total_cmp(&a.gain));
-    out.extend(bounds);
+    fixes.extend(bounds);
     // A change the model says gains nothing is not a fix (its bottleneck stays listed).
-    out.retain(|f| f.gain >= MIN_GAIN);
-    out
+    fixes.retain(|f| f.gain >= MIN_GAIN);
+    fixes
 }
 
 /// Load imbalances the search found true in a procedure at the whole run.
@@ -390,8 +438,7 @@ fn median_message(pag: &Pag) -> i64 {
 
 /// Links whose messages take more than twice the median transfer time, enough to
 /// matter (their excess at least 1 % of the path): each gets its messages at the median.
-fn slow_links(x: &Inputs) -> Vec<Fix> {
-    let pag = x.pag;
+fn slow_links(x: &Inputs, pag: &Pag, base: i64) -> Vec<Fix> {
     let typical = median_message(pag);
     let process = |l: u32| x.res.defs().locations.get(l as usize).map_or(u32::MAX, |q| q.process);
     // Every message arc read once, in parallel: sums, so the same on any number of threads.
@@ -418,7 +465,7 @@ fn slow_links(x: &Inputs) -> Vec<Fix> {
     let mut out = Vec::new();
     for ((p, q), (count, total)) in links {
         let excess = total - typical * count as i64;
-        if p == q || total <= 2 * typical.max(1) * count as i64 || (excess as f64) < 0.01 * x.base as f64 {
+        if p == q || total <= 2 * typical.max(1) * count as i64 || (excess as f64) < 0.01 * base as f64 {
             continue;
         }
         let (lp, lq) = (x.res.locations_of(p), x.res.locations_of(q));

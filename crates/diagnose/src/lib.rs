@@ -193,12 +193,8 @@ pub fn diagnose_named(
     let delays = fixes::delay_groups(&waits);
     let total_wait_ns: f64 = waits.instances.iter().map(|i| i.duration as f64).sum();
     drop(waits);
-    let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
-    let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
     let inputs = fixes::Inputs {
         trace: name,
-        pag: &pag,
-        base: length_ns,
         cube: &cube,
         res: &res,
         delays: &delays,
@@ -206,7 +202,12 @@ pub fn diagnose_named(
         shg: &shg,
         feedback,
     };
-    let fixes = fixes::fixes(&inputs, opts.top);
+    // The fixes' paths are followed while the PAG is built, as its own path is.
+    let planned = fixes::plan(&inputs, opts.top);
+    let (pag, made) =
+        spoor_graph::file::load_with_lanes(path, spoor_graph::Mode::Cpu, &planned.paths(), feedback)?;
+    let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
+    let fixes = fixes::predict(&inputs, planned, &pag, length_ns, made.as_ref().and_then(|d| d.lanes()));
     drop(pag);
     let annotations = peers::annotate(&cube, &res, &opts.peers);
     if shg.tested >= opts.search.max_tests {

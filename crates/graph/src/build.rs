@@ -9,7 +9,7 @@
 //! rule, applied as the arcs arrive): 8 bytes a node less.
 
 use crate::cost::Mode;
-use crate::cp::{Distances, NEG};
+use crate::cp::{CpOptions, Distances, Scope, NEG};
 use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
@@ -70,11 +70,182 @@ struct Pending {
 /// Pending partners a location keeps in its list before the rest go to a map.
 const PENDING_IN_PLACE: usize = 64;
 
-/// A node and its longest distance (when distances are tracked).
+/// A node and its longest distance (when distances are tracked), and the row of its
+/// lanes' distances (`NO_ROW`: none kept).
 #[derive(Clone, Copy)]
 struct Reached {
     node: u32,
     dist: i64,
+    row: u32,
+}
+
+/// No row of lane distances.
+const NO_ROW: u32 = u32::MAX;
+
+/// The longest paths of more weightings than the measured one (`CpOptions` of the whole
+/// graph: procedures zeroed or scaled, links, an ideal network), made while building as
+/// the global scope's distances are: only their lengths are kept. A lane is what one
+/// sweep of `cp::lengths` would give, at the cost of a few additions per node.
+struct Lanes {
+    n: usize,
+    zero: Vec<Vec<u32>>,
+    /// Per lane: (location, procedure) scaled, and the procedures scaled somewhere.
+    scale: Vec<FxHashMap<(u32, u32), f64>>,
+    scaled_procs: Vec<Vec<u32>>,
+    links: Vec<FxHashMap<(u32, u32), Option<i64>>>,
+    message_weight: Vec<Option<i64>>,
+    /// Some lane weighs messages otherwise than measured.
+    reweigh_messages: bool,
+    /// Per context and lane (`ctx * n + lane`), as contexts are made: 0 measured, 1
+    /// zeroed, 2 scaled on some locations.
+    rule: Vec<u8>,
+    /// Per location and lane: the distance of the location's last node.
+    at_loc: Vec<i64>,
+    /// The newest node's.
+    newest: Vec<i64>,
+    /// Rows of `n` distances of nodes that arcs still to come leave from, and free rows.
+    rows: Vec<i64>,
+    free: Vec<u32>,
+    /// Rows to free once the event being added is done with them.
+    release: Vec<u32>,
+}
+
+impl Lanes {
+    /// Lanes for `opts`, or `None` when one asks for what they cannot give (a scope,
+    /// a window, zeroing with callees).
+    fn new(opts: &[CpOptions], locs: usize) -> Option<Lanes> {
+        if opts.is_empty()
+            || opts.iter().any(|o| {
+                o.window.is_some() || o.zero_inclusive || o.scope.is_some_and(|s| s != Scope::Global)
+            })
+        {
+            return None;
+        }
+        let n = opts.len();
+        let mut scale = vec![FxHashMap::default(); n];
+        let mut scaled_procs = vec![Vec::new(); n];
+        for (k, o) in opts.iter().enumerate() {
+            for x in &o.scale {
+                scale[k].insert((x.loc, x.proc), x.factor.max(0.0));
+                scaled_procs[k].push(x.proc);
+            }
+        }
+        Some(Lanes {
+            n,
+            zero: opts.iter().map(|o| o.zero.clone()).collect(),
+            scale,
+            scaled_procs,
+            links: opts
+                .iter()
+                .map(|o| o.links.iter().flat_map(|&(a, b, w)| [((a, b), w), ((b, a), w)]).collect())
+                .collect(),
+            message_weight: opts.iter().map(|o| o.message_weight).collect(),
+            reweigh_messages: opts.iter().any(|o| !o.links.is_empty() || o.message_weight.is_some()),
+            rule: Vec::new(),
+            at_loc: vec![NEG; locs * n],
+            newest: vec![NEG; n],
+            rows: Vec::new(),
+            free: Vec::new(),
+            release: Vec::new(),
+        })
+    }
+
+    /// The newest node is the first of location `l` (`source`) or follows its last,
+    /// by a local arc of measured weight `w` in context `ctx`.
+    #[inline]
+    fn start(&mut self, contexts: &[Context], l: u32, ctx: u32, w: i64, source: bool) {
+        let n = self.n;
+        while self.rule.len() < contexts.len() * n {
+            let c = &contexts[self.rule.len() / n];
+            let k = self.rule.len() % n;
+            let r = if c.proc != NONE && self.zero[k].contains(&c.proc) {
+                1
+            } else if c.proc != NONE && self.scaled_procs[k].contains(&c.proc) {
+                2
+            } else {
+                0
+            };
+            self.rule.push(r);
+        }
+        let at = l as usize * n;
+        if at + n > self.at_loc.len() {
+            self.at_loc.resize(at + n, NEG);
+        }
+        for k in 0..n {
+            let weight = match self.rule.get(ctx as usize * n + k) {
+                Some(1) => 0,
+                Some(2) => {
+                    let proc = contexts[ctx as usize].proc;
+                    self.scale[k].get(&(l, proc)).map_or(w, |f| (w as f64 * f).round() as i64)
+                }
+                _ => w,
+            };
+            let before = if source { 0 } else { self.at_loc[at + k] };
+            self.newest[k] = if before > NEG { before + weight } else { NEG };
+        }
+    }
+
+    /// The newest node is reached by no local arc (a virtual node).
+    fn start_unreached(&mut self) {
+        self.newest.fill(NEG);
+    }
+
+    /// A row holding the newest node's distances.
+    fn save(&mut self) -> u32 {
+        let n = self.n;
+        let row = match self.free.pop() {
+            Some(r) => r,
+            None => {
+                self.rows.resize(self.rows.len() + n, NEG);
+                (self.rows.len() / n - 1) as u32
+            }
+        };
+        let at = row as usize * n;
+        self.rows[at..at + n].copy_from_slice(&self.newest);
+        row
+    }
+
+    /// A remote arc into the newest node from the node of `row`, weighing `weight` as
+    /// measured; a message also says the locations it goes between and its whole
+    /// transfer time (for the links and the network of each lane).
+    #[inline]
+    fn arc(&mut self, row: u32, weight: i64, message: Option<(u32, u32, i64)>) {
+        let at = row as usize * self.n;
+        for k in 0..self.n {
+            let from = self.rows[at + k];
+            if from > NEG {
+                let w = match message {
+                    None => weight,
+                    Some((a, b, whole)) => match self.links[k].get(&(a, b)) {
+                        Some(Some(w)) => *w,
+                        Some(None) => whole,
+                        None => self.message_weight[k].unwrap_or(weight),
+                    },
+                };
+                self.newest[k] = self.newest[k].max(from + w);
+            }
+        }
+    }
+
+    /// The event of location `l` is added (`l` is `NONE` for none): its distances are
+    /// the location's now, and the rows it was the last to use are free.
+    fn done(&mut self, l: u32) {
+        if l != NONE {
+            let at = l as usize * self.n;
+            self.at_loc[at..at + self.n].copy_from_slice(&self.newest);
+        }
+        self.free.append(&mut self.release);
+    }
+
+    /// Each lane's length: the longest of the locations' last nodes (distances only
+    /// grow along a location), 0 where no node was reached.
+    fn lengths(&self) -> Vec<i64> {
+        (0..self.n)
+            .map(|k| {
+                self.at_loc.iter().skip(k).step_by(self.n).copied().filter(|&d| d > NEG).max().unwrap_or(0)
+            })
+            .collect()
+    }
 }
 
 /// One collective instance while its events are being read.
@@ -162,6 +333,8 @@ struct Builder<'a> {
     /// ever come into the newest node, so earlier nodes' distances live where they are
     /// needed next (the location's state, a pending send, a collective instance).
     newest_dist: i64,
+    /// The lengths of other weightings, made the same way (with distances only).
+    lanes: Option<Lanes>,
     /// Nodes the node arrays have room for (`push_node`).
     room: usize,
     /// Whether the trace says its clocks are aligned (flag ALIGNED; `None`: the text
@@ -195,13 +368,23 @@ struct Tracker {
 /// lock acquisition and spawned begin carries its partner, and every event comes after
 /// the events it waits for).
 pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
-    build_inner(reader, mode, false, &Silent).map(|(pag, _)| pag)
+    build_inner(reader, mode, false, &[], &Silent).map(|(pag, _)| pag)
 }
 
 /// `build`, with the forward diffusion of the global scope made on the way (for
 /// `cp::critical_path_with`); `None` when a spawn arc made it unusable.
 pub fn build_with_distances(reader: TraceReader, mode: Mode) -> Result<(Pag, Option<Distances>)> {
-    build_inner(reader, mode, true, &Silent)
+    build_inner(reader, mode, true, &[], &Silent)
+}
+
+/// `build_with_distances`, with the lengths of the longest paths under `lanes` made on
+/// the way too (`Distances::lanes`).
+pub fn build_with_lanes(
+    reader: TraceReader,
+    mode: Mode,
+    lanes: &[CpOptions],
+) -> Result<(Pag, Option<Distances>)> {
+    build_inner(reader, mode, true, lanes, &Silent)
 }
 
 /// `build` or `build_with_distances`, telling `feedback` how many events are added so
@@ -210,6 +393,7 @@ pub(crate) fn build_inner(
     mut reader: TraceReader,
     mode: Mode,
     distances: bool,
+    lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
     let file = reader.name().to_owned();
@@ -244,7 +428,7 @@ pub(crate) fn build_inner(
                 ));
             }
         }
-        let mut b = Builder::new(&file, mode, defs, distances);
+        let mut b = Builder::new(&file, mode, defs, distances, lanes);
         b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
         return b.finish();
     }
@@ -252,7 +436,7 @@ pub(crate) fn build_inner(
     // order, as the reader hands them on (and decodes blocks itself while the next one
     // is not ready).
     let expected = reader.end().map(|e| e.events as usize);
-    let mut b = Builder::new(&file, mode, reader.defs().clone(), distances);
+    let mut b = Builder::new(&file, mode, reader.defs().clone(), distances, lanes);
     b.aligned = reader.header().map(|h| h.flags & flags::ALIGNED != 0);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
@@ -302,16 +486,17 @@ pub(crate) fn build_inner(
 
 /// Builds the PAG of events already in memory (tests, small traces).
 pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
-    let mut b = Builder::new(file, mode, defs.clone(), false);
+    let mut b = Builder::new(file, mode, defs.clone(), false, &[]);
     b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
     b.finish().map(|(pag, _)| pag)
 }
 
 impl<'a> Builder<'a> {
-    fn new(file: &'a str, mode: Mode, defs: Definitions, distances: bool) -> Self {
+    fn new(file: &'a str, mode: Mode, defs: Definitions, distances: bool, lanes: &[CpOptions]) -> Self {
         let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
         let locs = vec![LocState::FRESH; pag.defs.locations.len()];
         let entered = vec![(NONE, NONE, 0); locs.len()];
+        let locs_len = locs.len();
         Builder {
             file,
             mode,
@@ -332,6 +517,9 @@ impl<'a> Builder<'a> {
             track: distances.then(|| Tracker { remote: Vec::new(), base: None, provisional: Vec::new() }),
             room: 0,
             newest_dist: NEG,
+            // Lanes go with the global scope's distances, in CPU mode (whose sources
+            // need no shift once t0 is known).
+            lanes: (distances && mode == Mode::Cpu).then(|| Lanes::new(lanes, locs_len)).flatten(),
             aligned: None,
             offsets: (0, 0),
             blocking: Vec::new(),
@@ -412,6 +600,11 @@ impl<'a> Builder<'a> {
         Ok(n as u32)
     }
 
+    /// The newest node's lane distances kept in a row, for the arcs that will leave it.
+    fn save_lanes(&mut self) -> u32 {
+        self.lanes.as_mut().map_or(NO_ROW, Lanes::save)
+    }
+
     /// Makes room for more nodes in every node array, or refuses a graph that would
     /// outgrow the node numbers.
     #[cold]
@@ -447,16 +640,8 @@ impl<'a> Builder<'a> {
     /// An arc into the newest node, `to`, from a node whose longest distance is
     /// `from_dist`.
     #[allow(clippy::too_many_arguments)]
-    fn push_arc(
-        &mut self,
-        to: u32,
-        from: u32,
-        from_dist: i64,
-        weight: i64,
-        kind: ArcKind,
-        bytes: u64,
-        op: u8,
-    ) {
+    fn push_arc(&mut self, to: u32, from: Reached, weight: i64, kind: ArcKind, bytes: u64, op: u8) {
+        let (from, from_dist, row) = (from.node, from.dist, from.row);
         debug_assert_eq!(to as usize + 1, self.pag.nodes());
         let arc = self.pag.arc_to.len() as u32;
         self.pag.arc_to.push(to);
@@ -479,6 +664,15 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
+        }
+        if let (Some(lanes), true) = (&mut self.lanes, row != NO_ROW) {
+            let g = &self.pag;
+            // A message's other weights: the links' and the network's.
+            let message = (kind == ArcKind::Message && lanes.reweigh_messages).then(|| {
+                let (f, t) = (from as usize, to as usize);
+                (g.loc[f], g.loc[t], (g.wall[t] - g.wall[f]).max(0))
+            });
+            lanes.arc(row, weight, message);
         }
     }
 
@@ -566,6 +760,11 @@ impl<'a> Builder<'a> {
                 w
             }
         };
+        if let (Some(lanes), true) = (&mut self.lanes, TRACK && CPU) {
+            // A source's weight as the global scope's tracking takes it, for now.
+            let w = if st.last != NONE { weight } else { weight.clamp(0, (s.wall - self.min_wall).max(0)) };
+            lanes.start(&self.pag.contexts, s.loc, st.ctx, w, st.last == NONE);
+        }
         if st.last == NONE {
             self.sources.push((self.pag.loc.len() as u32, weight));
         }
@@ -611,8 +810,11 @@ impl<'a> Builder<'a> {
                 waiting = true;
                 let k = *self.ends_seen(s.loc, s.a);
                 let dist = self.newest_dist;
-                if let Some(inst) = self.live(s.a).get_mut(k) {
-                    inst.begins.push((s.loc, Reached { node, dist }));
+                if self.live(s.a).get_mut(k).is_some() {
+                    let row = self.save_lanes();
+                    if let Some(inst) = self.live(s.a).get_mut(k) {
+                        inst.begins.push((s.loc, Reached { node, dist, row }));
+                    }
                 }
             }
             RECV_END | IRECV_COMPLETE | LOCK_ACQUIRE => {
@@ -629,9 +831,9 @@ impl<'a> Builder<'a> {
             }
             COLL_END => {
                 waiting = false;
-                if let Some(Reached { node: from, dist: from_dist }) = coll_from {
-                    let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                    self.push_arc(node, from, from_dist, w, ArcKind::CollOut, s.partner_idx, s.sub + 1);
+                if let Some(from) = coll_from {
+                    let w = self.remote_weight(s.wall, from.node, (st.last != NONE).then_some(st.wall));
+                    self.push_arc(node, from, w, ArcKind::CollOut, s.partner_idx, s.sub + 1);
                 }
             }
             PHASE_BEGIN | PHASE_END => {
@@ -655,6 +857,9 @@ impl<'a> Builder<'a> {
         }
         if TRACK {
             st.dist = self.newest_dist;
+            if let Some(lanes) = &mut self.lanes {
+                lanes.done(s.loc);
+            }
         }
         Ok(())
     }
@@ -800,7 +1005,7 @@ impl<'a> Builder<'a> {
     fn send(&mut self, s: &Brief, node: u32) -> Result<()> {
         let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
         let k = self.key(s.partner_loc, s.partner_idx)?;
-        let from = Reached { node, dist: self.newest_dist };
+        let from = Reached { node, dist: self.newest_dist, row: self.save_lanes() };
         let p = Pending { index: s.partner_idx, from, bytes: s.bytes, kind };
         let target = s.partner_loc as usize;
         match self.pending.get_mut(target) {
@@ -836,7 +1041,10 @@ impl<'a> Builder<'a> {
             Some(p) if self.pag.loc[p.from.node as usize] == s.partner_loc => {
                 let from = p.from.node;
                 let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
-                self.push_arc(node, from, p.from.dist, w, p.kind, p.bytes, 0);
+                self.push_arc(node, p.from, w, p.kind, p.bytes, 0);
+                if let Some(lanes) = &mut self.lanes {
+                    lanes.free.push(p.from.row);
+                }
                 Ok(())
             }
             _ => Err(self.out_of_order(s, own_index)),
@@ -903,6 +1111,11 @@ impl<'a> Builder<'a> {
         let done = members > 0 && inst.ends >= members;
         if done {
             self.live(comm).trim();
+            if let Some(lanes) = &mut self.lanes {
+                // Freed once this end has taken its arc from them.
+                let kept = inst.begins.iter().map(|b| b.1).chain(inst.v).chain(inst.scan.iter().copied());
+                lanes.release.extend(kept.map(|r| r.row).filter(|&r| r != NO_ROW));
+            }
         } else {
             self.live(comm).put(k, inst);
         }
@@ -938,10 +1151,13 @@ impl<'a> Builder<'a> {
     fn virtual_node(&mut self, feeding: &[Reached], op: CollOp) -> Result<Reached> {
         let wall = feeding.iter().map(|b| self.pag.wall[b.node as usize]).max().unwrap_or(0);
         let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
-        for b in feeding {
-            self.push_arc(v, b.node, b.dist, 0, ArcKind::CollIn, 0, op.code() + 1);
+        if let Some(lanes) = &mut self.lanes {
+            lanes.start_unreached();
         }
-        Ok(Reached { node: v, dist: self.newest_dist })
+        for b in feeding {
+            self.push_arc(v, *b, 0, ArcKind::CollIn, 0, op.code() + 1);
+        }
+        Ok(Reached { node: v, dist: self.newest_dist, row: self.save_lanes() })
     }
 
     /// Scan: the end of rank r waits for the begins of ranks below r, through a chain
@@ -1051,7 +1267,8 @@ impl<'a> Builder<'a> {
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
         let nodes = self.pag.nodes();
-        let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes });
+        let lanes = self.lanes.as_ref().map(Lanes::lengths);
+        let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes, lanes });
         Ok((self.pag, distances))
     }
 

@@ -383,9 +383,19 @@ pub struct Distances {
     pub(crate) remote: Vec<(u32, u32)>,
     /// The nodes of the graph this was made for.
     pub(crate) nodes: usize,
+    /// The lengths of the other weightings asked for while building (`None`: they
+    /// could not be made there), in the order asked.
+    pub(crate) lanes: Option<Vec<i64>>,
 }
 
 impl Distances {
+    /// The lengths of the weightings asked for while building
+    /// (`file::load_with_lanes`), in their order; `None` where they could not be made
+    /// there (a scope or a window asked for, wall mode).
+    pub fn lanes(&self) -> Option<&[i64]> {
+        self.lanes.as_deref()
+    }
+
     /// The path to `end`, walked back along the recorded longest ways in: the path
     /// `Pass::backward` finds with the same distances.
     fn walk(&self, pag: &Pag, end: usize) -> Vec<Step> {

@@ -3,7 +3,7 @@
 
 use crate::build;
 use crate::cost::{Local, Mode};
-use crate::cp::Distances;
+use crate::cp::{CpOptions, Distances};
 use crate::error::{Error, Result};
 use crate::net::Network;
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
@@ -540,7 +540,7 @@ pub fn load(
     net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
 ) -> Result<Pag> {
-    load_inner(path, mode, net, feedback, false).map(|(pag, _)| pag)
+    load_inner(path, mode, net, feedback, false, &[]).map(|(pag, _)| pag)
 }
 
 /// `load`, with the global scope's distances when the PAG is built from a trace here
@@ -551,7 +551,19 @@ pub fn load_with_distances(
     net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    load_inner(path, mode, net, feedback, true)
+    load_inner(path, mode, net, feedback, true, &[])
+}
+
+/// `load_with_distances` without a table, with the lengths of the longest paths under
+/// `lanes` made on the way too where the PAG is built here (`Distances::lanes`): each
+/// the length `cp::lengths` finds, without a sweep of the graph of its own.
+pub fn load_with_lanes(
+    path: &str,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+) -> Result<(Pag, Option<Distances>)> {
+    load_inner(path, mode, None, feedback, true, lanes)
 }
 
 fn load_inner(
@@ -560,6 +572,7 @@ fn load_inner(
     net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
     distances: bool,
+    lanes: &[CpOptions],
 ) -> Result<(Pag, Option<Distances>)> {
     let mut first = [0u8; 8];
     // Standard input and pipes are read once, as they come; a file is looked at first.
@@ -571,7 +584,7 @@ fn load_inner(
             std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first)
     };
-    let build = |r: TraceReader| build::build_inner(r, mode, distances, feedback);
+    let build = |r: TraceReader| build::build_inner(r, mode, distances, lanes, feedback);
     let (mut pag, mut made) = if pag_file {
         let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
         let pag = read(path, f)?;

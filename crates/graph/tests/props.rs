@@ -368,6 +368,56 @@ fn lengths_held_in_flight_are_those_of_the_full_pass_under_every_option() {
     assert_eq!((swept.ns, swept.full_passes), (vec![full, full], 2));
 }
 
+#[test]
+fn lanes_made_while_building_are_the_lengths_of_the_sweeps() {
+    for w in Workload::ALL {
+        for (seed, apps) in [(5, 2), (7, 1)] {
+            let ordered = ordered_bytes("t", synth_bytes(&spec(w, 6, 8, seed, apps)));
+            let pag = pag_of_bytes("synth", ordered.clone(), Mode::Cpu);
+            let mut procs: Vec<u32> = pag.contexts.iter().map(|c| c.proc).filter(|&p| p != NONE).collect();
+            procs.sort_unstable();
+            procs.dedup();
+            let mut options = vec![
+                CpOptions::default(),
+                CpOptions { message_weight: Some(0), ..CpOptions::default() },
+                CpOptions { links: vec![(0, 1, None), (1, 2, Some(5))], ..CpOptions::default() },
+                CpOptions { links: vec![(2, 3, Some(0))], message_weight: Some(7), ..CpOptions::default() },
+            ];
+            for &p in procs.iter().take(4) {
+                options.push(CpOptions { zero: vec![p], ..CpOptions::default() });
+                let scale = [(1, 0.25), (2, 0.0), (1, 3.0)].map(|(loc, factor)| spoor_graph::Scale {
+                    loc,
+                    proc: p,
+                    factor,
+                });
+                options.push(CpOptions { scale: scale.to_vec(), ..CpOptions::default() });
+            }
+            let each: Vec<&CpOptions> = options.iter().collect();
+            let swept = cp::lengths(&pag, &each, &pag.remote_arcs_out()).ns;
+            let r = spoor_format::TraceReader::from_bytes("t", ordered, Default::default()).unwrap();
+            let (built, made) = spoor_graph::build::build_with_lanes(r, Mode::Cpu, &options).unwrap();
+            assert_eq!(built.nodes(), pag.nodes());
+            let made = made.unwrap_or_else(|| panic!("{w:?}: no distances made"));
+            assert_eq!(made.lanes(), Some(&swept[..]), "{w:?} seed {seed}: {options:?}");
+        }
+    }
+    // What lanes cannot give (a window, a scope, zeroing with callees, wall mode) they
+    // do not guess: the caller sweeps.
+    let ordered = ordered_bytes("t", synth_bytes(&spec(Workload::ALL[0], 4, 4, 1, 1)));
+    let read = || spoor_format::TraceReader::from_bytes("t", ordered.clone(), Default::default()).unwrap();
+    for o in [
+        CpOptions { window: Some((0, 1)), ..CpOptions::default() },
+        CpOptions { scope: Some(Scope::Intra(0)), ..CpOptions::default() },
+        CpOptions { zero: vec![1], zero_inclusive: true, ..CpOptions::default() },
+    ] {
+        let (_, made) = spoor_graph::build::build_with_lanes(read(), Mode::Cpu, std::slice::from_ref(&o)).unwrap();
+        assert_eq!(made.expect("distances").lanes(), None, "{o:?}");
+    }
+    let (_, made) =
+        spoor_graph::build::build_with_lanes(read(), Mode::Wall, &[CpOptions::default()]).unwrap();
+    assert_eq!(made.expect("distances").lanes(), None);
+}
+
 /// The path from the distances made while building, or `None` when the build gave
 /// none, beside the path of the separate forward pass.
 fn paths_both_ways(bytes: &[u8], mode: Mode) -> (Option<cp::CriticalPath>, cp::CriticalPath) {
