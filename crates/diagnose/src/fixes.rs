@@ -19,6 +19,7 @@ use crate::hypothesis::Hypothesis;
 use crate::search::{Shg, State};
 use rayon::prelude::*;
 use serde::Serialize;
+use spoor_graph::build::Messages;
 use spoor_graph::pag::ArcKind;
 use spoor_graph::{cp, CpOptions, Pag, Scale};
 use spoor_model::{LocId, StrId};
@@ -344,19 +345,28 @@ pub fn plan(x: &Inputs, top: usize) -> Planned {
 }
 
 /// The fixes with their predicted gains, largest first (upper bounds last): `planned`,
-/// with the lengths of its paths made while building `pag` (`made`; else swept now),
-/// and the slow links of `pag`; `base` is its critical path (CPU mode).
-pub fn predict(x: &Inputs, planned: Planned, pag: &Pag, base: i64, made: Option<&[i64]>) -> Vec<Fix> {
+/// with the lengths of its paths made while the PAG was built (`made`; else swept now),
+/// and the slow links of its `messages`; `base` is its critical path (CPU mode). The
+/// PAG itself (`pag`) is needed only for what must be swept: `None` is an error then.
+pub fn predict(
+    x: &Inputs,
+    planned: Planned,
+    messages: &Messages,
+    pag: Option<&Pag>,
+    base: i64,
+    made: Option<&[i64]>,
+) -> Result<Vec<Fix>, Planned> {
+    let wanted = paths(&planned.fixes);
+    let made = made.filter(|l| l.len() == wanted.len());
+    let mut links = slow_links(x, messages, base);
+    // What is not made yet is swept, over the graph.
+    let sweep = |paths: &[CpOptions]| pag.map(|pag| x.swept(pag, paths));
+    let Some(lengths) = made.map(<[i64]>::to_vec).or_else(|| sweep(&wanted)) else { return Err(planned) };
+    let link_lengths = if links.is_empty() { Some(Vec::new()) } else { sweep(&paths(&links)) };
+    let Some(link_lengths) = link_lengths else { return Err(planned) };
     let Planned { mut fixes, links_at, bounds_at } = planned;
-    let wanted = paths(&fixes);
-    let lengths = match made {
-        Some(l) if l.len() == wanted.len() => l.to_vec(),
-        _ => x.swept(pag, &wanted),
-    };
     assign(&mut fixes, base, lengths);
-    let mut links = slow_links(x, pag, base);
-    let lengths = x.swept(pag, &paths(&links));
-    assign(&mut links, base, lengths);
+    assign(&mut links, base, link_lengths);
     let predictions = bounds_at + links.len();
     fixes.splice(links_at..links_at, links);
     let mut bounds = fixes.split_off(predictions);
@@ -365,7 +375,7 @@ pub fn predict(x: &Inputs, planned: Planned, pag: &Pag, base: i64, made: Option<
     fixes.extend(bounds);
     // A change the model says gains nothing is not a fix (its bottleneck stays listed).
     fixes.retain(|f| f.gain >= MIN_GAIN);
-    fixes
+    Ok(fixes)
 }
 
 /// Load imbalances the search found true in a procedure at the whole run.
@@ -422,13 +432,18 @@ fn evidence(n: &crate::search::Node) -> String {
     )
 }
 
-/// The message arcs' median weight (the transfer time of a typical message).
-fn median_message(pag: &Pag) -> i64 {
-    let mut w: Vec<i64> = (0..pag.arcs())
+/// The message arcs of `pag` as (from location, to location, weight).
+pub fn messages(pag: &Pag) -> Messages {
+    (0..pag.arcs())
         .into_par_iter()
         .filter(|&a| pag.arc_kind[a] == ArcKind::Message)
-        .map(|a| pag.arc_weight[a])
-        .collect();
+        .map(|a| (pag.loc[pag.arc_from[a] as usize], pag.loc[pag.arc_to[a] as usize], pag.arc_weight[a]))
+        .collect()
+}
+
+/// The messages' median weight (the transfer time of a typical message).
+fn median_message(messages: &Messages) -> i64 {
+    let mut w: Vec<i64> = messages.par_iter().map(|m| m.2).collect();
     if w.is_empty() {
         return 0;
     }
@@ -438,30 +453,32 @@ fn median_message(pag: &Pag) -> i64 {
 
 /// Links whose messages take more than twice the median transfer time, enough to
 /// matter (their excess at least 1 % of the path): each gets its messages at the median.
-fn slow_links(x: &Inputs, pag: &Pag, base: i64) -> Vec<Fix> {
-    let typical = median_message(pag);
-    let process = |l: u32| x.res.defs().locations.get(l as usize).map_or(u32::MAX, |q| q.process);
-    // Every message arc read once, in parallel: sums, so the same on any number of threads.
-    type Links = BTreeMap<(u32, u32), (u64, i64)>;
-    let links: Links = (0..pag.arcs())
-        .into_par_iter()
-        .filter(|&a| pag.arc_kind[a] == ArcKind::Message)
-        .fold(Links::new, |mut links, a| {
-            let (p, q) =
-                (process(pag.loc[pag.arc_from[a] as usize]), process(pag.loc[pag.arc_to[a] as usize]));
+pub fn slow_links(x: &Inputs, messages: &Messages, base: i64) -> Vec<Fix> {
+    let typical = median_message(messages);
+    let process: Vec<u32> = x.res.defs().locations.iter().map(|q| q.process).collect();
+    let process = |l: u32| process.get(l as usize).copied().unwrap_or(u32::MAX);
+    // Every message read once, in parallel: integer sums, so the same on any number of
+    // threads (and in the order of the processes at the end).
+    type Links = rustc_hash::FxHashMap<(u32, u32), (u64, i64)>;
+    let links: BTreeMap<(u32, u32), (u64, i64)> = messages
+        .par_iter()
+        .fold(Links::default, |mut links, &(from, to, weight)| {
+            let (p, q) = (process(from), process(to));
             let link = links.entry((p.min(q), p.max(q))).or_default();
             link.0 += 1;
-            link.1 += pag.arc_weight[a];
+            link.1 += weight;
             links
         })
-        .reduce(Links::new, |mut a, b| {
+        .reduce(Links::default, |mut a, b| {
             for (k, (n, t)) in b {
                 let link = a.entry(k).or_default();
                 link.0 += n;
                 link.1 += t;
             }
             a
-        });
+        })
+        .into_iter()
+        .collect();
     let mut out = Vec::new();
     for ((p, q), (count, total)) in links {
         let excess = total - typical * count as i64;

@@ -202,13 +202,31 @@ pub fn diagnose_named(
         shg: &shg,
         feedback,
     };
-    // The fixes' paths are followed while the PAG is built, as its own path is.
+    // The fixes' paths are followed while the PAG is made, as its own path is; the graph
+    // is kept only where a path must be swept over it (a slow link, a trace whose
+    // lengths need the whole graph).
     let planned = fixes::plan(&inputs, opts.top);
-    let (pag, made) =
-        spoor_graph::file::load_with_lanes(path, spoor_graph::Mode::Cpu, &planned.paths(), feedback)?;
-    let length_ns = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
-    let fixes = fixes::predict(&inputs, planned, &pag, length_ns, made.as_ref().and_then(|d| d.lanes()));
-    drop(pag);
+    let reader = spoor_format::TraceReader::open(path, spoor_format::ReadOptions::default())?;
+    let cpu = spoor_graph::Mode::Cpu;
+    let made = spoor_graph::build::lengths_only(reader, cpu, &planned.paths(), feedback)?;
+    let tried = match made {
+        Some((made, messages)) => {
+            fixes::predict(&inputs, planned, &messages, None, made.length(), made.lanes())
+                .map(|fixes| (fixes, made.length()))
+        }
+        None => Err(planned),
+    };
+    let (fixes, length_ns) = match tried {
+        Ok(done) => done,
+        Err(planned) => {
+            let (pag, made) = spoor_graph::file::load_with_lanes(path, cpu, &planned.paths(), feedback)?;
+            let base = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
+            let messages = fixes::messages(&pag);
+            let lanes = made.as_ref().and_then(|d| d.lanes());
+            let fixes = fixes::predict(&inputs, planned, &messages, Some(&pag), base, lanes);
+            (fixes.unwrap_or_else(|_| unreachable!("with the graph every path is swept")), base)
+        }
+    };
     let annotations = peers::annotate(&cube, &res, &opts.peers);
     if shg.tested >= opts.search.max_tests {
         warnings.push(format!(

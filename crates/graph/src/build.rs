@@ -70,11 +70,15 @@ struct Pending {
 /// Pending partners a location keeps in its list before the rest go to a map.
 const PENDING_IN_PLACE: usize = 64;
 
-/// A node and its longest distance (when distances are tracked), and the row of its
-/// lanes' distances (`NO_ROW`: none kept).
+/// A node that arcs will leave: its location (`NONE` for a virtual node) and wall time
+/// (kept here: the node arrays are far away in memory, or not kept at all), its longest
+/// distance (when distances are tracked), and the row of its lanes' distances
+/// (`NO_ROW`: none kept).
 #[derive(Clone, Copy)]
 struct Reached {
     node: u32,
+    loc: u32,
+    wall: i64,
     dist: i64,
     row: u32,
 }
@@ -325,8 +329,8 @@ struct Builder<'a> {
     unmatched_receives: u64,
     late_begins: u64,
     min_wall: i64,
-    /// Each location's first node and the CPU time its source arc may weigh.
-    sources: Vec<(u32, i64)>,
+    /// Each location's first node, the CPU time its source arc may weigh, and its time.
+    sources: Vec<(u32, i64, i64)>,
     /// The forward diffusion of the whole graph, made as nodes arrive (see `Distances`).
     track: Option<Tracker>,
     /// Longest distance to the newest node (when distances are tracked): arcs only
@@ -335,6 +339,13 @@ struct Builder<'a> {
     newest_dist: i64,
     /// The lengths of other weightings, made the same way (with distances only).
     lanes: Option<Lanes>,
+    /// The newest node's location and wall time.
+    newest_at: (u32, i64),
+    /// `None`: the graph is kept. `Some`: only its lengths are made (no node or arc is
+    /// kept), and every message arc's (from, to, weight) here.
+    lengths_only: Option<Messages>,
+    /// Nodes and arcs made, when they are not kept.
+    made: (u32, u32),
     /// Nodes the node arrays have room for (`push_node`).
     room: usize,
     /// Whether the trace says its clocks are aligned (flag ALIGNED; `None`: the text
@@ -371,6 +382,23 @@ pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
     build_inner(reader, mode, false, &[], &Silent).map(|(pag, _)| pag)
 }
 
+/// Every message arc of a graph as (from location, to location, weight).
+pub type Messages = Vec<(u32, u32, i64)>;
+
+/// What `build_with_lanes` finds of the lengths (`Distances`: the global scope's and the
+/// lanes'), made without keeping the graph, and its message arcs; `None` where they
+/// need the graph kept (a spawn, processors shared, a source clamped by a later t0).
+/// The graph's nodes would take tens of bytes an event; this keeps what is in flight.
+pub fn lengths_only(
+    reader: TraceReader,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+) -> Result<Option<(Distances, Messages)>> {
+    let (_, made, messages) = build_kept(reader, mode, true, lanes, false, feedback)?;
+    Ok(made.zip(messages))
+}
+
 /// `build`, with the forward diffusion of the global scope made on the way (for
 /// `cp::critical_path_with`); `None` when a spawn arc made it unusable.
 pub fn build_with_distances(reader: TraceReader, mode: Mode) -> Result<(Pag, Option<Distances>)> {
@@ -390,12 +418,24 @@ pub fn build_with_lanes(
 /// `build` or `build_with_distances`, telling `feedback` how many events are added so
 /// far.
 pub(crate) fn build_inner(
-    mut reader: TraceReader,
+    reader: TraceReader,
     mode: Mode,
     distances: bool,
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
+    build_kept(reader, mode, distances, lanes, true, feedback).map(|(pag, made, _)| (pag, made))
+}
+
+/// `build_inner`, keeping the graph or (`keep` false) only its lengths and messages.
+fn build_kept(
+    mut reader: TraceReader,
+    mode: Mode,
+    distances: bool,
+    lanes: &[CpOptions],
+    keep: bool,
+    feedback: &dyn Feedback,
+) -> Result<(Pag, Option<Distances>, Option<Messages>)> {
     let file = reader.name().to_owned();
     if let Some(h) = reader.header() {
         let need = flags::GLOBAL_ORDER | flags::MATCHED;
@@ -429,6 +469,7 @@ pub(crate) fn build_inner(
             }
         }
         let mut b = Builder::new(&file, mode, defs, distances, lanes);
+        b.lengths_only = (!keep).then(Vec::new);
         b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
         return b.finish();
     }
@@ -437,6 +478,7 @@ pub(crate) fn build_inner(
     // is not ready).
     let expected = reader.end().map(|e| e.events as usize);
     let mut b = Builder::new(&file, mode, reader.defs().clone(), distances, lanes);
+    b.lengths_only = (!keep).then(Vec::new);
     b.aligned = reader.header().map(|h| h.flags & flags::ALIGNED != 0);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
@@ -444,7 +486,7 @@ pub(crate) fn build_inner(
     // Set when the builder stops, so that faulting in its arrays stops too.
     let built_all = std::sync::atomic::AtomicBool::new(false);
     let read = std::thread::scope(|scope| {
-        if let Some(n) = expected {
+        if let Some(n) = expected.filter(|_| keep) {
             b.reserve(n);
             let regions = b.node_regions();
             let built_all = &built_all;
@@ -488,7 +530,7 @@ pub(crate) fn build_inner(
 pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
     let mut b = Builder::new(file, mode, defs.clone(), false, &[]);
     b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
-    b.finish().map(|(pag, _)| pag)
+    b.finish().map(|(pag, ..)| pag)
 }
 
 impl<'a> Builder<'a> {
@@ -520,6 +562,9 @@ impl<'a> Builder<'a> {
             // Lanes go with the global scope's distances, in CPU mode (whose sources
             // need no shift once t0 is known).
             lanes: (distances && mode == Mode::Cpu).then(|| Lanes::new(lanes, locs_len)).flatten(),
+            newest_at: (NONE, 0),
+            lengths_only: None,
+            made: (0, 0),
             aligned: None,
             offsets: (0, 0),
             blocking: Vec::new(),
@@ -573,6 +618,16 @@ impl<'a> Builder<'a> {
         kind: u8,
         dist: i64,
     ) -> Result<u32> {
+        if self.lengths_only.is_some() {
+            let n = self.made.0;
+            if n >= NONE - 1 {
+                return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
+            }
+            self.made.0 += 1;
+            self.newest_dist = dist;
+            self.newest_at = (loc, wall);
+            return Ok(n);
+        }
         let n = self.pag.loc.len();
         if n >= self.room {
             self.grow_nodes()?;
@@ -597,6 +652,7 @@ impl<'a> Builder<'a> {
             put(&mut p.kind, n, kind);
         }
         self.newest_dist = dist;
+        self.newest_at = (loc, wall);
         Ok(n as u32)
     }
 
@@ -641,15 +697,28 @@ impl<'a> Builder<'a> {
     /// `from_dist`.
     #[allow(clippy::too_many_arguments)]
     fn push_arc(&mut self, to: u32, from: Reached, weight: i64, kind: ArcKind, bytes: u64, op: u8) {
-        let (from, from_dist, row) = (from.node, from.dist, from.row);
-        debug_assert_eq!(to as usize + 1, self.pag.nodes());
-        let arc = self.pag.arc_to.len() as u32;
-        self.pag.arc_to.push(to);
-        self.pag.arc_from.push(from);
-        self.pag.arc_weight.push(weight);
-        self.pag.arc_kind.push(kind);
-        self.pag.arc_bytes.push(bytes);
-        self.pag.arc_op.push(op);
+        let (from_at, from_dist, row) = ((from.loc, from.wall), from.dist, from.row);
+        let from = from.node;
+        let arc = match &mut self.lengths_only {
+            Some(messages) => {
+                if kind == ArcKind::Message {
+                    messages.push((from_at.0, self.newest_at.0, weight));
+                }
+                self.made.1 += 1;
+                self.made.1 - 1
+            }
+            None => {
+                debug_assert_eq!(to as usize + 1, self.pag.nodes());
+                let arc = self.pag.arc_to.len() as u32;
+                self.pag.arc_to.push(to);
+                self.pag.arc_from.push(from);
+                self.pag.arc_weight.push(weight);
+                self.pag.arc_kind.push(kind);
+                self.pag.arc_bytes.push(bytes);
+                self.pag.arc_op.push(op);
+                arc
+            }
+        };
         if let Some(t) = &mut self.track {
             if from_dist > NEG {
                 // The rule of `cp::Pass::relax`: ties go to the first remote arc over
@@ -660,26 +729,26 @@ impl<'a> Builder<'a> {
                     self.newest_dist = d;
                     match t.remote.last_mut() {
                         Some(r) if r.0 == to => r.1 = arc,
+                        // Without the graph there is no walk back: only the newest node's
+                        // winner is kept, for the tie rule.
+                        Some(r) if self.lengths_only.is_some() => *r = (to, arc),
                         _ => t.remote.push((to, arc)),
                     }
                 }
             }
         }
         if let (Some(lanes), true) = (&mut self.lanes, row != NO_ROW) {
-            let g = &self.pag;
             // A message's other weights: the links' and the network's.
-            let message = (kind == ArcKind::Message && lanes.reweigh_messages).then(|| {
-                let (f, t) = (from as usize, to as usize);
-                (g.loc[f], g.loc[t], (g.wall[t] - g.wall[f]).max(0))
-            });
+            let (to_loc, to_wall) = self.newest_at;
+            let message = (kind == ArcKind::Message && lanes.reweigh_messages)
+                .then(|| (from_at.0, to_loc, (to_wall - from_at.1).max(0)));
             lanes.arc(row, weight, message);
         }
     }
 
     /// The measured weight of a remote arc into an event at `wall` whose local
     /// predecessor is at `prev_wall`: the time from when both sides were ready.
-    fn remote_weight(&self, wall: i64, from: u32, prev_wall: Option<i64>) -> i64 {
-        let from_wall = self.pag.wall[from as usize];
+    fn remote_weight(&self, wall: i64, from_wall: i64, prev_wall: Option<i64>) -> i64 {
         (wall - prev_wall.map_or(from_wall, |p| p.max(from_wall))).max(0)
     }
 
@@ -766,7 +835,8 @@ impl<'a> Builder<'a> {
             lanes.start(&self.pag.contexts, s.loc, st.ctx, w, st.last == NONE);
         }
         if st.last == NONE {
-            self.sources.push((self.pag.loc.len() as u32, weight));
+            let node = if self.lengths_only.is_some() { self.made.0 } else { self.pag.loc.len() as u32 };
+            self.sources.push((node, weight, s.wall));
         }
         let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code, dist)?;
         let mut ctx = st.ctx;
@@ -813,7 +883,7 @@ impl<'a> Builder<'a> {
                 if self.live(s.a).get_mut(k).is_some() {
                     let row = self.save_lanes();
                     if let Some(inst) = self.live(s.a).get_mut(k) {
-                        inst.begins.push((s.loc, Reached { node, dist, row }));
+                        inst.begins.push((s.loc, Reached { node, loc: s.loc, wall: s.wall, dist, row }));
                     }
                 }
             }
@@ -832,7 +902,7 @@ impl<'a> Builder<'a> {
             COLL_END => {
                 waiting = false;
                 if let Some(from) = coll_from {
-                    let w = self.remote_weight(s.wall, from.node, (st.last != NONE).then_some(st.wall));
+                    let w = self.remote_weight(s.wall, from.wall, (st.last != NONE).then_some(st.wall));
                     self.push_arc(node, from, w, ArcKind::CollOut, s.partner_idx, s.sub + 1);
                 }
             }
@@ -1005,7 +1075,7 @@ impl<'a> Builder<'a> {
     fn send(&mut self, s: &Brief, node: u32) -> Result<()> {
         let kind = if s.code == LOCK_RELEASE { ArcKind::Lock } else { ArcKind::Message };
         let k = self.key(s.partner_loc, s.partner_idx)?;
-        let from = Reached { node, dist: self.newest_dist, row: self.save_lanes() };
+        let from = Reached { node, loc: s.loc, wall: s.wall, dist: self.newest_dist, row: self.save_lanes() };
         let p = Pending { index: s.partner_idx, from, bytes: s.bytes, kind };
         let target = s.partner_loc as usize;
         match self.pending.get_mut(target) {
@@ -1038,9 +1108,8 @@ impl<'a> Builder<'a> {
             None => self.pending_more.remove(&k),
         };
         match found {
-            Some(p) if self.pag.loc[p.from.node as usize] == s.partner_loc => {
-                let from = p.from.node;
-                let w = self.remote_weight(s.wall, from, (st.last != NONE).then_some(st.wall));
+            Some(p) if p.from.loc == s.partner_loc => {
+                let w = self.remote_weight(s.wall, p.from.wall, (st.last != NONE).then_some(st.wall));
                 self.push_arc(node, p.from, w, p.kind, p.bytes, 0);
                 if let Some(lanes) = &mut self.lanes {
                     lanes.free.push(p.from.row);
@@ -1149,7 +1218,7 @@ impl<'a> Builder<'a> {
 
     /// A virtual node fed by `feeding` (weight-0 arcs), at the latest of their times.
     fn virtual_node(&mut self, feeding: &[Reached], op: CollOp) -> Result<Reached> {
-        let wall = feeding.iter().map(|b| self.pag.wall[b.node as usize]).max().unwrap_or(0);
+        let wall = feeding.iter().map(|b| b.wall).max().unwrap_or(0);
         let v = self.push_node(NONE, NONE, wall, 0, 0, VIRTUAL, NEG)?;
         if let Some(lanes) = &mut self.lanes {
             lanes.start_unreached();
@@ -1157,7 +1226,7 @@ impl<'a> Builder<'a> {
         for b in feeding {
             self.push_arc(v, *b, 0, ArcKind::CollIn, 0, op.code() + 1);
         }
-        Ok(Reached { node: v, dist: self.newest_dist, row: self.save_lanes() })
+        Ok(Reached { node: v, loc: NONE, wall, dist: self.newest_dist, row: self.save_lanes() })
     }
 
     /// Scan: the end of rank r waits for the begins of ranks below r, through a chain
@@ -1190,7 +1259,9 @@ impl<'a> Builder<'a> {
         Ok(Some(inst.scan[r as usize - 1]))
     }
 
-    fn finish(mut self) -> Result<(Pag, Option<Distances>)> {
+    /// The graph (empty when only its lengths were made), its distances when they hold,
+    /// and the message arcs of a build that kept no graph.
+    fn finish(mut self) -> Result<(Pag, Option<Distances>, Option<Messages>)> {
         let t0 = if self.min_wall == i64::MAX { 0 } else { self.min_wall };
         self.pag.t0 = t0;
         let mut track = self.track.take();
@@ -1201,17 +1272,17 @@ impl<'a> Builder<'a> {
         let (mut length, end) = longest.map_or((NEG, None), |(d, node)| (d, Some(node as usize)));
         // Source arcs: elapsed time since the source (wall), CPU time used before the
         // first event (cpu; the builder stored it, 0 when unknown).
-        for (k, &(i, cpu)) in self.sources.iter().enumerate() {
-            let i = i as usize;
-            let since = self.pag.wall[i] - t0;
-            self.pag.weight[i] = match self.mode {
+        for (k, &(i, cpu, wall)) in self.sources.iter().enumerate() {
+            let since = wall - t0;
+            let weight = match self.mode {
                 Mode::Wall => since,
                 Mode::Cpu => cpu.clamp(0, since.max(0)),
             };
+            if self.lengths_only.is_none() {
+                self.pag.weight[i as usize] = weight;
+            }
             // A CPU time clamped by a t0 that came later: the distances are wrong.
-            if self.mode == Mode::Cpu
-                && track.as_ref().is_some_and(|t| t.provisional[k] != self.pag.weight[i])
-            {
+            if self.mode == Mode::Cpu && track.as_ref().is_some_and(|t| t.provisional[k] != weight) {
                 track = None;
             }
         }
@@ -1225,7 +1296,9 @@ impl<'a> Builder<'a> {
             }
         }
         if !self.spawns.is_empty() {
-            self.link_spawns()?;
+            if self.lengths_only.is_none() {
+                self.link_spawns()?;
+            }
             track = None;
         }
         let waiting = self.pending.iter().flatten().chain(self.pending_more.values());
@@ -1255,7 +1328,12 @@ impl<'a> Builder<'a> {
                 self.wildcards
             ));
         }
-        if self.mode == Mode::Cpu {
+        if self.mode == Mode::Cpu && self.lengths_only.is_some() {
+            // Arcs weighed again after the build: its lengths are not theirs.
+            if !self.pag.defs.shared_processors().is_empty() {
+                track = None;
+            }
+        } else if self.mode == Mode::Cpu {
             if let Some(note) = self.undo_shared_processors() {
                 self.pag.notes.push(note);
                 track = None;
@@ -1266,10 +1344,10 @@ impl<'a> Builder<'a> {
                 .notes
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
-        let nodes = self.pag.nodes();
+        let nodes = if self.lengths_only.is_some() { self.made.0 as usize } else { self.pag.nodes() };
         let lanes = self.lanes.as_ref().map(Lanes::lengths);
         let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes, lanes });
-        Ok((self.pag, distances))
+        Ok((self.pag, distances, self.lengths_only))
     }
 
     /// Spawn arcs point back at an event that does not know it is a spawn point:
@@ -1309,7 +1387,7 @@ impl<'a> Builder<'a> {
                     if from == NONE { "is not in the trace" } else { "comes after it" }
                 )));
             }
-            let w = self.remote_weight(self.pag.wall[node as usize], from, None);
+            let w = self.remote_weight(self.pag.wall[node as usize], self.pag.wall[from as usize], None);
             extra.push((node, from, w));
         }
         let mut all: Vec<(u32, u32, u32, i64, ArcKind, u64, u8)> = (0..self.pag.arcs())

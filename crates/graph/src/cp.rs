@@ -389,6 +389,11 @@ pub struct Distances {
 }
 
 impl Distances {
+    /// The critical path's length (0 when no node was reached), as `length_with` gives it.
+    pub fn length(&self) -> i64 {
+        self.end.map_or(0, |_| self.length)
+    }
+
     /// The lengths of the weightings asked for while building
     /// (`file::load_with_lanes`), in their order; `None` where they could not be made
     /// there (a scope or a window asked for, wall mode).

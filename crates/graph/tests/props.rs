@@ -394,11 +394,31 @@ fn lanes_made_while_building_are_the_lengths_of_the_sweeps() {
             }
             let each: Vec<&CpOptions> = options.iter().collect();
             let swept = cp::lengths(&pag, &each, &pag.remote_arcs_out()).ns;
-            let r = spoor_format::TraceReader::from_bytes("t", ordered, Default::default()).unwrap();
+            let r = spoor_format::TraceReader::from_bytes("t", ordered.clone(), Default::default()).unwrap();
             let (built, made) = spoor_graph::build::build_with_lanes(r, Mode::Cpu, &options).unwrap();
             assert_eq!(built.nodes(), pag.nodes());
             let made = made.unwrap_or_else(|| panic!("{w:?}: no distances made"));
             assert_eq!(made.lanes(), Some(&swept[..]), "{w:?} seed {seed}: {options:?}");
+            // The same lengths without keeping the graph, and its message arcs.
+            let r = spoor_format::TraceReader::from_bytes("t", ordered.clone(), Default::default()).unwrap();
+            let (only, messages) =
+                spoor_graph::build::lengths_only(r, Mode::Cpu, &options, &spoor_model::Silent)
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("{w:?}: no lengths"));
+            assert_eq!(only.lanes(), made.lanes(), "{w:?} seed {seed}");
+            let base = cp::length(&pag, &CpOptions::default());
+            assert_eq!(cp::length_with(&pag, &CpOptions::default(), Some(&only)), base, "{w:?} seed {seed}");
+            let arcs: Vec<(u32, u32, i64)> = (0..built.arcs())
+                .filter(|&a| built.arc_kind[a] == ArcKind::Message)
+                .map(|a| {
+                    (
+                        built.loc[built.arc_from[a] as usize],
+                        built.loc[built.arc_to[a] as usize],
+                        built.arc_weight[a],
+                    )
+                })
+                .collect();
+            assert_eq!(messages, arcs, "{w:?} seed {seed}");
         }
     }
     // What lanes cannot give (a window, a scope, zeroing with callees, wall mode) they
@@ -410,12 +430,21 @@ fn lanes_made_while_building_are_the_lengths_of_the_sweeps() {
         CpOptions { scope: Some(Scope::Intra(0)), ..CpOptions::default() },
         CpOptions { zero: vec![1], zero_inclusive: true, ..CpOptions::default() },
     ] {
-        let (_, made) = spoor_graph::build::build_with_lanes(read(), Mode::Cpu, std::slice::from_ref(&o)).unwrap();
+        let (_, made) =
+            spoor_graph::build::build_with_lanes(read(), Mode::Cpu, std::slice::from_ref(&o)).unwrap();
         assert_eq!(made.expect("distances").lanes(), None, "{o:?}");
     }
     let (_, made) =
         spoor_graph::build::build_with_lanes(read(), Mode::Wall, &[CpOptions::default()]).unwrap();
     assert_eq!(made.expect("distances").lanes(), None);
+    // Lengths that need the graph kept (a source clamped by a later t0) are not given.
+    let text = "spoor-text 1\napp 0 x\nmachine 0 m\nprocess 0 a app=0 machine=0 rank=0\n\
+                process 1 b app=0 machine=0 rank=1\nlocation 0 a process=0 thread=0\n\
+                location 1 b process=1 thread=0\ncomm 0 w members=0,1\n\
+                1 100 90 send to=0 tag=1 bytes=8\n0 50 0 recv_end from=1 tag=1 bytes=8\n0 300 250 process_end\n";
+    let ordered = ordered_bytes("t", text.as_bytes().to_vec());
+    let r = spoor_format::TraceReader::from_bytes("t", ordered, Default::default()).unwrap();
+    assert!(spoor_graph::build::lengths_only(r, Mode::Cpu, &[], &spoor_model::Silent).unwrap().is_none());
 }
 
 /// The path from the distances made while building, or `None` when the build gave
