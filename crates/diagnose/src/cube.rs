@@ -125,10 +125,10 @@ pub struct CubeFold {
     series: FxHashMap<Key, usize>,
     locs: Vec<LocFold>,
     /// Call paths as a tree (path 0: outside every procedure; each path is a procedure
-    /// under its parent path, found through `path_index`): per path, the metric an
+    /// under its parent path, found through `path_ids`): per path, the metric an
     /// interval under it is charged to besides time (`None` inside set-up calls).
     paths: Vec<Option<Metric>>,
-    path_index: FxHashMap<(u32, StrId), u32>,
+    path_ids: CallPaths,
     /// Series lists: where an interval of a (location, call path) pair is charged, and
     /// where each key of `lists` is.
     charges: Vec<Box<[usize]>>,
@@ -155,7 +155,7 @@ impl CubeFold {
             series: FxHashMap::default(),
             locs,
             paths: vec![Some(Metric::Compute)],
-            path_index: FxHashMap::default(),
+            path_ids: CallPaths::default(),
             charges: Vec::new(),
             charge_sums: Vec::new(),
             lists: FxHashMap::default(),
@@ -280,7 +280,7 @@ impl CubeFold {
     fn enter(&mut self, defs: &Definitions, l: usize, proc: StrId) {
         let parent = self.locs[l].path();
         let next = self.paths.len() as u32;
-        let path = *self.path_index.entry((parent, proc)).or_insert(next);
+        let path = self.path_ids.child(parent, proc);
         if path == next {
             let class = self.class(defs, proc);
             self.has_io |= class == Class::Io;

@@ -73,7 +73,7 @@ impl Default for CallPaths {
 
 impl CallPaths {
     /// The path of `proc` called under `parent`.
-    pub(crate) fn child(&mut self, parent: u32, proc: StrId) -> u32 {
+    pub fn child(&mut self, parent: u32, proc: StrId) -> u32 {
         let next = self.nodes.len() as u32;
         let id = *self.index.entry((parent, proc)).or_insert(next);
         if id == next {
