@@ -341,9 +341,9 @@ fn long_work_shows_progress_on_a_terminal_only() {
         if matches!(*stage, "report" | "diagnose") {
             assert!(shown.contains("root causes █") && shown.contains(" waits ("), "spoor-{stage}: {shown}");
         }
-        // And the sweeps that predict the fixes' gains.
+        // And the pass that follows the fixes' critical paths.
         if *stage == "diagnose" {
-            assert!(shown.contains("predicting the gains █"), "spoor-{stage}: {shown}");
+            assert!(shown.contains("critical paths █"), "spoor-{stage}: {shown}");
         }
     }
     assert!(

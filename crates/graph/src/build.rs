@@ -493,6 +493,8 @@ fn build_kept(
             scope.spawn(move || populate(&regions, built_all));
         }
         let total = expected.map(|n| n as u64);
+        // A build that keeps no graph only follows its critical paths.
+        let unit = if keep { "events" } else { "critical paths: events" };
         let mut added = 0;
         let read = reader.par_raw_blocks_each(
             |defs, raw| {
@@ -511,7 +513,7 @@ fn build_kept(
             |mut block| -> Result<()> {
                 b.add(&block)?;
                 added += block.len() as u64;
-                feedback.progress("events", added, total);
+                feedback.progress(unit, added, total);
                 block.clear();
                 pool.lock().expect("the buffer pool is never poisoned").push(block);
                 Ok(())
