@@ -231,13 +231,11 @@ impl Lanes {
         }
     }
 
-    /// The event of location `l` is added (`l` is `NONE` for none): its distances are
-    /// the location's now, and the rows it was the last to use are free.
+    /// The event of location `l` is added: its distances are the location's now, and
+    /// the rows it was the last to use are free.
     fn done(&mut self, l: u32) {
-        if l != NONE {
-            let at = l as usize * self.n;
-            self.at_loc[at..at + self.n].copy_from_slice(&self.newest);
-        }
+        let at = l as usize * self.n;
+        self.at_loc[at..at + self.n].copy_from_slice(&self.newest);
         self.free.append(&mut self.release);
     }
 
@@ -344,8 +342,8 @@ struct Builder<'a> {
     /// `None`: the graph is kept. `Some`: only its lengths are made (no node or arc is
     /// kept), and every message arc's (from, to, weight) here.
     lengths_only: Option<Messages>,
-    /// Nodes and arcs made, when they are not kept.
-    made: (u32, u32),
+    /// Nodes made, when they are not kept.
+    made: u32,
     /// Nodes the node arrays have room for (`push_node`).
     room: usize,
     /// Whether the trace says its clocks are aligned (flag ALIGNED; `None`: the text
@@ -566,7 +564,7 @@ impl<'a> Builder<'a> {
             lanes: (distances && mode == Mode::Cpu).then(|| Lanes::new(lanes, locs_len)).flatten(),
             newest_at: (NONE, 0),
             lengths_only: None,
-            made: (0, 0),
+            made: 0,
             aligned: None,
             offsets: (0, 0),
             blocking: Vec::new(),
@@ -621,11 +619,11 @@ impl<'a> Builder<'a> {
         dist: i64,
     ) -> Result<u32> {
         if self.lengths_only.is_some() {
-            let n = self.made.0;
+            let n = self.made;
             if n >= NONE - 1 {
                 return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
             }
-            self.made.0 += 1;
+            self.made += 1;
             self.newest_dist = dist;
             self.newest_at = (loc, wall);
             return Ok(n);
@@ -706,8 +704,8 @@ impl<'a> Builder<'a> {
                 if kind == ArcKind::Message {
                     messages.push((from_at.0, self.newest_at.0, weight));
                 }
-                self.made.1 += 1;
-                self.made.1 - 1
+                // No walk back follows: the tie rule below needs the node, not the arc.
+                0
             }
             None => {
                 debug_assert_eq!(to as usize + 1, self.pag.nodes());
@@ -837,7 +835,7 @@ impl<'a> Builder<'a> {
             lanes.start(&self.pag.contexts, s.loc, st.ctx, w, st.last == NONE);
         }
         if st.last == NONE {
-            let node = if self.lengths_only.is_some() { self.made.0 } else { self.pag.loc.len() as u32 };
+            let node = if self.lengths_only.is_some() { self.made } else { self.pag.loc.len() as u32 };
             self.sources.push((node, weight, s.wall));
         }
         let node = self.push_node(s.loc, st.last, s.wall, weight, st.ctx, s.code, dist)?;
@@ -1346,7 +1344,7 @@ impl<'a> Builder<'a> {
                 .notes
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
-        let nodes = if self.lengths_only.is_some() { self.made.0 as usize } else { self.pag.nodes() };
+        let nodes = if self.lengths_only.is_some() { self.made as usize } else { self.pag.nodes() };
         let lanes = self.lanes.as_ref().map(Lanes::lengths);
         let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes, lanes });
         Ok((self.pag, distances, self.lengths_only))

@@ -590,7 +590,7 @@ fn sweep(pag: &Pag, passes: &[Pass], arcs_out: &[u8], swept: &(dyn Fn(u64) + Syn
 /// `length`, reusing the build's distances as `critical_path_with` does.
 pub fn length_with(pag: &Pag, opts: &CpOptions, made: Option<&Distances>) -> i64 {
     match made {
-        Some(d) if is_plain(opts) && d.nodes == pag.nodes() => d.end.map_or(0, |_| d.length),
+        Some(d) if is_plain(opts) && d.nodes == pag.nodes() => d.length(),
         _ => {
             let (dist, end) = Pass::new(pag, opts).forward();
             end.map_or(0, |e| dist[e])
