@@ -362,12 +362,12 @@ impl CubeFold {
         // Each series' bins: its own charges, then the sums of the lists that hold it.
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); self.grid.series_count()];
         for &s in self.series.values() {
-            values[s] = self.grid.values(s).to_vec();
+            values[s] = self.grid.values(s);
         }
         for (list, &sum) in self.charges.iter().zip(&self.charge_sums) {
             let add = self.grid.values(sum);
             for &s in list.iter() {
-                values[s].iter_mut().zip(add).for_each(|(v, a)| *v += a);
+                values[s].iter_mut().zip(&add).for_each(|(v, a)| *v += a);
             }
         }
         let prefix = values

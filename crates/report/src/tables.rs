@@ -545,7 +545,7 @@ impl Analysis {
             )));
         };
         Ok(match self.pass.grid.extent() {
-            Some((start, w, _)) => (start, w, self.pass.grid.values(s).to_vec()),
+            Some((start, w, _)) => (start, w, self.pass.grid.values(s)),
             None => (0, 1, Vec::new()),
         })
     }
@@ -594,12 +594,7 @@ impl Analysis {
                         self.defs.location_name(*r.locs.last().unwrap())
                     )
                 };
-                (
-                    label,
-                    r.locs.clone(),
-                    self.pass.grid.values(r.busy).to_vec(),
-                    self.pass.grid.values(r.wait).to_vec(),
-                )
+                (label, r.locs.clone(), self.pass.grid.values(r.busy), self.pass.grid.values(r.wait))
             })
             .collect()
     }
