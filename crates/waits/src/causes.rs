@@ -130,14 +130,45 @@ pub(crate) fn partition_near<T>(v: &[T], hint: &Cell<usize>, pred: impl Fn(&T) -
     at
 }
 
-/// Time per call path, sorted by call path.
-type Work = Vec<(u32, i64)>;
+/// Time per call path on a location in an interval: a sparse set (each path's place in
+/// `paths` is `slot[path]` when that place holds it), so that it needs no clearing and a
+/// path is found in one step.
+#[derive(Default)]
+struct Work {
+    paths: Vec<(u32, i64)>,
+    slot: Vec<u32>,
+}
+
+impl Work {
+    fn find(&self, path: u32) -> Option<usize> {
+        let s = *self.slot.get(path as usize)? as usize;
+        (self.paths.get(s)?.0 == path).then_some(s)
+    }
+
+    fn get(&self, path: u32) -> i64 {
+        self.find(path).map_or(0, |s| self.paths[s].1)
+    }
+
+    fn add(&mut self, path: u32, t: i64) {
+        match self.find(path) {
+            Some(s) => self.paths[s].1 += t,
+            None => {
+                let p = path as usize;
+                if p >= self.slot.len() {
+                    self.slot.resize(p + 1, 0);
+                }
+                self.slot[p] = self.paths.len() as u32;
+                self.paths.push((path, t));
+            }
+        }
+    }
+}
 
 impl Timelines<'_> {
     /// Time per call path on `loc` in `[a, b]`, the delay-caused waits (`waits`, from
     /// [`Timelines::waits_in`] over the same interval) taken out; into `out`.
     fn work(&self, loc: LocId, a: i64, b: i64, waits: &[(usize, i64)], out: &mut Work) {
-        out.clear();
+        out.paths.clear();
         let Some(st) = self.d.locs.get(loc as usize) else { return };
         let runs = &st.runs;
         let mut at = runs.at(a, &self.hints[loc as usize].runs);
@@ -149,22 +180,12 @@ impl Timelines<'_> {
             let e = runs.get(at).map_or(st.last, |r| r.0);
             let len = e.min(b) - s.max(a);
             if len > 0 {
-                out.push((path, len));
+                out.add(path, len);
             }
         }
-        // An interval holds few call paths, visited again and again: sorting and merging
-        // beats hashing.
-        out.sort_unstable_by_key(|x| x.0);
-        out.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                kept.1 += later.1;
-            }
-            same
-        });
         for &(i, ov) in waits {
-            if let Ok(k) = out.binary_search_by_key(&self.instances[i].callpath, |x| x.0) {
-                out[k].1 = (out[k].1 - ov).max(0);
+            if let Some(k) = out.find(self.instances[i].callpath) {
+                out.paths[k].1 = (out.paths[k].1 - ov).max(0);
             }
         }
     }
@@ -249,7 +270,8 @@ fn charges(
     // The cause's side, kept while consecutive waits share it (the members of one
     // collective instance wait for the same last member over the same interval).
     let mut d_side: Option<(LocId, i64, i64)> = None;
-    let (mut work_d, mut waits_d, mut work_w, mut waits_w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut work_d, mut work_w) = (Work::default(), Work::default());
+    let (mut waits_d, mut waits_w) = (Vec::new(), Vec::new());
     for &i in order {
         let w = &instances[i as usize];
         let cause = w.cause.expect("only waits with a cause are charged");
@@ -258,6 +280,8 @@ fn charges(
         if d_side != Some((dl, td, c)) {
             t.waits_in(dl, td, c, &mut waits_d);
             t.work(dl, td, c, &waits_d, &mut work_d);
+            // Its parts in call path order, as their sum adds them.
+            work_d.paths.sort_unstable_by_key(|x| x.0);
             d_side = Some((dl, td, c));
         }
         t.waits_in(w.loc, tw, w.start, &mut waits_w);
@@ -268,17 +292,11 @@ fn charges(
         // did nothing more than w (the wait then came from elsewhere in the interval).
         let first = out.parts.len();
         out.parts.extend(
-            work_d
-                .iter()
-                .map(|&(p, v)| {
-                    let theirs = work_w.binary_search_by_key(&p, |x| x.0).map_or(0, |k| work_w[k].1);
-                    (p, (v - theirs).max(0) as f64)
-                })
-                .filter(|x| x.1 > 0.0),
+            work_d.paths.iter().map(|&(p, v)| (p, (v - work_w.get(p)).max(0) as f64)).filter(|x| x.1 > 0.0),
         );
         let mut waited = (wait_d - wait_w).max(0) as f64;
         if out.parts.len() == first && waited == 0.0 {
-            out.parts.extend(work_d.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0));
+            out.parts.extend(work_d.paths.iter().map(|&(p, v)| (p, v as f64)).filter(|x| x.1 > 0.0));
             waited = wait_d as f64;
         }
         let sum: f64 = out.parts[first..].iter().map(|x| x.1).sum::<f64>() + waited;

@@ -231,15 +231,20 @@ struct Span {
     site: Site,
 }
 
-/// A send not yet fully judged: its time, and for a blocking send its end and the
-/// posting time of the receive that got it (late receiver needs both).
-struct SendState {
+/// A send whose receive has not come yet: what the receive needs of it (kept small: one
+/// is in flight for every message on its way).
+struct Sent {
     time: i64,
-    blocking: bool,
-    site: Site,
-    object: SyncObject,
     /// Its place among the sender's synchronizations.
     sync: usize,
+}
+
+/// A blocking send not yet judged: its end and the posting time of the receive that got
+/// it (a late receiver needs both).
+struct Blocking {
+    time: i64,
+    site: Site,
+    object: SyncObject,
     end: Option<i64>,
     recv_post: Option<(i64, EventRef)>,
 }
@@ -260,7 +265,8 @@ struct Member {
 /// What the fold found so far.
 pub(crate) struct Detector {
     pub(crate) locs: Vec<LocState>,
-    sends: FxHashMap<EventRef, SendState>,
+    sends: FxHashMap<EventRef, Sent>,
+    blocking: FxHashMap<EventRef, Blocking>,
     /// The latest release of each lock: (event, time).
     releases: FxHashMap<u64, (EventRef, i64)>,
     /// The members' end times of every judged collective instance, sorted by location.
@@ -283,6 +289,7 @@ impl Detector {
         Detector {
             locs,
             sends: FxHashMap::default(),
+            blocking: FxHashMap::default(),
             releases: FxHashMap::default(),
             coll_ends: Vec::new(),
             colls: FxHashMap::default(),
@@ -409,10 +416,10 @@ impl Detector {
                 let site = self.site(e.loc);
                 let object = SyncObject { comm: *comm, tag: Some(*tag) };
                 let sync = self.unknown_sync(li, e.wall);
-                let send =
-                    SendState { time: e.wall, blocking, site, object, sync, end: None, recv_post: None };
-                self.sends.insert(me, send);
+                self.sends.insert(me, Sent { time: e.wall, sync });
                 if blocking {
+                    let send = Blocking { time: e.wall, site, object, end: None, recv_post: None };
+                    self.blocking.insert(me, send);
                     self.locs[li].open_send = Some(me);
                 }
             }
@@ -509,23 +516,20 @@ impl Detector {
             self.unmatched += 1;
             return;
         };
-        let Some(send) = self.sends.get_mut(&send_ref) else {
-            // Its send is not before it: the input is not in causal order.
+        let Some(Sent { time: send_time, sync: send_sync }) = self.sends.remove(&send_ref) else {
+            // Its send is not before it (or another receive got it): the input is not in
+            // causal order.
             self.out_of_order.get_or_insert((me, send_ref));
             return;
         };
-        let (send_time, send_sync) = (send.time, send.sync);
         self.late_messages += u64::from(e.wall < send_time);
         self.sync(e.loc, e.wall, Peer::Loc(send_ref.loc, send_time));
         if let Some(st) = self.locs.get_mut(send_ref.loc as usize) {
             st.set_peer(send_sync, Peer::Loc(e.loc, e.wall));
         }
-        let Some(send) = self.sends.get_mut(&send_ref) else { return };
-        if send.blocking {
+        if let Some(send) = self.blocking.get_mut(&send_ref) {
             send.recv_post = Some((post, me));
             self.judge_late_receiver(send_ref);
-        } else {
-            self.sends.remove(&send_ref);
         }
         let li = e.loc as usize;
         // Earlier late senders that waited while this message, sent before theirs, was
@@ -564,7 +568,7 @@ impl Detector {
     }
 
     fn send_ended(&mut self, send: EventRef, end: i64) {
-        if let Some(s) = self.sends.get_mut(&send) {
+        if let Some(s) = self.blocking.get_mut(&send) {
             s.end = Some(end);
             self.judge_late_receiver(send);
         }
@@ -573,10 +577,10 @@ impl Detector {
     /// A blocking send waited for its receive when the receive was posted after the
     /// send began and before it returned.
     fn judge_late_receiver(&mut self, send_ref: EventRef) {
-        let Some(s) = self.sends.get(&send_ref) else { return };
+        let Some(s) = self.blocking.get(&send_ref) else { return };
         let (Some(end), Some((post, recv))) = (s.end, s.recv_post) else { return };
         let (time, site, object) = (s.time, s.site, s.object);
-        self.sends.remove(&send_ref);
+        self.blocking.remove(&send_ref);
         // A send that returned before the receive was posted did not wait for it (eager).
         if post < end {
             self.push(
@@ -756,7 +760,7 @@ impl Detector {
 
     /// Sends and collective instances still open at the end (their partners are missing).
     pub(crate) fn open(&self) -> (usize, usize) {
-        (self.sends.values().filter(|s| s.blocking).count(), self.colls.len())
+        (self.blocking.len(), self.colls.len())
     }
 }
 
