@@ -72,11 +72,42 @@ pub fn caused_by_delay(p: Pattern) -> bool {
     )
 }
 
+/// A delay-caused wait as an interval query reads it (under a third of an [`Instance`],
+/// whose array is too large for the caches these queries walk through).
+#[derive(Clone, Copy)]
+struct Span {
+    start: i64,
+    end: i64,
+    idx: u32,
+    callpath: u32,
+}
+
+/// A delay-caused wait inside a queried interval: its instance, call path and overlap.
+#[derive(Clone, Copy)]
+struct Overlap {
+    idx: u32,
+    callpath: u32,
+    ov: i64,
+}
+
+/// A wait to charge, with what charging it needs, gathered in the order the waits are
+/// charged (reaching into the instances in that order would miss the caches each time).
+#[derive(Clone, Copy)]
+struct ToCharge {
+    end: i64,
+    start: i64,
+    loc: LocId,
+    idx: u32,
+    cause_loc: LocId,
+    cause_time: i64,
+}
+
 /// The waits and work of the locations, indexed for interval queries.
 struct Timelines<'a> {
     d: &'a Detector,
-    instances: &'a [Instance],
-    /// The range of each location's instances in `instances` (sorted by location, start).
+    /// The delay-caused waits, by location, then start.
+    spans: &'a [Span],
+    /// The range of each location's waits in `spans`.
     by_loc: &'a [std::ops::Range<usize>],
     /// Per location, where its last query into its runs, its waits and its
     /// synchronizations ended: the waits are charged latest first, so the next query
@@ -167,7 +198,7 @@ impl Work {
 impl Timelines<'_> {
     /// Time per call path on `loc` in `[a, b]`, the delay-caused waits (`waits`, from
     /// [`Timelines::waits_in`] over the same interval) taken out; into `out`.
-    fn work(&self, loc: LocId, a: i64, b: i64, waits: &[(usize, i64)], out: &mut Work) {
+    fn work(&self, loc: LocId, a: i64, b: i64, waits: &[Overlap], out: &mut Work) {
         out.paths.clear();
         let Some(st) = self.d.locs.get(loc as usize) else { return };
         let runs = &st.runs;
@@ -183,29 +214,27 @@ impl Timelines<'_> {
                 out.add(path, len);
             }
         }
-        for &(i, ov) in waits {
-            if let Some(k) = out.find(self.instances[i].callpath) {
-                out.paths[k].1 = (out.paths[k].1 - ov).max(0);
+        for w in waits {
+            if let Some(k) = out.find(w.callpath) {
+                out.paths[k].1 = (out.paths[k].1 - w.ov).max(0);
             }
         }
     }
 
     /// The delay-caused waits on `loc` that overlap `[a, b]`, with the overlap; into `out`.
-    fn waits_in(&self, loc: LocId, a: i64, b: i64, out: &mut Vec<(usize, i64)>) {
+    fn waits_in(&self, loc: LocId, a: i64, b: i64, out: &mut Vec<Overlap>) {
         out.clear();
         let Some(r) = self.by_loc.get(loc as usize) else { return };
         // A location's waits do not overlap, so their ends rise with their starts.
-        let mine = &self.instances[r.clone()];
-        let first =
-            r.start + partition_near(mine, &self.hints[loc as usize].waits, |w| w.start + w.duration <= a);
-        for i in first..r.end {
-            let w = &self.instances[i];
+        let mine = &self.spans[r.clone()];
+        let first = partition_near(mine, &self.hints[loc as usize].waits, |w| w.end <= a);
+        for w in &mine[first..] {
             if w.start >= b {
                 break;
             }
-            let ov = (w.start + w.duration).min(b) - w.start.max(a);
-            if ov > 0 && caused_by_delay(w.pattern) {
-                out.push((i, ov));
+            let ov = w.end.min(b) - w.start.max(a);
+            if ov > 0 {
+                out.push(Overlap { idx: w.idx, callpath: w.callpath, ov });
             }
         }
     }
@@ -243,7 +272,7 @@ impl Timelines<'_> {
 struct Charge {
     cause_loc: LocId,
     parts: std::ops::Range<usize>,
-    /// The cause's waits in its interval: (instance, overlap).
+    /// The cause's waits in its interval.
     edges: std::ops::Range<usize>,
     waited: f64,
     sum: f64,
@@ -254,28 +283,21 @@ struct Charge {
 struct Charges {
     charges: Vec<Charge>,
     parts: Vec<(u32, f64)>,
-    edges: Vec<(usize, i64)>,
+    edges: Vec<Overlap>,
 }
 
 /// Finds the charge of each wait in `order`, latest first (the order its hints follow).
-fn charges(
-    d: &Detector,
-    instances: &[Instance],
-    by_loc: &[std::ops::Range<usize>],
-    order: &[u32],
-) -> Charges {
+fn charges(d: &Detector, spans: &[Span], by_loc: &[std::ops::Range<usize>], order: &[ToCharge]) -> Charges {
     let hints = (0..by_loc.len()).map(|_| Default::default()).collect();
-    let t = Timelines { d, instances, by_loc, hints };
+    let t = Timelines { d, spans, by_loc, hints };
     let mut out = Charges { charges: Vec::with_capacity(order.len()), ..Default::default() };
     // The cause's side, kept while consecutive waits share it (the members of one
     // collective instance wait for the same last member over the same interval).
     let mut d_side: Option<(LocId, i64, i64)> = None;
     let (mut work_d, mut work_w) = (Work::default(), Work::default());
     let (mut waits_d, mut waits_w) = (Vec::new(), Vec::new());
-    for &i in order {
-        let w = &instances[i as usize];
-        let cause = w.cause.expect("only waits with a cause are charged");
-        let (dl, c) = (cause.loc, w.cause_time);
+    for w in order {
+        let (dl, c) = (w.cause_loc, w.cause_time);
         let (tw, td) = t.last_sync(w.loc, w.start, dl, c);
         if d_side != Some((dl, td, c)) {
             t.waits_in(dl, td, c, &mut waits_d);
@@ -286,8 +308,8 @@ fn charges(
         }
         t.waits_in(w.loc, tw, w.start, &mut waits_w);
         t.work(w.loc, tw, w.start, &waits_w, &mut work_w);
-        let wait_d: i64 = waits_d.iter().map(|x| x.1).sum();
-        let wait_w: i64 = waits_w.iter().map(|x| x.1).sum();
+        let wait_d: i64 = waits_d.iter().map(|x| x.ov).sum();
+        let wait_w: i64 = waits_w.iter().map(|x| x.ov).sum();
         // The excess of d over w, per call path and in waiting; d's whole interval when it
         // did nothing more than w (the wait then came from elsewhere in the interval).
         let first = out.parts.len();
@@ -329,11 +351,11 @@ struct Flow {
 
 impl Flow {
     /// Applies the charges `found` of the waits `stretch` (the next in the order).
-    fn apply(&mut self, instances: &[Instance], rank: &[u32], stretch: &[u32], found: &[Charges]) {
+    fn apply(&mut self, rank: &[u32], stretch: &[ToCharge], found: &[Charges]) {
         let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
-        for (&i, (found, ch)) in stretch.iter().zip(charged) {
-            let i = i as usize;
-            let own = instances[i].duration as f64;
+        for (w, (found, ch)) in stretch.iter().zip(charged) {
+            let i = w.idx as usize;
+            let own = (w.end - w.start) as f64;
             let passed = self.incoming[i];
             self.out.waits[i] = Some(WaitCause { indirect_ns: 0.0, propagated_ns: passed });
             if ch.sum <= 0.0 {
@@ -350,9 +372,9 @@ impl Flow {
                 self.out.waits[i] = Some(WaitCause { indirect_ns: own * share, propagated_ns: passed });
                 let onward = (own + passed) * share;
                 let edges = &found.edges[ch.edges.clone()];
-                let total_ov: i64 = edges.iter().map(|x| x.1).sum();
-                for &(j, ov) in edges {
-                    let part = onward * ov as f64 / total_ov as f64;
+                let total_ov: i64 = edges.iter().map(|x| x.ov).sum();
+                for e in edges {
+                    let (j, part) = (e.idx as usize, onward * e.ov as f64 / total_ov as f64);
                     if rank[j] != u32::MAX && rank[j] > rank[i] {
                         self.incoming[j] += part;
                     } else {
@@ -377,32 +399,41 @@ pub(crate) fn root_causes(
 ) -> RootCauses {
     d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at));
     let d = &*d;
+    let spans: Vec<Span> = instances
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| caused_by_delay(w.pattern))
+        .map(|(i, w)| Span { start: w.start, end: w.start + w.duration, idx: i as u32, callpath: w.callpath })
+        .collect();
     let mut by_loc = vec![0..0; d.locs.len()];
     let mut i = 0;
-    while i < instances.len() {
-        let l = instances[i].loc as usize;
-        let j = i + instances[i..].iter().take_while(|x| x.loc as usize == l).count();
-        if l < by_loc.len() {
-            by_loc[l] = i..j;
+    while i < spans.len() {
+        let l = instances[spans[i].idx as usize].loc;
+        let j = i + spans[i..].iter().take_while(|x| instances[x.idx as usize].loc == l).count();
+        if let Some(r) = by_loc.get_mut(l as usize) {
+            *r = i..j;
         }
         i = j;
     }
     // Latest end first, then latest start, then highest location; the index last: the
-    // key is unique, and the order that of a stable sort. The keys are gathered first:
-    // sorting through the instances would reach into them at random.
-    let order: Vec<u32> = {
-        let mut keyed: Vec<_> = instances
+    // key is unique, and the order that of a stable sort.
+    let order: Vec<ToCharge> = {
+        let mut order: Vec<ToCharge> = instances
             .iter()
             .enumerate()
-            .filter(|(_, w)| caused_by_delay(w.pattern) && w.cause.is_some())
-            .map(|(i, w)| (std::cmp::Reverse((w.start + w.duration, w.start, w.loc)), i as u32))
+            .filter_map(|(i, w)| {
+                let cause = w.cause.filter(|_| caused_by_delay(w.pattern))?;
+                let (end, start, loc, idx) = (w.start + w.duration, w.start, w.loc, i as u32);
+                Some(ToCharge { end, start, loc, idx, cause_loc: cause.loc, cause_time: w.cause_time })
+            })
             .collect();
-        keyed.par_sort_unstable();
-        keyed.into_iter().map(|k| k.1).collect()
+        order
+            .par_sort_unstable_by(|a, b| (b.end, b.start, b.loc, a.idx).cmp(&(a.end, a.start, a.loc, b.idx)));
+        order
     };
     let mut rank = vec![u32::MAX; instances.len()];
-    for (k, &i) in order.iter().enumerate() {
-        rank[i as usize] = k as u32;
+    for (k, w) in order.iter().enumerate() {
+        rank[w.idx as usize] = k as u32;
     }
     let mut flow = Flow {
         incoming: vec![0.0f64; instances.len()],
@@ -414,17 +445,16 @@ pub(crate) fn root_causes(
     // stretch's are found: what they hold in memory is bounded by the stretch, not by
     // the number of waits, and no core idles while they are applied.
     let threads = rayon::current_num_threads().max(1);
-    let find = |stretch: &[u32]| -> Vec<Charges> {
+    let find = |stretch: &[ToCharge]| -> Vec<Charges> {
         let part = stretch.len().div_ceil(threads).max(1);
-        stretch.par_chunks(part).map(|part| charges(d, instances, &by_loc, part)).collect()
+        stretch.par_chunks(part).map(|part| charges(d, &spans, &by_loc, part)).collect()
     };
     let mut stretches = order.chunks(stretch * threads);
     let mut found = stretches.next().map(|s| (s, find(s)));
     let (mut charged, total) = (0u64, order.len() as u64);
     while let Some((stretch, charges)) = found.take() {
         let next = stretches.next();
-        found =
-            rayon::join(|| flow.apply(instances, &rank, stretch, &charges), || next.map(|s| (s, find(s)))).1;
+        found = rayon::join(|| flow.apply(&rank, stretch, &charges), || next.map(|s| (s, find(s)))).1;
         charged += stretch.len() as u64;
         feedback.progress("root causes: waits", charged, Some(total));
     }
