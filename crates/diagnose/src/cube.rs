@@ -8,7 +8,7 @@
 use rustc_hash::FxHashMap;
 use spoor_model::{Definitions, Event, Kind, LocId, ProcId, StrId};
 use spoor_report::grid::Grid;
-use spoor_waits::{CallPaths, Instance, Pattern, SyncObject, WaitStates, OUTSIDE};
+use spoor_waits::{CallPaths, Instance, Pattern, SyncObject, OUTSIDE};
 
 /// The procedure "any procedure": the whole location.
 pub const ALL: StrId = StrId::MAX - 1;
@@ -353,11 +353,16 @@ impl CubeFold {
         }
     }
 
-    /// The cube, with the wait states of the same trace charged in.
-    pub fn finish(mut self, defs: &Definitions, waits: &WaitStates) -> Cube {
-        for i in &waits.instances {
-            self.wait(defs, &waits.callpaths, i);
+    /// Charges in the wait states of the same trace (`WaitStates::instances` and their
+    /// call paths), before [`CubeFold::finish`].
+    pub fn add_waits(&mut self, defs: &Definitions, instances: &[Instance], paths: &CallPaths) {
+        for i in instances {
+            self.wait(defs, paths, i);
         }
+    }
+
+    /// The cube, the wait states charged in ([`CubeFold::add_waits`]).
+    pub fn finish(self) -> Cube {
         let extent = self.grid.extent().unwrap_or((0, 1, 0));
         // Each series' bins: its own charges, then the sums of the lists that hold it.
         let mut values: Vec<Vec<f64>> = vec![Vec::new(); self.grid.series_count()];

@@ -115,7 +115,7 @@ pub fn fold_observed(
             "{name}: a diagnosis needs matched messages in causal order; run the trace through spoor-order first"
         ))
     };
-    let (defs, events, cube, waits) = match reader.header().map(|h| h.flags) {
+    let (defs, events, mut cube, waits) = match reader.header().map(|h| h.flags) {
         None => {
             let (defs, evs) = reader.read_all()?;
             let partnerless = |e: &Event| {
@@ -148,11 +148,14 @@ pub fn fold_observed(
             (folded.reader.defs().clone(), folded.events, cube, waits)
         }
     };
-    let waits = waits.finish_observed(&defs, &name, causes, feedback).map_err(|e| match e {
+    let add_waits = |instances: &[spoor_waits::Instance], paths: &spoor_waits::CallPaths| {
+        cube.add_waits(&defs, instances, paths)
+    };
+    let waits = waits.finish_beside(&defs, &name, causes, feedback, add_waits).map_err(|e| match e {
         spoor_waits::Error::Format(f) => Error::Format(f),
         spoor_waits::Error::NotOrdered(m) => Error::NotOrdered(m),
     })?;
-    let cube = cube.finish(&defs, &waits);
+    let cube = cube.finish();
     Ok((defs, events, cube, waits))
 }
 

@@ -273,11 +273,26 @@ impl Waits {
     /// [`Waits::finish_with`], telling `feedback` how many waits the root causes have
     /// charged (as `root causes: waits`).
     pub fn finish_observed(
+        self,
+        defs: &Definitions,
+        trace: &str,
+        causes: bool,
+        feedback: &dyn spoor_model::Feedback,
+    ) -> Result<WaitStates, Error> {
+        self.finish_beside(defs, trace, causes, feedback, |_, _| {})
+    }
+
+    /// [`Waits::finish_observed`], with `beside` given every wait (in the order of
+    /// `WaitStates::instances`) and their call paths on a thread of its own while the root
+    /// causes are found: a fold over the waits then fills the gaps those leave on the
+    /// cores (their sorting), rather than following them.
+    pub fn finish_beside(
         mut self,
         defs: &Definitions,
         trace: &str,
         causes: bool,
         feedback: &dyn spoor_model::Feedback,
+        beside: impl FnOnce(&[Instance], &CallPaths) + Send,
     ) -> Result<WaitStates, Error> {
         let d = &mut self.detect;
         if let Some((recv, send)) = d.out_of_order {
@@ -289,22 +304,30 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let instances = d.take_instances();
-        let causes = if causes {
-            causes::root_causes(d, &instances, self.stretch, feedback)
-        } else {
-            RootCauses::default()
-        };
-        // Few keys, many instances: summed in a hash map, ordered once.
-        let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
-        for i in &instances {
-            let process = defs.locations.get(i.loc as usize).map_or(ProcId::MAX, |l| l.process);
-            let t = totals.entry((i.pattern, i.proc, process)).or_default();
-            t.count += 1;
-            t.time_ns += i.duration;
-        }
+        let callpaths = std::mem::take(&mut d.callpaths);
+        let (causes, totals) = std::thread::scope(|scope| {
+            let aside = scope.spawn(|| {
+                beside(&instances, &callpaths);
+                // Few keys, many instances: summed in a hash map, ordered once.
+                let mut totals: FxHashMap<(Pattern, StrId, ProcId), Total> = FxHashMap::default();
+                for i in &instances {
+                    let process = defs.locations.get(i.loc as usize).map_or(ProcId::MAX, |l| l.process);
+                    let t = totals.entry((i.pattern, i.proc, process)).or_default();
+                    t.count += 1;
+                    t.time_ns += i.duration;
+                }
+                totals
+            });
+            let causes = if causes {
+                causes::root_causes(d, &instances, self.stretch, feedback)
+            } else {
+                RootCauses::default()
+            };
+            (causes, aside.join().expect("the fold beside the root causes does not panic"))
+        });
         Ok(WaitStates {
             instances,
-            callpaths: std::mem::take(&mut d.callpaths),
+            callpaths,
             totals: totals.into_iter().collect(),
             unmatched: d.unmatched,
             late_messages: d.late_messages,
