@@ -182,7 +182,15 @@ pub fn diagnose_named(
     if path == "-" {
         return Err(Error::Usage("the trace is read twice: give it a file, not standard input".into()));
     }
-    let (defs, events, cube, waits) = fold(path, feedback)?;
+    let (folded, second) = std::thread::scope(|scope| {
+        // The second pass's reader scans the file's chunks while the first one's does, on
+        // the core that scan leaves idle.
+        let second =
+            scope.spawn(|| spoor_format::TraceReader::open(path, spoor_format::ReadOptions::default()));
+        let folded = fold(path, feedback);
+        (folded, second.join().expect("opening a trace does not panic"))
+    });
+    let (defs, events, cube, waits) = folded?;
     let res = Resources::new(&defs, &cube);
     let dirs = match directives {
         Some((file, text)) => Directives::parse(file, text, &res).map_err(Error::Directives)?,
@@ -209,7 +217,7 @@ pub fn diagnose_named(
     // is kept only where a path must be swept over it (a slow link, a trace whose
     // lengths need the whole graph).
     let planned = fixes::plan(&inputs, opts.top);
-    let reader = spoor_format::TraceReader::open(path, spoor_format::ReadOptions::default())?;
+    let reader = second?;
     let cpu = spoor_graph::Mode::Cpu;
     let made = spoor_graph::build::lengths_only(reader, cpu, &planned.paths(), feedback)?;
     let tried = match made {
