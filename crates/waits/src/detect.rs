@@ -746,15 +746,27 @@ impl Detector {
 
     /// Every wait found, by location, then start, then pattern (a location's waits never
     /// overlap, so the key is unique): each location's, which the fold found nearly in
-    /// order, sorted (the locations in parallel), then appended in turn, its own memory
-    /// let go as it is.
+    /// order, sorted and moved to its place in the whole (the locations in parallel), its
+    /// own memory let go as it is.
     pub(crate) fn take_instances(&mut self) -> Vec<Instance> {
-        self.locs.par_iter_mut().for_each(|st| st.instances.sort_by_key(|i| (i.start, i.pattern)));
         let total = self.locs.iter().map(|st| st.instances.len()).sum();
         let mut all = Vec::with_capacity(total);
+        let mut rest = &mut all.spare_capacity_mut()[..total];
+        let mut parts = Vec::with_capacity(self.locs.len());
         for st in &mut self.locs {
-            all.append(&mut std::mem::take(&mut st.instances));
+            let (place, after) = std::mem::take(&mut rest).split_at_mut(st.instances.len());
+            parts.push((place, std::mem::take(&mut st.instances)));
+            rest = after;
         }
+        parts.into_par_iter().for_each(|(place, mut mine)| {
+            mine.sort_by_key(|i| (i.start, i.pattern));
+            for (slot, i) in place.iter_mut().zip(mine) {
+                slot.write(i);
+            }
+        });
+        // SAFETY: the places split the first `total` slots, and each was written with
+        // as many instances as it holds.
+        unsafe { all.set_len(total) };
         all
     }
 
