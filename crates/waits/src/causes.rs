@@ -399,38 +399,33 @@ pub(crate) fn root_causes(
 ) -> RootCauses {
     d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at));
     let d = &*d;
-    let spans: Vec<Span> = instances
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| caused_by_delay(w.pattern))
-        .map(|(i, w)| Span { start: w.start, end: w.start + w.duration, idx: i as u32, callpath: w.callpath })
-        .collect();
+    // One pass over the instances (sorted by location, then start) gathers what the
+    // charging reads: each location's delay-caused waits, and the waits to charge.
+    let (mut spans, mut order) = (Vec::new(), Vec::new());
     let mut by_loc = vec![0..0; d.locs.len()];
-    let mut i = 0;
-    while i < spans.len() {
-        let l = instances[spans[i].idx as usize].loc;
-        let j = i + spans[i..].iter().take_while(|x| instances[x.idx as usize].loc == l).count();
-        if let Some(r) = by_loc.get_mut(l as usize) {
-            *r = i..j;
+    for (i, w) in instances.iter().enumerate().filter(|(_, w)| caused_by_delay(w.pattern)) {
+        let (end, idx) = (w.start + w.duration, i as u32);
+        if let Some(r) = by_loc.get_mut(w.loc as usize) {
+            if r.start == r.end {
+                *r = spans.len()..spans.len();
+            }
+            r.end += 1;
         }
-        i = j;
+        spans.push(Span { start: w.start, end, idx, callpath: w.callpath });
+        if let Some(cause) = w.cause {
+            order.push(ToCharge {
+                end,
+                start: w.start,
+                loc: w.loc,
+                idx,
+                cause_loc: cause.loc,
+                cause_time: w.cause_time,
+            });
+        }
     }
     // Latest end first, then latest start, then highest location; the index last: the
     // key is unique, and the order that of a stable sort.
-    let order: Vec<ToCharge> = {
-        let mut order: Vec<ToCharge> = instances
-            .iter()
-            .enumerate()
-            .filter_map(|(i, w)| {
-                let cause = w.cause.filter(|_| caused_by_delay(w.pattern))?;
-                let (end, start, loc, idx) = (w.start + w.duration, w.start, w.loc, i as u32);
-                Some(ToCharge { end, start, loc, idx, cause_loc: cause.loc, cause_time: w.cause_time })
-            })
-            .collect();
-        order
-            .par_sort_unstable_by(|a, b| (b.end, b.start, b.loc, a.idx).cmp(&(a.end, a.start, a.loc, b.idx)));
-        order
-    };
+    order.par_sort_unstable_by(|a, b| (b.end, b.start, b.loc, a.idx).cmp(&(a.end, a.start, a.loc, b.idx)));
     let mut rank = vec![u32::MAX; instances.len()];
     for (k, w) in order.iter().enumerate() {
         rank[w.idx as usize] = k as u32;
