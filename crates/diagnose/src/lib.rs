@@ -219,7 +219,14 @@ pub fn diagnose_named(
     let planned = fixes::plan(&inputs, opts.top);
     let reader = second?;
     let cpu = spoor_graph::Mode::Cpu;
-    let made = spoor_graph::build::lengths_only(reader, cpu, &planned.paths(), feedback)?;
+    // Processes that shared processors have their arcs weighed again once the whole
+    // graph is read: a pass without the graph would find that it needs one, and the
+    // trace would be read a third time.
+    let made = if defs.shared_processors().is_empty() {
+        spoor_graph::build::lengths_only(reader, cpu, &planned.paths(), feedback)?
+    } else {
+        None
+    };
     let tried = match made {
         Some((made, messages)) => {
             fixes::predict(&inputs, planned, &messages, None, made.length(), made.lanes())

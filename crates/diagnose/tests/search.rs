@@ -222,3 +222,35 @@ fn hand_worked_synchronization_objects() {
         assert!(e.to_string().contains(says), "{bad}: {e}");
     }
 }
+
+/// What a diagnosis reported its progress in.
+#[derive(Default)]
+struct Units(std::sync::Mutex<Vec<String>>);
+
+impl spoor_model::Feedback for Units {
+    fn progress(&self, unit: &str, _done: u64, _total: Option<u64>) {
+        let mut units = self.0.lock().unwrap();
+        if units.last().map(String::as_str) != Some(unit) {
+            units.push(unit.to_owned());
+        }
+    }
+}
+
+/// A trace recorded on processes that shared a processor keeps its graph from the second
+/// pass on: no pass without it finds that it needs one (and reads the trace a third
+/// time). testdata/cp/shared-cpu.txt, worked by hand: its CPU-mode path is 2.510 ms.
+#[test]
+fn a_trace_on_shared_processors_is_read_twice_not_three_times() {
+    let t = ordered_testdata("cp/shared-cpu.txt");
+    let units = Units::default();
+    let d = diagnose(&t.path, None, &Options::default(), &units).unwrap();
+    assert_eq!(d.length_ns, 2_510_000);
+    let units = units.0.into_inner().unwrap();
+    assert!(!units.iter().any(|u| u.starts_with("critical paths")), "{units:?}");
+    // A trace whose processes had processors of their own takes the pass without it.
+    let apart = ordered_testdata("cp/spa.txt");
+    let seen = Units::default();
+    diagnose(&apart.path, None, &Options::default(), &seen).unwrap();
+    let seen = seen.0.into_inner().unwrap();
+    assert!(seen.iter().any(|u| u.starts_with("critical paths")), "{seen:?}");
+}
