@@ -34,7 +34,7 @@ impl Sum {
 
 /// The sums of `waits` by pattern, procedure and location: the few keys every table's
 /// are made from, found in one pass (millions of waits, a hash lookup each).
-fn sums_by_site(waits: &[&Instance]) -> FxHashMap<(Pattern, StrId, LocId), Sum> {
+fn sums_by_site<'a>(waits: impl Iterator<Item = &'a Instance>) -> FxHashMap<(Pattern, StrId, LocId), Sum> {
     let mut m: FxHashMap<(Pattern, StrId, LocId), Sum> = FxHashMap::default();
     for i in waits {
         m.entry((i.pattern, i.proc, i.loc)).or_default().add(i);
@@ -62,11 +62,12 @@ fn by_time<K: Ord + Clone>(m: BTreeMap<K, Sum>) -> Vec<(K, Sum)> {
 }
 
 impl Analysis {
-    /// The waits of the focused locations.
-    fn focused_waits(&self) -> Result<(Vec<&Instance>, &spoor_waits::WaitStates)> {
-        let w = self.wait_states().map_err(|e| Error::Bad(format!("no wait states: {e}")))?;
-        let v = w.instances.iter().filter(|i| self.focus.get(i.loc as usize) == Some(&true)).collect();
-        Ok((v, w))
+    /// The waits of the focused locations, with their index in `WaitStates::instances`.
+    fn focused_waits<'a>(
+        &'a self,
+        w: &'a spoor_waits::WaitStates,
+    ) -> impl Iterator<Item = (usize, &'a Instance)> + 'a {
+        w.instances.iter().enumerate().filter(|(_, i)| self.focus.get(i.loc as usize) == Some(&true))
     }
 
     /// The `top` longest waits of the focused locations, longest first (none without
@@ -77,29 +78,33 @@ impl Analysis {
     }
 
     /// The indices (in `WaitStates::instances`) of the `top` longest focused waits,
-    /// longest first (ties: location, start); none without wait states.
+    /// longest first (ties: location, start); none without wait states. One pass that
+    /// keeps the `top` found so far: millions of waits, a comparison each.
     fn largest_wait_indices(&self) -> Vec<usize> {
         let Ok(w) = self.wait_states() else { return Vec::new() };
-        let ins = &w.instances;
-        let mut v: Vec<usize> =
-            (0..ins.len()).filter(|&k| self.focus.get(ins[k].loc as usize) == Some(&true)).collect();
-        let order = |a: &usize, b: &usize| {
-            let (x, y) = (&ins[*a], &ins[*b]);
-            y.duration.cmp(&x.duration).then_with(|| (x.loc, x.start).cmp(&(y.loc, y.start)))
-        };
-        // Only the first `top` need sorting.
-        if v.len() > self.opts.top && self.opts.top > 0 {
-            v.select_nth_unstable_by(self.opts.top - 1, order);
+        let top = self.opts.top;
+        if top == 0 {
+            return Vec::new();
         }
-        v.truncate(self.opts.top);
-        v.sort_by(order);
-        v
+        // Ordered so that the heap's greatest is the least of the longest kept.
+        let key = |k: usize, i: &Instance| (std::cmp::Reverse(i.duration), i.loc, i.start, k);
+        let mut kept = std::collections::BinaryHeap::with_capacity(top + 1);
+        for (k, i) in self.focused_waits(w) {
+            let x = key(k, i);
+            if kept.len() < top {
+                kept.push(x);
+            } else if kept.peek().is_some_and(|least| x < *least) {
+                kept.pop();
+                kept.push(x);
+            }
+        }
+        kept.into_sorted_vec().into_iter().map(|x| x.3).collect()
     }
 
     /// The wait-state tables: by pattern, pattern × procedure, pattern × process, and the
     /// `top` largest waits.
     pub fn waits_tables(&self) -> Result<Vec<Table>> {
-        let (waits, w) = self.focused_waits()?;
+        let w = self.wait_states().map_err(|e| Error::Bad(format!("no wait states: {e}")))?;
         let cols = [("instances", Unit::Count), ("time", Unit::Ns), ("max", Unit::Ns)];
         let sum_cells =
             |s: &Sum| vec![Cell::Num(s.count as f64), Cell::Num(s.time as f64), Cell::Num(s.max as f64)];
@@ -108,13 +113,13 @@ impl Analysis {
         };
         let mut by_pattern =
             Table::new("waits.pattern", "Wait states by pattern", &with(&[("pattern", Unit::Text)]));
-        let by_site = sums_by_site(&waits);
+        let by_site = sums_by_site(self.focused_waits(w).map(|x| x.1));
         for (p, s) in by_time(sums(&by_site, |p, _, _| p)) {
             let mut row = vec![Cell::Text(p.name().into())];
             row.extend(sum_cells(&s));
             by_pattern.push(row);
         }
-        if waits.is_empty() {
+        if by_site.is_empty() {
             by_pattern.notes.push("no process waited".into());
         }
         by_pattern.notes.extend(w.notes());
