@@ -236,18 +236,13 @@ impl Timelines<'_> {
         out.paths.clear();
         let Some(st) = self.d.locs.get(loc as usize) else { return };
         let runs = &st.runs;
-        let mut at = runs.at(a, &self.hints[loc as usize].runs);
-        while let Some((s, path)) = runs.get(at) {
-            if s >= b {
-                break;
-            }
-            at = runs.next(at);
-            let e = runs.get(at).map_or(st.last, |r| r.0);
+        let at = runs.at(a, &self.hints[loc as usize].runs);
+        runs.each_until(at, b, st.last, |s, e, path| {
             let len = e.min(b) - s.max(a);
             if len > 0 {
                 out.add(path, len);
             }
-        }
+        });
         for w in waits {
             if let Some(k) = out.find(w.callpath) {
                 out.paths[k].1 = (out.paths[k].1 - w.ov).max(0);

@@ -89,20 +89,27 @@ impl Runs {
         Cursor { block, run }
     }
 
-    /// The run at `c`: (from, call path).
+    /// Calls `f(from, to, call path)` for each run from `c` on that begins before `until`,
+    /// each ending where the next begins (the last at `last`).
     #[inline]
-    pub(crate) fn get(&self, c: Cursor) -> Option<(i64, u32)> {
-        let b = self.blocks.get(c.block)?;
-        b.runs.get(c.run).map(|&(off, path)| (b.base + i64::from(off), path))
-    }
-
-    /// The place after `c`.
-    #[inline]
-    pub(crate) fn next(&self, c: Cursor) -> Cursor {
-        if c.run + 1 < self.blocks.get(c.block).map_or(0, |b| b.runs.len()) {
-            Cursor { block: c.block, run: c.run + 1 }
-        } else {
-            Cursor { block: c.block + 1, run: 0 }
+    pub(crate) fn each_until(&self, c: Cursor, until: i64, last: i64, mut f: impl FnMut(i64, i64, u32)) {
+        // The run whose end is not known yet: its start and path.
+        let mut open: Option<(i64, u32)> = None;
+        for (k, b) in self.blocks.iter().enumerate().skip(c.block) {
+            let from = if k == c.block { c.run } else { 0 };
+            for &(off, path) in b.runs.get(from..).unwrap_or_default() {
+                let s = b.base + i64::from(off);
+                if let Some((os, op)) = open {
+                    f(os, s, op);
+                }
+                if s >= until {
+                    return;
+                }
+                open = Some((s, path));
+            }
+        }
+        if let Some((os, op)) = open {
+            f(os, last, op);
         }
     }
 }
@@ -127,18 +134,31 @@ mod tests {
             runs.push(t, p);
         }
         assert_eq!(runs.first_time(), Some(plain[0].0));
-        let mut c = runs.at(i64::MIN, &Default::default());
-        for want in &plain {
-            assert_eq!(runs.get(c), Some(*want));
-            c = runs.next(c);
-        }
-        assert_eq!(runs.get(c), None);
+        let last = t + 100;
+        // Each run ends where the next begins, the last at `last`.
+        let ends = |k: usize| plain.get(k + 1).map_or(last, |r| r.0);
+        let mut seen = Vec::new();
+        runs.each_until(runs.at(i64::MIN, &Default::default()), i64::MAX, last, |s, e, p| {
+            seen.push((s, e, p))
+        });
+        let all: Vec<_> = plain.iter().enumerate().map(|(k, &(s, p))| (s, ends(k), p)).collect();
+        assert_eq!(seen, all);
         for probe in [-10, -5, -4, 0, 1, 33, 70_000, 119_000, t - 5_000_000_001, t - 3, t, t + 9] {
             let want = plain.partition_point(|r| r.0 <= probe).saturating_sub(1);
             for h in [0, 1, 3, 7, 1000] {
                 let c = runs.at(probe, &[Cell::new(h), Cell::new(h)]);
-                assert_eq!(runs.get(c), Some(plain[want]), "time {probe} hint {h}");
+                let mut first = None;
+                runs.each_until(c, i64::MAX, last, |s, _, p| {
+                    first.get_or_insert((s, p));
+                });
+                assert_eq!(first, Some(plain[want]), "time {probe} hint {h}");
             }
+            // Up to the probe: the runs that begin before it.
+            let mut upto = Vec::new();
+            runs.each_until(runs.at(i64::MIN, &Default::default()), probe, last, |s, e, p| {
+                upto.push((s, e, p))
+            });
+            assert_eq!(upto, all[..plain.partition_point(|r| r.0 < probe)], "until {probe}");
         }
     }
 }
