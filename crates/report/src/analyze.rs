@@ -109,6 +109,9 @@ pub fn fold_blocks(
         // (glibc's arena), as its growth does.
         let worker = scope.spawn(move || {
             let mut waits = spoor_waits::Waits::new(defs);
+            if let Some(n) = total {
+                waits.expect_events(n);
+            }
             while let Some(b) = rx.recv() {
                 waits.events(defs, &b.events);
                 done_w(b);

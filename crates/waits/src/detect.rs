@@ -301,6 +301,24 @@ impl Detector {
         }
     }
 
+    /// Gives each location room, from the `events` the trace holds, for the
+    /// synchronizations and waits it will likely keep (a synchronization for a fourth of
+    /// its events, a wait for an eighth; a stencil has about a fifth and a thirteenth): a
+    /// vector that doubles copies what it held into pages it faults in afresh. Room past
+    /// a location's share is address space, never touched; the total is bounded anyway.
+    pub(crate) fn expect_events(&mut self, events: u64) {
+        const ROOM_BYTES: u64 = 2 << 30;
+        let locs = self.locs.len().max(1) as u64;
+        let per = events / locs;
+        let cap = |size: usize| ROOM_BYTES / 2 / locs / size as u64;
+        let syncs = (per / 4).min(cap(std::mem::size_of::<SyncPoint>())) as usize;
+        let waits = (per / 8).min(cap(std::mem::size_of::<Instance>())) as usize;
+        for st in &mut self.locs {
+            st.syncs.reserve(syncs);
+            st.instances.reserve(waits);
+        }
+    }
+
     #[inline]
     fn call(&mut self, defs: &Definitions, proc: StrId) -> Call {
         match self.calls.get(proc as usize) {

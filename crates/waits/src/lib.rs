@@ -254,6 +254,12 @@ impl Waits {
         self.detect.event(defs, e);
     }
 
+    /// Tells the fold how many events the trace holds (its end chunk's count), before
+    /// the first: it makes room for what they will leave.
+    pub fn expect_events(&mut self, events: u64) {
+        self.detect.expect_events(events);
+    }
+
     /// [`Waits::event`] of each of `events` in turn.
     pub fn events(&mut self, defs: &Definitions, events: &[Event]) {
         spoor_format::mem::each_prefetched(events, |e| self.detect.event(defs, e));
