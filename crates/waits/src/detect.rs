@@ -313,9 +313,11 @@ impl Detector {
         let cap = |size: usize| ROOM_BYTES / 2 / locs / size as u64;
         let syncs = (per / 4).min(cap(std::mem::size_of::<SyncPoint>())) as usize;
         let waits = (per / 8).min(cap(std::mem::size_of::<Instance>())) as usize;
+        // Only room: where the address space is limited (ulimit -v), the vectors grow
+        // as they need instead.
         for st in &mut self.locs {
-            st.syncs.reserve(syncs);
-            st.instances.reserve(waits);
+            let _ = st.syncs.try_reserve(syncs);
+            let _ = st.instances.try_reserve(waits);
         }
     }
 
