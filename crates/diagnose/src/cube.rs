@@ -142,6 +142,8 @@ pub struct CubeFold {
     classes: Vec<Option<Class>>,
     phases: FxHashMap<StrId, (i64, i64)>,
     has_io: bool,
+    /// Whether another location spawned a process or thread (see [`Cube::spawns`]).
+    spawns: bool,
     /// The earliest and latest activity event.
     span: Option<(i64, i64)>,
 }
@@ -162,6 +164,7 @@ impl CubeFold {
             classes: Vec::new(),
             phases: FxHashMap::default(),
             has_io: false,
+            spawns: false,
             span: None,
         }
     }
@@ -349,6 +352,9 @@ impl CubeFold {
                 let span = self.phases.entry(*name).or_insert((e.wall, e.wall));
                 span.1 = span.1.max(e.wall);
             }
+            Kind::ProcessBegin { parent: Some(_) } | Kind::ThreadBegin { parent: Some(_) } => {
+                self.spawns |= e.ann.partner.is_some();
+            }
             _ => {}
         }
     }
@@ -417,6 +423,7 @@ impl CubeFold {
             objects_of,
             phases,
             has_io: self.has_io,
+            spawns: self.spawns,
             span: self.span.unwrap_or((0, 0)),
         }
     }
@@ -512,6 +519,9 @@ pub struct Cube {
     pub phases: Vec<(StrId, i64, i64)>,
     /// Whether any I/O call was seen.
     pub has_io: bool,
+    /// Whether another location spawned a process or thread (a begin with its parent's
+    /// event as partner): the PAG then has spawn arcs, found only once it is whole.
+    pub spawns: bool,
     /// The earliest and latest activity event (ns).
     pub span: (i64, i64),
 }

@@ -219,10 +219,10 @@ pub fn diagnose_named(
     let planned = fixes::plan(&inputs, opts.top);
     let reader = second?;
     let cpu = spoor_graph::Mode::Cpu;
-    // Processes that shared processors have their arcs weighed again once the whole
-    // graph is read: a pass without the graph would find that it needs one, and the
-    // trace would be read a third time.
-    let made = if defs.shared_processors().is_empty() {
+    // Processes that shared processors have their arcs weighed again, and spawn arcs are
+    // found, once the whole graph is read: a pass without the graph would find that it
+    // needs one, and the trace would be read a third time.
+    let made = if defs.shared_processors().is_empty() && !cube.spawns {
         spoor_graph::build::lengths_only(reader, cpu, &planned.paths(), feedback)?
     } else {
         None

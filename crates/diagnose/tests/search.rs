@@ -236,21 +236,24 @@ impl spoor_model::Feedback for Units {
     }
 }
 
-/// A trace recorded on processes that shared a processor keeps its graph from the second
-/// pass on: no pass without it finds that it needs one (and reads the trace a third
-/// time). testdata/cp/shared-cpu.txt, worked by hand: its CPU-mode path is 2.510 ms.
+/// A trace whose graph is needed whole keeps it from the second pass on: no pass without
+/// it finds that it needs one (and reads the trace a third time). Processes that shared
+/// a processor: testdata/cp/shared-cpu.txt, worked by hand, its CPU-mode path 2.510 ms;
+/// a spawned thread: testdata/waits/collectives.txt.
 #[test]
-fn a_trace_on_shared_processors_is_read_twice_not_three_times() {
-    let t = ordered_testdata("cp/shared-cpu.txt");
-    let units = Units::default();
-    let d = diagnose(&t.path, None, &Options::default(), &units).unwrap();
+fn a_trace_that_needs_its_graph_whole_is_read_twice_not_three_times() {
+    let units_of = |t: &Trace| {
+        let units = Units::default();
+        let d = diagnose(&t.path, None, &Options::default(), &units).unwrap();
+        (d, units.0.into_inner().unwrap())
+    };
+    let (d, units) = units_of(&ordered_testdata("cp/shared-cpu.txt"));
     assert_eq!(d.length_ns, 2_510_000);
-    let units = units.0.into_inner().unwrap();
     assert!(!units.iter().any(|u| u.starts_with("critical paths")), "{units:?}");
-    // A trace whose processes had processors of their own takes the pass without it.
-    let apart = ordered_testdata("cp/spa.txt");
-    let seen = Units::default();
-    diagnose(&apart.path, None, &Options::default(), &seen).unwrap();
-    let seen = seen.0.into_inner().unwrap();
-    assert!(seen.iter().any(|u| u.starts_with("critical paths")), "{seen:?}");
+    let (_, units) = units_of(&ordered_testdata("waits/collectives.txt"));
+    assert!(!units.iter().any(|u| u.starts_with("critical paths")), "{units:?}");
+    // A trace whose processes had processors of their own, and spawned none, takes the
+    // pass without it.
+    let (_, units) = units_of(&ordered_testdata("cp/spa.txt"));
+    assert!(units.iter().any(|u| u.starts_with("critical paths")), "{units:?}");
 }
