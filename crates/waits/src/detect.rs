@@ -132,8 +132,7 @@ impl Requests {
     fn insert(&mut self, request: u64, posted: i64) {
         if let Some(r) = self.few.iter_mut().find(|r| r.0 == request) {
             r.1 = posted;
-        } else if self.few.len() < FEW_REQUESTS && (self.many.is_empty() || !self.many.contains_key(&request))
-        {
+        } else if self.few.len() < FEW_REQUESTS && !self.many.contains_key(&request) {
             self.few.push((request, posted));
         } else {
             self.many.insert(request, posted);
@@ -548,8 +547,7 @@ impl Detector {
         if let Some(st) = self.locs.get_mut(send_ref.loc as usize) {
             st.set_peer(send_sync, Peer::Loc(e.loc, e.wall));
         }
-        // (Most programs send without blocking: no hash of the send to look up.)
-        if let Some(send) = (!self.blocking.is_empty()).then(|| self.blocking.get_mut(&send_ref)).flatten() {
+        if let Some(send) = self.blocking.get_mut(&send_ref) {
             send.recv_post = Some((post, me));
             self.judge_late_receiver(send_ref);
         }
