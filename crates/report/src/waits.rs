@@ -32,14 +32,43 @@ impl Sum {
     }
 }
 
-/// The sums of `waits` by pattern, procedure and location: the few keys every table's
-/// are made from, found in one pass (millions of waits, a hash lookup each).
-fn sums_by_site<'a>(waits: impl Iterator<Item = &'a Instance>) -> FxHashMap<(Pattern, StrId, LocId), Sum> {
-    let mut m: FxHashMap<(Pattern, StrId, LocId), Sum> = FxHashMap::default();
-    for i in waits {
-        m.entry((i.pattern, i.proc, i.loc)).or_default().add(i);
+/// What the tables are made from (see [`Analysis::summary`]).
+struct Summary {
+    /// The focused waits' sums by pattern, procedure and location: the few keys every
+    /// table's sums are gathered from.
+    by_site: FxHashMap<(Pattern, StrId, LocId), Sum>,
+    /// The longest focused waits' indices, longest first.
+    largest: Vec<usize>,
+    /// The time of every delay-caused wait, focused or not.
+    delay_caused_ns: i64,
+}
+
+/// The `top` longest waits offered, kept in a heap whose greatest is the least of them:
+/// millions of waits, a comparison each.
+struct Largest {
+    top: usize,
+    kept: std::collections::BinaryHeap<(std::cmp::Reverse<i64>, LocId, i64, usize)>,
+}
+
+impl Largest {
+    fn new(top: usize) -> Largest {
+        Largest { top, kept: std::collections::BinaryHeap::with_capacity(top + 1) }
     }
-    m
+
+    fn offer(&mut self, k: usize, i: &Instance) {
+        let x = (std::cmp::Reverse(i.duration), i.loc, i.start, k);
+        if self.kept.len() < self.top {
+            self.kept.push(x);
+        } else if self.kept.peek().is_some_and(|least| x < *least) {
+            self.kept.pop();
+            self.kept.push(x);
+        }
+    }
+
+    /// The indices kept, longest first (ties: location, start).
+    fn indices(self) -> Vec<usize> {
+        self.kept.into_sorted_vec().into_iter().map(|x| x.3).collect()
+    }
 }
 
 /// `by_site`'s sums gathered by `key`.
@@ -67,7 +96,11 @@ impl Analysis {
         &'a self,
         w: &'a spoor_waits::WaitStates,
     ) -> impl Iterator<Item = (usize, &'a Instance)> + 'a {
-        w.instances.iter().enumerate().filter(|(_, i)| self.focus.get(i.loc as usize) == Some(&true))
+        w.instances.iter().enumerate().filter(|(_, i)| self.focused(i))
+    }
+
+    fn focused(&self, i: &Instance) -> bool {
+        self.focus.get(i.loc as usize) == Some(&true)
     }
 
     /// The `top` longest waits of the focused locations, longest first (none without
@@ -78,27 +111,32 @@ impl Analysis {
     }
 
     /// The indices (in `WaitStates::instances`) of the `top` longest focused waits,
-    /// longest first (ties: location, start); none without wait states. One pass that
-    /// keeps the `top` found so far: millions of waits, a comparison each.
+    /// longest first (ties: location, start); none without wait states.
     fn largest_wait_indices(&self) -> Vec<usize> {
         let Ok(w) = self.wait_states() else { return Vec::new() };
-        let top = self.opts.top;
-        if top == 0 {
-            return Vec::new();
-        }
-        // Ordered so that the heap's greatest is the least of the longest kept.
-        let key = |k: usize, i: &Instance| (std::cmp::Reverse(i.duration), i.loc, i.start, k);
-        let mut kept = std::collections::BinaryHeap::with_capacity(top + 1);
+        let mut largest = Largest::new(self.opts.top);
         for (k, i) in self.focused_waits(w) {
-            let x = key(k, i);
-            if kept.len() < top {
-                kept.push(x);
-            } else if kept.peek().is_some_and(|least| x < *least) {
-                kept.pop();
-                kept.push(x);
+            largest.offer(k, i);
+        }
+        largest.indices()
+    }
+
+    /// What the tables read of every wait, in one pass (millions of waits): the focused
+    /// waits' sums and longest, and the time of all delay-caused waits.
+    fn summary(&self, w: &spoor_waits::WaitStates) -> Summary {
+        let mut by_site: FxHashMap<(Pattern, StrId, LocId), Sum> = FxHashMap::default();
+        let mut largest = Largest::new(self.opts.top);
+        let mut delay_caused_ns = 0;
+        for (k, i) in w.instances.iter().enumerate() {
+            if spoor_waits::caused_by_delay(i.pattern) {
+                delay_caused_ns += i.duration;
+            }
+            if self.focused(i) {
+                by_site.entry((i.pattern, i.proc, i.loc)).or_default().add(i);
+                largest.offer(k, i);
             }
         }
-        kept.into_sorted_vec().into_iter().map(|x| x.3).collect()
+        Summary { by_site, largest: largest.indices(), delay_caused_ns }
     }
 
     /// The wait-state tables: by pattern, pattern × procedure, pattern × process, and the
@@ -113,7 +151,7 @@ impl Analysis {
         };
         let mut by_pattern =
             Table::new("waits.pattern", "Wait states by pattern", &with(&[("pattern", Unit::Text)]));
-        let by_site = sums_by_site(self.focused_waits(w).map(|x| x.1));
+        let Summary { by_site, largest, delay_caused_ns } = self.summary(w);
         for (p, s) in by_time(sums(&by_site, |p, _, _| p)) {
             let mut row = vec![Cell::Text(p.name().into())];
             row.extend(sum_cells(&s));
@@ -158,10 +196,16 @@ impl Analysis {
             row.extend(sum_cells(&s));
             by_process.push(row);
         }
-        Ok(vec![by_pattern, by_proc, by_process, self.largest_waits_table(w), self.causes_table(w)])
+        Ok(vec![
+            by_pattern,
+            by_proc,
+            by_process,
+            self.largest_waits_table(w, &largest),
+            self.causes_table(w, delay_caused_ns),
+        ])
     }
 
-    fn largest_waits_table(&self, w: &spoor_waits::WaitStates) -> Table {
+    fn largest_waits_table(&self, w: &spoor_waits::WaitStates, largest: &[usize]) -> Table {
         let mut t = Table::new(
             "waits.largest",
             "The largest waits",
@@ -176,7 +220,7 @@ impl Analysis {
             ],
         );
         let origin = self.span().map_or(0, |s| s.0);
-        for k in self.largest_wait_indices() {
+        for &k in largest {
             let i = &w.instances[k];
             let cause = i.cause.map_or_else(String::new, |c| {
                 format!("{} event {}", self.defs.location_label(c.loc), c.index)
@@ -198,7 +242,8 @@ impl Analysis {
 
     /// The delays behind the waits: the work of each location and call path that made
     /// others wait, with its short- and long-term cost (formats/waits.md, "Root causes").
-    fn causes_table(&self, w: &spoor_waits::WaitStates) -> Table {
+    /// `waited`: the time of every delay-caused wait.
+    fn causes_table(&self, w: &spoor_waits::WaitStates, waited: i64) -> Table {
         let mut t = Table::new(
             "waits.causes",
             "Root causes of the waits: work that made others wait",
@@ -211,8 +256,6 @@ impl Analysis {
                 ("of all waits", Unit::Pct),
             ],
         );
-        let waited: i64 =
-            w.instances.iter().filter(|i| spoor_waits::caused_by_delay(i.pattern)).map(|i| i.duration).sum();
         for d in w.causes.delays.iter().take(self.opts.top) {
             t.push(vec![
                 Cell::Text(self.defs.location_label(d.loc)),
