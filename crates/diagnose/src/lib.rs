@@ -222,7 +222,7 @@ pub fn diagnose_named(
     // Processes that shared processors have their arcs weighed again, and spawn arcs are
     // found, once the whole graph is read: a pass without the graph would find that it
     // needs one, and the trace would be read a third time.
-    let made = if defs.shared_processors().is_empty() && !cube.spawns {
+    let made = if !spoor_graph::build::lengths_need_the_graph(&defs, cpu, cube.spawns) {
         spoor_graph::build::lengths_only(reader, cpu, &planned.paths(), feedback)?
     } else {
         None

@@ -380,6 +380,13 @@ pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
     build_inner(reader, mode, false, &[], &Silent).map(|(pag, _)| pag)
 }
 
+/// Whether [`lengths_only`] can be known, from what the trace says before its events, to
+/// give nothing: in CPU mode, processes that shared processors have their arcs weighed
+/// again once the whole graph is read; a spawned process's arc is linked only then.
+pub fn lengths_need_the_graph(defs: &Definitions, mode: Mode, spawns: bool) -> bool {
+    spawns || (mode == Mode::Cpu && !defs.shared_processors().is_empty())
+}
+
 /// Every message arc of a graph as (from location, to location, weight).
 pub type Messages = Vec<(u32, u32, i64)>;
 
@@ -1330,7 +1337,7 @@ impl<'a> Builder<'a> {
         }
         if self.mode == Mode::Cpu && self.lengths_only.is_some() {
             // Arcs weighed again after the build: its lengths are not theirs.
-            if !self.pag.defs.shared_processors().is_empty() {
+            if lengths_need_the_graph(&self.pag.defs, self.mode, false) {
                 track = None;
             }
         } else if self.mode == Mode::Cpu {
