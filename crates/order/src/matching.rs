@@ -138,6 +138,77 @@ pub struct Spawn {
     pub wall: i64,
 }
 
+/// Event indices kept in 48 bits by [`PartnerAt`] and [`PointAt`]: a location of more
+/// events (2.8 * 10^14) is refused by the scan.
+pub const MAX_EVENTS_PER_LOCATION: u64 = 1 << 48;
+
+/// A fixed partner as [`Sync::partners`] keeps it: an event's index and its partner, in
+/// 16 bytes rather than 24 (a trace holds one for nearly every message event, and
+/// matching keeps them all). Both indices are below [`MAX_EVENTS_PER_LOCATION`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartnerAt([u32; 4]);
+
+impl PartnerAt {
+    pub fn new(index: u64, partner: EventRef) -> PartnerAt {
+        debug_assert!(index < MAX_EVENTS_PER_LOCATION && partner.index < MAX_EVENTS_PER_LOCATION);
+        let high = |i: u64| (i >> 32) as u32 & 0xffff;
+        PartnerAt([index as u32, high(index) | high(partner.index) << 16, partner.loc, partner.index as u32])
+    }
+
+    /// The index of the event whose partner it is.
+    #[inline]
+    pub fn index(&self) -> u64 {
+        u64::from(self.0[0]) | u64::from(self.0[1] & 0xffff) << 32
+    }
+
+    #[inline]
+    pub fn partner(&self) -> EventRef {
+        EventRef { loc: self.0[2], index: u64::from(self.0[3]) | u64::from(self.0[1] >> 16) << 32 }
+    }
+}
+
+/// A [`Point`] as [`Sync::points`] keeps it: an event's index (below
+/// [`MAX_EVENTS_PER_LOCATION`]) and its point, in 20 bytes rather than 32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointAt([u32; 5]);
+
+impl PointAt {
+    pub fn new(index: u64, p: Point) -> PointAt {
+        debug_assert!(index < MAX_EVENTS_PER_LOCATION);
+        let (tag, a, b): (u32, u32, u64) = match p {
+            Point::Source => (0, 0, 0),
+            Point::Recv { from } => (1, from.loc, from.index),
+            Point::Acquire { from } => (2, from.loc, from.index),
+            Point::CollBegin { inst, member } => (3, inst, u64::from(member)),
+            Point::CollEnd { inst, member, also_begin: false } => (4, inst, u64::from(member)),
+            Point::CollEnd { inst, member, also_begin: true } => (5, inst, u64::from(member)),
+            Point::Spawn { parent } => (6, parent, 0),
+        };
+        PointAt([index as u32, (index >> 32) as u32 & 0xffff | tag << 16, a, b as u32, (b >> 32) as u32])
+    }
+
+    /// The index of the event whose point it is.
+    #[inline]
+    pub fn index(&self) -> u64 {
+        u64::from(self.0[0]) | u64::from(self.0[1] & 0xffff) << 32
+    }
+
+    #[inline]
+    pub fn point(&self) -> Point {
+        let [_, w, a, lo, hi] = self.0;
+        let b = u64::from(lo) | u64::from(hi) << 32;
+        match w >> 16 {
+            1 => Point::Recv { from: EventRef { loc: a, index: b } },
+            2 => Point::Acquire { from: EventRef { loc: a, index: b } },
+            3 => Point::CollBegin { inst: a, member: lo },
+            4 => Point::CollEnd { inst: a, member: lo, also_begin: false },
+            5 => Point::CollEnd { inst: a, member: lo, also_begin: true },
+            6 => Point::Spawn { parent: a },
+            _ => Point::Source,
+        }
+    }
+}
+
 /// The part an event plays in happened-before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Point {
@@ -257,11 +328,11 @@ pub struct Sync {
     pub instances: Vec<Instance>,
     pub handoffs: Vec<Handoff>,
     pub spawns: Vec<Spawn>,
-    /// Per location, (event index, partner) sorted by index: the fixed partners
-    /// (collective ends and spawns get theirs while replaying).
-    pub partners: Vec<Vec<(u64, EventRef)>>,
-    /// Per location, (event index, point) sorted by index.
-    pub points: Vec<Vec<(u64, Point)>>,
+    /// Per location, the fixed partners sorted by event index (collective ends and
+    /// spawns get theirs while replaying).
+    pub partners: Vec<Vec<PartnerAt>>,
+    /// Per location, the points sorted by event index.
+    pub points: Vec<Vec<PointAt>>,
     /// Sorted by location, index and kind.
     pub problems: Vec<Problem>,
 }
@@ -335,8 +406,8 @@ struct Builder<'d> {
     defs: &'d Definitions,
     want_partners: bool,
     want_points: bool,
-    partners: Vec<Vec<(u64, EventRef)>>,
-    points: Vec<Vec<(u64, Point)>>,
+    partners: Vec<Vec<PartnerAt>>,
+    points: Vec<Vec<PointAt>>,
     problems: Vec<Problem>,
 }
 
@@ -356,14 +427,14 @@ impl Builder<'_> {
         if !self.want_partners {
             return;
         }
-        self.partners[of.loc as usize].push((of.index, is));
+        self.partners[of.loc as usize].push(PartnerAt::new(of.index, is));
     }
 
     fn point(&mut self, at: EventRef, p: Point) {
         if !self.want_points {
             return;
         }
-        self.points[at.loc as usize].push((at.index, p));
+        self.points[at.loc as usize].push(PointAt::new(at.index, p));
     }
 
     fn loc_name(&self, l: LocId) -> String {
@@ -380,8 +451,8 @@ struct LocPass<'d> {
     loc: LocId,
     want_partners: bool,
     want_points: bool,
-    partners: Vec<(u64, EventRef)>,
-    points: Vec<(u64, Point)>,
+    partners: Vec<PartnerAt>,
+    points: Vec<PointAt>,
     problems: Vec<Problem>,
     sends: Vec<(ChannelKey, SendItem)>,
     recvs: Vec<(ChannelKey, RecvItem)>,
@@ -411,7 +482,7 @@ impl LocPass<'_> {
     fn partner(&mut self, of: EventRef, is: EventRef) {
         debug_assert_eq!(of.loc, self.loc);
         if self.want_partners {
-            self.partners.push((of.index, is));
+            self.partners.push(PartnerAt::new(of.index, is));
         }
     }
 
@@ -419,7 +490,7 @@ impl LocPass<'_> {
     fn point(&mut self, at: EventRef, p: Point) {
         debug_assert_eq!(at.loc, self.loc);
         if self.want_points {
-            self.points.push((at.index, p));
+            self.points.push(PointAt::new(at.index, p));
         }
     }
 
@@ -865,11 +936,11 @@ fn match_all(
     let handoffs = lock_handoffs(&mut b, g.locks);
     // Per location, in parallel (each sort on its own: the result does not depend on threads).
     b.partners.par_iter_mut().for_each(|v| {
-        v.sort_by_key(|&(i, _)| i);
+        v.sort_by_key(PartnerAt::index);
         v.shrink_to_fit();
     });
     b.points.par_iter_mut().for_each(|v| {
-        v.sort_by_key(|&(i, _)| i);
+        v.sort_by_key(PointAt::index);
         v.shrink_to_fit();
     });
     b.problems.sort_by_key(|x| (x.at, x.kind));

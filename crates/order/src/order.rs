@@ -21,7 +21,7 @@
 
 use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
-use crate::matching::{self, Point, Problem, ProblemKind, Sync};
+use crate::matching::{self, PartnerAt, Point, Problem, ProblemKind, Sync};
 use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, Record, Scan};
 use crate::{Error, Result};
@@ -723,15 +723,15 @@ fn requeue(
 /// The fixed partner of event `idx`, if it has one, moving a location's place in its
 /// `fixed` partners (`at`, and `index`, the event index there) past it.
 #[inline(always)]
-fn fixed_partner(at: &mut usize, index: &mut u64, fixed: &[(u64, EventRef)], idx: u64) -> Option<EventRef> {
+fn fixed_partner(at: &mut usize, index: &mut u64, fixed: &[PartnerAt], idx: u64) -> Option<EventRef> {
     let mut partner = None;
-    while *at < fixed.len() && fixed[*at].0 <= idx {
-        if fixed[*at].0 == idx {
-            partner = Some(fixed[*at].1);
+    while *at < fixed.len() && fixed[*at].index() <= idx {
+        if fixed[*at].index() == idx {
+            partner = Some(fixed[*at].partner());
         }
         *at += 1;
     }
-    *index = fixed.get(*at).map_or(u64::MAX, |f| f.0);
+    *index = fixed.get(*at).map_or(u64::MAX, PartnerAt::index);
     prefetch(fixed.as_ptr().wrapping_add(*at + 1));
     partner
 }

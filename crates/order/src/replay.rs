@@ -7,7 +7,7 @@
 
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
-use crate::matching::{Point, Shape, Sync};
+use crate::matching::{Point, PointAt, Shape, Sync};
 use spoor_format::mem::prefetch;
 use spoor_model::{Definitions, EventRef, LocId};
 
@@ -133,7 +133,7 @@ impl<'s> Engine<'s> {
 
     /// The event index of entry `pt` of location `l`'s points (`u64::MAX`: none).
     fn index_of(sync: &Sync, l: usize, pt: usize) -> u64 {
-        sync.points.get(l).and_then(|v| v.get(pt)).map_or(u64::MAX, |&(i, _)| i)
+        sync.points.get(l).and_then(|v| v.get(pt)).map_or(u64::MAX, PointAt::index)
     }
 
     /// The index of the next event of `loc` to replay.
@@ -148,7 +148,7 @@ impl<'s> Engine<'s> {
         if s.pt_index != s.next {
             return None;
         }
-        Some(self.sync.points[l][s.pt].1)
+        Some(self.sync.points[l][s.pt].point())
     }
 
     /// The part the next event of `loc` plays in synchronization, if any (then
@@ -318,7 +318,7 @@ impl<'s> Engine<'s> {
     fn emit_point(&mut self, loc: LocId, idx: u64, wall: i64, value: i64, woken: &mut Vec<LocId>) {
         let l = loc as usize;
         let at = EventRef { loc, index: idx };
-        match self.sync.points[l][self.locs[l].pt].1 {
+        match self.sync.points[l][self.locs[l].pt].point() {
             Point::Source => {
                 self.src.insert(at, (wall, value));
                 if !self.wait_ev.is_empty() {

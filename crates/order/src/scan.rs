@@ -479,6 +479,17 @@ impl Gathered {
 /// Checks that every location and communicator a record names is defined (locations
 /// in parallel; the first problem in location order is the one reported).
 fn validate(s: &Scan) -> Result<()> {
+    // Matching keeps event indices in 48 bits.
+    let limit = crate::matching::MAX_EVENTS_PER_LOCATION;
+    if let Some((loc, n)) = s.counts.iter().enumerate().find(|(_, &n)| n > limit) {
+        return Err(Error::input(
+            &s.name,
+            format!(
+                "{} has {n} events: at most {limit} a location can be matched",
+                s.defs.location_described(loc as LocId)
+            ),
+        ));
+    }
     s.records
         .par_iter()
         .enumerate()

@@ -389,9 +389,9 @@ fn reference(input: &Input, block_events: usize) -> Reference {
         lamport[l] = clock;
         let fixed = &sync.partners[l];
         let mut partner = None;
-        while partner_at[l] < fixed.len() && fixed[partner_at[l]].0 <= idx {
-            if fixed[partner_at[l]].0 == idx {
-                partner = Some(fixed[partner_at[l]].1);
+        while partner_at[l] < fixed.len() && fixed[partner_at[l]].index() <= idx {
+            if fixed[partner_at[l]].index() == idx {
+                partner = Some(fixed[partner_at[l]].partner());
             }
             partner_at[l] += 1;
         }
