@@ -364,18 +364,63 @@ struct Ev {
     wall: i64,
 }
 
+/// A send filed under its channel: what matching needs of it, in 32 bytes (matching
+/// holds one for every message, and its receive's [`RecvItem`] beside it).
 struct SendItem {
-    ev: Ev,
+    index: u64,
+    wall: i64,
     bytes: u64,
-    kind: &'static str,
+    loc: LocId,
+    /// An `isend` (else a blocking `send`).
+    isend: bool,
 }
 
+impl SendItem {
+    fn new(ev: Ev, bytes: u64, isend: bool) -> SendItem {
+        SendItem { index: ev.at.index, wall: ev.wall, bytes, loc: ev.at.loc, isend }
+    }
+
+    fn ev(&self) -> Ev {
+        Ev { at: EventRef { loc: self.loc, index: self.index }, wall: self.wall }
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.isend {
+            "isend"
+        } else {
+            "send"
+        }
+    }
+}
+
+/// A receive's completion filed under its channel (40 bytes).
 struct RecvItem {
     /// Position in the receiver's posting order.
     key: u64,
-    ev: Ev,
+    index: u64,
+    wall: i64,
     bytes: u64,
-    kind: &'static str,
+    loc: LocId,
+    /// An `irecv_complete` (else a blocking `recv_end`).
+    irecv: bool,
+}
+
+impl RecvItem {
+    fn new(key: u64, ev: Ev, bytes: u64, irecv: bool) -> RecvItem {
+        RecvItem { key, index: ev.at.index, wall: ev.wall, bytes, loc: ev.at.loc, irecv }
+    }
+
+    fn ev(&self) -> Ev {
+        Ev { at: EventRef { loc: self.loc, index: self.index }, wall: self.wall }
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.irecv {
+            "irecv_complete"
+        } else {
+            "recv_end"
+        }
+    }
 }
 
 /// (sender, receiver, communicator, tag).
@@ -555,7 +600,7 @@ impl LocPass<'_> {
         let rec = r.rec();
         match rec {
             Rec::Send { to, comm, tag, bytes, request } => {
-                b.send(open, ev, rec, (loc, to, comm, tag), bytes, request)
+                b.send(open, ev, (loc, to, comm, tag), bytes, request)
             }
             Rec::SendDone { request } => match open.isends.remove(&request) {
                 Some(isend) => b.partner(ev.at, isend.at),
@@ -630,17 +675,9 @@ impl LocPass<'_> {
         }
     }
 
-    fn send(
-        &mut self,
-        open: &mut InFlight,
-        ev: Ev,
-        rec: Rec,
-        key: ChannelKey,
-        bytes: u64,
-        request: Option<u64>,
-    ) {
+    fn send(&mut self, open: &mut InFlight, ev: Ev, key: ChannelKey, bytes: u64, request: Option<u64>) {
         let b = self;
-        b.sends.push((key, SendItem { ev, bytes, kind: rec.kind_name() }));
+        b.sends.push((key, SendItem::new(ev, bytes, request.is_some())));
         if let Some(q) = request {
             if let Some(old) = open.isends.insert(q, ev) {
                 b.problem(
@@ -699,7 +736,7 @@ impl LocPass<'_> {
             }
             None => index,
         };
-        b.recvs.push((key, RecvItem { key: order, ev, bytes, kind: rec.kind_name() }));
+        b.recvs.push((key, RecvItem::new(order, ev, bytes, request.is_some())));
     }
 
     fn coll_end(&mut self, open: &mut InFlight, ev: Ev, op: CollOp, comm: CommId, root: Option<LocId>) {
@@ -775,8 +812,8 @@ impl LocPass<'_> {
         // posting order (usually already theirs: keys are unique, so unstable is exact).
         (b.send_items, b.send_runs) = by_channel(std::mem::take(&mut b.sends), |_| {});
         (b.recv_items, b.recv_runs) = by_channel(std::mem::take(&mut b.recvs), |rs| {
-            if !rs.is_sorted_by_key(|r| (r.key, r.ev.at.index)) {
-                rs.sort_unstable_by_key(|r| (r.key, r.ev.at.index));
+            if !rs.is_sorted_by_key(|r| (r.key, r.index)) {
+                rs.sort_unstable_by_key(|r| (r.key, r.index));
             }
         });
     }
@@ -1035,30 +1072,30 @@ fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointTo
         let matched = sends.len().min(recvs.len());
         message_count += matched;
         for (s, r) in sends.iter().zip(recvs) {
-            late_messages += u64::from(r.ev.wall < s.ev.wall);
+            late_messages += u64::from(r.wall < s.wall);
             if want_messages {
                 messages.push(Message {
-                    send: s.ev.at,
-                    recv: r.ev.at,
-                    send_wall: s.ev.wall,
-                    recv_wall: r.ev.wall,
+                    send: s.ev().at,
+                    recv: r.ev().at,
+                    send_wall: s.wall,
+                    recv_wall: r.wall,
                     bytes: s.bytes,
                 });
             }
-            b.partner(s.ev.at, r.ev.at);
-            b.partner(r.ev.at, s.ev.at);
-            b.point(s.ev.at, Point::Source);
-            b.point(r.ev.at, Point::Recv { from: s.ev.at });
+            b.partner(s.ev().at, r.ev().at);
+            b.partner(r.ev().at, s.ev().at);
+            b.point(s.ev().at, Point::Source);
+            b.point(r.ev().at, Point::Recv { from: s.ev().at });
             if s.bytes != r.bytes {
                 b.problem(
                     ProblemKind::SizeMismatch,
-                    r.ev,
-                    r.kind,
-                    Some(s.ev.at),
+                    r.ev(),
+                    r.kind(),
+                    Some(s.ev().at),
                     format!(
                         "receives {} bytes, but {} sent {} bytes",
                         r.bytes,
-                        describe::event(defs, s.ev.at, s.kind, s.ev.wall),
+                        describe::event(defs, s.ev().at, s.kind(), s.wall),
                         s.bytes
                     ),
                 );
@@ -1074,11 +1111,11 @@ fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointTo
         };
         for s in &sends[matched..] {
             let detail = format!("no receive matches this message {} ({} bytes)", chan(b), s.bytes);
-            b.problem(ProblemKind::UnmatchedSend, s.ev, s.kind, None, detail);
+            b.problem(ProblemKind::UnmatchedSend, s.ev(), s.kind(), None, detail);
         }
         for r in &recvs[matched..] {
             let detail = format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.bytes);
-            b.problem(ProblemKind::UnmatchedRecv, r.ev, r.kind, None, detail);
+            b.problem(ProblemKind::UnmatchedRecv, r.ev(), r.kind(), None, detail);
         }
     }
 
@@ -1314,6 +1351,37 @@ mod tests {
             let want_items: Vec<(u32, usize)> = want.into_iter().map(|x| x.1).collect();
             prop_assert_eq!(got, want_items);
             prop_assert_eq!(spans, want_spans);
+        }
+    }
+
+    /// Partners and points read back as they were made, at the ends of every field's
+    /// range (a bit out of place would give a wrong partner, silently).
+    #[test]
+    fn partners_and_points_read_back() {
+        let top = MAX_EVENTS_PER_LOCATION - 1;
+        let indices = [0, 1, u32::MAX as u64, u32::MAX as u64 + 1, 0x1234_5678_9abc, top];
+        for &index in &indices {
+            for &other in &indices {
+                for loc in [0, 7, LocId::MAX] {
+                    let partner = EventRef { loc, index: other };
+                    let p = PartnerAt::new(index, partner);
+                    assert_eq!((p.index(), p.partner()), (index, partner));
+                    let from = EventRef { loc, index: other.wrapping_mul(0x1_0001) | u64::MAX << 60 };
+                    let (inst, member) = (loc, other as u32);
+                    for point in [
+                        Point::Source,
+                        Point::Recv { from },
+                        Point::Acquire { from },
+                        Point::CollBegin { inst, member },
+                        Point::CollEnd { inst, member, also_begin: false },
+                        Point::CollEnd { inst, member, also_begin: true },
+                        Point::Spawn { parent: loc },
+                    ] {
+                        let at = PointAt::new(index, point);
+                        assert_eq!((at.index(), at.point()), (index, point));
+                    }
+                }
+            }
         }
     }
 }

@@ -640,4 +640,19 @@ mod tests {
             assert_eq!((r.index, r.wall, r.rec()), (i as u64, -(i as i64), rec));
         }
     }
+
+    /// A location of more events than matching can index is refused, naming it; one of
+    /// exactly that many is not.
+    #[test]
+    fn a_location_past_the_indexable_events_is_refused() {
+        let spec = Spec { procs: 2, ..Spec::new(Workload::Stencil) };
+        let limit = crate::matching::MAX_EVENTS_PER_LOCATION;
+        let mut s = Scan { name: "t".into(), defs: spoor_synth::definitions(&spec), ..Scan::default() };
+        s.records = vec![Vec::new(); 2];
+        s.counts = vec![3, limit];
+        assert!(validate(&s).is_ok());
+        s.counts = vec![3, limit + 1];
+        let e = validate(&s).unwrap_err().to_string();
+        assert!(e.contains(&format!("has {} events", limit + 1)) && e.contains("at most"), "{e}");
+    }
 }
