@@ -771,11 +771,10 @@ struct Clc {
 }
 
 fn kind_at(scan: &Scan, r: EventRef) -> &'static str {
-    let recs = &scan.records[r.loc as usize];
-    match recs.binary_search_by_key(&r.index, |x| x.index) {
-        Ok(i) => recs[i].rec().kind_name(),
-        Err(_) => "event",
-    }
+    let recs = scan.records.get(r.loc as usize).map(|l| l.iter());
+    recs.and_then(|mut l| l.find(|x| x.index >= r.index))
+        .filter(|x| x.index == r.index)
+        .map_or("event", |x| x.rec().kind_name())
 }
 
 /// The forward pass and the backward amortization over times `t`.
@@ -1238,11 +1237,15 @@ fn align_replay(
     let mut moved_sync = false;
     for (l, recs) in scan.records.iter_mut().enumerate() {
         if let Some(m) = map_of(l) {
-            for r in recs.iter_mut() {
-                let y = m.apply(r.wall);
-                moved_sync |= y != r.wall;
-                r.wall = y;
-            }
+            *recs = recs
+                .iter()
+                .map(|mut r| {
+                    let y = m.apply(r.wall);
+                    moved_sync |= y != r.wall;
+                    r.wall = y;
+                    r
+                })
+                .collect();
         }
     }
     let (sync, choice) = if moved_sync {

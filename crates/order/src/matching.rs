@@ -17,7 +17,7 @@
 
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
-use crate::scan::{Rec, Record};
+use crate::scan::{Rec, Record, RecordList};
 use rayon::prelude::*;
 use serde::Serialize;
 use spoor_model::{AppId, ClockViolations, CollOp, CommId, Definitions, EventRef, LocId};
@@ -561,7 +561,7 @@ struct InFlight {
 fn location_pass<'d>(
     defs: &'d Definitions,
     loc: LocId,
-    recs: &[Record],
+    recs: &RecordList,
     want_partners: bool,
     want_points: bool,
 ) -> LocPass<'d> {
@@ -585,7 +585,7 @@ fn location_pass<'d>(
     };
     let mut open = InFlight::default();
     for r in recs {
-        b.record(&mut open, r);
+        b.record(&mut open, &r);
     }
     b.finish(open);
     b
@@ -886,19 +886,19 @@ fn tag_text(t: Option<u32>) -> String {
 
 /// Matches every synchronization event of a trace. `records[loc]` are the location's
 /// records in order (see [`crate::scan`]); every id in them must be defined.
-pub fn match_events(defs: &Definitions, records: &[Vec<Record>]) -> Sync {
+pub fn match_events(defs: &Definitions, records: &[RecordList]) -> Sync {
     match_events_with(defs, records, true)
 }
 
 /// [`match_events`], leaving [`Sync::partners`] empty unless `partners` (spoor-align
 /// does not need them, and they take 24 bytes a synchronization event).
-pub fn match_events_with(defs: &Definitions, records: &[Vec<Record>], partners: bool) -> Sync {
+pub fn match_events_with(defs: &Definitions, records: &[RecordList], partners: bool) -> Sync {
     match_events_for(defs, records, partners, true)
 }
 
 /// [`match_events_with`], leaving [`Sync::points`] empty too unless `points` (what a
 /// replay needs; spoor-align's proof that its clocks change nothing does not).
-pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: bool, points: bool) -> Sync {
+pub fn match_events_for(defs: &Definitions, records: &[RecordList], partners: bool, points: bool) -> Sync {
     match_all(defs, Records::Borrowed(records), partners, points, true)
 }
 
@@ -906,7 +906,7 @@ pub fn match_events_for(defs: &Definitions, records: &[Vec<Record>], partners: b
 /// (spoor-align's proof that its clocks change nothing needs nothing else of them).
 pub fn match_events_owned(
     defs: &Definitions,
-    records: Vec<Vec<Record>>,
+    records: Vec<RecordList>,
     partners: bool,
     points: bool,
 ) -> Sync {
@@ -915,14 +915,14 @@ pub fn match_events_owned(
 
 /// [`match_events`] without collecting [`Sync::messages`] (only their number), taking
 /// the records and freeing them as soon as they are used: what spoor-order needs.
-pub fn match_events_uncollected(defs: &Definitions, records: Vec<Vec<Record>>) -> Sync {
+pub fn match_events_uncollected(defs: &Definitions, records: Vec<RecordList>) -> Sync {
     match_all(defs, Records::Owned(records), true, true, false)
 }
 
 /// The records matching reads: borrowed, or owned and freed once read.
 enum Records<'a> {
-    Borrowed(&'a [Vec<Record>]),
-    Owned(Vec<Vec<Record>>),
+    Borrowed(&'a [RecordList]),
+    Owned(Vec<RecordList>),
 }
 
 /// Spans of one channel's items in `Gathered::sends_of` and `recvs_of`: (location,
@@ -1009,12 +1009,12 @@ fn gather(b: &mut Builder, mut records: Records, n: usize) -> Gathered {
     const AT_ONCE: usize = 16;
     for first in (0..n).step_by(AT_ONCE) {
         let end = n.min(first + AT_ONCE);
-        let taken: Vec<Vec<Record>>;
-        let recs: Vec<&[Record]> = match &mut records {
-            Records::Borrowed(r) => r[first..end].iter().map(|v| v.as_slice()).collect(),
+        let taken: Vec<RecordList>;
+        let recs: Vec<&RecordList> = match &mut records {
+            Records::Borrowed(r) => r[first..end].iter().collect(),
             Records::Owned(r) => {
                 taken = r[first..end].iter_mut().map(std::mem::take).collect();
-                taken.iter().map(|v| v.as_slice()).collect()
+                taken.iter().collect()
             }
         };
         let passes: Vec<LocPass> = (first..end)

@@ -23,7 +23,7 @@ use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
 use crate::matching::{self, PartnerAt, Point, Problem, ProblemKind, Sync};
 use crate::replay::{describe_cycle, Engine, Head};
-use crate::scan::{self, Record, Scan};
+use crate::scan::{self, RecordList, Scan};
 use crate::{Error, Result};
 use spoor_format::binary::{flags, Form};
 use spoor_format::mem::prefetch;
@@ -536,7 +536,7 @@ fn split(events: Vec<Event>, slot: &mut [u32]) -> Piece {
 fn replay_stream<F>(
     input: &Input,
     scan: &Scan,
-    records: Vec<Vec<Record>>,
+    records: Vec<RecordList>,
     pool: &Pool,
     sink: &mut F,
 ) -> Result<(OrderSummary, Option<Stuck>)>

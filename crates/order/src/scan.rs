@@ -7,6 +7,7 @@ use crate::describe;
 use crate::input::Input;
 use crate::{Error, Result};
 use rayon::prelude::*;
+use spoor_format::varint::{put_i64, put_u64, unzigzag, zigzag};
 use spoor_model::{CollOp, CommId, Definitions, EventRef, Kind, LocId};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -243,6 +244,190 @@ impl Packed {
     }
 }
 
+/// One location's records in order, delta and varint coded: a few bytes each where a
+/// [`Record`] takes 48, and a trace keeps one for nearly half its events until matching
+/// has read them. Read in order only ([`RecordList::iter`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordList {
+    bytes: Vec<u8>,
+    len: usize,
+    /// The last record's index and wall time: the next one's are kept as differences.
+    last: (u64, i64),
+}
+
+impl RecordList {
+    pub fn push(&mut self, r: Record) {
+        let out = &mut self.bytes;
+        put_u64(out, r.index.wrapping_sub(self.last.0));
+        put_i64(out, r.wall.wrapping_sub(self.last.1));
+        self.last = (r.index, r.wall);
+        self.len += 1;
+        let opt = |v: Option<u32>| v.map_or(0, |x| u64::from(x) + 1);
+        let (code, fields): (u8, [Option<u64>; 5]) = match r.rec() {
+            Rec::Send { to, comm, tag, bytes, request } => {
+                (0, [Some(to.into()), Some(comm.into()), Some(tag.into()), Some(bytes), request])
+            }
+            Rec::SendDone { request } => (1, [Some(request), None, None, None, None]),
+            Rec::RecvPost { from, comm, tag, request } => {
+                (2, [Some(opt(from)), Some(comm.into()), Some(opt(tag)), request, None])
+            }
+            Rec::RecvDone { from, comm, tag, bytes, request } => {
+                (3, [Some(from.into()), Some(comm.into()), Some(tag.into()), Some(bytes), request])
+            }
+            Rec::CollBegin { op, comm } => (4, [Some(op.code().into()), Some(comm.into()), None, None, None]),
+            Rec::CollEnd { op, comm, root } => {
+                (5, [Some(op.code().into()), Some(comm.into()), Some(opt(root)), None, None])
+            }
+            Rec::LockRequest { lock } => (6, [Some(lock), None, None, None, None]),
+            Rec::LockAcquire { lock } => (7, [Some(lock), None, None, None, None]),
+            Rec::LockRelease { lock } => (8, [Some(lock), None, None, None, None]),
+            Rec::Spawn { parent } => (9, [Some(parent.into()), None, None, None, None]),
+            Rec::Offset { reference, offset, error } => {
+                (10, [Some(reference.into()), Some(zigzag(offset)), Some(error), None, None])
+            }
+        };
+        // A request, when a record has one, is its last field: the high bit of the code
+        // says it is there.
+        let request = matches!(
+            r.rec(),
+            Rec::Send { request: Some(_), .. }
+                | Rec::RecvPost { request: Some(_), .. }
+                | Rec::RecvDone { request: Some(_), .. }
+        );
+        out.push(code | if request { 0x80 } else { 0 });
+        for v in fields.into_iter().flatten() {
+            put_u64(out, v);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Lets go of the room the list grew into.
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+    }
+
+    pub fn iter(&self) -> RecordIter<'_> {
+        RecordIter { bytes: &self.bytes, at: 0, left: self.len, last: (0, 0) }
+    }
+}
+
+impl FromIterator<Record> for RecordList {
+    fn from_iter<I: IntoIterator<Item = Record>>(iter: I) -> RecordList {
+        let mut l = RecordList::default();
+        for r in iter {
+            l.push(r);
+        }
+        l
+    }
+}
+
+impl<'a> IntoIterator for &'a RecordList {
+    type Item = Record;
+    type IntoIter = RecordIter<'a>;
+    fn into_iter(self) -> RecordIter<'a> {
+        self.iter()
+    }
+}
+
+/// The records of a [`RecordList`], in order.
+pub struct RecordIter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    left: usize,
+    last: (u64, i64),
+}
+
+impl RecordIter<'_> {
+    /// The next varint (the list wrote it, so it is whole; past the end reads as 0).
+    #[inline]
+    fn u64(&mut self) -> u64 {
+        let (mut v, mut shift) = (0u64, 0u32);
+        while let Some(&b) = self.bytes.get(self.at) {
+            self.at += 1;
+            v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    #[inline]
+    fn u32(&mut self) -> u32 {
+        self.u64() as u32
+    }
+
+    /// An optional id, kept as its value plus one (0: none).
+    #[inline]
+    fn opt(&mut self) -> Option<u32> {
+        self.u64().checked_sub(1).map(|v| v as u32)
+    }
+}
+
+impl Iterator for RecordIter<'_> {
+    type Item = Record;
+
+    #[inline]
+    fn next(&mut self) -> Option<Record> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let index = self.last.0.wrapping_add(self.u64());
+        let wall = self.last.1.wrapping_add(unzigzag(self.u64()));
+        self.last = (index, wall);
+        let head = self.bytes.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        let has_request = head & 0x80 != 0;
+        let rec = match head & 0x7f {
+            0 => {
+                let (to, comm, tag, bytes) = (self.u32(), self.u32(), self.u32(), self.u64());
+                Rec::Send { to, comm, tag, bytes, request: has_request.then(|| self.u64()) }
+            }
+            1 => Rec::SendDone { request: self.u64() },
+            2 => {
+                let (from, comm, tag) = (self.opt(), self.u32(), self.opt());
+                Rec::RecvPost { from, comm, tag, request: has_request.then(|| self.u64()) }
+            }
+            3 => {
+                let (from, comm, tag, bytes) = (self.u32(), self.u32(), self.u32(), self.u64());
+                Rec::RecvDone { from, comm, tag, bytes, request: has_request.then(|| self.u64()) }
+            }
+            4 => {
+                let op = CollOp::from_code(self.u64() as u8).unwrap_or(CollOp::Other);
+                Rec::CollBegin { op, comm: self.u32() }
+            }
+            5 => {
+                let op = CollOp::from_code(self.u64() as u8).unwrap_or(CollOp::Other);
+                let comm = self.u32();
+                Rec::CollEnd { op, comm, root: self.opt() }
+            }
+            6 => Rec::LockRequest { lock: self.u64() },
+            7 => Rec::LockAcquire { lock: self.u64() },
+            8 => Rec::LockRelease { lock: self.u64() },
+            9 => Rec::Spawn { parent: self.u32() },
+            _ => {
+                let reference = self.u32();
+                let offset = unzigzag(self.u64());
+                Rec::Offset { reference, offset, error: self.u64() }
+            }
+        };
+        Some(Record::new(index, wall, rec))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
 /// What the first pass learned.
 #[derive(Clone, Debug, Default)]
 pub struct Scan {
@@ -255,7 +440,7 @@ pub struct Scan {
     /// Events per location.
     pub counts: Vec<u64>,
     /// Per location, its synchronization events in order.
-    pub records: Vec<Vec<Record>>,
+    pub records: Vec<RecordList>,
     /// Per location, the wall time of every event (empty unless asked for).
     pub walls: Vec<Vec<i64>>,
     /// Per location, its first, last, smallest and largest wall time (`None`: no events).
@@ -401,7 +586,7 @@ pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedbac
         return Err(Error::input(&name, format!("events of location {loc}, which is not defined")));
     }
     g.counts.resize(n, 0);
-    g.records.resize_with(n, Vec::new);
+    g.records.resize_with(n, RecordList::default);
     g.ranges.resize(n, None);
     if walls {
         g.walls.resize_with(n, Vec::new);
@@ -426,7 +611,7 @@ pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedbac
 #[derive(Default)]
 struct Gathered {
     counts: Vec<u64>,
-    records: Vec<Vec<Record>>,
+    records: Vec<RecordList>,
     walls: Vec<Vec<i64>>,
     ranges: Vec<Option<WallRange>>,
     /// Per slot of the part at hand, its location and the index of its first event.
@@ -445,7 +630,7 @@ impl Gathered {
             let l = loc as usize;
             if l >= self.counts.len() {
                 self.counts.resize(l + 1, 0);
-                self.records.resize_with(l + 1, Vec::new);
+                self.records.resize_with(l + 1, RecordList::default);
                 self.ranges.resize(l + 1, None);
                 if walls {
                     self.walls.resize_with(l + 1, Vec::new);
@@ -461,7 +646,9 @@ impl Gathered {
         if let [(l, base)] = self.base[..] {
             // One location (every block of a 1.1 trace): its records in order.
             let out = &mut self.records[l];
-            out.extend(part.recs.iter().map(|&(_, pos, wall, rec)| Record::new(base + pos, wall, rec)));
+            for &(_, pos, wall, rec) in &part.recs {
+                out.push(Record::new(base + pos, wall, rec));
+            }
         } else {
             for &(slot, pos, wall, rec) in &part.recs {
                 let (l, base) = self.base[slot as usize];
@@ -498,7 +685,7 @@ fn validate(s: &Scan) -> Result<()> {
         .unwrap_or(Ok(()))
 }
 
-fn validate_location(s: &Scan, loc: usize, recs: &[Record]) -> Result<()> {
+fn validate_location(s: &Scan, loc: usize, recs: &RecordList) -> Result<()> {
     let locs = s.defs.locations.len();
     let comms = s.defs.comms.len();
     {
@@ -600,7 +787,8 @@ mod tests {
                     let s = scan(input, with_walls).unwrap();
                     let what = format!("{workload:?}, input {i}, walls {with_walls}");
                     assert_eq!(s.counts, counts, "{what}");
-                    assert_eq!(s.records, records, "{what}");
+                    let read: Vec<Vec<Record>> = s.records.iter().map(|l| l.iter().collect()).collect();
+                    assert_eq!(read, records, "{what}");
                     assert_eq!(s.ranges, ranges, "{what}");
                     assert_eq!(s.walls, if with_walls { walls.clone() } else { Vec::new() }, "{what}");
                 }
@@ -639,6 +827,21 @@ mod tests {
             let r = Record::new(i as u64, -(i as i64), rec);
             assert_eq!((r.index, r.wall, r.rec()), (i as u64, -(i as i64), rec));
         }
+        // In a list, each read back after the one before, whatever the jumps between
+        // their indices and times (times may go back).
+        let walls = [0, i64::MAX, i64::MIN, -1, 1, i64::MIN, 5, i64::MAX];
+        let made: Vec<Record> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, &rec)| {
+                let index = if i % 3 == 2 { u64::MAX - i as u64 } else { (i as u64) << (i % 40) };
+                Record::new(index, walls[i % walls.len()], rec)
+            })
+            .collect();
+        let list: RecordList = made.iter().copied().collect();
+        assert_eq!(list.len(), made.len());
+        assert_eq!(list.iter().collect::<Vec<_>>(), made);
+        assert!(RecordList::default().iter().next().is_none());
     }
 
     /// A location of more events than matching can index is refused, naming it; one of
@@ -648,7 +851,7 @@ mod tests {
         let spec = Spec { procs: 2, ..Spec::new(Workload::Stencil) };
         let limit = crate::matching::MAX_EVENTS_PER_LOCATION;
         let mut s = Scan { name: "t".into(), defs: spoor_synth::definitions(&spec), ..Scan::default() };
-        s.records = vec![Vec::new(); 2];
+        s.records = vec![RecordList::default(); 2];
         s.counts = vec![3, limit];
         assert!(validate(&s).is_ok());
         s.counts = vec![3, limit + 1];

@@ -7,7 +7,7 @@ use spoor_format::{ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_model::{CollOp, Definitions, Event, EventRef, Kind, LocId};
 use spoor_order::align::{self, AlignOptions, Method};
 use spoor_order::order::{self, OrderOptions};
-use spoor_order::scan::{Rec, Record};
+use spoor_order::scan::{Rec, Record, RecordList};
 use spoor_order::{matching, Input};
 use std::collections::{BTreeMap, HashMap};
 
@@ -267,8 +267,8 @@ fn unreceived(run: &Run) -> Vec<EventRef> {
     v
 }
 
-fn records(run: &Run) -> Vec<Vec<Record>> {
-    let mut recs = vec![Vec::new(); run.defs.locations.len()];
+fn records(run: &Run) -> Vec<RecordList> {
+    let mut recs = vec![RecordList::default(); run.defs.locations.len()];
     let mut count = vec![0u64; run.defs.locations.len()];
     for e in &run.events {
         let l = e.loc as usize;
