@@ -364,62 +364,46 @@ struct Ev {
     wall: i64,
 }
 
-/// A send filed under its channel: what matching needs of it, in 32 bytes (matching
-/// holds one for every message, and its receive's [`RecvItem`] beside it).
-struct SendItem {
+/// A message event filed under its channel: what matching needs of it, in 32 bytes
+/// (matching holds one for every send and one for every receive).
+struct Filed {
     index: u64,
     wall: i64,
     bytes: u64,
     loc: LocId,
-    /// An `isend` (else a blocking `send`).
-    isend: bool,
+    /// Of a non-blocking call (`isend`, `irecv_complete`).
+    nonblocking: bool,
 }
 
-impl SendItem {
-    fn new(ev: Ev, bytes: u64, isend: bool) -> SendItem {
-        SendItem { index: ev.at.index, wall: ev.wall, bytes, loc: ev.at.loc, isend }
+impl Filed {
+    fn new(ev: Ev, bytes: u64, nonblocking: bool) -> Filed {
+        Filed { index: ev.at.index, wall: ev.wall, bytes, loc: ev.at.loc, nonblocking }
     }
 
     fn ev(&self) -> Ev {
         Ev { at: EventRef { loc: self.loc, index: self.index }, wall: self.wall }
     }
+}
 
+/// A send filed under its channel.
+struct SendItem(Filed);
+
+impl SendItem {
     fn kind(&self) -> &'static str {
-        if self.isend {
-            "isend"
-        } else {
-            "send"
-        }
+        ["send", "isend"][usize::from(self.0.nonblocking)]
     }
 }
 
-/// A receive's completion filed under its channel (40 bytes).
+/// A receive's completion filed under its channel, with its posting's place.
 struct RecvItem {
     /// Position in the receiver's posting order.
     key: u64,
-    index: u64,
-    wall: i64,
-    bytes: u64,
-    loc: LocId,
-    /// An `irecv_complete` (else a blocking `recv_end`).
-    irecv: bool,
+    filed: Filed,
 }
 
 impl RecvItem {
-    fn new(key: u64, ev: Ev, bytes: u64, irecv: bool) -> RecvItem {
-        RecvItem { key, index: ev.at.index, wall: ev.wall, bytes, loc: ev.at.loc, irecv }
-    }
-
-    fn ev(&self) -> Ev {
-        Ev { at: EventRef { loc: self.loc, index: self.index }, wall: self.wall }
-    }
-
     fn kind(&self) -> &'static str {
-        if self.irecv {
-            "irecv_complete"
-        } else {
-            "recv_end"
-        }
+        ["recv_end", "irecv_complete"][usize::from(self.filed.nonblocking)]
     }
 }
 
@@ -677,7 +661,7 @@ impl LocPass<'_> {
 
     fn send(&mut self, open: &mut InFlight, ev: Ev, key: ChannelKey, bytes: u64, request: Option<u64>) {
         let b = self;
-        b.sends.push((key, SendItem::new(ev, bytes, request.is_some())));
+        b.sends.push((key, SendItem(Filed::new(ev, bytes, request.is_some()))));
         if let Some(q) = request {
             if let Some(old) = open.isends.insert(q, ev) {
                 b.problem(
@@ -736,7 +720,7 @@ impl LocPass<'_> {
             }
             None => index,
         };
-        b.recvs.push((key, RecvItem::new(order, ev, bytes, request.is_some())));
+        b.recvs.push((key, RecvItem { key: order, filed: Filed::new(ev, bytes, request.is_some()) }));
     }
 
     fn coll_end(&mut self, open: &mut InFlight, ev: Ev, op: CollOp, comm: CommId, root: Option<LocId>) {
@@ -812,8 +796,8 @@ impl LocPass<'_> {
         // posting order (usually already theirs: keys are unique, so unstable is exact).
         (b.send_items, b.send_runs) = by_channel(std::mem::take(&mut b.sends), |_| {});
         (b.recv_items, b.recv_runs) = by_channel(std::mem::take(&mut b.recvs), |rs| {
-            if !rs.is_sorted_by_key(|r| (r.key, r.index)) {
-                rs.sort_unstable_by_key(|r| (r.key, r.index));
+            if !rs.is_sorted_by_key(|r| (r.key, r.filed.index)) {
+                rs.sort_unstable_by_key(|r| (r.key, r.filed.index));
             }
         });
     }
@@ -1071,7 +1055,8 @@ fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointTo
         let recvs = rs.map_or(&empty_recvs[..], |(l, a, z)| &g.recvs_of[l][a..z]);
         let matched = sends.len().min(recvs.len());
         message_count += matched;
-        for (s, r) in sends.iter().zip(recvs) {
+        for (s_item, r_item) in sends.iter().zip(recvs) {
+            let (s, r) = (&s_item.0, &r_item.filed);
             late_messages += u64::from(r.wall < s.wall);
             if want_messages {
                 messages.push(Message {
@@ -1090,12 +1075,12 @@ fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointTo
                 b.problem(
                     ProblemKind::SizeMismatch,
                     r.ev(),
-                    r.kind(),
+                    r_item.kind(),
                     Some(s.ev().at),
                     format!(
                         "receives {} bytes, but {} sent {} bytes",
                         r.bytes,
-                        describe::event(defs, s.ev().at, s.kind(), s.wall),
+                        describe::event(defs, s.ev().at, s_item.kind(), s.wall),
                         s.bytes
                     ),
                 );
@@ -1110,12 +1095,13 @@ fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointTo
             )
         };
         for s in &sends[matched..] {
-            let detail = format!("no receive matches this message {} ({} bytes)", chan(b), s.bytes);
-            b.problem(ProblemKind::UnmatchedSend, s.ev(), s.kind(), None, detail);
+            let detail = format!("no receive matches this message {} ({} bytes)", chan(b), s.0.bytes);
+            b.problem(ProblemKind::UnmatchedSend, s.0.ev(), s.kind(), None, detail);
         }
         for r in &recvs[matched..] {
-            let detail = format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.bytes);
-            b.problem(ProblemKind::UnmatchedRecv, r.ev(), r.kind(), None, detail);
+            let detail =
+                format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.filed.bytes);
+            b.problem(ProblemKind::UnmatchedRecv, r.filed.ev(), r.kind(), None, detail);
         }
     }
 
