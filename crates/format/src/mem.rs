@@ -20,6 +20,19 @@ pub fn keep_freed_memory() {
     }
 }
 
+/// Gives the pages of freed memory back to the kernel. glibc keeps what a thread frees
+/// for that thread's arena, so memory one phase let go on its worker threads does not
+/// serve the next phase's, which then takes fresh pages beside it: a stage whose peak
+/// is two such phases in turn (spoor-order's matching, then its replay) returns the
+/// first's before the second grows. Elsewhere a no-op.
+pub fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of glibc's arenas to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Asks the kernel to back the capacity of `v`, when it is large (at least 8 MiB) and
 /// not yet touched, with transparent huge pages: faulting in (and zeroing) a gigabyte
 /// of fresh 4 KiB pages costs the kernel hundreds of thousands of faults, with 2 MiB

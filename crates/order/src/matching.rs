@@ -951,8 +951,15 @@ fn match_all(
         points: vec![Vec::new(); n],
         problems: Vec::new(),
     };
+    let owned = matches!(records, Records::Owned(_));
     let g = gather(&mut b, records, n);
-    let p2p = point_to_point(&mut b, &g, want_messages);
+    if owned {
+        // The records are let go: their pages back before the messages' partners and
+        // points are written.
+        spoor_format::mem::return_freed_memory();
+    }
+    let mut g = g;
+    let p2p = point_to_point(&mut b, &mut g, want_messages);
     let instances = collectives(&mut b, g.coll, n);
     let handoffs = lock_handoffs(&mut b, g.locks);
     // Per location, in parallel (each sort on its own: the result does not depend on threads).
@@ -1043,14 +1050,25 @@ fn gather(b: &mut Builder, mut records: Records, n: usize) -> Gathered {
 }
 
 /// Point to point: the k-th send of a channel goes to its k-th receive.
-fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointToPoint {
+/// Each location's filed sends and receives are let go once its last channel is matched
+/// (the channels come sorted by sender), their pages given back a batch at a time: the
+/// partners and points the messages add then take their place rather than the room
+/// beside them.
+fn point_to_point(b: &mut Builder, g: &mut Gathered, want_messages: bool) -> PointToPoint {
+    const RETURN_BYTES: usize = 64 << 20;
     let defs = b.defs;
     let mut messages = Vec::new();
     let mut message_count = 0;
     let mut late_messages = 0;
     let empty_sends: [SendItem; 0] = [];
     let empty_recvs: [RecvItem; 0] = [];
-    for &((from, to, comm, tag), (ss, rs)) in &g.channels {
+    let mut recv_channels_left = vec![0u32; g.recvs_of.len()];
+    for (l, _, _) in g.channels.iter().filter_map(|c| c.1 .1) {
+        recv_channels_left[l] += 1;
+    }
+    let mut freed = 0;
+    for k in 0..g.channels.len() {
+        let ((from, to, comm, tag), (ss, rs)) = g.channels[k];
         let sends = ss.map_or(&empty_sends[..], |(l, a, z)| &g.sends_of[l][a..z]);
         let recvs = rs.map_or(&empty_recvs[..], |(l, a, z)| &g.recvs_of[l][a..z]);
         let matched = sends.len().min(recvs.len());
@@ -1102,6 +1120,23 @@ fn point_to_point(b: &mut Builder, g: &Gathered, want_messages: bool) -> PointTo
             let detail =
                 format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.filed.bytes);
             b.problem(ProblemKind::UnmatchedRecv, r.filed.ev(), r.kind(), None, detail);
+        }
+        if let Some((l, _, _)) = ss {
+            // A location's sends are its own channels': keyed by it as their sender.
+            debug_assert_eq!(l, from as usize);
+            if g.channels.get(k + 1).is_none_or(|c| c.0 .0 != from) {
+                freed += std::mem::take(&mut g.sends_of[l]).capacity() * std::mem::size_of::<SendItem>();
+            }
+        }
+        if let Some((l, _, _)) = rs {
+            recv_channels_left[l] -= 1;
+            if recv_channels_left[l] == 0 {
+                freed += std::mem::take(&mut g.recvs_of[l]).capacity() * std::mem::size_of::<RecvItem>();
+            }
+        }
+        if freed >= RETURN_BYTES {
+            spoor_format::mem::return_freed_memory();
+            freed = 0;
         }
     }
 
