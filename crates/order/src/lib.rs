@@ -11,6 +11,7 @@
 //! trace, matching under MPI's rules, and replay in causal order.
 
 pub mod align;
+pub mod coded;
 pub mod describe;
 mod encode;
 mod error;

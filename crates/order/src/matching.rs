@@ -15,6 +15,7 @@
 //! * spawns: a `process_begin` or `thread_begin` with a parent follows the parent's
 //!   last event at or before it (resolved while replaying, see `replay`).
 
+use crate::coded::Coded;
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
 use crate::scan::{Rec, Record, RecordList};
@@ -328,11 +329,11 @@ pub struct Sync {
     pub instances: Vec<Instance>,
     pub handoffs: Vec<Handoff>,
     pub spawns: Vec<Spawn>,
-    /// Per location, the fixed partners sorted by event index (collective ends and
-    /// spawns get theirs while replaying).
-    pub partners: Vec<Vec<PartnerAt>>,
-    /// Per location, the points sorted by event index.
-    pub points: Vec<Vec<PointAt>>,
+    /// Per location, the fixed partners by event index (collective ends and spawns get
+    /// theirs while replaying).
+    pub partners: Vec<Coded<EventRef>>,
+    /// Per location, the points by event index.
+    pub points: Vec<Coded<Point>>,
     /// Sorted by location, index and kind.
     pub problems: Vec<Problem>,
 }
@@ -963,14 +964,22 @@ fn match_all(
     let instances = collectives(&mut b, g.coll, n);
     let handoffs = lock_handoffs(&mut b, g.locks);
     // Per location, in parallel (each sort on its own: the result does not depend on threads).
-    b.partners.par_iter_mut().for_each(|v| {
-        v.sort_by_key(PartnerAt::index);
-        v.shrink_to_fit();
-    });
-    b.points.par_iter_mut().for_each(|v| {
-        v.sort_by_key(PointAt::index);
-        v.shrink_to_fit();
-    });
+    // Each location's sorted and coded, its vector let go as soon as it is.
+    let partners: Vec<Coded<EventRef>> = std::mem::take(&mut b.partners)
+        .into_par_iter()
+        .map(|mut v| {
+            v.sort_by_key(PartnerAt::index);
+            Coded::from_sorted(v.iter().map(|p| (p.index(), p.partner())))
+        })
+        .collect();
+    let points: Vec<Coded<Point>> = std::mem::take(&mut b.points)
+        .into_par_iter()
+        .map(|mut v| {
+            v.sort_by_key(PointAt::index);
+            Coded::from_sorted(v.iter().map(|p| (p.index(), p.point())))
+        })
+        .collect();
+    spoor_format::mem::return_freed_memory();
     b.problems.sort_by_key(|x| (x.at, x.kind));
     Sync {
         messages: p2p.messages,
@@ -979,8 +988,8 @@ fn match_all(
         instances,
         handoffs,
         spawns: g.spawns,
-        partners: b.partners,
-        points: b.points,
+        partners,
+        points,
         problems: b.problems,
     }
 }

@@ -19,9 +19,10 @@
 //! next event is still the earliest and waits for nothing: the heap's top key (wall and
 //! location in one integer) is replaced, with no engine check.
 
+use crate::coded::Coded;
 use crate::encode::{MultiBlock, OutEvent};
 use crate::input::Input;
-use crate::matching::{self, PartnerAt, Point, Problem, ProblemKind, Sync};
+use crate::matching::{self, Point, Problem, ProblemKind, Sync};
 use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, RecordList, Scan};
 use crate::{Error, Result};
@@ -723,19 +724,25 @@ fn requeue(
     true
 }
 
+/// A queue's place in its fixed partners before the first is looked for.
+const NOT_STARTED: usize = usize::MAX;
+
 /// The fixed partner of event `idx`, if it has one, moving a location's place in its
 /// `fixed` partners (`at`, and `index`, the event index there) past it.
 #[inline(always)]
-fn fixed_partner(at: &mut usize, index: &mut u64, fixed: &[PartnerAt], idx: u64) -> Option<EventRef> {
-    let mut partner = None;
-    while *at < fixed.len() && fixed[*at].index() <= idx {
-        if fixed[*at].index() == idx {
-            partner = Some(fixed[*at].partner());
-        }
-        *at += 1;
+fn fixed_partner(at: &mut usize, index: &mut u64, fixed: &Coded<EventRef>, idx: u64) -> Option<EventRef> {
+    if *at == NOT_STARTED {
+        (*at, *index) = fixed.first();
     }
-    *index = fixed.get(*at).map_or(u64::MAX, PartnerAt::index);
-    prefetch(fixed.as_ptr().wrapping_add(*at + 1));
+    let mut partner = None;
+    while *index <= idx {
+        let (p, end) = fixed.get(*at, *index);
+        if *index == idx {
+            partner = Some(p);
+        }
+        (*at, *index) = fixed.after(end, *index);
+    }
+    prefetch(fixed.bytes_at(*at + 64));
     partner
 }
 
@@ -794,7 +801,8 @@ struct Queue {
     pos: u32,
     tag: (u64, u32),
     lamport: i64,
-    /// Its next entry in `Sync::partners` and that entry's event index (`u64::MAX`: none).
+    /// Its next entry in `Sync::partners`: where it is (`NOT_STARTED` before the first is
+    /// looked for) and its event index (`u64::MAX`: none).
     partner_at: usize,
     partner_index: u64,
     /// Ready and in the heap.
@@ -808,7 +816,7 @@ impl Default for Queue {
             pos: 0,
             tag: (u64::MAX, 0),
             lamport: 0,
-            partner_at: 0,
+            partner_at: NOT_STARTED,
             partner_index: 0,
             in_heap: false,
         }

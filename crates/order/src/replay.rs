@@ -5,9 +5,10 @@
 //! corrected time for the controlled logical clock of spoor-align). The drivers pick
 //! which ready location goes next.
 
+use crate::coded::Coded;
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
-use crate::matching::{Point, PointAt, Shape, Sync};
+use crate::matching::{Point, Shape, Sync};
 use spoor_format::mem::prefetch;
 use spoor_model::{Definitions, EventRef, LocId};
 
@@ -92,7 +93,8 @@ struct InstState {
 struct LocState {
     /// The index of its next event.
     next: u64,
-    /// Its next entry in `Sync::points`, and that entry's event index (`u64::MAX`: none).
+    /// Its next entry in `Sync::points`: where it is, and its event index (`u64::MAX`:
+    /// none).
     pt: usize,
     pt_index: u64,
     /// (index, wall, value) of its last replayed event.
@@ -116,12 +118,9 @@ impl<'s> Engine<'s> {
         Engine {
             sync,
             locs: (0..locations)
-                .map(|l| LocState {
-                    next: 0,
-                    pt: 0,
-                    pt_index: Self::index_of(sync, l, 0),
-                    last: None,
-                    forced: false,
+                .map(|l| {
+                    let (pt, pt_index) = sync.points.get(l).map_or((0, u64::MAX), Coded::first);
+                    LocState { next: 0, pt, pt_index, last: None, forced: false }
                 })
                 .collect(),
             src: HashMap::default(),
@@ -129,11 +128,6 @@ impl<'s> Engine<'s> {
             wait_ev: HashMap::default(),
             wait_parent: HashMap::default(),
         }
-    }
-
-    /// The event index of entry `pt` of location `l`'s points (`u64::MAX`: none).
-    fn index_of(sync: &Sync, l: usize, pt: usize) -> u64 {
-        sync.points.get(l).and_then(|v| v.get(pt)).map_or(u64::MAX, PointAt::index)
     }
 
     /// The index of the next event of `loc` to replay.
@@ -148,7 +142,7 @@ impl<'s> Engine<'s> {
         if s.pt_index != s.next {
             return None;
         }
-        Some(self.sync.points[l][s.pt].point())
+        Some(self.sync.points[l].get(s.pt, s.pt_index).0)
     }
 
     /// The part the next event of `loc` plays in synchronization, if any (then
@@ -318,7 +312,9 @@ impl<'s> Engine<'s> {
     fn emit_point(&mut self, loc: LocId, idx: u64, wall: i64, value: i64, woken: &mut Vec<LocId>) {
         let l = loc as usize;
         let at = EventRef { loc, index: idx };
-        match self.sync.points[l][self.locs[l].pt].point() {
+        let points = &self.sync.points[l];
+        let (point, end) = points.get(self.locs[l].pt, idx);
+        match point {
             Point::Source => {
                 self.src.insert(at, (wall, value));
                 if !self.wait_ev.is_empty() {
@@ -344,12 +340,10 @@ impl<'s> Engine<'s> {
             }
             Point::Spawn { .. } => {}
         }
-        let pt = self.locs[l].pt + 1;
+        let (pt, pt_index) = points.after(end, idx);
         self.locs[l].pt = pt;
-        self.locs[l].pt_index = Self::index_of(self.sync, l, pt);
-        if let Some(v) = self.sync.points.get(l) {
-            prefetch(v.as_ptr().wrapping_add(pt + 1));
-        }
+        self.locs[l].pt_index = pt_index;
+        prefetch(points.bytes_at(pt + 64));
     }
 
     fn begin(&mut self, inst: u32, member: u32, wall: i64, value: i64, woken: &mut Vec<LocId>) {

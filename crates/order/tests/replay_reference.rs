@@ -306,6 +306,7 @@ fn reference(input: &Input, block_events: usize) -> Reference {
     let mut in_heap = vec![false; n];
     let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| !queues[l as usize].is_empty()).collect();
     let mut partner_at = vec![0usize; n];
+    let fixed_of: Vec<Vec<(u64, EventRef)>> = sync.partners.iter().map(|p| p.iter().collect()).collect();
     let mut lamport = vec![0i64; n];
     let mut woken = Vec::new();
     let mut left = sc.total_events();
@@ -387,11 +388,11 @@ fn reference(input: &Input, block_events: usize) -> Reference {
         let inc = engine.incoming(loc);
         let clock = lamport[l].max(inc.map_or(0, |i| i.value)) + 1;
         lamport[l] = clock;
-        let fixed = &sync.partners[l];
+        let fixed = &fixed_of[l];
         let mut partner = None;
-        while partner_at[l] < fixed.len() && fixed[partner_at[l]].index() <= idx {
-            if fixed[partner_at[l]].index() == idx {
-                partner = Some(fixed[partner_at[l]].partner());
+        while partner_at[l] < fixed.len() && fixed[partner_at[l]].0 <= idx {
+            if fixed[partner_at[l]].0 == idx {
+                partner = Some(fixed[partner_at[l]].1);
             }
             partner_at[l] += 1;
         }
