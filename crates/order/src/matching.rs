@@ -141,13 +141,13 @@ pub struct Spawn {
 
 /// Event indices kept in 48 bits by [`PartnerAt`] and [`PointAt`]: a location of more
 /// events (2.8 * 10^14) is refused by the scan.
-pub const MAX_EVENTS_PER_LOCATION: u64 = 1 << 48;
+pub(crate) const MAX_EVENTS_PER_LOCATION: u64 = 1 << 48;
 
 /// A fixed partner as [`Sync::partners`] keeps it: an event's index and its partner, in
 /// 16 bytes rather than 24 (a trace holds one for nearly every message event, and
 /// matching keeps them all). Both indices are below [`MAX_EVENTS_PER_LOCATION`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PartnerAt([u32; 4]);
+pub(crate) struct PartnerAt([u32; 4]);
 
 impl PartnerAt {
     pub fn new(index: u64, partner: EventRef) -> PartnerAt {
@@ -171,7 +171,7 @@ impl PartnerAt {
 /// A [`Point`] as [`Sync::points`] keeps it: an event's index (below
 /// [`MAX_EVENTS_PER_LOCATION`]) and its point, in 20 bytes rather than 32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PointAt([u32; 5]);
+pub(crate) struct PointAt([u32; 5]);
 
 impl PointAt {
     pub fn new(index: u64, p: Point) -> PointAt {
