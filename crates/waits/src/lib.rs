@@ -310,6 +310,9 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let instances = d.take_instances();
+        // Each location's waits, let go on the fold's thread as they were moved: their
+        // pages back before the root causes take fresh ones.
+        spoor_format::mem::return_freed_memory();
         let callpaths = std::mem::take(&mut d.callpaths);
         let (causes, totals) = std::thread::scope(|scope| {
             let aside = scope.spawn(|| {
