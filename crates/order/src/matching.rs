@@ -15,7 +15,7 @@
 //! * spawns: a `process_begin` or `thread_begin` with a parent follows the parent's
 //!   last event at or before it (resolved while replaying, see `replay`).
 
-use crate::coded::Coded;
+use crate::coded::{Coded, Entry};
 use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
 use crate::scan::{Rec, Record, RecordList};
@@ -208,6 +208,48 @@ impl PointAt {
             _ => Point::Source,
         }
     }
+}
+
+/// An entry as matching builds it: its event's index, and what it holds there.
+trait Built {
+    type Value: Entry;
+    fn index(&self) -> u64;
+    fn value(&self) -> Self::Value;
+}
+
+impl Built for PartnerAt {
+    type Value = EventRef;
+    fn index(&self) -> u64 {
+        PartnerAt::index(self)
+    }
+    fn value(&self) -> EventRef {
+        self.partner()
+    }
+}
+
+impl Built for PointAt {
+    type Value = Point;
+    fn index(&self) -> u64 {
+        PointAt::index(self)
+    }
+    fn value(&self) -> Point {
+        self.point()
+    }
+}
+
+/// Each location's entries sorted by index and coded, in parallel (each on its own: the
+/// result does not depend on threads), its vector let go as soon as it is.
+fn coded<B: Built + Send>(lists: Vec<Vec<B>>) -> Vec<Coded<B::Value>>
+where
+    B::Value: Send,
+{
+    lists
+        .into_par_iter()
+        .map(|mut v| {
+            v.sort_by_key(B::index);
+            Coded::from_sorted(v.iter().map(|e| (e.index(), e.value())))
+        })
+        .collect()
 }
 
 /// The part an event plays in happened-before.
@@ -963,22 +1005,8 @@ fn match_all(
     let p2p = point_to_point(&mut b, &mut g, want_messages);
     let instances = collectives(&mut b, g.coll, n);
     let handoffs = lock_handoffs(&mut b, g.locks);
-    // Per location, in parallel (each sort on its own: the result does not depend on threads).
-    // Each location's sorted and coded, its vector let go as soon as it is.
-    let partners: Vec<Coded<EventRef>> = std::mem::take(&mut b.partners)
-        .into_par_iter()
-        .map(|mut v| {
-            v.sort_by_key(PartnerAt::index);
-            Coded::from_sorted(v.iter().map(|p| (p.index(), p.partner())))
-        })
-        .collect();
-    let points: Vec<Coded<Point>> = std::mem::take(&mut b.points)
-        .into_par_iter()
-        .map(|mut v| {
-            v.sort_by_key(PointAt::index);
-            Coded::from_sorted(v.iter().map(|p| (p.index(), p.point())))
-        })
-        .collect();
+    let partners = coded(std::mem::take(&mut b.partners));
+    let points = coded(std::mem::take(&mut b.points));
     spoor_format::mem::return_freed_memory();
     b.problems.sort_by_key(|x| (x.at, x.kind));
     Sync {
