@@ -155,17 +155,6 @@ impl PartnerAt {
         let high = |i: u64| (i >> 32) as u32 & 0xffff;
         PartnerAt([index as u32, high(index) | high(partner.index) << 16, partner.loc, partner.index as u32])
     }
-
-    /// The index of the event whose partner it is.
-    #[inline]
-    pub fn index(&self) -> u64 {
-        u64::from(self.0[0]) | u64::from(self.0[1] & 0xffff) << 32
-    }
-
-    #[inline]
-    pub fn partner(&self) -> EventRef {
-        EventRef { loc: self.0[2], index: u64::from(self.0[3]) | u64::from(self.0[1] >> 16) << 32 }
-    }
 }
 
 /// A [`Point`] as [`Sync::points`] keeps it: an event's index (below
@@ -187,15 +176,45 @@ impl PointAt {
         };
         PointAt([index as u32, (index >> 32) as u32 & 0xffff | tag << 16, a, b as u32, (b >> 32) as u32])
     }
+}
 
-    /// The index of the event whose point it is.
+/// An entry as matching builds it: its event's index, and what it holds there.
+trait Built {
+    type Value: Entry;
+    fn index(&self) -> u64;
+    fn value(&self) -> Self::Value;
+}
+
+/// The 48-bit event index both packed forms start with: a word, and 16 bits of the next.
+#[inline]
+fn index48(words: &[u32]) -> u64 {
+    u64::from(words[0]) | u64::from(words[1] & 0xffff) << 32
+}
+
+impl Built for PartnerAt {
+    type Value = EventRef;
+
     #[inline]
-    pub fn index(&self) -> u64 {
-        u64::from(self.0[0]) | u64::from(self.0[1] & 0xffff) << 32
+    fn index(&self) -> u64 {
+        index48(&self.0)
     }
 
     #[inline]
-    pub fn point(&self) -> Point {
+    fn value(&self) -> EventRef {
+        EventRef { loc: self.0[2], index: u64::from(self.0[3]) | u64::from(self.0[1] >> 16) << 32 }
+    }
+}
+
+impl Built for PointAt {
+    type Value = Point;
+
+    #[inline]
+    fn index(&self) -> u64 {
+        index48(&self.0)
+    }
+
+    #[inline]
+    fn value(&self) -> Point {
         let [_, w, a, lo, hi] = self.0;
         let b = u64::from(lo) | u64::from(hi) << 32;
         match w >> 16 {
@@ -207,33 +226,6 @@ impl PointAt {
             6 => Point::Spawn { parent: a },
             _ => Point::Source,
         }
-    }
-}
-
-/// An entry as matching builds it: its event's index, and what it holds there.
-trait Built {
-    type Value: Entry;
-    fn index(&self) -> u64;
-    fn value(&self) -> Self::Value;
-}
-
-impl Built for PartnerAt {
-    type Value = EventRef;
-    fn index(&self) -> u64 {
-        PartnerAt::index(self)
-    }
-    fn value(&self) -> EventRef {
-        self.partner()
-    }
-}
-
-impl Built for PointAt {
-    type Value = Point;
-    fn index(&self) -> u64 {
-        PointAt::index(self)
-    }
-    fn value(&self) -> Point {
-        self.point()
     }
 }
 
@@ -995,18 +987,21 @@ fn match_all(
         problems: Vec::new(),
     };
     let owned = matches!(records, Records::Owned(_));
-    let g = gather(&mut b, records, n);
+    let mut g = gather(&mut b, records, n);
     if owned {
         // The records are let go: their pages back before the messages' partners and
         // points are written.
         spoor_format::mem::return_freed_memory();
     }
-    let mut g = g;
     let p2p = point_to_point(&mut b, &mut g, want_messages);
     let instances = collectives(&mut b, g.coll, n);
     let handoffs = lock_handoffs(&mut b, g.locks);
+    let Gathered { spawns, sends_of, recvs_of, channels, .. } = g;
+    drop((sends_of, recvs_of, channels));
     let partners = coded(std::mem::take(&mut b.partners));
     let points = coded(std::mem::take(&mut b.points));
+    // What matching let go (its filed messages, the vectors its entries were built in)
+    // goes back before the replay's queues grow.
     spoor_format::mem::return_freed_memory();
     b.problems.sort_by_key(|x| (x.at, x.kind));
     Sync {
@@ -1015,7 +1010,7 @@ fn match_all(
         late_messages: p2p.late,
         instances,
         handoffs,
-        spawns: g.spawns,
+        spawns,
         partners,
         points,
         problems: b.problems,
@@ -1423,7 +1418,7 @@ mod tests {
                 for loc in [0, 7, LocId::MAX] {
                     let partner = EventRef { loc, index: other };
                     let p = PartnerAt::new(index, partner);
-                    assert_eq!((p.index(), p.partner()), (index, partner));
+                    assert_eq!((p.index(), p.value()), (index, partner));
                     let from = EventRef { loc, index: other.wrapping_mul(0x1_0001) | u64::MAX << 60 };
                     let (inst, member) = (loc, other as u32);
                     for point in [
@@ -1436,7 +1431,7 @@ mod tests {
                         Point::Spawn { parent: loc },
                     ] {
                         let at = PointAt::new(index, point);
-                        assert_eq!((at.index(), at.point()), (index, point));
+                        assert_eq!((at.index(), at.value()), (index, point));
                     }
                 }
             }

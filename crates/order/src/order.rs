@@ -559,9 +559,6 @@ where
         let mut st = Stream::new(&scan.counts, pool);
         st.fill(&rxs, &mut next_rx, name)?;
         let sync = matcher.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        // What matching filed by channel is let go: its pages go back before the replay's
-        // queues grow.
-        spoor_format::mem::return_freed_memory();
         let sync = &sync;
         let mut summary = OrderSummary::new(scan, sync);
         let mut engine = Engine::new(sync, n);

@@ -3,6 +3,7 @@
 //! offsets) as compact [`Record`]s, and optionally every event's wall time. Blocks are
 //! decoded in parallel; the result does not depend on the number of threads.
 
+use crate::coded::get_u64;
 use crate::describe;
 use crate::input::Input;
 use crate::{Error, Result};
@@ -263,13 +264,15 @@ impl RecordList {
         self.last = (r.index, r.wall);
         self.len += 1;
         let opt = |v: Option<u32>| v.map_or(0, |x| u64::from(x) + 1);
+        // The last of the fields is an optional request, which the code's high bit says
+        // is there.
         let (code, fields): (u8, [Option<u64>; 5]) = match r.rec() {
             Rec::Send { to, comm, tag, bytes, request } => {
                 (0, [Some(to.into()), Some(comm.into()), Some(tag.into()), Some(bytes), request])
             }
             Rec::SendDone { request } => (1, [Some(request), None, None, None, None]),
             Rec::RecvPost { from, comm, tag, request } => {
-                (2, [Some(opt(from)), Some(comm.into()), Some(opt(tag)), request, None])
+                (2, [Some(opt(from)), Some(comm.into()), Some(opt(tag)), None, request])
             }
             Rec::RecvDone { from, comm, tag, bytes, request } => {
                 (3, [Some(from.into()), Some(comm.into()), Some(tag.into()), Some(bytes), request])
@@ -286,15 +289,7 @@ impl RecordList {
                 (10, [Some(reference.into()), Some(zigzag(offset)), Some(error), None, None])
             }
         };
-        // A request, when a record has one, is its last field: the high bit of the code
-        // says it is there.
-        let request = matches!(
-            r.rec(),
-            Rec::Send { request: Some(_), .. }
-                | Rec::RecvPost { request: Some(_), .. }
-                | Rec::RecvDone { request: Some(_), .. }
-        );
-        out.push(code | if request { 0x80 } else { 0 });
+        out.push(code | if fields[4].is_some() { 0x80 } else { 0 });
         for v in fields.into_iter().flatten() {
             put_u64(out, v);
         }
@@ -348,16 +343,7 @@ impl RecordIter<'_> {
     /// The next varint (the list wrote it, so it is whole; past the end reads as 0).
     #[inline]
     fn u64(&mut self) -> u64 {
-        let (mut v, mut shift) = (0u64, 0u32);
-        while let Some(&b) = self.bytes.get(self.at) {
-            self.at += 1;
-            v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-        }
-        v
+        get_u64(self.bytes, &mut self.at)
     }
 
     #[inline]
