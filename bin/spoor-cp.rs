@@ -39,12 +39,28 @@ fn main() {
         let levels = levels(&args.profile)?;
         let mode = args.weight;
         let console = Console::new("spoor-cp", args.quiet);
-        let (pag, made) = spoor_graph::file::load_with_distances(
-            &args.input,
-            mode,
-            args.net.as_deref().map(|t| (t, args.local)),
-            &console,
-        )?;
+        // The global path of a trace file, without a table, zeroing or near paths, is
+        // found without keeping the graph.
+        let plain = args.net.is_none()
+            && matches!(args.scope, ScopeArg::Global)
+            && args.app.is_none()
+            && args.phase.is_none()
+            && args.window.is_none()
+            && !args.zeroing
+            && args.near.is_none();
+        let streamed = match plain {
+            true => spoor_graph::streamed::critical_path(&args.input, mode, &console)?,
+            false => None,
+        };
+        let (pag, made) = match streamed {
+            Some((pag, made)) => (pag, Some(made)),
+            None => spoor_graph::file::load_with_distances(
+                &args.input,
+                mode,
+                args.net.as_deref().map(|t| (t, args.local)),
+                &console,
+            )?,
+        };
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,
             (ScopeArg::Global, Some(_)) => return Err(usage("--app needs --scope intra or inter")),

@@ -295,6 +295,42 @@ fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
     }
 }
 
+#[test]
+fn a_trace_file_gives_the_report_of_its_whole_graph() {
+    // A trace file's global path is found in two passes without the graph; a PAG file
+    // is the whole graph. Their reports agree but for the input's name.
+    let Some(data) = data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let traces = [
+        "otf2/casita-10_scorep_mpi_tags/traces.otf2",
+        "otf2/casita-4_mpi_ls_barr/traces.otf2",
+        "otf2/pipit-ping-pong/traces.otf2",
+        "paraver/pypop-epoch-2proc/epoch_2proc.prv.gz",
+    ];
+    for (k, t) in traces.iter().enumerate() {
+        let imported = ok("import", &["-q", data.join(t).to_str().unwrap()], b"");
+        let ordered = ok("order", &["-q"], &ok("align", &["-q"], &imported));
+        let trace = dir.path().join(format!("{k}.spoor"));
+        std::fs::write(&trace, &ordered).unwrap();
+        let trace = trace.to_str().unwrap();
+        for weight in ["wall", "cpu"] {
+            let pag = dir.path().join(format!("{k}-{weight}.pag"));
+            let pag = pag.to_str().unwrap();
+            ok("pag", &["-q", "--weight", weight, trace, "-o", pag], b"");
+            let args = ["-q", "--weight", weight, "--profile", "all", "--path", "-f", "json"];
+            let report = |input: &str| {
+                let mut v: serde_json::Value =
+                    serde_json::from_slice(&ok("cp", &[&args[..], &[input]].concat(), b"")).unwrap();
+                v.as_object_mut().unwrap().remove("input");
+                v
+            };
+            let streamed = report(trace);
+            assert_eq!(streamed, report(pag), "{t} ({weight})");
+            assert!(streamed["path"].as_array().is_some_and(|p| !p.is_empty()), "{t}");
+        }
+    }
+}
+
 /// Runs `cmd` (a shell command line) with a terminal as its standard error, through
 /// util-linux's `script`; returns what the terminal showed.
 fn on_a_terminal(cmd: &str) -> String {

@@ -13,6 +13,7 @@ use crate::cp::{CpOptions, Distances, Scope, NEG};
 use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
+use crate::streamed::{Gather, Winners};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::kind::{
     COLL_BEGIN, COLL_END, ENTER, IRECV_COMPLETE, IRECV_REQUEST, ISEND, LEAVE, LOCK_ACQUIRE, LOCK_RELEASE,
@@ -358,6 +359,30 @@ struct Builder<'a> {
     blocked_cpu: Vec<i64>,
     /// Receives from any source (CPU mode).
     wildcards: u64,
+    /// Remote arcs made (without the graph kept, their numbers).
+    arcs_made: u64,
+    /// What a build that keeps no graph keeps of its critical path.
+    sieve: Sieve,
+}
+
+/// What a build that keeps no graph keeps of its critical path (`streamed`).
+pub(crate) enum Sieve {
+    Nothing,
+    /// Every node won by a remote arc.
+    Winners(Winners),
+    /// The path's nodes and arcs.
+    Path(Gather),
+}
+
+impl Sieve {
+    /// What the progress line counts.
+    fn unit(&self) -> &'static str {
+        match self {
+            Sieve::Nothing => "critical paths: events",
+            Sieve::Winners(_) => "critical path: events",
+            Sieve::Path(_) => "the critical path's events",
+        }
+    }
 }
 
 /// Longest distances of the global scope (no window, no zeroing), made while building:
@@ -400,7 +425,7 @@ pub fn lengths_only(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<Option<(Distances, Messages)>> {
-    let (_, made, messages) = build_kept(reader, mode, true, lanes, false, feedback)?;
+    let (_, made, messages, _) = build_kept(reader, mode, true, lanes, Some(Sieve::Nothing), feedback)?;
     Ok(made.zip(messages))
 }
 
@@ -429,18 +454,31 @@ pub(crate) fn build_inner(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    build_kept(reader, mode, distances, lanes, true, feedback).map(|(pag, made, _)| (pag, made))
+    build_kept(reader, mode, distances, lanes, None, feedback).map(|(pag, made, ..)| (pag, made))
 }
 
-/// `build_inner`, keeping the graph or (`keep` false) only its lengths and messages.
+/// A build that keeps no graph but what `sieve` keeps of the global scope's critical
+/// path, which it gives back.
+pub(crate) fn build_sieved(
+    reader: TraceReader,
+    mode: Mode,
+    sieve: Sieve,
+    feedback: &dyn Feedback,
+) -> Result<(Pag, Option<Distances>, Sieve)> {
+    build_kept(reader, mode, true, &[], Some(sieve), feedback).map(|(pag, made, _, sieve)| (pag, made, sieve))
+}
+
+/// `build_inner`, keeping the graph (`sieve` `None`) or only its lengths and messages,
+/// and what `sieve` keeps of its critical path.
 fn build_kept(
     mut reader: TraceReader,
     mode: Mode,
     distances: bool,
     lanes: &[CpOptions],
-    keep: bool,
+    sieve: Option<Sieve>,
     feedback: &dyn Feedback,
-) -> Result<(Pag, Option<Distances>, Option<Messages>)> {
+) -> Result<(Pag, Option<Distances>, Option<Messages>, Sieve)> {
+    let keep = sieve.is_none();
     let file = reader.name().to_owned();
     if let Some(h) = reader.header() {
         let need = flags::GLOBAL_ORDER | flags::MATCHED;
@@ -475,6 +513,7 @@ fn build_kept(
         }
         let mut b = Builder::new(&file, mode, defs, distances, lanes);
         b.lengths_only = (!keep).then(Vec::new);
+        b.sieve = sieve.unwrap_or(Sieve::Nothing);
         b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
         return b.finish();
     }
@@ -484,6 +523,7 @@ fn build_kept(
     let expected = reader.end().map(|e| e.events as usize);
     let mut b = Builder::new(&file, mode, reader.defs().clone(), distances, lanes);
     b.lengths_only = (!keep).then(Vec::new);
+    b.sieve = sieve.unwrap_or(Sieve::Nothing);
     b.aligned = reader.header().map(|h| h.flags & flags::ALIGNED != 0);
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
@@ -499,7 +539,7 @@ fn build_kept(
         }
         let total = expected.map(|n| n as u64);
         // A build that keeps no graph only follows its critical paths.
-        let unit = if keep { "events" } else { "critical paths: events" };
+        let unit = if keep { "events" } else { b.sieve.unit() };
         let mut added = 0;
         let read = reader.par_raw_blocks_each(
             |defs, raw| {
@@ -577,6 +617,8 @@ impl<'a> Builder<'a> {
             blocking: Vec::new(),
             blocked_cpu: Vec::new(),
             wildcards: 0,
+            arcs_made: 0,
+            sieve: Sieve::Nothing,
         }
     }
 
@@ -633,6 +675,9 @@ impl<'a> Builder<'a> {
             self.made += 1;
             self.newest_dist = dist;
             self.newest_at = (loc, wall);
+            if let Sieve::Path(g) = &mut self.sieve {
+                g.node(n, loc, prev, wall, weight, ctx, kind);
+            }
             return Ok(n);
         }
         let n = self.pag.loc.len();
@@ -711,8 +756,18 @@ impl<'a> Builder<'a> {
                 if kind == ArcKind::Message {
                     messages.push((from_at.0, self.newest_at.0, weight));
                 }
-                // No walk back follows: the tie rule below needs the node, not the arc.
-                0
+                let arc = self.arcs_made;
+                self.arcs_made += 1;
+                let Ok(arc) = u32::try_from(arc) else {
+                    // Past the arc numbers a walk back can name: no path is found.
+                    self.track = None;
+                    self.sieve = Sieve::Nothing;
+                    return;
+                };
+                if let Sieve::Path(g) = &mut self.sieve {
+                    g.arc(arc, (to, self.newest_at.1), (from, from_at.1), weight, kind, bytes, op);
+                }
+                arc
             }
             None => {
                 debug_assert_eq!(to as usize + 1, self.pag.nodes());
@@ -740,6 +795,9 @@ impl<'a> Builder<'a> {
                         // winner is kept, for the tie rule.
                         Some(r) if self.lengths_only.is_some() => *r = (to, arc),
                         _ => t.remote.push((to, arc)),
+                    }
+                    if let Sieve::Winners(w) = &mut self.sieve {
+                        w.won(to, self.newest_at.0, from, from_at.0, arc);
                     }
                 }
             }
@@ -1268,15 +1326,19 @@ impl<'a> Builder<'a> {
 
     /// The graph (empty when only its lengths were made), its distances when they hold,
     /// and the message arcs of a build that kept no graph.
-    fn finish(mut self) -> Result<(Pag, Option<Distances>, Option<Messages>)> {
+    fn finish(mut self) -> Result<(Pag, Option<Distances>, Option<Messages>, Sieve)> {
         let t0 = if self.min_wall == i64::MAX { 0 } else { self.min_wall };
         self.pag.t0 = t0;
         let mut track = self.track.take();
         // The last event node of the longest distance, as the forward pass picks it:
         // distances only grow along a location, so it is the latest of the locations'
         // last nodes that reach the longest.
-        let longest = self.locs.iter().filter(|st| st.last != NONE).map(|st| (st.dist, st.last)).max();
-        let (mut length, end) = longest.map_or((NEG, None), |(d, node)| (d, Some(node as usize)));
+        let longest = self.locs.iter().enumerate().filter(|(_, st)| st.last != NONE);
+        let longest = longest.map(|(l, st)| (st.dist, st.last, l as u32)).max();
+        let (mut length, end) = longest.map_or((NEG, None), |(d, node, _)| (d, Some(node as usize)));
+        if let (Sieve::Winners(w), Some((.., l))) = (&mut self.sieve, longest) {
+            w.end_loc = l;
+        }
         // Source arcs: elapsed time since the source (wall), CPU time used before the
         // first event (cpu; the builder stored it, 0 when unknown).
         for (k, &(i, cpu, wall)) in self.sources.iter().enumerate() {
@@ -1287,6 +1349,9 @@ impl<'a> Builder<'a> {
             };
             if self.lengths_only.is_none() {
                 self.pag.weight[i as usize] = weight;
+            }
+            if let Sieve::Path(g) = &mut self.sieve {
+                g.source(k, i, weight);
             }
             // A CPU time clamped by a t0 that came later: the distances are wrong.
             if self.mode == Mode::Cpu && track.as_ref().is_some_and(|t| t.provisional[k] != weight) {
@@ -1354,7 +1419,7 @@ impl<'a> Builder<'a> {
         let nodes = if self.lengths_only.is_some() { self.made as usize } else { self.pag.nodes() };
         let lanes = self.lanes.as_ref().map(Lanes::lengths);
         let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes, lanes });
-        Ok((self.pag, distances, self.lengths_only))
+        Ok((self.pag, distances, self.lengths_only, self.sieve))
     }
 
     /// Spawn arcs point back at an event that does not know it is a spawn point:

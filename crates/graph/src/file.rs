@@ -143,6 +143,13 @@ pub fn is_pag(first: &[u8]) -> bool {
     first.starts_with(&MAGIC)
 }
 
+/// Whether the file at `path` (not a stream) begins as a PAG file does.
+pub fn is_pag_file(path: &str) -> Result<bool> {
+    let mut first = [0u8; 8];
+    let mut f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
+    Ok(read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first))
+}
+
 /// Reads a PAG file, checking every count, index and checksum.
 pub fn read(name: &str, input: impl Read) -> Result<Pag> {
     let mut r = io::BufReader::with_capacity(1 << 16, input);
@@ -574,16 +581,9 @@ fn load_inner(
     distances: bool,
     lanes: &[CpOptions],
 ) -> Result<(Pag, Option<Distances>)> {
-    let mut first = [0u8; 8];
     // Standard input and pipes are read once, as they come; a file is looked at first.
     let stream = spoor_format::is_stream(path);
-    let pag_file = if stream {
-        false
-    } else {
-        let mut f =
-            std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
-        read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first)
-    };
+    let pag_file = !stream && is_pag_file(path)?;
     let build = |r: TraceReader| build::build_inner(r, mode, distances, lanes, feedback);
     let (mut pag, mut made) = if pag_file {
         let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;

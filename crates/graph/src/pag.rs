@@ -147,12 +147,43 @@ pub struct Pag {
     /// The ends of blocking receives posted for any source, in node order (cpu mode:
     /// a prediction may serve them in the order their messages arrive).
     pub wildcard_receives: Vec<u32>,
+    /// Set when the graph holds only a critical path's nodes and arcs
+    /// (`streamed::critical_path`): what reports need of the rest.
+    pub partial: Option<Box<Partial>>,
+}
+
+/// What a graph holding only a critical path's nodes and arcs knows of the whole graph.
+#[derive(Clone, Debug, Default)]
+pub struct Partial {
+    /// The whole graph's nodes.
+    pub nodes: usize,
+    /// The whole graph's remote arcs.
+    pub arcs: usize,
+    /// Its clock-condition violations.
+    pub clock: ClockViolations,
+    /// Each procedure's exclusive time over the whole graph, by procedure id.
+    pub procedure_time: Vec<(u32, i64)>,
+    /// The processes with events.
+    pub processes: usize,
+    /// Per node kept, its event (`None` for a virtual node).
+    pub events: Vec<Option<EventRef>>,
 }
 
 impl Pag {
     /// The number of nodes.
     pub fn nodes(&self) -> usize {
         self.loc.len()
+    }
+
+    /// The number of nodes of the whole graph (more than `nodes` where it holds only a
+    /// critical path's).
+    pub fn graph_nodes(&self) -> usize {
+        self.partial.as_ref().map_or(self.nodes(), |p| p.nodes)
+    }
+
+    /// The number of remote arcs of the whole graph.
+    pub fn graph_arcs(&self) -> usize {
+        self.partial.as_ref().map_or(self.arcs(), |p| p.arcs)
     }
 
     /// The number of remote arcs.
@@ -237,6 +268,9 @@ impl Pag {
     /// The event references (location, index among its events) of the given nodes,
     /// in one pass over the graph; virtual nodes map to `None`.
     pub fn event_refs(&self, nodes: &[u32]) -> Vec<Option<EventRef>> {
+        if let Some(p) = &self.partial {
+            return nodes.iter().map(|&n| p.events.get(n as usize).copied().flatten()).collect();
+        }
         let mut want: Vec<(u32, usize)> = nodes.iter().enumerate().map(|(k, &n)| (n, k)).collect();
         want.sort_unstable();
         let mut out = vec![None; nodes.len()];
@@ -266,6 +300,9 @@ impl Pag {
     /// graph's times between locations are wrong (arcs clamped to 0, wall-mode distances
     /// that are not elapsed times): the clocks were not aligned.
     pub fn clock_violations(&self) -> ClockViolations {
+        if let Some(p) = &self.partial {
+            return p.clock;
+        }
         let mut v = ClockViolations::default();
         for a in 0..self.arcs() {
             if self.wall[self.arc_to[a] as usize] >= self.wall[self.arc_from[a] as usize] {

@@ -169,17 +169,11 @@ fn on_stack(pag: &Pag, ctx: u32) -> Vec<u32> {
 /// imbalance: the time the path spends in a procedure beyond what an average process
 /// spent in it.
 pub fn imbalance(pag: &Pag, path: &CriticalPath) -> Vec<Row> {
-    let mut total: BTreeMap<u32, i64> = BTreeMap::new();
-    let mut processes = std::collections::BTreeSet::new();
-    for i in 0..pag.nodes() {
-        let l = pag.loc[i];
-        if l == NONE {
-            continue;
-        }
-        processes.insert(pag.process_of(l));
-        *total.entry(pag.proc_of_ctx(pag.ctx[i])).or_default() += pag.weight[i];
-    }
-    let n = processes.len().max(1) as i64;
+    let (total, n) = match &pag.partial {
+        Some(p) => (p.procedure_time.iter().copied().collect(), p.processes),
+        None => procedure_time(pag),
+    };
+    let n = n.max(1) as i64;
     let mut on_path: BTreeMap<u32, i64> = BTreeMap::new();
     for s in &path.steps {
         if matches!(s.pred, Pred::Source | Pred::Local(_)) {
@@ -196,6 +190,21 @@ pub fn imbalance(pag: &Pag, path: &CriticalPath) -> Vec<Row> {
         .collect();
     rows.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then_with(|| a.name.cmp(&b.name)));
     rows
+}
+
+/// Each procedure's exclusive time over the whole graph, and the processes with events.
+fn procedure_time(pag: &Pag) -> (BTreeMap<u32, i64>, usize) {
+    let mut total: BTreeMap<u32, i64> = BTreeMap::new();
+    let mut processes = std::collections::BTreeSet::new();
+    for i in 0..pag.nodes() {
+        let l = pag.loc[i];
+        if l == NONE {
+            continue;
+        }
+        processes.insert(pag.process_of(l));
+        *total.entry(pag.proc_of_ctx(pag.ctx[i])).or_default() += pag.weight[i];
+    }
+    (total, processes.len())
 }
 
 /// Critical-path time per procedure id, exclusive (innermost procedure) or inclusive

@@ -1,0 +1,109 @@
+//! The critical path found without keeping the graph (`streamed`) against the one the
+//! whole graph gives: the same report, every profile and the path arc by arc.
+
+use spoor_graph::profile::Level;
+use spoor_graph::show::{self, CpReport};
+use spoor_graph::{cp, file, streamed, CpOptions, Mode, Pag, Scope};
+use spoor_model::Silent;
+use spoor_synth::{Spec, Workload};
+use spoor_testkit::{ordered_bytes, synth_bytes, testdata};
+
+/// spoor-cp's JSON report of every profile and the path.
+fn report(pag: &Pag, made: Option<&cp::Distances>) -> String {
+    let path = cp::critical_path_with(pag, &CpOptions::default(), made);
+    let mut r = CpReport::new("t", pag, Scope::Global, None, &path);
+    r.add_profiles(pag, &path, &Level::ALL);
+    r.add_path(pag, &path);
+    let mut out = Vec::new();
+    show::write_json(&mut out, &r).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Both reports of the trace at `path`, or `None` where the streamed path declines.
+fn both(path: &str, mode: Mode) -> Option<(String, String, usize, usize)> {
+    let (whole, made) = file::load_with_distances(path, mode, None, &Silent).unwrap();
+    let (kept, walk) = streamed::critical_path(path, mode, &Silent).unwrap()?;
+    Some((report(&whole, made.as_ref()), report(&kept, Some(&walk)), whole.nodes(), kept.nodes()))
+}
+
+fn check(name: &str, path: &str, mode: Mode) -> bool {
+    let Some((whole, kept, all, few)) = both(path, mode) else { return false };
+    assert_eq!(whole, kept, "{name} ({mode:?})");
+    assert!(few <= all, "{name}: kept {few} nodes of {all}");
+    true
+}
+
+#[test]
+fn every_workload_gives_the_whole_graphs_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut streamed = 0;
+    for w in Workload::ALL {
+        for seed in 1..4 {
+            let spec = Spec { procs: 6.max(w.min_procs()), steps: 8, seed, imbalance: 0.5, ..Spec::new(w) };
+            let path = dir.path().join(format!("{w:?}-{seed}.spoor"));
+            std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+            for mode in [Mode::Wall, Mode::Cpu] {
+                streamed += usize::from(check(&format!("{w:?} seed {seed}"), path.to_str().unwrap(), mode));
+            }
+        }
+    }
+    // Only processes sharing processors in CPU mode need the whole graph.
+    assert!(streamed >= Workload::ALL.len() * 3, "{streamed} of {} streamed", Workload::ALL.len() * 6);
+}
+
+#[test]
+fn hand_worked_traces_give_the_whole_graphs_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut declined = Vec::new();
+    for name in ["barrier", "client-server", "helper", "shared-cpu", "shared-cpu-coll", "spa", "spinning"] {
+        let source = testdata(&format!("cp/{name}.txt"));
+        let path = dir.path().join(format!("{name}.spoor"));
+        std::fs::write(&path, ordered_bytes(name, std::fs::read(&source).unwrap())).unwrap();
+        for mode in [Mode::Wall, Mode::Cpu] {
+            if !check(name, path.to_str().unwrap(), mode) {
+                declined.push(format!("{name} {mode:?}"));
+            }
+        }
+    }
+    // Processes that shared processors have their CPU-mode arcs weighed again once the
+    // whole graph is read.
+    assert_eq!(declined, ["shared-cpu Cpu", "shared-cpu-coll Cpu"]);
+}
+
+#[test]
+fn a_pag_file_and_a_stream_are_left_to_the_whole_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.spoor");
+    let spec = Spec { procs: 4, steps: 4, seed: 1, ..Spec::new(Workload::Stencil) };
+    std::fs::write(&trace, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+    let pag = file::load(trace.to_str().unwrap(), Mode::Wall, None, &Silent).unwrap();
+    let pag_file = dir.path().join("t.pag");
+    file::write(&mut std::fs::File::create(&pag_file).unwrap(), &pag).unwrap();
+    assert!(streamed::critical_path(pag_file.to_str().unwrap(), Mode::Wall, &Silent).unwrap().is_none());
+    assert!(streamed::critical_path("-", Mode::Wall, &Silent).unwrap().is_none());
+    // A graph of its path only knows the whole one's size.
+    let (kept, _) = streamed::critical_path(trace.to_str().unwrap(), Mode::Wall, &Silent).unwrap().unwrap();
+    assert!(kept.nodes() < pag.nodes());
+    assert_eq!((kept.graph_nodes(), kept.graph_arcs()), (pag.nodes(), pag.arcs()));
+}
+
+#[test]
+fn a_damaged_trace_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec { procs: 4, steps: 20, seed: 1, ..Spec::new(Workload::Stencil) };
+    let mut bytes = ordered_bytes("synth", synth_bytes(&spec));
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x55;
+    let path = dir.path().join("bad.spoor");
+    std::fs::write(&path, &bytes).unwrap();
+    let Err(e) = streamed::critical_path(path.to_str().unwrap(), Mode::Wall, &Silent) else {
+        panic!("a damaged trace was read")
+    };
+    let mut said = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        said += &format!(": {s}");
+        source = s.source();
+    }
+    assert!(said.contains("bad.spoor"), "{said}");
+}
