@@ -10,6 +10,23 @@ pub fn put_u64(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// The varint at `at` (moved past it), from bytes this process coded itself: whole,
+/// so past their end reads as 0 rather than failing (no check on the hot path of
+/// in-memory lists; a file's bytes go through [`Cursor`]).
+#[inline]
+pub fn get_u64(bytes: &[u8], at: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0u32);
+    while let Some(&b) = bytes.get(*at) {
+        *at += 1;
+        v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+        if b & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    v
+}
+
 /// The bytes of `v` as a varint.
 #[inline(always)]
 pub fn vlen(v: u64) -> usize {

@@ -753,7 +753,8 @@ impl<'a> Builder<'a> {
         let from = from.node;
         let arc = match &mut self.lengths_only {
             Some(messages) => {
-                if kind == ArcKind::Message {
+                // Kept for the lanes' network predictions, not for a critical path.
+                if kind == ArcKind::Message && matches!(self.sieve, Sieve::Nothing) {
                     messages.push((from_at.0, self.newest_at.0, weight));
                 }
                 let arc = self.arcs_made;

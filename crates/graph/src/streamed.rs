@@ -8,18 +8,19 @@
 //! by those arcs, without the nodes in between. The second pass builds the graph again,
 //! keeping only those nodes and arcs, with what a report needs of the rest (the graph's
 //! size, its clock-condition violations, each procedure's time). The graph held in
-//! memory takes about 33 bytes a node; this holds 16 bytes a node won by a remote arc.
+//! memory takes about 33 bytes a node; this holds 6 to 8 bytes a node won by a remote arc.
 
 use crate::build::{self, Sieve};
 use crate::cost::Mode;
 use crate::cp::Distances;
 use crate::error::Result;
 use crate::pag::{ArcKind, Pag, Partial, NONE};
+use spoor_format::varint::{get_u64, put_u64, unzigzag, zigzag};
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{ClockViolations, EventRef, Feedback};
 
 /// A node whose longest way in is a remote arc: the arc and where it comes from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Winner {
     to: u32,
     from: u32,
@@ -27,12 +28,94 @@ struct Winner {
     arc: u32,
 }
 
+/// Entries between two places a search may start decoding from.
+const STRIDE: usize = 32;
+
+/// Where a search may start decoding: an entry's node, its place, and the node and arc
+/// of the entry before it (what its deltas are from).
+struct Mark {
+    to: u32,
+    at: usize,
+    before: (u32, u32),
+}
+
+/// One location's winners in node order, delta and varint coded (a node, the way back
+/// to its origin, the origin's location and the arc's number in 6 to 8 bytes rather
+/// than 16), with every `STRIDE`th entry marked for the walk's searches. The newest is
+/// kept as is: a later arc into the same node may replace it.
+#[derive(Default)]
+struct WinnerList {
+    bytes: Vec<u8>,
+    marks: Vec<Mark>,
+    coded: usize,
+    newest: Option<Winner>,
+    /// The node and arc of the last entry coded.
+    before: (u32, u32),
+}
+
+impl WinnerList {
+    fn push(&mut self, w: Winner, own: u32) {
+        match self.newest {
+            Some(n) if n.to == w.to => {}
+            Some(n) => self.code(n, own),
+            None => {}
+        }
+        self.newest = Some(w);
+    }
+
+    fn code(&mut self, w: Winner, own: u32) {
+        if self.coded % STRIDE == 0 {
+            self.marks.push(Mark { to: w.to, at: self.bytes.len(), before: self.before });
+        }
+        let out = &mut self.bytes;
+        put_u64(out, u64::from(w.to.wrapping_sub(self.before.0)));
+        put_u64(out, u64::from(w.to.wrapping_sub(w.from)));
+        put_u64(out, if w.from_loc == NONE { 0 } else { zigzag(i64::from(w.from_loc) - i64::from(own)) + 1 });
+        put_u64(out, u64::from(w.arc.wrapping_sub(self.before.1)));
+        self.before = (w.to, w.arc);
+        self.coded += 1;
+    }
+
+    /// Codes the newest entry too: the list is complete.
+    fn seal(&mut self, own: u32) {
+        if let Some(n) = self.newest.take() {
+            self.code(n, own);
+        }
+        self.bytes.shrink_to_fit();
+    }
+
+    /// The last entry whose node is at most `n`.
+    fn at_or_before(&self, n: u32, own: u32) -> Option<Winner> {
+        let k = self.marks.partition_point(|m| m.to <= n).checked_sub(1)?;
+        let m = &self.marks[k];
+        let (mut at, mut before) = (m.at, m.before);
+        let end = if k + 1 < self.marks.len() { self.marks[k + 1].at } else { self.bytes.len() };
+        let mut found = None;
+        while at < end {
+            let b = &self.bytes;
+            let to = before.0.wrapping_add(get_u64(b, &mut at) as u32);
+            if to > n {
+                break;
+            }
+            let from = to.wrapping_sub(get_u64(b, &mut at) as u32);
+            let from_loc = match get_u64(b, &mut at) {
+                0 => NONE,
+                z => (i64::from(own) + unzigzag(z - 1)) as u32,
+            };
+            let arc = before.1.wrapping_add(get_u64(b, &mut at) as u32);
+            before = (to, arc);
+            found = Some(Winner { to, from, from_loc, arc });
+        }
+        found
+    }
+}
+
 /// The first pass's record: each location's nodes won by a remote arc, in node order.
 #[derive(Default)]
 pub(crate) struct Winners {
-    by_loc: Vec<Vec<Winner>>,
+    by_loc: Vec<WinnerList>,
     /// Those of the virtual nodes (a collective's).
-    virtuals: Vec<Winner>,
+    virtuals: WinnerList,
     /// The location of the path's last node.
     pub(crate) end_loc: u32,
 }
@@ -41,41 +124,38 @@ impl Winners {
     /// Node `to` of `to_loc` is won by remote arc `arc` from `from` (of `from_loc`),
     /// replacing an earlier arc into it.
     pub(crate) fn won(&mut self, to: u32, to_loc: u32, from: u32, from_loc: u32, arc: u32) {
-        let v = if to_loc == NONE {
-            &mut self.virtuals
-        } else {
-            let l = to_loc as usize;
-            if l >= self.by_loc.len() {
-                self.by_loc.resize_with(l + 1, Vec::new);
-            }
-            &mut self.by_loc[l]
-        };
         let w = Winner { to, from, from_loc, arc };
-        match v.last_mut() {
-            Some(last) if last.to == to => *last = w,
-            _ => v.push(w),
+        if to_loc == NONE {
+            return self.virtuals.push(w, 0);
         }
+        let l = to_loc as usize;
+        if l >= self.by_loc.len() {
+            self.by_loc.resize_with(l + 1, WinnerList::default);
+        }
+        self.by_loc[l].push(w, to_loc);
     }
 
     /// The path ending at node `end` as stretches of locations' nodes and the arcs
     /// between them: the walk of `Distances::walk`, knowing of each location only the
     /// nodes won by a remote arc.
-    fn plan(&self, end: u32) -> Plan {
+    fn plan(mut self, end: u32) -> Plan {
+        for (l, list) in self.by_loc.iter_mut().enumerate() {
+            list.seal(l as u32);
+        }
+        self.virtuals.seal(0);
         let mut plan = Plan { stretches: vec![Vec::new(); self.by_loc.len()], ..Plan::default() };
         let (mut n, mut l) = (end, self.end_loc);
         loop {
             let won = if l == NONE {
                 plan.virtuals.push(n);
-                self.virtuals.binary_search_by_key(&n, |w| w.to).ok().map(|k| self.virtuals[k])
+                self.virtuals.at_or_before(n, 0).filter(|w| w.to == n)
             } else {
-                let ws = self.by_loc.get(l as usize).map_or(&[][..], |v| &v[..]);
-                let k = ws.partition_point(|w| w.to <= n);
-                let first = if k == 0 { 0 } else { ws[k - 1].to };
+                let won = self.by_loc.get(l as usize).and_then(|list| list.at_or_before(n, l));
                 if l as usize >= plan.stretches.len() {
                     plan.stretches.resize_with(l as usize + 1, Vec::new);
                 }
-                plan.stretches[l as usize].push((first, n));
-                k.checked_sub(1).map(|k| ws[k])
+                plan.stretches[l as usize].push((won.map_or(0, |w| w.to), n));
+                won
             };
             match won {
                 // A remote arc always comes from an earlier node, so the walk ends.
@@ -321,9 +401,59 @@ pub fn critical_path(path: &str, mode: Mode, feedback: &dyn Feedback) -> Result<
     // No node reached: nothing to walk (the whole graph, empty, says so).
     let Some(end) = made.end else { return Ok(None) };
     let plan = winners.plan(end as u32);
-    drop(winners);
     let (whole, _, sieve) =
         build::build_sieved(open()?, mode, Sieve::Path(Gather::new(plan)), feedback)?;
     let Sieve::Path(g) = sieve else { return Ok(None) };
     Ok(Some(g.finish(whole, length)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The coded list answers every search as a plain list of the same winners does,
+    /// at the ends of each field's range.
+    #[test]
+    fn coded_winners_answer_as_a_plain_list() {
+        let own = 7;
+        let mut plain: Vec<Winner> = Vec::new();
+        let mut list = WinnerList::default();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut to, mut arc) = (3u32, 0u32);
+        for k in 0..1000 {
+            to += 1 + (next() % if k % 97 == 0 { 1 << 30 } else { 5000 }) as u32 / 4;
+            arc += (next() % 3000) as u32;
+            let from = if k % 11 == 0 { 0 } else { to - 1 - (next() % u64::from(to - 1)) as u32 };
+            let from_loc = match k % 5 {
+                0 => NONE,
+                1 => 0,
+                2 => NONE - 1,
+                _ => (next() % 64) as u32,
+            };
+            let w = Winner { to, from, from_loc, arc };
+            list.push(w, own);
+            // A later arc into the same node replaces the one before.
+            if k % 7 == 0 {
+                let again = Winner { arc: arc + 1, from: to - 1, ..w };
+                list.push(again, own);
+                arc += 1;
+                plain.push(again);
+            } else {
+                plain.push(w);
+            }
+        }
+        list.seal(own);
+        assert_eq!(list.at_or_before(plain[0].to - 1, own), None);
+        for (k, w) in plain.iter().enumerate() {
+            assert_eq!(list.at_or_before(w.to, own), Some(*w), "entry {k}");
+            let gap = plain.get(k + 1).map_or(u32::MAX, |n| n.to - 1);
+            assert_eq!(list.at_or_before(gap, own), Some(*w), "after entry {k}");
+        }
+    }
 }

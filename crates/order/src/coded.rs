@@ -4,25 +4,9 @@
 //! synchronizes.
 
 use crate::matching::Point;
-use spoor_format::varint::{put_i64, put_u64, unzigzag};
+use spoor_format::varint::{get_u64, put_i64, put_u64, unzigzag};
 use spoor_model::EventRef;
 use std::marker::PhantomData;
-
-/// The varint at `at` (moved past it), from bytes this module wrote: whole, so past
-/// their end reads as 0 rather than failing.
-#[inline]
-pub(crate) fn get_u64(bytes: &[u8], at: &mut usize) -> u64 {
-    let (mut v, mut shift) = (0u64, 0u32);
-    while let Some(&b) = bytes.get(*at) {
-        *at += 1;
-        v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
-        if b & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-    }
-    v
-}
 
 /// What a [`Coded`] list holds for each event index.
 pub trait Entry: Sized {

@@ -3,7 +3,7 @@
 //! offsets) as compact [`Record`]s, and optionally every event's wall time. Blocks are
 //! decoded in parallel; the result does not depend on the number of threads.
 
-use crate::coded::get_u64;
+use spoor_format::varint::get_u64;
 use crate::describe;
 use crate::input::Input;
 use crate::{Error, Result};
