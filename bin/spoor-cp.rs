@@ -48,13 +48,9 @@ fn main() {
             && args.window.is_none()
             && !args.zeroing
             && args.near.is_none();
-        let streamed = match plain {
-            true => spoor_graph::streamed::critical_path(&args.input, mode, &console)?,
-            false => None,
-        };
-        let (pag, made) = match streamed {
-            Some((pag, made)) => (pag, Some(made)),
-            None => spoor_graph::file::load_with_distances(
+        let (pag, made) = match plain {
+            true => spoor_graph::streamed::path_graph(&args.input, mode, &[], &console)?,
+            false => spoor_graph::file::load_with_distances(
                 &args.input,
                 mode,
                 args.net.as_deref().map(|t| (t, args.local)),

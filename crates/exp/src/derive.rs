@@ -174,14 +174,26 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
     }
     drop(cube);
 
-    let (pag, made) = spoor_graph::file::load_with_distances(path, spoor_graph::Mode::Cpu, None, feedback)?;
-    // The ideal network's path is a forward pass of its own: beside the profiles.
+    // The ideal network's path length is made while the graph is built, else a forward
+    // pass of its own beside the profiles.
     let ideal = spoor_graph::CpOptions { message_weight: Some(0), ..Default::default() };
-    let ideal_ns = std::thread::scope(|scope| {
-        let ideal = scope.spawn(|| spoor_graph::cp::length(&pag, &ideal));
-        cp_metrics(&mut m, &pag, made.as_ref(), defs, &res);
-        ideal.join().expect("the ideal network's path does not panic")
-    });
+    let (pag, made) = spoor_graph::streamed::path_graph(
+        path,
+        spoor_graph::Mode::Cpu,
+        std::slice::from_ref(&ideal),
+        feedback,
+    )?;
+    let ideal_ns = match made.as_ref().and_then(|d| d.lanes()).and_then(|l| l.first().copied()) {
+        Some(ns) => {
+            cp_metrics(&mut m, &pag, made.as_ref(), defs, &res);
+            ns
+        }
+        None => std::thread::scope(|scope| {
+            let ideal = scope.spawn(|| spoor_graph::cp::length(&pag, &ideal));
+            cp_metrics(&mut m, &pag, made.as_ref(), defs, &res);
+            ideal.join().expect("the ideal network's path does not panic")
+        }),
+    };
     m.put("/", "ideal_network", ideal_ns as f64);
     d.metrics = m.0.into_iter().map(|((f, k), v)| (f, k, v)).collect();
     Ok(d)

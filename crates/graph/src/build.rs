@@ -462,10 +462,12 @@ pub(crate) fn build_inner(
 pub(crate) fn build_sieved(
     reader: TraceReader,
     mode: Mode,
+    lanes: &[CpOptions],
     sieve: Sieve,
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>, Sieve)> {
-    build_kept(reader, mode, true, &[], Some(sieve), feedback).map(|(pag, made, _, sieve)| (pag, made, sieve))
+    build_kept(reader, mode, true, lanes, Some(sieve), feedback)
+        .map(|(pag, made, _, sieve)| (pag, made, sieve))
 }
 
 /// `build_inner`, keeping the graph (`sieve` `None`) or only its lengths and messages,

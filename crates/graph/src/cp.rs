@@ -120,6 +120,7 @@ pub(crate) struct Pass<'a> {
 
 impl<'a> Pass<'a> {
     pub(crate) fn new(pag: &'a Pag, opts: &CpOptions) -> Self {
+        debug_assert!(pag.partial.is_none(), "a forward pass over a graph of one path's nodes");
         let scope = opts.scope.unwrap_or(Scope::Global);
         let in_app = (0..pag.defs.locations.len() as u32)
             .map(|l| match scope {

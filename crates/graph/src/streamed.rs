@@ -12,7 +12,7 @@
 
 use crate::build::{self, Sieve};
 use crate::cost::Mode;
-use crate::cp::Distances;
+use crate::cp::{CpOptions, Distances};
 use crate::error::Result;
 use crate::pag::{ArcKind, Pag, Partial, NONE};
 use spoor_format::varint::{get_u64, put_u64, unzigzag, zigzag};
@@ -294,7 +294,16 @@ impl Gather {
 
     /// Remote arc `arc` into `to` (the newest node) from `from`, with their wall times.
     #[allow(clippy::too_many_arguments)] // one per arc array, and the walls compared
-    pub(crate) fn arc(&mut self, arc: u32, to: (u32, i64), from: (u32, i64), weight: i64, kind: ArcKind, bytes: u64, op: u8) {
+    pub(crate) fn arc(
+        &mut self,
+        arc: u32,
+        to: (u32, i64),
+        from: (u32, i64),
+        weight: i64,
+        kind: ArcKind,
+        bytes: u64,
+        op: u8,
+    ) {
         self.arcs_made += 1;
         if to.1 < from.1 {
             match kind {
@@ -328,7 +337,7 @@ impl Gather {
 
     /// The path's graph (renumbered, `whole` giving the rest of it: its definitions,
     /// contexts and notes) and the distances that walk it.
-    fn finish(self, mut whole: Pag, length: i64) -> (Pag, Distances) {
+    fn finish(self, mut whole: Pag, length: i64, lanes: Option<Vec<i64>>) -> (Pag, Distances) {
         let kept = self.kept;
         let at = |n: u32| kept.binary_search(&n).map_or(NONE, |i| i as u32);
         let mut p = self.path;
@@ -375,7 +384,7 @@ impl Gather {
         p.t0 = whole.t0;
         p.contexts = std::mem::take(&mut whole.contexts);
         p.notes = std::mem::take(&mut whole.notes);
-        let d = Distances { length, end: (end != NONE).then_some(end as usize), remote, nodes, lanes: None };
+        let d = Distances { length, end: (end != NONE).then_some(end as usize), remote, nodes, lanes };
         (p, d)
     }
 }
@@ -386,7 +395,15 @@ impl Gather {
 /// [`Partial`] for the rest). `None` where that cannot be done and the whole graph is
 /// needed: a PAG file or a stream (read once), processes sharing processors in CPU mode,
 /// a spawn, a CPU time clamped by a later start.
-pub fn critical_path(path: &str, mode: Mode, feedback: &dyn Feedback) -> Result<Option<(Pag, Distances)>> {
+///
+/// The lengths of `lanes` (other weightings of the whole graph, CPU mode) are made on
+/// the way, as `file::load_with_lanes` makes them (`Distances::lanes`).
+pub fn critical_path(
+    path: &str,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+) -> Result<Option<(Pag, Distances)>> {
     if spoor_format::is_stream(path) || crate::file::is_pag_file(path)? {
         return Ok(None);
     }
@@ -395,16 +412,36 @@ pub fn critical_path(path: &str, mode: Mode, feedback: &dyn Feedback) -> Result<
     if build::lengths_need_the_graph(reader.defs(), mode, false) {
         return Ok(None);
     }
-    let (_, made, sieve) = build::build_sieved(reader, mode, Sieve::Winners(Winners::default()), feedback)?;
+    let (_, made, sieve) =
+        build::build_sieved(reader, mode, lanes, Sieve::Winners(Winners::default()), feedback)?;
     let (Some(made), Sieve::Winners(winners)) = (made, sieve) else { return Ok(None) };
+    if !lanes.is_empty() && made.lanes.is_none() {
+        // The lanes asked for need the whole graph.
+        return Ok(None);
+    }
     let length = made.length;
     // No node reached: nothing to walk (the whole graph, empty, says so).
     let Some(end) = made.end else { return Ok(None) };
     let plan = winners.plan(end as u32);
     let (whole, _, sieve) =
-        build::build_sieved(open()?, mode, Sieve::Path(Gather::new(plan)), feedback)?;
+        build::build_sieved(open()?, mode, &[], Sieve::Path(Gather::new(plan)), feedback)?;
     let Sieve::Path(g) = sieve else { return Ok(None) };
-    Ok(Some(g.finish(whole, length)))
+    Ok(Some(g.finish(whole, length, made.lanes)))
+}
+
+/// A graph to find the global critical path of `path` in, with the lengths of `lanes`:
+/// the path's own ([`critical_path`]) where it can be made without the whole graph,
+/// else the whole graph (`file::load_with_lanes`).
+pub fn path_graph(
+    path: &str,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+) -> Result<(Pag, Option<Distances>)> {
+    match critical_path(path, mode, lanes, feedback)? {
+        Some((pag, walk)) => Ok((pag, Some(walk))),
+        None => crate::file::load_with_lanes(path, mode, lanes, feedback),
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ fn report(pag: &Pag, made: Option<&cp::Distances>) -> String {
 /// Both reports of the trace at `path`, or `None` where the streamed path declines.
 fn both(path: &str, mode: Mode) -> Option<(String, String, usize, usize)> {
     let (whole, made) = file::load_with_distances(path, mode, None, &Silent).unwrap();
-    let (kept, walk) = streamed::critical_path(path, mode, &Silent).unwrap()?;
+    let (kept, walk) = streamed::critical_path(path, mode, &[], &Silent).unwrap()?;
     Some((report(&whole, made.as_ref()), report(&kept, Some(&walk)), whole.nodes(), kept.nodes()))
 }
 
@@ -49,6 +49,24 @@ fn every_workload_gives_the_whole_graphs_report() {
     }
     // Only processes sharing processors in CPU mode need the whole graph.
     assert!(streamed >= Workload::ALL.len() * 3, "{streamed} of {} streamed", Workload::ALL.len() * 6);
+}
+
+#[test]
+fn lanes_made_on_the_way_are_the_whole_graphs_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let ideal = CpOptions { message_weight: Some(0), ..CpOptions::default() };
+    for w in Workload::ALL {
+        let spec = Spec { procs: 6.max(w.min_procs()), steps: 8, seed: 5, imbalance: 0.5, ..Spec::new(w) };
+        let path = dir.path().join(format!("{w:?}.spoor"));
+        std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+        let path = path.to_str().unwrap();
+        let whole = file::load(path, Mode::Cpu, None, &Silent).unwrap();
+        let Some((_, walk)) = streamed::critical_path(path, Mode::Cpu, &[ideal.clone()], &Silent).unwrap()
+        else {
+            continue;
+        };
+        assert_eq!(walk.lanes(), Some(&[cp::length(&whole, &ideal)][..]), "{w:?}");
+    }
 }
 
 #[test]
@@ -79,10 +97,11 @@ fn a_pag_file_and_a_stream_are_left_to_the_whole_graph() {
     let pag = file::load(trace.to_str().unwrap(), Mode::Wall, None, &Silent).unwrap();
     let pag_file = dir.path().join("t.pag");
     file::write(&mut std::fs::File::create(&pag_file).unwrap(), &pag).unwrap();
-    assert!(streamed::critical_path(pag_file.to_str().unwrap(), Mode::Wall, &Silent).unwrap().is_none());
-    assert!(streamed::critical_path("-", Mode::Wall, &Silent).unwrap().is_none());
+    assert!(streamed::critical_path(pag_file.to_str().unwrap(), Mode::Wall, &[], &Silent).unwrap().is_none());
+    assert!(streamed::critical_path("-", Mode::Wall, &[], &Silent).unwrap().is_none());
     // A graph of its path only knows the whole one's size.
-    let (kept, _) = streamed::critical_path(trace.to_str().unwrap(), Mode::Wall, &Silent).unwrap().unwrap();
+    let (kept, _) =
+        streamed::critical_path(trace.to_str().unwrap(), Mode::Wall, &[], &Silent).unwrap().unwrap();
     assert!(kept.nodes() < pag.nodes());
     assert_eq!((kept.graph_nodes(), kept.graph_arcs()), (pag.nodes(), pag.arcs()));
 }
@@ -96,7 +115,7 @@ fn a_damaged_trace_is_an_error_naming_it() {
     bytes[n / 2] ^= 0x55;
     let path = dir.path().join("bad.spoor");
     std::fs::write(&path, &bytes).unwrap();
-    let Err(e) = streamed::critical_path(path.to_str().unwrap(), Mode::Wall, &Silent) else {
+    let Err(e) = streamed::critical_path(path.to_str().unwrap(), Mode::Wall, &[], &Silent) else {
         panic!("a damaged trace was read")
     };
     let mut said = e.to_string();

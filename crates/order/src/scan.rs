@@ -3,11 +3,11 @@
 //! offsets) as compact [`Record`]s, and optionally every event's wall time. Blocks are
 //! decoded in parallel; the result does not depend on the number of threads.
 
-use spoor_format::varint::get_u64;
 use crate::describe;
 use crate::input::Input;
 use crate::{Error, Result};
 use rayon::prelude::*;
+use spoor_format::varint::get_u64;
 use spoor_format::varint::{put_i64, put_u64, unzigzag, zigzag};
 use spoor_model::{CollOp, CommId, Definitions, EventRef, Kind, LocId};
 use std::collections::HashMap;
