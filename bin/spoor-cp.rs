@@ -49,7 +49,10 @@ fn main() {
             && !args.zeroing
             && args.near.is_none();
         let (pag, made) = match plain {
-            true => spoor_graph::streamed::path_graph(&args.input, mode, &[], &console)?,
+            true => {
+                let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
+                spoor_graph::streamed::path_graph(&args.input, mode, &[], budget, &console)?
+            }
             false => spoor_graph::file::load_with_distances(
                 &args.input,
                 mode,

@@ -105,7 +105,7 @@ fn main() {
                 let mut lines = String::new();
                 for t in traces {
                     let path = t.display().to_string();
-                    let d = spoor_exp::derive(&path, &console)?;
+                    let d = spoor_exp::derive_within(&path, spoor_cli::graph_budget(), &console)?;
                     for w in &d.warnings {
                         spoor_model::Feedback::warn(&console, w);
                     }

@@ -34,7 +34,8 @@ fn critical_path_overlay(input: &str, mode: CpMode) -> anyhow::Result<Overlay> {
         CpMode::Cpu => spoor_graph::Mode::Cpu,
         CpMode::Wall => spoor_graph::Mode::Wall,
     };
-    let (pag, made) = spoor_graph::streamed::path_graph(input, mode, &[], &spoor_model::Silent)?;
+    let (pag, made) =
+        spoor_graph::streamed::path_graph(input, mode, &[], spoor_cli::graph_budget(), &spoor_model::Silent)?;
     if let Some(w) = pag.clock_violations().warning() {
         eprintln!("spoor-report: warning: {w}");
     }

@@ -296,9 +296,8 @@ fn wall_critical_path_of_real_traces_is_their_elapsed_time() {
 }
 
 #[test]
-fn a_trace_file_gives_the_report_of_its_whole_graph() {
-    // A trace file's global path is found in two passes without the graph; a PAG file
-    // is the whole graph. Their reports agree but for the input's name.
+fn a_graph_over_the_memory_given_gives_the_same_report_without_it() {
+    // Over --memory, a trace file's global path is found in two passes without the graph.
     let Some(data) = data() else { return };
     let dir = tempfile::tempdir().unwrap();
     let traces = [
@@ -314,21 +313,23 @@ fn a_trace_file_gives_the_report_of_its_whole_graph() {
         std::fs::write(&trace, &ordered).unwrap();
         let trace = trace.to_str().unwrap();
         for weight in ["wall", "cpu"] {
-            let pag = dir.path().join(format!("{k}-{weight}.pag"));
-            let pag = pag.to_str().unwrap();
-            ok("pag", &["-q", "--weight", weight, trace, "-o", pag], b"");
-            let args = ["-q", "--weight", weight, "--profile", "all", "--path", "-f", "json"];
-            let report = |input: &str| {
-                let mut v: serde_json::Value =
-                    serde_json::from_slice(&ok("cp", &[&args[..], &[input]].concat(), b"")).unwrap();
-                v.as_object_mut().unwrap().remove("input");
-                v
+            let report = |memory: &str| {
+                let args = ["-q", "--weight", weight, "--profile", "all", "--path", "-f", "json", "--memory"];
+                let out = run("cp", &[&args[..], &[memory, trace]].concat(), b"", &[]);
+                assert!(out.status.success(), "{t}: {}", text(&out.stderr));
+                // On a terminal each pass shows its progress; here, nothing.
+                assert_eq!(text(&out.stderr), "", "{t}");
+                out.stdout
             };
-            let streamed = report(trace);
-            assert_eq!(streamed, report(pag), "{t} ({weight})");
-            assert!(streamed["path"].as_array().is_some_and(|p| !p.is_empty()), "{t}");
+            let streamed = report("0");
+            assert_eq!(text(&streamed), text(&report("1G")), "{t} ({weight})");
+            let v: serde_json::Value = serde_json::from_slice(&streamed).unwrap();
+            assert!(v["path"].as_array().is_some_and(|p| !p.is_empty()), "{t}");
         }
     }
+    let out = run("cp", &["--memory", "lots", "-"], b"", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`lots`: expected bytes"), "{}", text(&out.stderr));
 }
 
 /// Runs `cmd` (a shell command line) with a terminal as its standard error, through

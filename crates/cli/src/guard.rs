@@ -114,6 +114,18 @@ pub fn install(command: &'static str) {
     let _ = (command, limit);
 }
 
+/// The memory a stage may still take: `SPOOR_MEMORY_LIMIT` less what it holds, else
+/// what the machine has available or its cgroup has left, the less of the two; `None`
+/// where the system does not say.
+pub fn memory_in_hand() -> Option<u64> {
+    if let Ok(Some(limit)) = memory_limit_from_env() {
+        return Some(limit.saturating_sub(resident().unwrap_or(0)));
+    }
+    let machine = meminfo().map(|(_, available)| available);
+    let cgroup = cgroup_memory().map(|(held, max)| max.saturating_sub(held));
+    machine.into_iter().chain(cgroup).min()
+}
+
 /// `SPOOR_MEMORY_LIMIT`, in bytes; `None` when unset or empty.
 fn memory_limit_from_env() -> Result<Option<u64>, String> {
     match std::env::var(MEMORY_LIMIT_VAR) {

@@ -97,6 +97,13 @@ pub fn run_stage(command: &'static str, verbose: bool, body: impl FnOnce() -> an
     })
 }
 
+/// The memory a stage lets a whole graph take before it finds its critical path without
+/// one (`spoor_graph::streamed::path_graph`): half of what it has in hand
+/// (`guard::memory_in_hand`), all of it where the system does not say.
+pub fn graph_budget() -> u64 {
+    guard::memory_in_hand().map_or(u64::MAX, |m| m / 2)
+}
+
 /// The process's peak resident memory, bytes (Linux: `VmHWM` in /proc/self/status).
 pub fn peak_memory() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

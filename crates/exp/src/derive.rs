@@ -118,6 +118,12 @@ impl Observer for Flat {
 /// Derives a run from the ordered trace at `path` (read twice: the report's pass with the
 /// wait states and the cube, then the Program Activity Graph).
 pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
+    derive_within(path, u64::MAX, feedback)
+}
+
+/// [`derive`], its critical path found without keeping the graph (two passes) where the
+/// graph would take more than `budget` bytes (`spoor_graph::streamed::path_graph`).
+pub fn derive_within(path: &str, budget: u64, feedback: &dyn Feedback) -> Result<Derived, Error> {
     if spoor_format::is_stream(path) {
         return Err(Error::Usage(format!(
             "{path}: a run is kept with its trace's path: give a file, not standard input or a pipe"
@@ -181,6 +187,7 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
         path,
         spoor_graph::Mode::Cpu,
         std::slice::from_ref(&ideal),
+        budget,
         feedback,
     )?;
     let ideal_ns = match made.as_ref().and_then(|d| d.lanes()).and_then(|l| l.first().copied()) {

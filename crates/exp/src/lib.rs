@@ -13,7 +13,7 @@ pub mod query;
 pub mod render;
 pub mod store;
 
-pub use derive::{derive, Derived};
+pub use derive::{derive, derive_within, Derived};
 pub use ops::{Mapping, Side};
 pub use query::{Query, Runs};
 pub use store::{Store, SCHEMA_VERSION};
