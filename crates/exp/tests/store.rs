@@ -324,3 +324,18 @@ fn directives_from_one_run_halve_the_search_of_another_and_keep_its_first_bottle
     assert_eq!(top(&steered), top(&plain));
     assert_eq!(steered.fixes[0].finding, plain.fixes[0].finding);
 }
+
+#[test]
+fn a_run_derived_without_the_graph_has_the_same_figures() {
+    // Past its budget, the critical path's metrics come from two passes without the graph.
+    let d = tempfile::tempdir().unwrap();
+    for w in [Workload::Stencil, Workload::MasterWorker, Workload::Pipeline] {
+        let spec = Spec { procs: 8, steps: 20, seed: 3, imbalance: 0.5, ..Spec::new(w) };
+        let t = ordered_file(d.path(), &format!("{w:?}.spoor"), &spec);
+        let whole = spoor_exp::derive(&t, &Silent).unwrap();
+        let streamed = spoor_exp::derive_within(&t, 0, &Silent).unwrap();
+        assert_eq!(whole.metrics, streamed.metrics, "{w:?}");
+        assert!(whole.metrics.iter().any(|(f, m, v)| f == "/" && m == "cp.imbalance" && *v > 0.0), "{w:?}");
+        assert_eq!(whole.warnings, streamed.warnings, "{w:?}");
+    }
+}

@@ -426,6 +426,15 @@ pub fn critical_path(
     let (whole, _, sieve) =
         build::build_sieved(open()?, mode, &[], Sieve::Path(Gather::new(plan)), feedback)?;
     let Sieve::Path(g) = sieve else { return Ok(None) };
+    if g.nodes != made.nodes {
+        return Err(crate::Error::input(
+            path,
+            format!(
+                "the trace changed while it was read: {} nodes in the first pass, {} in the second",
+                made.nodes, g.nodes
+            ),
+        ));
+    }
     Ok(Some(g.finish(whole, length, made.lanes)))
 }
 

@@ -8,7 +8,8 @@ use spoor_model::Silent;
 use spoor_synth::{Spec, Workload};
 use spoor_testkit::{ordered_bytes, synth_bytes, testdata};
 
-/// spoor-cp's JSON report of every profile and the path.
+/// spoor-cp's JSON report of every profile and the path, and spoor-report's drawing of
+/// the path.
 fn report(pag: &Pag, made: Option<&cp::Distances>) -> String {
     let path = cp::critical_path_with(pag, &CpOptions::default(), made);
     let mut r = CpReport::new("t", pag, Scope::Global, None, &path);
@@ -16,7 +17,7 @@ fn report(pag: &Pag, made: Option<&cp::Distances>) -> String {
     r.add_path(pag, &path);
     let mut out = Vec::new();
     show::write_json(&mut out, &r).unwrap();
-    String::from_utf8(out).unwrap()
+    format!("{}\n{:?}", String::from_utf8(out).unwrap(), cp::drawing(pag, &path))
 }
 
 /// Both reports of the trace at `path`, or `None` where the streamed path declines.
