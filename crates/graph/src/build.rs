@@ -371,7 +371,7 @@ pub(crate) enum Sieve {
     /// Every node won by a remote arc.
     Winners(Winners),
     /// The path's nodes and arcs.
-    Path(Gather),
+    Path(Box<Gather>),
 }
 
 impl Sieve {

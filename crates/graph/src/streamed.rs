@@ -64,7 +64,7 @@ impl WinnerList {
     }
 
     fn code(&mut self, w: Winner, own: u32) {
-        if self.coded % STRIDE == 0 {
+        if self.coded.is_multiple_of(STRIDE) {
             self.marks.push(Mark { to: w.to, at: self.bytes.len(), before: self.before });
         }
         let out = &mut self.bytes;
@@ -424,7 +424,7 @@ pub fn critical_path(
     let Some(end) = made.end else { return Ok(None) };
     let plan = winners.plan(end as u32);
     let (whole, _, sieve) =
-        build::build_sieved(open()?, mode, &[], Sieve::Path(Gather::new(plan)), feedback)?;
+        build::build_sieved(open()?, mode, &[], Sieve::Path(Box::new(Gather::new(plan))), feedback)?;
     let Sieve::Path(g) = sieve else { return Ok(None) };
     if g.nodes != made.nodes {
         return Err(crate::Error::input(

@@ -62,7 +62,8 @@ fn lanes_made_on_the_way_are_the_whole_graphs_lengths() {
         std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
         let path = path.to_str().unwrap();
         let whole = file::load(path, Mode::Cpu, None, &Silent).unwrap();
-        let Some((_, walk)) = streamed::critical_path(path, Mode::Cpu, &[ideal.clone()], &Silent).unwrap()
+        let Some((_, walk)) =
+            streamed::critical_path(path, Mode::Cpu, std::slice::from_ref(&ideal), &Silent).unwrap()
         else {
             continue;
         };
