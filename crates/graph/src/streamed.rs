@@ -407,7 +407,18 @@ pub fn critical_path(
     if spoor_format::is_stream(path) || crate::file::is_pag_file(path)? {
         return Ok(None);
     }
-    let open = || TraceReader::open(path, ReadOptions::default());
+    let open = || TraceReader::open(path, ReadOptions::default()).map_err(crate::Error::from);
+    critical_path_of(&open, mode, lanes, feedback)
+}
+
+/// [`critical_path`] of the trace `open` opens, once for each pass (a file, or bytes in
+/// memory).
+pub fn critical_path_of(
+    open: &dyn Fn() -> Result<TraceReader>,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+) -> Result<Option<(Pag, Distances)>> {
     let reader = open()?;
     if build::lengths_need_the_graph(reader.defs(), mode, false) {
         return Ok(None);
@@ -423,12 +434,14 @@ pub fn critical_path(
     // No node reached: nothing to walk (the whole graph, empty, says so).
     let Some(end) = made.end else { return Ok(None) };
     let plan = winners.plan(end as u32);
+    let reader = open()?;
+    let name = reader.name().to_owned();
     let (whole, _, sieve) =
-        build::build_sieved(open()?, mode, &[], Sieve::Path(Box::new(Gather::new(plan))), feedback)?;
+        build::build_sieved(reader, mode, &[], Sieve::Path(Box::new(Gather::new(plan))), feedback)?;
     let Sieve::Path(g) = sieve else { return Ok(None) };
     if g.nodes != made.nodes {
         return Err(crate::Error::input(
-            path,
+            &name,
             format!(
                 "the trace changed while it was read: {} nodes in the first pass, {} in the second",
                 made.nodes, g.nodes
