@@ -475,14 +475,29 @@ pub fn path_graph(
     crate::file::load_with_lanes(path, mode, lanes, feedback)
 }
 
-/// What the whole graph of the trace file at `path` would take in memory; `None` for a
-/// stream, a PAG file and a trace without an index.
+/// Bytes of a trace file an event takes at the least, for a trace without its index
+/// (its event count unknown): the compact blocks take 5 to 9.
+const TRACE_BYTES_PER_EVENT: u64 = 4;
+
+/// What the whole graph of the trace file at `path` would take in memory; from its
+/// size where it has no index (a damaged tail), reckoning its events generously; `None`
+/// for a stream, a PAG file and a trace in the text form.
 pub fn graph_bytes(path: &str) -> Result<Option<u64>> {
     if spoor_format::is_stream(path) || crate::file::is_pag_file(path)? {
         return Ok(None);
     }
     let reader = TraceReader::open(path, ReadOptions::default())?;
-    Ok(reader.end().map(|e| e.events.saturating_mul(GRAPH_BYTES_PER_EVENT)))
+    let events = match (reader.end(), reader.header()) {
+        (Some(end), _) => end.events,
+        (None, Some(_)) => {
+            let size = std::fs::metadata(path)
+                .map_err(|e| crate::Error::Format(spoor_format::Error::io(path, &e)))?
+                .len();
+            size / TRACE_BYTES_PER_EVENT
+        }
+        (None, None) => return Ok(None),
+    };
+    Ok(Some(events.saturating_mul(GRAPH_BYTES_PER_EVENT)))
 }
 
 #[cfg(test)]

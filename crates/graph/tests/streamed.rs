@@ -128,3 +128,19 @@ fn a_damaged_trace_is_an_error_naming_it() {
     }
     assert!(said.contains("bad.spoor"), "{said}");
 }
+
+#[test]
+fn a_trace_without_its_index_is_reckoned_from_its_size_and_streamed_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec { procs: 8, steps: 40, seed: 2, ..Spec::new(Workload::Stencil) };
+    let bytes = ordered_bytes("synth", synth_bytes(&spec));
+    // The end chunk, cut off: the reader keeps what comes before it.
+    let path = dir.path().join("cut.spoor");
+    std::fs::write(&path, &bytes[..bytes.len() - 40]).unwrap();
+    let path = path.to_str().unwrap();
+    let reckoned = streamed::graph_bytes(path).unwrap().expect("reckoned from the file's size");
+    assert!(reckoned >= (bytes.len() as u64 - 40) * 8, "{reckoned}");
+    assert!(check("cut", path, Mode::Wall));
+    // A trace in the text form is small: its graph is kept.
+    assert_eq!(streamed::graph_bytes(&testdata("cp/barrier.txt")).unwrap(), None);
+}
