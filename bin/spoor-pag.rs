@@ -2,24 +2,47 @@
 //! listing (the spoor-graph crate; formats/pag.md).
 
 use clap::Parser;
-use spoor_cli::{Console, Output};
-use spoor_graph::{file, show};
+use spoor_cli::{Console, Output, SpillDir};
+use spoor_graph::{file, show, spilled, streamed, Pag};
 use std::io::Write;
 
 #[path = "args/pag.rs"]
 mod args;
 use args::*;
 
+/// What the graph's reader should know, on standard error.
+fn tell(pag: &Pag, quiet: bool) -> std::io::Result<()> {
+    if let Some(w) = pag.clock_violations().warning() {
+        eprintln!("spoor-pag: warning: {w}");
+    }
+    if !quiet {
+        for n in &pag.notes {
+            eprintln!("spoor-pag: note: {n}");
+        }
+    }
+    std::io::stderr().flush()
+}
+
 fn main() {
     let args = Args::parse();
     spoor_cli::run_stage("spoor-pag", args.verbose, || {
         let mode = args.weight;
-        let pag = file::load(
-            &args.input,
-            mode,
-            args.net.as_deref().map(|t| (t, args.local)),
-            &Console::new("spoor-pag", args.quiet),
-        )?;
+        let console = Console::new("spoor-pag", args.quiet);
+        // A PAG file too large for the memory given is written as the graph is built.
+        let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
+        if args.net.is_none() && !args.dump && streamed::graph_bytes(&args.input)?.is_some_and(|b| b > budget)
+        {
+            let spill = SpillDir::new("spoor-pag", args.tmpdir.as_deref());
+            let mut out = Output::create(args.output.as_deref())?;
+            if let Some((pag, bytes)) =
+                spilled::write_pag(&args.input, mode, spill.path()?, &mut out, &console)?
+            {
+                spill.wrote(bytes);
+                out.commit()?;
+                return Ok(tell(&pag, args.quiet)?);
+            }
+        }
+        let pag = file::load(&args.input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)?;
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {
             show::write_dump(&mut out, &pag)?;
@@ -27,15 +50,6 @@ fn main() {
             file::write(&mut out, &pag)?;
         }
         out.commit()?;
-        if let Some(w) = pag.clock_violations().warning() {
-            eprintln!("spoor-pag: warning: {w}");
-        }
-        if !args.quiet {
-            for n in &pag.notes {
-                eprintln!("spoor-pag: note: {n}");
-            }
-        }
-        std::io::stderr().flush()?;
-        Ok(())
+        Ok(tell(&pag, args.quiet)?)
     })
 }

@@ -43,15 +43,6 @@ Examples:
   spoor-cp --weight wall --window 2s..3s run.o      the second after the first two
   spoor-pag run.o -o run.pag && spoor-cp --near 5 run.pag";
 
-/// `--memory`: bytes as `SPOOR_MEMORY_LIMIT` takes them, or 0 (never keep the graph).
-fn memory_size(s: &str) -> Result<u64, String> {
-    match s.trim() {
-        "0" => Ok(0),
-        _ => spoor_cli::guard::parse_bytes(s)
-            .ok_or_else(|| format!("`{s}`: expected bytes, or a number with K, M or G")),
-    }
-}
-
 /// Critical paths, critical-path profiles, zeroing and near-critical paths.
 #[derive(Parser)]
 #[command(name = "spoor-cp", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
@@ -105,9 +96,9 @@ pub struct Args {
     pub top: usize,
     /// The memory the graph may take (bytes, or with K, M or G; 0: none). A trace file
     /// whose graph would take more has its global path found in two passes without the
-    /// graph: the same results in about 1.5 times the time. Default: half of what this machine (or
-    /// its cgroup, or SPOOR_MEMORY_LIMIT) has available.
-    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    /// graph: the same results in about 1.5 times the time. Default: half of what this
+    /// machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has available.
+    #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
     pub memory: Option<u64>,
     /// The lengths of the K longest distinct paths.
     #[arg(long, value_name = "K")]

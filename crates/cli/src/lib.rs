@@ -104,6 +104,16 @@ pub fn graph_budget() -> u64 {
     guard::memory_in_hand().map_or(u64::MAX, |m| m / 2)
 }
 
+/// `--memory SIZE`: bytes as `SPOOR_MEMORY_LIMIT` takes them, or 0 (never keep the graph).
+pub fn memory_arg(s: &str) -> Result<u64, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => {
+            guard::parse_bytes(s).ok_or_else(|| format!("`{s}`: expected bytes, or a number with K, M or G"))
+        }
+    }
+}
+
 /// The process's peak resident memory, bytes (Linux: `VmHWM` in /proc/self/status).
 pub fn peak_memory() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -13,6 +13,7 @@ use crate::cp::{CpOptions, Distances, Scope, NEG};
 use crate::error::{Error, Result};
 use crate::mem::{populate, Region};
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
+use crate::spilled::PagSpill;
 use crate::streamed::{Gather, Winners};
 use rustc_hash::FxHashMap;
 use spoor_format::binary::kind::{
@@ -372,6 +373,8 @@ pub(crate) enum Sieve {
     Winners(Winners),
     /// The path's nodes and arcs.
     Path(Box<Gather>),
+    /// Every node and arc, on its way to a PAG file.
+    Write(Box<PagSpill>),
 }
 
 impl Sieve {
@@ -381,6 +384,7 @@ impl Sieve {
             Sieve::Nothing => "critical paths: events",
             Sieve::Winners(_) => "critical path: events",
             Sieve::Path(_) => "the critical path's events",
+            Sieve::Write(_) => "events",
         }
     }
 }
@@ -468,6 +472,17 @@ pub(crate) fn build_sieved(
 ) -> Result<(Pag, Option<Distances>, Sieve)> {
     build_kept(reader, mode, true, lanes, Some(sieve), feedback)
         .map(|(pag, made, _, sieve)| (pag, made, sieve))
+}
+
+/// A build that keeps no graph and gives every node and arc to `sieve` (a
+/// `Sieve::Write`, given back; `Sieve::Nothing` where a spawn needs the graph).
+pub(crate) fn build_spilled(
+    reader: TraceReader,
+    mode: Mode,
+    sieve: Sieve,
+    feedback: &dyn Feedback,
+) -> Result<(Pag, Sieve)> {
+    build_kept(reader, mode, false, &[], Some(sieve), feedback).map(|(pag, _, _, sieve)| (pag, sieve))
 }
 
 /// `build_inner`, keeping the graph (`sieve` `None`) or only its lengths and messages,
@@ -677,8 +692,10 @@ impl<'a> Builder<'a> {
             self.made += 1;
             self.newest_dist = dist;
             self.newest_at = (loc, wall);
-            if let Sieve::Path(g) = &mut self.sieve {
-                g.node(n, loc, prev, wall, weight, ctx, kind);
+            match &mut self.sieve {
+                Sieve::Path(g) => g.node(n, loc, prev, wall, weight, ctx, kind),
+                Sieve::Write(w) => w.node(loc, prev, wall, weight, ctx, kind)?,
+                _ => {}
             }
             return Ok(n);
         }
@@ -767,8 +784,14 @@ impl<'a> Builder<'a> {
                     self.sieve = Sieve::Nothing;
                     return;
                 };
-                if let Sieve::Path(g) = &mut self.sieve {
-                    g.arc(arc, (to, self.newest_at.1), (from, from_at.1), weight, kind, bytes, op);
+                match &mut self.sieve {
+                    Sieve::Path(g) => {
+                        g.arc(arc, (to, self.newest_at.1), (from, from_at.1), weight, kind, bytes, op)
+                    }
+                    Sieve::Write(w) => {
+                        w.arc((to, self.newest_at.1), (from, from_at.1), weight, kind, bytes, op)
+                    }
+                    _ => {}
                 }
                 arc
             }
@@ -1353,8 +1376,10 @@ impl<'a> Builder<'a> {
             if self.lengths_only.is_none() {
                 self.pag.weight[i as usize] = weight;
             }
-            if let Sieve::Path(g) = &mut self.sieve {
-                g.source(k, i, weight);
+            match &mut self.sieve {
+                Sieve::Path(g) => g.source(k, i, weight),
+                Sieve::Write(w) => w.source(i, weight),
+                _ => {}
             }
             // A CPU time clamped by a t0 that came later: the distances are wrong.
             if self.mode == Mode::Cpu && track.as_ref().is_some_and(|t| t.provisional[k] != weight) {
@@ -1375,6 +1400,10 @@ impl<'a> Builder<'a> {
                 self.link_spawns()?;
             }
             track = None;
+            // Spawn arcs are linked with the graph: a graph written as built lacks them.
+            if matches!(self.sieve, Sieve::Write(_)) {
+                self.sieve = Sieve::Nothing;
+            }
         }
         let waiting = self.pending.iter().flatten().chain(self.pending_more.values());
         let n = waiting.filter(|p| p.kind == ArcKind::Message).count();

@@ -44,10 +44,34 @@ pub mod kind {
 }
 
 /// Nodes (and arcs) per chunk.
-const BATCH: usize = 1 << 16;
+pub(crate) const BATCH: usize = 1 << 16;
 
 /// Writes `pag` as a PAG file.
 pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
+    write_front(out, pag)?;
+    let mut buf = Vec::new();
+    let mut p = Vec::new();
+    for start in (0..pag.nodes()).step_by(BATCH) {
+        let end = (start + BATCH).min(pag.nodes());
+        encode_nodes(&mut p, start, pag, start..end);
+        emit(out, kind::NODES, &p, &mut buf)?;
+    }
+    for start in (0..pag.arcs()).step_by(BATCH) {
+        encode_arcs(&mut p, pag, start..(start + BATCH).min(pag.arcs()));
+        emit(out, kind::ARCS, &p, &mut buf)?;
+    }
+    write_back(out, pag, pag.nodes(), pag.arcs())
+}
+
+/// Writes one chunk (`buf`: room to frame it in).
+pub(crate) fn emit(out: &mut dyn Write, k: u8, payload: &[u8], buf: &mut Vec<u8>) -> io::Result<()> {
+    buf.clear();
+    binary::put_chunk(buf, k, payload);
+    out.write_all(buf)
+}
+
+/// The header, the definitions and the contexts of `pag`.
+pub(crate) fn write_front(out: &mut dyn Write, pag: &Pag) -> io::Result<()> {
     let mut head = Vec::with_capacity(HEADER_LEN);
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&MAJOR.to_le_bytes());
@@ -57,11 +81,6 @@ pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
     head.extend_from_slice(&pag.t0.to_le_bytes());
     out.write_all(&head)?;
     let mut buf = Vec::new();
-    let emit = |out: &mut dyn Write, k: u8, payload: &[u8], buf: &mut Vec<u8>| {
-        buf.clear();
-        binary::put_chunk(buf, k, payload);
-        out.write_all(buf)
-    };
     emit(out, kind::DEFS, &binary::encode_defs(&pag.defs), &mut buf)?;
     let mut p = Vec::new();
     put_u64(&mut p, pag.contexts.len() as u64 - 1);
@@ -69,43 +88,49 @@ pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
         put_u64(&mut p, c.parent as u64);
         put_u64(&mut p, c.proc as u64);
     }
-    emit(out, kind::CONTEXTS, &p, &mut buf)?;
-    for start in (0..pag.nodes()).step_by(BATCH) {
-        let end = (start + BATCH).min(pag.nodes());
-        p.clear();
-        put_u64(&mut p, start as u64);
-        put_u64(&mut p, (end - start) as u64);
-        let mut wall = 0i64;
-        for i in start..end {
-            let l = pag.loc[i];
-            put_u64(&mut p, if l == NONE { 0 } else { l as u64 + 1 });
-            let prev = pag.prev[i];
-            put_u64(&mut p, if prev == NONE { 0 } else { (i - prev as usize) as u64 });
-            put_i64(&mut p, pag.wall[i].wrapping_sub(wall));
-            wall = pag.wall[i];
-            put_i64(&mut p, pag.weight[i]);
-            put_u64(&mut p, pag.ctx[i] as u64);
-            p.push(pag.kind[i]);
-        }
-        emit(out, kind::NODES, &p, &mut buf)?;
-    }
-    for start in (0..pag.arcs()).step_by(BATCH) {
-        let end = (start + BATCH).min(pag.arcs());
-        p.clear();
-        put_u64(&mut p, (end - start) as u64);
-        let mut to = 0u32;
-        for a in start..end {
-            put_u64(&mut p, (pag.arc_to[a] - to) as u64);
-            to = pag.arc_to[a];
-            put_u64(&mut p, (pag.arc_to[a] - pag.arc_from[a]) as u64);
-            put_i64(&mut p, pag.arc_weight[a]);
-            // The operation of a collective arc in the high bits (formats/pag.md).
-            p.push(pag.arc_kind[a] as u8 | pag.arc_op[a] << 3);
-            put_u64(&mut p, pag.arc_bytes[a]);
-        }
-        emit(out, kind::ARCS, &p, &mut buf)?;
-    }
+    emit(out, kind::CONTEXTS, &p, &mut buf)
+}
+
+/// A NODES chunk's payload (in `p`) of `pag`'s nodes `range`, numbered from `first`.
+pub(crate) fn encode_nodes(p: &mut Vec<u8>, first: usize, pag: &Pag, range: std::ops::Range<usize>) {
     p.clear();
+    put_u64(p, first as u64);
+    put_u64(p, range.len() as u64);
+    let mut wall = 0i64;
+    for (i, k) in (first..).zip(range) {
+        let l = pag.loc[k];
+        put_u64(p, if l == NONE { 0 } else { l as u64 + 1 });
+        let prev = pag.prev[k];
+        put_u64(p, if prev == NONE { 0 } else { (i - prev as usize) as u64 });
+        put_i64(p, pag.wall[k].wrapping_sub(wall));
+        wall = pag.wall[k];
+        put_i64(p, pag.weight[k]);
+        put_u64(p, pag.ctx[k] as u64);
+        p.push(pag.kind[k]);
+    }
+}
+
+/// An ARCS chunk's payload (in `p`) of `pag`'s arcs `range`.
+pub(crate) fn encode_arcs(p: &mut Vec<u8>, pag: &Pag, range: std::ops::Range<usize>) {
+    p.clear();
+    put_u64(p, range.len() as u64);
+    let mut to = 0u32;
+    for a in range {
+        put_u64(p, (pag.arc_to[a] - to) as u64);
+        to = pag.arc_to[a];
+        put_u64(p, (pag.arc_to[a] - pag.arc_from[a]) as u64);
+        put_i64(p, pag.arc_weight[a]);
+        // The operation of a collective arc in the high bits (formats/pag.md).
+        p.push(pag.arc_kind[a] as u8 | pag.arc_op[a] << 3);
+        put_u64(p, pag.arc_bytes[a]);
+    }
+}
+
+/// The chunks after the arcs: phases, notes, wildcard receives, and the end with the
+/// graph's `nodes` and `arcs`.
+pub(crate) fn write_back(out: &mut dyn Write, pag: &Pag, nodes: usize, arcs: usize) -> io::Result<()> {
+    let mut buf = Vec::new();
+    let mut p = Vec::new();
     put_u64(&mut p, pag.phases.len() as u64);
     for &PhaseMark { name, node, begin } in &pag.phases {
         put_u64(&mut p, name as u64);
@@ -131,11 +156,10 @@ pub fn write(out: &mut impl Write, pag: &Pag) -> io::Result<()> {
         emit(out, kind::WILDCARDS, &p, &mut buf)?;
     }
     p.clear();
-    for v in [pag.nodes() as u64, pag.arcs() as u64, pag.contexts.len() as u64] {
+    for v in [nodes as u64, arcs as u64, pag.contexts.len() as u64] {
         p.extend_from_slice(&v.to_le_bytes());
     }
-    emit(out, kind::END, &p, &mut buf)?;
-    Ok(())
+    emit(out, kind::END, &p, &mut buf)
 }
 
 /// Is this the start of a PAG file?

@@ -21,6 +21,7 @@ pub mod net;
 pub mod pag;
 pub mod profile;
 pub mod show;
+pub mod spilled;
 pub mod streamed;
 pub mod whatif;
 pub mod window;

@@ -217,7 +217,24 @@ pub(crate) struct Gather {
     source_ctx: Vec<u32>,
     nodes: usize,
     arcs_made: usize,
-    clock: ClockViolations,
+    clock: ClockCount,
+}
+
+/// Remote arcs that go back in time, counted as they are made (`Pag::clock_violations`).
+#[derive(Default)]
+pub(crate) struct ClockCount(pub(crate) ClockViolations);
+
+impl ClockCount {
+    pub(crate) fn arc(&mut self, kind: ArcKind, to_wall: i64, from_wall: i64) {
+        if to_wall < from_wall {
+            match kind {
+                ArcKind::Message => self.0.messages += 1,
+                ArcKind::CollOut => self.0.collectives += 1,
+                ArcKind::Lock => self.0.locks += 1,
+                ArcKind::CollIn | ArcKind::Spawn => {}
+            }
+        }
+    }
 }
 
 impl Gather {
@@ -236,7 +253,7 @@ impl Gather {
             source_ctx: Vec::new(),
             nodes: 0,
             arcs_made: 0,
-            clock: ClockViolations::default(),
+            clock: ClockCount::default(),
         }
     }
 
@@ -305,14 +322,7 @@ impl Gather {
         op: u8,
     ) {
         self.arcs_made += 1;
-        if to.1 < from.1 {
-            match kind {
-                ArcKind::Message => self.clock.messages += 1,
-                ArcKind::CollOut => self.clock.collectives += 1,
-                ArcKind::Lock => self.clock.locks += 1,
-                ArcKind::CollIn | ArcKind::Spawn => {}
-            }
-        }
+        self.clock.arc(kind, to.1, from.1);
         let a = &self.plan.arcs;
         while self.next_arc < a.len() && a[self.next_arc] < arc {
             self.next_arc += 1;
@@ -372,7 +382,7 @@ impl Gather {
         p.partial = Some(Box::new(Partial {
             nodes: self.nodes,
             arcs: self.arcs_made,
-            clock: self.clock,
+            clock: self.clock.0,
             procedure_time: totals.into_iter().collect(),
             processes: processes.len(),
             events: self.refs,

@@ -1,0 +1,89 @@
+//! The PAG file written without keeping the graph (`spilled`) against the whole
+//! graph's: the same bytes.
+
+use spoor_graph::{file, spilled, Mode};
+use spoor_model::Silent;
+use spoor_synth::{Spec, Workload};
+use spoor_testkit::{ordered_bytes, synth_bytes, testdata};
+
+/// Both files of the trace at `path`, or `None` where the spilled writer declines.
+fn both(path: &str, mode: Mode, dir: &std::path::Path) -> Option<(Vec<u8>, Vec<u8>)> {
+    let whole = file::load(path, mode, None, &Silent).unwrap();
+    let mut expected = Vec::new();
+    file::write(&mut expected, &whole).unwrap();
+    let mut written = Vec::new();
+    let (summary, spilled) = spilled::write_pag(path, mode, dir, &mut written, &Silent).unwrap()?;
+    assert!(spilled as usize >= written.len() / 2, "{spilled} bytes spilled for a file of {}", written.len());
+    // The writer's spill files go once copied.
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "{path}");
+    assert_eq!((summary.graph_nodes(), summary.graph_arcs()), (whole.nodes(), whole.arcs()), "{path}");
+    assert_eq!(summary.clock_violations(), whole.clock_violations(), "{path}");
+    assert_eq!(summary.notes, whole.notes, "{path}");
+    Some((expected, written))
+}
+
+#[test]
+fn every_workload_writes_the_whole_graphs_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill = tempfile::tempdir().unwrap();
+    let (mut written, mut most) = (0, 0);
+    for w in Workload::ALL {
+        for (seed, steps) in [(1, 8), (2, 3000)] {
+            let spec = Spec { procs: 6.max(w.min_procs()), steps, seed, imbalance: 0.5, ..Spec::new(w) };
+            let path = dir.path().join(format!("{w:?}-{seed}.spoor"));
+            std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+            for mode in [Mode::Wall, Mode::Cpu] {
+                if let Some((expected, got)) = both(path.to_str().unwrap(), mode, spill.path()) {
+                    assert!(expected == got, "{w:?} seed {seed} {mode:?}: other bytes");
+                    written += 1;
+                    most = most.max(file::read("x", &got[..]).unwrap().nodes());
+                }
+            }
+        }
+    }
+    assert!(written >= Workload::ALL.len() * 2, "{written} of {} written", Workload::ALL.len() * 4);
+    // Chunks of 65,536 nodes: some graphs take several.
+    assert!(most > 3 << 16, "{most} nodes at most");
+}
+
+#[test]
+fn hand_worked_traces_write_the_whole_graphs_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill = tempfile::tempdir().unwrap();
+    let mut declined = Vec::new();
+    for name in ["barrier", "client-server", "helper", "shared-cpu", "shared-cpu-coll", "spa", "spinning"] {
+        let path = dir.path().join(format!("{name}.spoor"));
+        std::fs::write(
+            &path,
+            ordered_bytes(name, std::fs::read(testdata(&format!("cp/{name}.txt"))).unwrap()),
+        )
+        .unwrap();
+        for mode in [Mode::Wall, Mode::Cpu] {
+            match both(path.to_str().unwrap(), mode, spill.path()) {
+                Some((expected, got)) => assert!(expected == got, "{name} {mode:?}: other bytes"),
+                None => declined.push(format!("{name} {mode:?}")),
+            }
+        }
+    }
+    assert_eq!(declined, ["shared-cpu Cpu", "shared-cpu-coll Cpu"]);
+}
+
+#[test]
+fn a_spill_directory_that_cannot_be_written_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec { procs: 4, steps: 4, seed: 1, ..Spec::new(Workload::Stencil) };
+    let path = dir.path().join("t.spoor");
+    std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+    let missing = dir.path().join("no-such-directory");
+    let Err(e) = spilled::write_pag(path.to_str().unwrap(), Mode::Wall, &missing, &mut Vec::new(), &Silent)
+    else {
+        panic!("wrote into a directory that does not exist")
+    };
+    let mut said = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        said += &format!(": {s}");
+        source = s.source();
+    }
+    assert!(said.contains("no-such-directory"), "{said}");
+}
