@@ -332,6 +332,60 @@ fn a_graph_over_the_memory_given_gives_the_same_report_without_it() {
     assert!(text(&out.stderr).contains("`lots`: expected bytes"), "{}", text(&out.stderr));
 }
 
+#[test]
+fn a_pag_over_the_memory_given_is_written_as_it_is_built_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.spoor");
+    let raw = ok("synth", &["stencil", "--procs", "8", "--steps", "3000", "--seed", "2"], b"");
+    std::fs::write(&trace, ok("order", &["-q"], &raw)).unwrap();
+    let trace = trace.to_str().unwrap();
+    let spill = dir.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    for weight in ["wall", "cpu"] {
+        let whole = dir.path().join(format!("whole-{weight}.pag"));
+        let built = dir.path().join(format!("built-{weight}.pag"));
+        ok("pag", &["-q", "--weight", weight, trace, "-o", whole.to_str().unwrap()], b"");
+        let args =
+            ["-q", "-v", "--memory", "0", "--tmpdir", spill.to_str().unwrap(), "--weight", weight, trace];
+        let out = run("pag", &[&args[..], &["-o", built.to_str().unwrap()]].concat(), b"", &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(std::fs::read(&whole).unwrap() == std::fs::read(&built).unwrap(), "{weight}: other bytes");
+        // -v says what went to disk, and where; nothing is left there.
+        let said = text(&out.stderr);
+        assert!(said.contains(&format!("MiB written to disk in {}", spill.display())), "{said}");
+        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    }
+    // A spill directory that cannot be made: an error naming it, and no output.
+    let built = dir.path().join("none.pag");
+    let out = run(
+        "pag",
+        &["--memory", "0", "--tmpdir", "/nonexistent/spill", trace, "-o", built.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("/nonexistent/spill"), "{}", text(&out.stderr));
+    assert!(!built.exists());
+    // A disk that fills while spilling (a file size limit: 256 KiB, in blocks of 512
+    // bytes): an error naming the spill file, and nothing left behind.
+    let cmd = format!(
+        "ulimit -f 512; exec {} --memory 0 --tmpdir {} {trace} -o {}",
+        bin("pag"),
+        spill.display(),
+        built.display()
+    );
+    let out = Command::new("sh").args(["-c", &cmd]).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{}/spoor-pag-spill-", spill.display())) && err.contains("File too large"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    assert!(!built.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4 + 2);
+}
+
 /// Runs `cmd` (a shell command line) with a terminal as its standard error, through
 /// util-linux's `script`; returns what the terminal showed.
 fn on_a_terminal(cmd: &str) -> String {
