@@ -22,8 +22,7 @@ fn report(pag: &Pag, made: Option<&cp::Distances>) -> Vec<u8> {
     out
 }
 
-fuzz_target!(|data: &[u8]| {
-    common::one_thread();
+fuzz_target!(init: common::one_thread(), |data: &[u8]| {
     let open = || Ok(TraceReader::from_bytes("fuzz", data.to_vec(), ReadOptions::default())?);
     let Ok(reader) = open() else { return };
     for mode in [Mode::Cpu, Mode::Wall] {

@@ -798,12 +798,7 @@ impl<'a> Builder<'a> {
             None => {
                 debug_assert_eq!(to as usize + 1, self.pag.nodes());
                 let arc = self.pag.arc_to.len() as u32;
-                self.pag.arc_to.push(to);
-                self.pag.arc_from.push(from);
-                self.pag.arc_weight.push(weight);
-                self.pag.arc_kind.push(kind);
-                self.pag.arc_bytes.push(bytes);
-                self.pag.arc_op.push(op);
+                self.pag.push_arc(to, from, weight, kind, bytes, op);
                 arc
             }
         };

@@ -494,12 +494,7 @@ fn arcs(pag: &mut Pag, p: &[u8]) -> DecodeResult<()> {
         if weight < 0 {
             return Err((at, format!("the arc into node {to} weighs {weight} ns, expected no less than 0")));
         }
-        pag.arc_to.push(to as u32);
-        pag.arc_from.push((to - gap) as u32);
-        pag.arc_weight.push(weight);
-        pag.arc_kind.push(kind);
-        pag.arc_bytes.push(bytes);
-        pag.arc_op.push(op);
+        pag.push_arc(to as u32, (to - gap) as u32, weight, kind, bytes, op);
     }
     trailing(&c)
 }

@@ -175,6 +175,30 @@ impl Pag {
         self.loc.len()
     }
 
+    /// Appends a node to the node arrays.
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // one per node array
+    pub(crate) fn push_node(&mut self, loc: u32, prev: u32, wall: i64, weight: i64, ctx: u32, kind: u8) {
+        self.loc.push(loc);
+        self.prev.push(prev);
+        self.wall.push(wall);
+        self.weight.push(weight);
+        self.ctx.push(ctx);
+        self.kind.push(kind);
+    }
+
+    /// Appends a remote arc to the arc arrays.
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // one per arc array
+    pub(crate) fn push_arc(&mut self, to: u32, from: u32, weight: i64, kind: ArcKind, bytes: u64, op: u8) {
+        self.arc_to.push(to);
+        self.arc_from.push(from);
+        self.arc_weight.push(weight);
+        self.arc_kind.push(kind);
+        self.arc_bytes.push(bytes);
+        self.arc_op.push(op);
+    }
+
     /// The number of nodes of the whole graph (more than `nodes` where it holds only a
     /// critical path's).
     pub fn graph_nodes(&self) -> usize {

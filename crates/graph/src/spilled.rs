@@ -101,15 +101,9 @@ impl PagSpill {
         ctx: u32,
         kind: u8,
     ) -> Result<()> {
-        let p = &mut self.nodes;
-        p.loc.push(loc);
-        p.prev.push(prev);
-        p.wall.push(wall);
-        p.weight.push(weight);
-        p.ctx.push(ctx);
-        p.kind.push(kind);
+        self.nodes.push_node(loc, prev, wall, weight, ctx, kind);
         self.made += 1;
-        if p.loc.len() == BATCH {
+        if self.nodes.nodes() == BATCH {
             self.flush_nodes()?;
         }
         Ok(())
@@ -149,14 +143,8 @@ impl PagSpill {
     ) {
         self.clock.arc(kind, to.1, from.1);
         self.arcs_made += 1;
-        let p = &mut self.arcs;
-        p.arc_to.push(to.0);
-        p.arc_from.push(from.0);
-        p.arc_weight.push(weight);
-        p.arc_kind.push(kind);
-        p.arc_bytes.push(bytes);
-        p.arc_op.push(op);
-        if p.arc_to.len() == BATCH {
+        self.arcs.push_arc(to.0, from.0, weight, kind, bytes, op);
+        if self.arcs.arcs() == BATCH {
             if let Err(e) = self.flush_arcs() {
                 self.failed.get_or_insert(e);
             }
@@ -190,7 +178,8 @@ impl PagSpill {
 
     /// Writes the PAG file to `out`: `whole` (the build's graph without its nodes and
     /// arcs) gives its definitions, contexts, phases, notes and wildcard receives.
-    fn finish(mut self, whole: &Pag, out: &mut dyn Write) -> Result<()> {
+    /// Gives the bytes spilled.
+    fn finish(mut self, whole: &Pag, out: &mut dyn Write) -> Result<u64> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
@@ -215,7 +204,7 @@ impl PagSpill {
                 let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
                 chunk.resize(len, 0);
                 input.read_exact(&mut chunk).map_err(|e| io_error(path, &e))?;
-                if head[0] == kind::NODES && sources.first().is_some() {
+                if head[0] == kind::NODES && !sources.is_empty() {
                     let (first, nodes) = decode_nodes(&chunk);
                     let end = first + nodes.nodes();
                     let k = sources.partition_point(|s| (s.0 as usize) < end);
@@ -234,7 +223,8 @@ impl PagSpill {
                 out.write_all(&chunk).map_err(out_error)?;
             }
         }
-        file::write_back(out, whole, self.made, self.arcs_made).map_err(out_error)
+        file::write_back(out, whole, self.made, self.arcs_made).map_err(out_error)?;
+        Ok(self.spilled)
     }
 }
 
@@ -286,8 +276,7 @@ pub fn write_pag(
     // A spawn's arc needs the graph kept.
     let Sieve::Write(spill) = sieve else { return Ok(None) };
     let (nodes, arcs, clock) = (spill.made, spill.arcs_made, spill.clock.0);
-    let spilled = spill.spilled;
-    spill.finish(&whole, out)?;
+    let spilled = spill.finish(&whole, out)?;
     let mut whole = whole;
     whole.partial = Some(Box::new(Partial { nodes, arcs, clock, ..Partial::default() }));
     Ok(Some((whole, spilled)))

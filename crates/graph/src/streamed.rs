@@ -297,14 +297,8 @@ impl Gather {
             }
         }
         if self.on_path(n, loc) {
-            let p = &mut self.path;
             self.kept.push(n);
-            p.loc.push(loc);
-            p.prev.push(prev);
-            p.wall.push(wall);
-            p.weight.push(weight);
-            p.ctx.push(ctx);
-            p.kind.push(kind);
+            self.path.push_node(loc, prev, wall, weight, ctx, kind);
             self.refs.push(event);
         }
     }
@@ -358,12 +352,7 @@ impl Gather {
         for (k, a) in self.arcs.into_iter().enumerate() {
             let to = at(a.to);
             remote.push((to, k as u32));
-            p.arc_to.push(to);
-            p.arc_from.push(at(a.from));
-            p.arc_weight.push(a.weight);
-            p.arc_kind.push(a.kind);
-            p.arc_bytes.push(a.bytes);
-            p.arc_op.push(a.op);
+            p.push_arc(to, at(a.from), a.weight, a.kind, a.bytes, a.op);
         }
         let mut totals = std::collections::BTreeMap::<u32, i64>::new();
         for (ctx, &w) in self.by_ctx.iter().enumerate() {

@@ -247,19 +247,17 @@ impl Pag {
             } else {
                 (NONE, share_after(self, i, self.weight[i], t0))
             };
-            out.loc.push(self.loc[i]);
-            out.prev.push(prev);
-            out.wall.push(self.wall[i]);
-            out.weight.push(weight);
-            out.ctx.push(self.ctx[i]);
-            out.kind.push(self.kind[i]);
+            out.push_node(self.loc[i], prev, self.wall[i], weight, self.ctx[i], self.kind[i]);
             for &a in &kept {
-                out.arc_to.push(n);
-                out.arc_from.push(id[self.arc_from[a] as usize]);
-                out.arc_weight.push(self.arc_weight[a]);
-                out.arc_kind.push(self.arc_kind[a]);
-                out.arc_bytes.push(self.arc_bytes[a]);
-                out.arc_op.push(self.arc_op[a]);
+                let from = id[self.arc_from[a] as usize];
+                out.push_arc(
+                    n,
+                    from,
+                    self.arc_weight[a],
+                    self.arc_kind[a],
+                    self.arc_bytes[a],
+                    self.arc_op[a],
+                );
             }
         }
         out.phases = self

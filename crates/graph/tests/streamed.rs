@@ -120,12 +120,7 @@ fn a_damaged_trace_is_an_error_naming_it() {
     let Err(e) = streamed::critical_path(path.to_str().unwrap(), Mode::Wall, &[], &Silent) else {
         panic!("a damaged trace was read")
     };
-    let mut said = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        said += &format!(": {s}");
-        source = s.source();
-    }
+    let said = spoor_testkit::error_chain(&e);
     assert!(said.contains("bad.spoor"), "{said}");
 }
 

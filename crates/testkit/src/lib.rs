@@ -78,6 +78,17 @@ pub fn synth_pag(spec: &Spec, mode: Mode) -> Pag {
     pag_of_bytes("synth", synth_bytes(spec), mode)
 }
 
+/// An error with its sources, as a command prints it: `what: why: ...`.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut said = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        said += &format!(": {s}");
+        source = s.source();
+    }
+    said
+}
+
 /// Milliseconds as nanoseconds, exactly (for hand-worked figures like 9.60 ms).
 pub fn ms(v: f64) -> i64 {
     (v * 1e6).round() as i64
