@@ -461,8 +461,9 @@ pub(crate) fn build_inner(
     build_kept(reader, mode, distances, lanes, None, feedback).map(|(pag, made, ..)| (pag, made))
 }
 
-/// A build that keeps no graph but what `sieve` keeps of the global scope's critical
-/// path, which it gives back.
+/// A build that keeps no graph but what `sieve` keeps of it, which it gives back
+/// (`Sieve::Nothing` where a spawn needs the graph kept to write it); the distances
+/// are made for the first pass of a critical path only (`Sieve::Winners`).
 pub(crate) fn build_sieved(
     reader: TraceReader,
     mode: Mode,
@@ -470,19 +471,9 @@ pub(crate) fn build_sieved(
     sieve: Sieve,
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>, Sieve)> {
-    build_kept(reader, mode, true, lanes, Some(sieve), feedback)
+    let distances = matches!(sieve, Sieve::Winners(_));
+    build_kept(reader, mode, distances, lanes, Some(sieve), feedback)
         .map(|(pag, made, _, sieve)| (pag, made, sieve))
-}
-
-/// A build that keeps no graph and gives every node and arc to `sieve` (a
-/// `Sieve::Write`, given back; `Sieve::Nothing` where a spawn needs the graph).
-pub(crate) fn build_spilled(
-    reader: TraceReader,
-    mode: Mode,
-    sieve: Sieve,
-    feedback: &dyn Feedback,
-) -> Result<(Pag, Sieve)> {
-    build_kept(reader, mode, false, &[], Some(sieve), feedback).map(|(pag, _, _, sieve)| (pag, sieve))
 }
 
 /// `build_inner`, keeping the graph (`sieve` `None`) or only its lengths and messages,

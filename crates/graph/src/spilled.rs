@@ -272,7 +272,7 @@ pub fn write_pag(
         return Ok(None);
     }
     let spill = PagSpill::new(dir)?;
-    let (whole, sieve) = build::build_spilled(reader, mode, Sieve::Write(Box::new(spill)), feedback)?;
+    let (whole, _, sieve) = build::build_sieved(reader, mode, &[], Sieve::Write(Box::new(spill)), feedback)?;
     // A spawn's arc needs the graph kept.
     let Sieve::Write(spill) = sieve else { return Ok(None) };
     let (nodes, arcs, clock) = (spill.made, spill.arcs_made, spill.clock.0);
