@@ -90,7 +90,7 @@ impl PagSpill {
         })
     }
 
-    /// Node `n`, as `Builder::push_node` makes it.
+    /// The next node, as `Builder::push_node` makes it.
     #[allow(clippy::too_many_arguments)] // one per node array
     pub(crate) fn node(
         &mut self,
