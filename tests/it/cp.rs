@@ -414,7 +414,10 @@ fn long_work_shows_progress_on_a_terminal_only() {
         ("align", format!("{} -o {}", p("m"), p("a"))),
         ("order", format!("{} -o {ordered}", p("a"))),
         ("cp", format!("{ordered} -o /dev/null")),
+        // Without the graph: two passes.
+        ("cp", format!("--memory 0 {ordered} -o /dev/null")),
         ("pag", format!("{ordered} -o /dev/null")),
+        ("pag", format!("--memory 0 --tmpdir {} {ordered} -o /dev/null", tmp.path().display())),
         ("gag", format!("--predict --place-by process {ordered}")),
         ("whatif", format!("procedure stencilUpdate {ordered}")),
         ("report", format!("-t waits {ordered}")),
@@ -431,6 +434,12 @@ fn long_work_shows_progress_on_a_terminal_only() {
         // The wait states' root causes, after the pass.
         if matches!(*stage, "report" | "diagnose") {
             assert!(shown.contains("root causes █") && shown.contains(" waits ("), "spoor-{stage}: {shown}");
+        }
+        if args.starts_with("--memory 0") && *stage == "cp" {
+            assert!(
+                shown.contains("critical path, pass 1 █") && shown.contains("critical path, pass 2 █"),
+                "spoor-{stage}: {shown}"
+            );
         }
         // And the pass that follows the fixes' critical paths.
         if *stage == "diagnose" {

@@ -382,8 +382,8 @@ impl Sieve {
     fn unit(&self) -> &'static str {
         match self {
             Sieve::Nothing => "critical paths: events",
-            Sieve::Winners(_) => "critical path: events",
-            Sieve::Path(_) => "the critical path's events",
+            Sieve::Winners(_) => "critical path, pass 1: events",
+            Sieve::Path(_) => "critical path, pass 2: events",
             Sieve::Write(_) => "events",
         }
     }
