@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use spoor_cli::{Console, Output, SpillDir};
-use spoor_graph::{file, show, spilled, streamed, Pag};
+use spoor_graph::{build, file, show, spilled, streamed, Pag};
 use std::io::Write;
 
 #[path = "args/pag.rs"]
@@ -30,19 +30,26 @@ fn main() {
         let console = Console::new("spoor-pag", args.quiet);
         // A PAG file too large for the memory given is written as the graph is built.
         let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
-        if args.net.is_none() && !args.dump && streamed::graph_bytes(&args.input)?.is_some_and(|b| b > budget)
-        {
-            let spill = SpillDir::new("spoor-pag", args.tmpdir.as_deref());
-            let mut out = Output::create(args.output.as_deref())?;
-            if let Some((pag, bytes)) =
-                spilled::write_pag(&args.input, mode, spill.path()?, &mut out, &console)?
-            {
-                spill.wrote(bytes);
-                out.commit()?;
-                return Ok(tell(&pag, args.quiet)?);
+        let reader = match args.net.is_none() && !args.dump {
+            true => streamed::trace_file(&args.input)?,
+            false => None,
+        };
+        let pag = match reader {
+            Some(reader) if streamed::graph_bytes(&reader).is_some_and(|b| b > budget) => {
+                let spill = SpillDir::new("spoor-pag", args.tmpdir.as_deref());
+                let mut out = Output::create(args.output.as_deref())?;
+                if let Some((pag, bytes)) =
+                    spilled::write_pag(reader, mode, spill.path()?, &mut out, &console)?
+                {
+                    spill.wrote(bytes);
+                    out.commit()?;
+                    return Ok(tell(&pag, args.quiet)?);
+                }
+                file::load(&args.input, mode, None, &console)?
             }
-        }
-        let pag = file::load(&args.input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)?;
+            Some(reader) => build::build_observed(reader, mode, &console)?,
+            None => file::load(&args.input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)?,
+        };
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {
             show::write_dump(&mut out, &pag)?;

@@ -409,6 +409,11 @@ pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
     build_inner(reader, mode, false, &[], &Silent).map(|(pag, _)| pag)
 }
 
+/// [`build`], telling `feedback` how many events are added so far.
+pub fn build_observed(reader: TraceReader, mode: Mode, feedback: &dyn Feedback) -> Result<Pag> {
+    build_inner(reader, mode, false, &[], feedback).map(|(pag, _)| pag)
+}
+
 /// Whether [`lengths_only`] can be known, from what the trace says before its events, to
 /// give nothing: in CPU mode, processes that shared processors have their arcs weighed
 /// again once the whole graph is read; a spawned process's arc is linked only then.

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::net::Network;
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
-use spoor_format::varint::{put_i64, put_u64, Cursor, VarintError};
+use spoor_format::varint::{get_u64, put_i64, put_u64, unzigzag, Cursor, VarintError};
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Feedback, KIND_COUNT};
 use std::io::{self, Read, Write};
@@ -108,6 +108,29 @@ pub(crate) fn encode_nodes(p: &mut Vec<u8>, first: usize, pag: &Pag, range: std:
         put_u64(p, pag.ctx[k] as u64);
         p.push(pag.kind[k]);
     }
+}
+
+/// The inverse of [`encode_nodes`] for a payload this process coded itself (unchecked):
+/// the first node's number and the nodes.
+pub(crate) fn decode_own_nodes(p: &[u8]) -> (usize, Pag) {
+    let mut at = 0;
+    let first = get_u64(p, &mut at) as usize;
+    let n = get_u64(p, &mut at) as usize;
+    let mut nodes = Pag::default();
+    let mut wall = 0i64;
+    for i in first..first + n {
+        let l = get_u64(p, &mut at);
+        nodes.loc.push(if l == 0 { NONE } else { l as u32 - 1 });
+        let back = get_u64(p, &mut at) as usize;
+        nodes.prev.push(if back == 0 { NONE } else { (i - back) as u32 });
+        wall = wall.wrapping_add(unzigzag(get_u64(p, &mut at)));
+        nodes.wall.push(wall);
+        nodes.weight.push(unzigzag(get_u64(p, &mut at)));
+        nodes.ctx.push(get_u64(p, &mut at) as u32);
+        nodes.kind.push(p.get(at).copied().unwrap_or(0));
+        at += 1;
+    }
+    (first, nodes)
 }
 
 /// An ARCS chunk's payload (in `p`) of `pag`'s arcs `range`.

@@ -199,6 +199,26 @@ impl Pag {
         self.arc_op.push(op);
     }
 
+    /// Empties the node arrays, keeping their room.
+    pub(crate) fn clear_nodes(&mut self) {
+        self.loc.clear();
+        self.prev.clear();
+        self.wall.clear();
+        self.weight.clear();
+        self.ctx.clear();
+        self.kind.clear();
+    }
+
+    /// Empties the arc arrays, keeping their room.
+    pub(crate) fn clear_arcs(&mut self) {
+        self.arc_to.clear();
+        self.arc_from.clear();
+        self.arc_weight.clear();
+        self.arc_kind.clear();
+        self.arc_bytes.clear();
+        self.arc_op.clear();
+    }
+
     /// The number of nodes of the whole graph (more than `nodes` where it holds only a
     /// critical path's).
     pub fn graph_nodes(&self) -> usize {

@@ -11,8 +11,7 @@ use crate::error::{Error, Result};
 use crate::file::{self, kind, BATCH};
 use crate::pag::{ArcKind, Pag, Partial};
 use crate::streamed::ClockCount;
-use spoor_format::varint::{get_u64, unzigzag};
-use spoor_format::{ReadOptions, TraceReader};
+use spoor_format::TraceReader;
 use spoor_model::Feedback;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -120,13 +119,7 @@ impl PagSpill {
         file::emit(&mut f.out, kind::NODES, &self.payload, &mut self.frame)
             .map_err(|e| io_error(&f.path, &e))?;
         self.first += n;
-        let p = &mut self.nodes;
-        for v in [&mut p.loc, &mut p.prev, &mut p.ctx] {
-            v.clear();
-        }
-        p.wall.clear();
-        p.weight.clear();
-        p.kind.clear();
+        self.nodes.clear_nodes();
         Ok(())
     }
 
@@ -161,13 +154,7 @@ impl PagSpill {
         let f = &mut self.arc_file;
         file::emit(&mut f.out, kind::ARCS, &self.payload, &mut self.frame)
             .map_err(|e| io_error(&f.path, &e))?;
-        let p = &mut self.arcs;
-        p.arc_to.clear();
-        p.arc_from.clear();
-        p.arc_weight.clear();
-        p.arc_kind.clear();
-        p.arc_bytes.clear();
-        p.arc_op.clear();
+        self.arcs.clear_arcs();
         Ok(())
     }
 
@@ -205,7 +192,7 @@ impl PagSpill {
                 chunk.resize(len, 0);
                 input.read_exact(&mut chunk).map_err(|e| io_error(path, &e))?;
                 if head[0] == kind::NODES && !sources.is_empty() {
-                    let (first, nodes) = decode_nodes(&chunk);
+                    let (first, nodes) = file::decode_own_nodes(&chunk);
                     let end = first + nodes.nodes();
                     let k = sources.partition_point(|s| (s.0 as usize) < end);
                     if k > 0 {
@@ -228,46 +215,21 @@ impl PagSpill {
     }
 }
 
-/// A NODES chunk's payload this process wrote: its first node's number and its nodes.
-fn decode_nodes(p: &[u8]) -> (usize, Pag) {
-    let mut at = 0;
-    let first = get_u64(p, &mut at) as usize;
-    let n = get_u64(p, &mut at) as usize;
-    let mut nodes = Pag::default();
-    let mut wall = 0i64;
-    for i in first..first + n {
-        let l = get_u64(p, &mut at);
-        nodes.loc.push(if l == 0 { crate::pag::NONE } else { l as u32 - 1 });
-        let back = get_u64(p, &mut at) as usize;
-        nodes.prev.push(if back == 0 { crate::pag::NONE } else { (i - back) as u32 });
-        wall = wall.wrapping_add(unzigzag(get_u64(p, &mut at)));
-        nodes.wall.push(wall);
-        nodes.weight.push(unzigzag(get_u64(p, &mut at)));
-        nodes.ctx.push(get_u64(p, &mut at) as u32);
-        nodes.kind.push(p.get(at).copied().unwrap_or(0));
-        at += 1;
-    }
-    (first, nodes)
-}
-
-/// Writes the PAG of the trace file at `path` to `out` without keeping the graph, its
+/// Writes the PAG of the trace file `reader` reads (`streamed::trace_file`) to `out`
+/// without keeping the graph, its
 /// nodes and arcs spilled to `dir` on the way (and removed); gives back the graph's
 /// definitions, contexts and notes with its size and clock violations (`Pag::partial`),
 /// and the bytes spilled. `None`, with
 /// nothing written, where the graph must be kept: processes sharing processors in CPU
 /// mode (their arcs are weighed again at the end), a spawn (its arc is linked at the
-/// end), a stream or a PAG file.
+/// end).
 pub fn write_pag(
-    path: &str,
+    reader: TraceReader,
     mode: Mode,
     dir: &Path,
     out: &mut dyn Write,
     feedback: &dyn Feedback,
 ) -> Result<Option<(Pag, u64)>> {
-    if spoor_format::is_stream(path) || file::is_pag_file(path)? {
-        return Ok(None);
-    }
-    let reader = TraceReader::open(path, ReadOptions::default())?;
     if build::lengths_need_the_graph(reader.defs(), mode, false) {
         return Ok(None);
     }

@@ -403,11 +403,22 @@ pub fn critical_path(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<Option<(Pag, Distances)>> {
+    match trace_file(path)? {
+        Some(reader) => critical_path_from(reader, &|| open(path), mode, lanes, feedback),
+        None => Ok(None),
+    }
+}
+
+/// The trace file at `path`, opened; `None` for a stream (it is read once) and a PAG file.
+pub fn trace_file(path: &str) -> Result<Option<TraceReader>> {
     if spoor_format::is_stream(path) || crate::file::is_pag_file(path)? {
         return Ok(None);
     }
-    let open = || TraceReader::open(path, ReadOptions::default()).map_err(crate::Error::from);
-    critical_path_of(&open, mode, lanes, feedback)
+    open(path).map(Some)
+}
+
+fn open(path: &str) -> Result<TraceReader> {
+    Ok(TraceReader::open(path, ReadOptions::default())?)
 }
 
 /// [`critical_path`] of the trace `open` opens, once for each pass (a file, or bytes in
@@ -418,7 +429,17 @@ pub fn critical_path_of(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<Option<(Pag, Distances)>> {
-    let reader = open()?;
+    critical_path_from(open()?, open, mode, lanes, feedback)
+}
+
+/// [`critical_path_of`], its first pass reading `reader` (opened already).
+fn critical_path_from(
+    reader: TraceReader,
+    open: &dyn Fn() -> Result<TraceReader>,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+) -> Result<Option<(Pag, Distances)>> {
     if build::lengths_need_the_graph(reader.defs(), mode, false) {
         return Ok(None);
     }
@@ -466,37 +487,32 @@ pub fn path_graph(
     budget: u64,
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    if graph_bytes(path)?.is_some_and(|b| b > budget) {
-        if let Some((pag, walk)) = critical_path(path, mode, lanes, feedback)? {
-            return Ok((pag, Some(walk)));
+    match trace_file(path)? {
+        Some(reader) if graph_bytes(&reader).is_some_and(|b| b > budget) => {
+            match critical_path_from(reader, &|| open(path), mode, lanes, feedback)? {
+                Some((pag, walk)) => Ok((pag, Some(walk))),
+                None => crate::file::load_with_lanes(path, mode, lanes, feedback),
+            }
         }
+        Some(reader) => build::build_inner(reader, mode, true, lanes, feedback),
+        None => crate::file::load_with_lanes(path, mode, lanes, feedback),
     }
-    crate::file::load_with_lanes(path, mode, lanes, feedback)
 }
 
 /// Bytes of a trace file an event takes at the least, for a trace without its index
 /// (its event count unknown): the compact blocks take 5 to 9.
 const TRACE_BYTES_PER_EVENT: u64 = 4;
 
-/// What the whole graph of the trace file at `path` would take in memory; from its
-/// size where it has no index (a damaged tail), reckoning its events generously; `None`
-/// for a stream, a PAG file and a trace in the text form.
-pub fn graph_bytes(path: &str) -> Result<Option<u64>> {
-    if spoor_format::is_stream(path) || crate::file::is_pag_file(path)? {
-        return Ok(None);
-    }
-    let reader = TraceReader::open(path, ReadOptions::default())?;
+/// What the whole graph of the trace file `reader` reads would take in memory; from the
+/// file's size where it has no index (a damaged tail), reckoning its events generously;
+/// `None` for a trace in the text form (small: it is read whole).
+pub fn graph_bytes(reader: &TraceReader) -> Option<u64> {
     let events = match (reader.end(), reader.header()) {
         (Some(end), _) => end.events,
-        (None, Some(_)) => {
-            let size = std::fs::metadata(path)
-                .map_err(|e| crate::Error::Format(spoor_format::Error::io(path, &e)))?
-                .len();
-            size / TRACE_BYTES_PER_EVENT
-        }
-        (None, None) => return Ok(None),
+        (None, Some(_)) => std::fs::metadata(reader.name()).ok()?.len() / TRACE_BYTES_PER_EVENT,
+        (None, None) => return None,
     };
-    Ok(Some(events.saturating_mul(GRAPH_BYTES_PER_EVENT)))
+    Some(events.saturating_mul(GRAPH_BYTES_PER_EVENT))
 }
 
 #[cfg(test)]

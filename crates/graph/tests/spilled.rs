@@ -1,7 +1,7 @@
 //! The PAG file written without keeping the graph (`spilled`) against the whole
 //! graph's: the same bytes.
 
-use spoor_graph::{file, spilled, Mode};
+use spoor_graph::{file, spilled, streamed, Mode};
 use spoor_model::Silent;
 use spoor_synth::{Spec, Workload};
 use spoor_testkit::{ordered_bytes, synth_bytes, testdata};
@@ -12,7 +12,8 @@ fn both(path: &str, mode: Mode, dir: &std::path::Path) -> Option<(Vec<u8>, Vec<u
     let mut expected = Vec::new();
     file::write(&mut expected, &whole).unwrap();
     let mut written = Vec::new();
-    let (summary, spilled) = spilled::write_pag(path, mode, dir, &mut written, &Silent).unwrap()?;
+    let reader = streamed::trace_file(path).unwrap().expect("a trace file");
+    let (summary, spilled) = spilled::write_pag(reader, mode, dir, &mut written, &Silent).unwrap()?;
     assert_eq!(spilled, node_and_arc_chunks(&written), "{path}: what was spilled is what was copied");
     // The writer's spill files go once copied.
     assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "{path}");
@@ -88,8 +89,13 @@ fn a_spill_directory_that_cannot_be_written_is_an_error_naming_it() {
     let path = dir.path().join("t.spoor");
     std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
     let missing = dir.path().join("no-such-directory");
-    let Err(e) = spilled::write_pag(path.to_str().unwrap(), Mode::Wall, &missing, &mut Vec::new(), &Silent)
-    else {
+    let Err(e) = spilled::write_pag(
+        streamed::trace_file(path.to_str().unwrap()).unwrap().unwrap(),
+        Mode::Wall,
+        &missing,
+        &mut Vec::new(),
+        &Silent,
+    ) else {
         panic!("wrote into a directory that does not exist")
     };
     let said = spoor_testkit::error_chain(&e);

@@ -133,9 +133,11 @@ fn a_trace_without_its_index_is_reckoned_from_its_size_and_streamed_the_same() {
     let path = dir.path().join("cut.spoor");
     std::fs::write(&path, &bytes[..bytes.len() - 40]).unwrap();
     let path = path.to_str().unwrap();
-    let reckoned = streamed::graph_bytes(path).unwrap().expect("reckoned from the file's size");
+    let reader = streamed::trace_file(path).unwrap().expect("a trace file");
+    let reckoned = streamed::graph_bytes(&reader).expect("reckoned from the file's size");
     assert!(reckoned >= (bytes.len() as u64 - 40) * 8, "{reckoned}");
     assert!(check("cut", path, Mode::Wall));
     // A trace in the text form is small: its graph is kept.
-    assert_eq!(streamed::graph_bytes(&testdata("cp/barrier.txt")).unwrap(), None);
+    let text = streamed::trace_file(&testdata("cp/barrier.txt")).unwrap().expect("a trace file");
+    assert_eq!(streamed::graph_bytes(&text), None);
 }
