@@ -3,7 +3,7 @@
 
 use anyhow::anyhow;
 use clap::Parser;
-use spoor_cli::{usage, Console, Output};
+use spoor_cli::{usage, Console, Output, SpillDir};
 use spoor_graph::profile::Level;
 use spoor_graph::show::{self, CpReport};
 use spoor_graph::{cp, whatif, CpOptions, Scope};
@@ -51,7 +51,12 @@ fn main() {
         let (pag, made) = match plain {
             true => {
                 let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
-                spoor_graph::streamed::path_graph(&args.input, mode, &[], budget, &console)?
+                // A stream whose graph would not fit is read twice: from a copy.
+                let spill = SpillDir::new("spoor-cp", args.tmpdir.as_deref());
+                let spooled = spoor_cli::spool_if_stream(&args.input, &spill)?;
+                let input = spoor_cli::read_from(&args.input, spooled.as_ref());
+                spoor_graph::streamed::path_graph(&input, mode, &[], budget, &console)
+                    .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e.into()))?
             }
             false => spoor_graph::file::load_with_distances(
                 &args.input,

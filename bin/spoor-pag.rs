@@ -30,25 +30,34 @@ fn main() {
         let console = Console::new("spoor-pag", args.quiet);
         // A PAG file too large for the memory given is written as the graph is built.
         let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
-        let reader = match args.net.is_none() && !args.dump {
-            true => streamed::trace_file(&args.input)?,
+        let spill = SpillDir::new("spoor-pag", args.tmpdir.as_deref());
+        let spills = args.net.is_none() && !args.dump;
+        // A stream whose graph would not fit is read as a file: from a copy.
+        let spooled = match spills {
+            true => spoor_cli::spool_if_stream(&args.input, &spill)?,
+            false => None,
+        };
+        let input = spoor_cli::read_from(&args.input, spooled.as_ref());
+        let as_given = |e: spoor_graph::Error| spoor_cli::spill::named_as_given(spooled.as_ref(), e.into());
+        let reader = match spills {
+            true => streamed::trace_file(&input).map_err(as_given)?,
             false => None,
         };
         let pag = match reader {
             Some(reader) if streamed::graph_bytes(&reader).is_some_and(|b| b > budget) => {
-                let spill = SpillDir::new("spoor-pag", args.tmpdir.as_deref());
                 let mut out = Output::create(args.output.as_deref())?;
                 if let Some((pag, bytes)) =
-                    spilled::write_pag(reader, mode, spill.path()?, &mut out, &console)?
+                    spilled::write_pag(reader, mode, spill.path()?, &mut out, &console).map_err(as_given)?
                 {
                     spill.wrote(bytes);
                     out.commit()?;
                     return Ok(tell(&pag, args.quiet)?);
                 }
-                file::load(&args.input, mode, None, &console)?
+                file::load(&input, mode, None, &console).map_err(as_given)?
             }
-            Some(reader) => build::build_observed(reader, mode, &console)?,
-            None => file::load(&args.input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)?,
+            Some(reader) => build::build_observed(reader, mode, &console).map_err(as_given)?,
+            None => file::load(&input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)
+                .map_err(as_given)?,
         };
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {

@@ -141,15 +141,8 @@ fn main() {
             || args.annotate
             || (matches!(args.format, Form::Html) && args.compare.is_empty());
         let spill = spoor_cli::SpillDir::new("spoor-report", args.tmpdir.as_deref());
-        let spooled = if twice && spoor_format::is_stream(&args.input) {
-            Some(spoor_cli::open_input(&args.input, &spill)?)
-        } else {
-            None
-        };
-        let input = spooled
-            .as_ref()
-            .and_then(|i| i.file())
-            .map_or_else(|| args.input.clone(), |p| p.to_string_lossy().into_owned());
+        let spooled = if twice { spoor_cli::spool_if_stream(&args.input, &spill)? } else { None };
+        let input = spoor_cli::read_from(&args.input, spooled.as_ref());
         // Named as what it is a copy of.
         let named = |mut a: spoor_report::Analysis| {
             if let Some(i) = &spooled {

@@ -94,12 +94,17 @@ pub struct Args {
     /// path and the K with the most inclusive time.
     #[arg(long, value_name = "K", default_value_t = 16)]
     pub top: usize,
-    /// The memory the graph may take (bytes, or with K, M or G; 0: none). A trace file
-    /// whose graph would take more has its global path found in two passes without the
-    /// graph: the same results in about 1.5 times the time. Default: half of what this
+    /// The memory the graph may take (bytes, or with K, M or G; 0: none). A trace whose
+    /// graph would take more has its global path found in two passes without the
+    /// graph: the same results in about 1.5 times the time (standard input, or a pipe,
+    /// is first copied to --tmpdir for them). Default: half of what this
     /// machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has available.
     #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
     pub memory: Option<u64>,
+    /// Where standard input (or a pipe) is copied to be read twice, in a directory of
+    /// its own removed however the command ends. Default: $TMPDIR, else /tmp.
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<std::path::PathBuf>,
     /// The lengths of the K longest distinct paths.
     #[arg(long, value_name = "K")]
     pub near: Option<usize>,

@@ -35,14 +35,14 @@ pub struct Args {
     #[arg(long, value_name = "WHERE", requires = "net", value_parser = spoor_graph::Local::parse)]
     pub local: Option<spoor_graph::Local>,
     /// The memory the graph may take (bytes, or with K, M or G; 0: none). The PAG of a
-    /// trace file whose graph would take more is written as it is built, its nodes and
-    /// arcs spilled to --tmpdir on the way: the same file, in about 1.1 bytes of memory
-    /// an event. Default: half of what this machine (or its cgroup, or
+    /// trace whose graph would take more is written as it is built, its nodes and arcs
+    /// spilled to --tmpdir on the way: the same file, in about 1.1 bytes of memory an
+    /// event (standard input, or a pipe, is first copied there too). Default: half of what this machine (or its cgroup, or
     /// SPOOR_MEMORY_LIMIT) has available.
     #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
     pub memory: Option<u64>,
-    /// Where the spilled nodes and arcs go (a directory of their own, removed however
-    /// the command ends). Default: $TMPDIR, else /tmp.
+    /// Where the spilled nodes and arcs, and a copy of standard input, go (a directory
+    /// of their own, removed however the command ends). Default: $TMPDIR, else /tmp.
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,
     /// Print the graph as text, one node or arc a line, instead of writing the PAG file.

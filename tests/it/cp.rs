@@ -386,6 +386,47 @@ fn a_pag_over_the_memory_given_is_written_as_it_is_built_byte_for_byte() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4 + 2);
 }
 
+#[test]
+fn a_stream_over_the_memory_given_is_read_twice_from_a_copy() {
+    // Standard input is copied to --tmpdir, then read as the file it is a copy of: the
+    // same path (but for the input's name) and the same PAG, and nothing left there.
+    let dir = tempfile::tempdir().unwrap();
+    let raw = ok("synth", &["stencil", "--procs", "8", "--steps", "2000", "--seed", "5"], b"");
+    let ordered = ok("order", &["-q"], &raw);
+    let trace = dir.path().join("t.spoor");
+    std::fs::write(&trace, &ordered).unwrap();
+    let trace = trace.to_str().unwrap();
+    let spill = dir.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let tmpdir = spill.to_str().unwrap();
+    let args = ["-q", "--profile", "all", "--path", "-f", "json", "--memory", "0"];
+    let from_file = text(&ok("cp", &[&args[..], &[trace]].concat(), b""));
+    let out = run("cp", &[&args[..], &["-v", "--tmpdir", tmpdir, "-"]].concat(), &ordered, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        from_file.replacen(&format!("\"input\":\"{trace}\""), "\"input\":\"-\"", 1)
+    );
+    assert!(text(&out.stderr).contains(&format!("MiB written to disk in {tmpdir}")), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    let whole = ok("pag", &["-q", trace], b"");
+    let out = run("pag", &["-q", "--memory", "0", "--tmpdir", tmpdir, "-"], &ordered, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout == whole, "a PAG built from standard input differs");
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    // A damaged stream is named as given, not as its copy.
+    let mut damaged = ordered.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid..mid + 64].fill(0xa5);
+    for stage in ["cp", "pag"] {
+        let out = run(stage, &["-q", "--memory", "0", "--tmpdir", tmpdir, "-"], &damaged, &[]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stage}: {err}");
+        assert!(err.contains("<stdin>") && !err.contains(tmpdir), "{stage}: {err}");
+        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "{stage}");
+    }
+}
+
 /// Runs `cmd` (a shell command line) with a terminal as its standard error, through
 /// util-linux's `script`; returns what the terminal showed.
 fn on_a_terminal(cmd: &str) -> String {

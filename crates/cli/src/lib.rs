@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub mod guard;
 pub mod spill;
 
-pub use spill::{open_input, SpillDir};
+pub use spill::{open_input, read_from, spool_if_stream, SpillDir};
 
 /// An error said again in other words, keeping the exit code it had.
 #[derive(Debug)]

@@ -66,6 +66,20 @@ pub fn open_input(path: &str, spill: &SpillDir) -> anyhow::Result<spoor_order::I
     Ok(input)
 }
 
+/// A trace a stage may read more than once: standard input or a pipe copied into the
+/// stage's spill directory (`-v` tells how much); `None` for a file, read where it is.
+pub fn spool_if_stream(path: &str, spill: &SpillDir) -> anyhow::Result<Option<spoor_order::Input>> {
+    match spoor_format::is_stream(path) {
+        true => open_input(path, spill).map(Some),
+        false => Ok(None),
+    }
+}
+
+/// Where to read the trace given as `path` from: its copy, where it was spooled.
+pub fn read_from(path: &str, spooled: Option<&spoor_order::Input>) -> String {
+    spooled.and_then(|i| i.file()).map_or_else(|| path.to_owned(), |p| p.to_string_lossy().into_owned())
+}
+
 /// `e`, naming the input as given (`<stdin>`, the pipe) where it named the copy `input`
 /// is read from (a trace's error names the file it read), with the exit code it had.
 pub fn named_as_given(input: Option<&spoor_order::Input>, e: anyhow::Error) -> anyhow::Error {
