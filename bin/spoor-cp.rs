@@ -58,12 +58,15 @@ fn main() {
                 spoor_graph::streamed::path_graph(&input, mode, &[], budget, &console)
                     .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e.into()))?
             }
-            false => spoor_graph::file::load_with_distances(
-                &args.input,
-                mode,
-                args.net.as_deref().map(|t| (t, args.local)),
-                &console,
-            )?,
+            false => {
+                spoor_cli::guard::refuse_a_graph_beyond_memory(&args.input)?;
+                spoor_graph::file::load_with_distances(
+                    &args.input,
+                    mode,
+                    args.net.as_deref().map(|t| (t, args.local)),
+                    &console,
+                )?
+            }
         };
         let scope = match (args.scope, &args.app) {
             (ScopeArg::Global, None) => Scope::Global,

@@ -27,6 +27,7 @@ fn main() {
     spoor_cli::run_stage("spoor-gag", args.verbose, || {
         // The prediction prints the cpu-mode critical path beside it: made while building.
         let console = Console::new("spoor-gag", args.quiet);
+        spoor_cli::guard::refuse_a_graph_beyond_memory(&args.input)?;
         let (pag, made) = if args.predict {
             file::load_with_distances(&args.input, Mode::Cpu, None, &console)?
         } else {

@@ -56,8 +56,12 @@ fn main() {
                 file::load(&input, mode, None, &console).map_err(as_given)?
             }
             Some(reader) => build::build_observed(reader, mode, &console).map_err(as_given)?,
-            None => file::load(&input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)
-                .map_err(as_given)?,
+            None => {
+                spoor_cli::guard::refuse_a_graph_beyond_memory(&input)
+                    .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e))?;
+                file::load(&input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)
+                    .map_err(as_given)?
+            }
         };
         let mut out = Output::create(args.output.as_deref())?;
         if args.dump {

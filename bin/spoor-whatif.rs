@@ -47,6 +47,7 @@ fn refuse_former_flags() {
 /// The trace or PAG in cpu mode, with the clock warning it carries, cut to the stretch
 /// to predict (`--phase`, `--window`, else after MPI_Init, said on standard error).
 fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
+    spoor_cli::guard::refuse_a_graph_beyond_memory(input)?;
     let pag = file::load(input, Weight::Cpu, None, console)?;
     if let Some(w) = pag.clock_violations().warning() {
         eprintln!("spoor-whatif: warning: {w}");

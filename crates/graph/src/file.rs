@@ -197,6 +197,28 @@ pub fn is_pag_file(path: &str) -> Result<bool> {
     Ok(read_full(&mut f, &mut first).unwrap_or(false) && is_pag(&first))
 }
 
+/// The node count of the PAG file at `path`, from its END chunk (the file's last 33
+/// bytes), without reading the rest; `None` where the file does not end in one, or
+/// could not hold that many nodes (each takes at least 6 bytes).
+pub fn node_count(path: &str) -> Result<Option<u64>> {
+    use std::io::{Seek, SeekFrom};
+    let io_err = |e: &io::Error| Error::Format(spoor_format::Error::io(path, e));
+    let mut f = std::fs::File::open(path).map_err(|e| io_err(&e))?;
+    let len = f.metadata().map_err(|e| io_err(&e))?.len();
+    let mut end = [0u8; 33];
+    if len < 24 + end.len() as u64 {
+        return Ok(None);
+    }
+    f.seek(SeekFrom::End(-(end.len() as i64))).map_err(|e| io_err(&e))?;
+    f.read_exact(&mut end).map_err(|e| io_err(&e))?;
+    let word = |at: usize| u64::from_le_bytes(end[at..at + 8].try_into().expect("8 bytes"));
+    let framed = end[0] == kind::END
+        && end[1..5] == 24u32.to_le_bytes()
+        && crc32fast::hash(&end[9..]).to_le_bytes() == end[5..9];
+    let nodes = word(9);
+    Ok((framed && nodes <= len / 6).then_some(nodes))
+}
+
 /// Reads a PAG file, checking every count, index and checksum.
 pub fn read(name: &str, input: impl Read) -> Result<Pag> {
     let mut r = io::BufReader::with_capacity(1 << 16, input);

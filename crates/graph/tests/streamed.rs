@@ -141,3 +141,47 @@ fn a_trace_without_its_index_is_reckoned_from_its_size_and_streamed_the_same() {
     let text = streamed::trace_file(&testdata("cp/barrier.txt")).unwrap().expect("a trace file");
     assert_eq!(streamed::graph_bytes(&text), None);
 }
+
+#[test]
+fn the_least_a_whole_graph_takes_is_known_before_reading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec { procs: 8, steps: 40, seed: 4, ..Spec::new(Workload::Stencil) };
+    let bytes = ordered_bytes("synth", synth_bytes(&spec));
+    let trace = dir.path().join("t.spoor");
+    std::fs::write(&trace, &bytes).unwrap();
+    let trace = trace.to_str().unwrap();
+    let events = spoor_format::TraceReader::open(trace, Default::default()).unwrap().end().unwrap().events;
+    let least = streamed::least_graph_bytes(trace).unwrap();
+    assert_eq!(least, Some(events * streamed::GRAPH_BYTES_AT_LEAST));
+    // A PAG file: its END chunk's node count.
+    let pag = file::load(trace, Mode::Cpu, None, &Silent).unwrap();
+    let mut written = Vec::new();
+    file::write(&mut written, &pag).unwrap();
+    let pag_path = dir.path().join("t.pag");
+    std::fs::write(&pag_path, &written).unwrap();
+    let pag_path = pag_path.to_str().unwrap();
+    assert_eq!(file::node_count(pag_path).unwrap(), Some(pag.nodes() as u64));
+    assert_eq!(
+        streamed::least_graph_bytes(pag_path).unwrap(),
+        Some(pag.nodes() as u64 * streamed::GRAPH_BYTES_AT_LEAST)
+    );
+    // Not known: a PAG cut short, one whose END is damaged or claims more nodes than its
+    // bytes could hold, a trace without its end chunk, a stream.
+    let n = written.len();
+    let mut cases: Vec<Vec<u8>> = vec![written[..n - 1].to_vec()];
+    let mut damaged = written.clone();
+    damaged[n - 20] ^= 1;
+    cases.push(damaged);
+    let mut inflated = written.clone();
+    inflated[n - 24..n - 16].copy_from_slice(&(n as u64).to_le_bytes());
+    let crc = crc32fast::hash(&inflated[n - 24..]);
+    inflated[n - 28..n - 24].copy_from_slice(&crc.to_le_bytes());
+    cases.push(inflated);
+    for (k, bad) in cases.iter().enumerate() {
+        std::fs::write(pag_path, bad).unwrap();
+        assert_eq!(file::node_count(pag_path).unwrap(), None, "case {k}");
+    }
+    std::fs::write(trace, &bytes[..bytes.len() - 40]).unwrap();
+    assert_eq!(streamed::least_graph_bytes(trace).unwrap(), None);
+    assert_eq!(streamed::least_graph_bytes("-").unwrap(), None);
+}
