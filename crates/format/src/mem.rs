@@ -33,6 +33,30 @@ pub fn return_freed_memory() {
     }
 }
 
+/// Empties `v`, gives the kernel back the whole pages of its buffer, then frees it.
+/// Under [`keep_freed_memory`] a freed block stays resident until it serves another:
+/// a phase that moves large arrays into one new one would otherwise hold both.
+pub fn drop_returning_pages<T>(mut v: Vec<T>) {
+    v.clear();
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        let start = (v.as_ptr() as usize).next_multiple_of(PAGE);
+        let end = (v.as_ptr() as usize + bytes) & !(PAGE - 1);
+        if end > start {
+            // SAFETY: the range lies inside the vector's own allocation, which holds no
+            // element any more; the allocator's own words lie outside it (before the
+            // buffer and after its last whole page), and the pages read as zeros if
+            // touched again.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    drop(v);
+}
+
 /// Asks the kernel to back the capacity of `v`, when it is large (at least 8 MiB) and
 /// not yet touched, with transparent huge pages: faulting in (and zeroing) a gigabyte
 /// of fresh 4 KiB pages costs the kernel hundreds of thousands of faults, with 2 MiB

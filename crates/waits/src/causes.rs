@@ -82,12 +82,15 @@ struct Span {
     callpath: u32,
 }
 
-/// A delay-caused wait inside a queried interval: its instance, call path and overlap.
+/// A delay-caused wait inside a queried interval: its instance, call path and overlap,
+/// and its end and start (where it comes in the order the waits are charged).
 #[derive(Clone, Copy)]
 struct Overlap {
     idx: u32,
     callpath: u32,
     ov: i64,
+    end: i64,
+    start: i64,
 }
 
 /// A wait to charge, with what charging it needs, gathered in the order the waits are
@@ -263,7 +266,7 @@ impl Timelines<'_> {
             }
             let ov = w.end.min(b) - w.start.max(a);
             if ov > 0 {
-                out.push(Overlap { idx: w.idx, callpath: w.callpath, ov });
+                out.push(Overlap { idx: w.idx, callpath: w.callpath, ov, end: w.end, start: w.start });
             }
         }
     }
@@ -372,15 +375,24 @@ pub(crate) const STRETCH_PER_THREAD: usize = 1 << 17;
 
 /// The charges applied in order: what each wait passes on to earlier ones, the delays'
 /// costs, and the result.
-struct Flow {
+struct Flow<'a> {
     incoming: Vec<f64>,
     out: RootCauses,
     delays: FxHashMap<(LocId, u32), (f64, f64)>,
+    /// The delay-caused waits without a cause (they are not charged), by instance.
+    uncharged: &'a [u32],
 }
 
-impl Flow {
+/// Whether wait `a` (its end, start and location) is charged after wait `b`: the waits
+/// are charged latest end first, then latest start, then highest location (a key that
+/// is unique, as a location's waits do not overlap).
+fn charged_after(a: (i64, i64, LocId), b: (i64, i64, LocId)) -> bool {
+    a < b
+}
+
+impl Flow<'_> {
     /// Applies the charges `found` of the waits `stretch` (the next in the order).
-    fn apply(&mut self, rank: &[u32], stretch: &[ToCharge], found: &[Charges]) {
+    fn apply(&mut self, stretch: &[ToCharge], found: &[Charges]) {
         let charged = found.iter().flat_map(|c| c.charges.iter().map(move |x| (c, x)));
         for (w, (found, ch)) in stretch.iter().zip(charged) {
             let i = w.idx as usize;
@@ -404,7 +416,8 @@ impl Flow {
                 let total_ov: i64 = edges.iter().map(|x| x.ov).sum();
                 for e in edges {
                     let (j, part) = (e.idx as usize, onward * e.ov as f64 / total_ov as f64);
-                    if rank[j] != u32::MAX && rank[j] > rank[i] {
+                    let later = charged_after((e.end, e.start, ch.cause_loc), (w.end, w.start, w.loc));
+                    if later && self.uncharged.binary_search(&e.idx).is_err() {
                         self.incoming[j] += part;
                     } else {
                         self.out.unattributed_ns += part;
@@ -416,13 +429,10 @@ impl Flow {
 }
 
 /// One pass over the instances (sorted by location, then start) gathers what the
-/// charging reads: each location's delay-caused waits (and their range), and the waits
-/// to charge.
-fn gather(
-    instances: &[Instance],
-    locations: usize,
-) -> (Vec<Span>, Vec<ToCharge>, Vec<std::ops::Range<usize>>) {
-    let (mut spans, mut order) = (Vec::with_capacity(instances.len()), Vec::with_capacity(instances.len()));
+/// charging reads: each location's delay-caused waits (and their range), and those of
+/// them without a cause, which are not charged.
+fn gather(instances: &[Instance], locations: usize) -> (Vec<Span>, Vec<std::ops::Range<usize>>, Vec<u32>) {
+    let (mut spans, mut uncharged) = (Vec::with_capacity(instances.len()), Vec::new());
     let mut by_loc = vec![0..0; locations];
     for (i, w) in instances.iter().enumerate().filter(|(_, w)| caused_by_delay(w.pattern)) {
         let (end, idx) = (w.start + w.duration, i as u32);
@@ -433,18 +443,56 @@ fn gather(
             r.end += 1;
         }
         spans.push(Span { start: w.start, end, idx, callpath: w.callpath });
-        if let Some(cause) = w.cause {
-            order.push(ToCharge {
-                end,
-                start: w.start,
-                loc: w.loc,
-                idx,
-                cause_loc: cause.loc,
-                cause_time: w.cause_time,
-            });
+        if w.cause.is_none() {
+            uncharged.push(idx);
         }
     }
-    (spans, order, by_loc)
+    (spans, by_loc, uncharged)
+}
+
+/// The waits to charge in the order they are charged ([`charged_after`]), a stretch at
+/// a time: each location's, from its last, merged; what a wait's charging needs is
+/// gathered as it is taken (reaching into the instances in charging order would miss
+/// the caches each time), and only a stretch of them is held at once.
+struct ChargeOrder<'a> {
+    spans: &'a [Span],
+    by_loc: &'a [std::ops::Range<usize>],
+    instances: &'a [Instance],
+    /// Each location's next wait to charge, (end, start, location, place in `spans`).
+    heap: std::collections::BinaryHeap<(i64, i64, LocId, usize)>,
+}
+
+impl<'a> ChargeOrder<'a> {
+    fn new(spans: &'a [Span], by_loc: &'a [std::ops::Range<usize>], instances: &'a [Instance]) -> Self {
+        let mut o = ChargeOrder { spans, by_loc, instances, heap: Default::default() };
+        for (loc, r) in by_loc.iter().enumerate() {
+            o.offer(loc as LocId, r.end);
+        }
+        o
+    }
+
+    /// Queues location `loc`'s last wait with a cause before place `end` in `spans`.
+    fn offer(&mut self, loc: LocId, end: usize) {
+        let first = self.by_loc[loc as usize].start;
+        let next = (first..end).rev().find(|&k| self.instances[self.spans[k].idx as usize].cause.is_some());
+        if let Some(k) = next {
+            let w = &self.spans[k];
+            self.heap.push((w.end, w.start, loc, k));
+        }
+    }
+
+    /// The next `n` waits to charge (fewer at the end), into `out`.
+    fn fill(&mut self, out: &mut Vec<ToCharge>, n: usize) {
+        out.clear();
+        while out.len() < n {
+            let Some((end, start, loc, k)) = self.heap.pop() else { break };
+            let idx = self.spans[k].idx;
+            let w = &self.instances[idx as usize];
+            let cause = w.cause.expect("only waits with a cause are queued");
+            out.push(ToCharge { end, start, loc, idx, cause_loc: cause.loc, cause_time: w.cause_time });
+            self.offer(loc, k);
+        }
+    }
 }
 
 /// Charges every delay-caused wait to the delays behind it, latest wait first, so that
@@ -460,39 +508,49 @@ pub(crate) fn root_causes(
 ) -> RootCauses {
     // Each location's synchronizations sorted on the pool while this thread gathers.
     let locations = d.locs.len();
-    let ((), (spans, mut order, by_loc)) = rayon::join(
+    let ((), (spans, by_loc, uncharged)) = rayon::join(
         || d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at)),
         || gather(instances, locations),
     );
     let d = &*d;
-    // Latest end first, then latest start, then highest location; the index last: the
-    // key is unique, and the order that of a stable sort.
-    order.par_sort_unstable_by(|a, b| (b.end, b.start, b.loc, a.idx).cmp(&(a.end, a.start, a.loc, b.idx)));
-    let mut rank = vec![u32::MAX; instances.len()];
-    for (k, w) in order.iter().enumerate() {
-        rank[w.idx as usize] = k as u32;
-    }
     let mut flow = Flow {
         incoming: vec![0.0f64; instances.len()],
         out: RootCauses { waits: vec![None; instances.len()], ..Default::default() },
         delays: FxHashMap::default(),
+        uncharged: &uncharged,
     };
     // The charges are found a stretch of the order at a time, one part of it a thread
     // of the pool (rayon's: the caller chooses how many), and applied while the next
-    // stretch's are found: what they hold in memory is bounded by the stretch, not by
-    // the number of waits, and no core idles while they are applied.
+    // stretch's are found, the stretch after it taken from the order on the way: what
+    // they hold in memory is bounded by the stretch, not by the number of waits, and no
+    // core idles while they are applied.
     let threads = rayon::current_num_threads().max(1);
     let find = |stretch: &[ToCharge]| -> Vec<Charges> {
         let part = stretch.len().div_ceil(threads).max(1);
         stretch.par_chunks(part).map(|part| charges(d, &spans, &by_loc, part)).collect()
     };
-    let mut stretches = order.chunks(stretch * threads);
-    let mut found = stretches.next().map(|s| (s, find(s)));
-    let (mut charged, total) = (0u64, order.len() as u64);
-    while let Some((stretch, charges)) = found.take() {
-        let next = stretches.next();
-        found = rayon::join(|| flow.apply(&rank, stretch, &charges), || next.map(|s| (s, find(s)))).1;
-        charged += stretch.len() as u64;
+    let per = stretch * threads;
+    let mut order = ChargeOrder::new(&spans, &by_loc, instances);
+    let (mut first, mut next) = (Vec::with_capacity(per), Vec::with_capacity(per));
+    order.fill(&mut first, per);
+    let mut found = (!first.is_empty()).then(|| {
+        let charges = find(&first);
+        (first, charges)
+    });
+    order.fill(&mut next, per);
+    let (mut charged, total) = (0u64, (spans.len() - uncharged.len()) as u64);
+    while let Some((mut stretch, charges)) = found.take() {
+        let ahead = std::mem::take(&mut next);
+        let ((), after) = rayon::join(
+            || {
+                flow.apply(&stretch, &charges);
+                charged += stretch.len() as u64;
+                order.fill(&mut stretch, per);
+            },
+            || (!ahead.is_empty()).then(|| find(&ahead)).map(|c| (ahead, c)),
+        );
+        found = after;
+        next = stretch;
         feedback.progress("root causes: waits", charged, Some(total));
     }
     feedback.finish();

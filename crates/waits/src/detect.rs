@@ -304,10 +304,11 @@ impl Detector {
     /// Gives each location room, from the `events` the trace holds, for the
     /// synchronizations and waits it will likely keep (a synchronization for a fourth of
     /// its events, a wait for an eighth; a stencil has about a fifth and a thirteenth): a
-    /// vector that doubles copies what it held into pages it faults in afresh. Room past
+    /// vector that doubles copies what it held into pages it faults in afresh, and under
+    /// `keep_freed_memory` keeps the pages it left (at 10^9 events, gigabytes). Room past
     /// a location's share is address space, never touched; the total is bounded anyway.
     pub(crate) fn expect_events(&mut self, events: u64) {
-        const ROOM_BYTES: u64 = 2 << 30;
+        const ROOM_BYTES: u64 = 1 << 40;
         let locs = self.locs.len().max(1) as u64;
         let per = events / locs;
         let cap = |size: usize| ROOM_BYTES / 2 / locs / size as u64;
@@ -780,9 +781,12 @@ impl Detector {
         }
         parts.into_par_iter().for_each(|(place, mut mine)| {
             mine.sort_by_key(|i| (i.start, i.pattern));
-            for (slot, i) in place.iter_mut().zip(mine) {
+            for (slot, i) in place.iter_mut().zip(mine.drain(..)) {
                 slot.write(i);
             }
+            // Its pages go as the whole fills, rather than staying with the fold's
+            // thread's arena until the end.
+            spoor_format::mem::drop_returning_pages(mine);
         });
         // SAFETY: the places split the first `total` slots, and each was written with
         // as many instances as it holds.
