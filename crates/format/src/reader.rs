@@ -250,6 +250,8 @@ enum Source {
         bytes: Bytes,
         blocks: Vec<ChunkLoc>,
         next: usize,
+        /// Where the pages of a mapped file read block by block were last released.
+        released: u64,
     },
     /// A binary trace read chunk by chunk.
     Stream {
@@ -455,7 +457,8 @@ impl TraceReader {
         }
         let ChunkScan { blocks, defs_chunk, index_chunk, end, stopped } =
             scan_chunks(name, &bytes, pos, header.flags)?;
-        let mut r = Self::new_binary(name, opts, header, Source::Whole { bytes, blocks, next: 0 });
+        let mut r =
+            Self::new_binary(name, opts, header, Source::Whole { bytes, blocks, next: 0, released: 0 });
         match stopped {
             Some((off, why, true)) => r.cut_short(off, file_len - off, why),
             Some((off, why, false)) => r.stop_or_fail(off, file_len - off, why)?,
@@ -773,11 +776,18 @@ impl TraceReader {
         room.clear();
         loop {
             match &mut self.source {
-                Source::Whole { bytes, blocks, next } => {
+                Source::Whole { bytes, blocks, next, released } => {
                     let Some(&c) = blocks.get(*next) else { return Ok(None) };
                     *next += 1;
                     let room = std::mem::take(&mut room);
                     let r = decode_block_chunk(&self.name, &bytes[..], c, self.loc_count, room);
+                    // The pages read go every so often, so memory does not grow with the
+                    // file (a mapped page read stays resident until released).
+                    let end = c.offset + (chunk::HEADER_LEN as u64) + u64::from(c.header.len);
+                    if end.saturating_sub(*released) >= MAP_WINDOW || *next == blocks.len() {
+                        bytes.release(*released, end);
+                        *released = end;
+                    }
                     match r {
                         Ok(b) => return Ok(Some(b)),
                         Err(e) if self.opts.salvage => self.report.skip(c.offset, e.message),
@@ -822,7 +832,7 @@ impl TraceReader {
     pub fn next_raw_block(&mut self) -> Result<Option<NextBlock>, Error> {
         loop {
             match &mut self.source {
-                Source::Whole { bytes, blocks, next } => {
+                Source::Whole { bytes, blocks, next, .. } => {
                     let Some(&c) = blocks.get(*next) else { return Ok(None) };
                     *next += 1;
                     let payload = payload_of(&bytes[..], c);
@@ -960,7 +970,7 @@ impl TraceReader {
         X: Fn(&Definitions, Block) -> T,
     {
         match &mut self.source {
-            Source::Whole { bytes, blocks, next } => {
+            Source::Whole { bytes, blocks, next, .. } => {
                 let todo = &blocks[*next..];
                 *next = blocks.len();
                 let (name, defs) = (&self.name, &self.defs);
@@ -1265,11 +1275,12 @@ mod tests {
     /// A trace of many small blocks: with the unit tests' 4 KiB window, dozens of
     /// releases of the mapped pages.
     fn many_blocks() -> (Vec<u8>, Vec<Event>) {
-        let spec = spoor_synth::Spec {
-            procs: 8,
-            steps: 200,
-            ..spoor_synth::Spec::new(spoor_synth::Workload::Stencil)
-        };
+        blocks_of_steps(200)
+    }
+
+    fn blocks_of_steps(steps: u64) -> (Vec<u8>, Vec<Event>) {
+        let spec =
+            spoor_synth::Spec { procs: 8, steps, ..spoor_synth::Spec::new(spoor_synth::Workload::Stencil) };
         let mut events = Vec::new();
         spoor_synth::generate(&spec, &mut events).unwrap();
         let defs = spoor_synth::definitions(&spec);
@@ -1308,6 +1319,41 @@ mod tests {
         assert_eq!(bad, 0);
         assert_eq!(got.len(), events.len());
         assert!(got == events, "the events read are not the file's, in its order");
+    }
+
+    /// The resident bytes of this process's mappings of `path` (Linux: /proc/self/smaps).
+    #[cfg(target_os = "linux")]
+    fn mapped_resident(path: &std::path::Path) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let (mut ours, mut kib) = (false, 0);
+        for line in smaps.lines() {
+            if line.split_whitespace().next().is_some_and(|w| w.contains('-') && !w.ends_with(':')) {
+                ours = line.ends_with(&*path.to_string_lossy());
+            } else if let Some(v) = line.strip_prefix("Rss:").filter(|_| ours) {
+                kib += v.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap();
+            }
+        }
+        kib * 1024
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_mapped_file_read_block_by_block_lets_its_pages_go() {
+        let (bytes, events) = blocks_of_steps(2000);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.spoor");
+        std::fs::write(&path, &bytes).unwrap();
+        let mut r = TraceReader::open(path.to_str().unwrap(), ReadOptions::default()).unwrap();
+        let mut got = Vec::new();
+        while let Some(b) = r.next_block().unwrap() {
+            got.extend(b.events);
+        }
+        assert!(got == events, "the events read are not the file's, in its order");
+        // What is left mapped is the last window, the pages Linux maps around a fault (or
+        // the page cache's larger folios): not the file, as it would be without releases.
+        let left = mapped_resident(&path);
+        assert!(bytes.len() > 2 << 20, "{} bytes", bytes.len());
+        assert!(left < bytes.len() as u64 / 3, "{left} of {} bytes resident", bytes.len());
     }
 
     #[test]
