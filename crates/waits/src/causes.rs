@@ -82,27 +82,35 @@ struct Span {
     callpath: u32,
 }
 
-/// A delay-caused wait inside a queried interval: its instance, call path and overlap,
-/// and its end and start (where it comes in the order the waits are charged).
+/// What caused a delay-caused wait: the location and time of the event it waited for
+/// (location [`NO_CAUSE`] when none is known: such a wait is not charged). Kept beside
+/// the spans, so that neither taking the waits in their order nor charging them reads
+/// the instances, whose lines each wait would miss.
 #[derive(Clone, Copy)]
-struct Overlap {
-    idx: u32,
-    callpath: u32,
-    ov: i64,
-    end: i64,
-    start: i64,
+struct Cause {
+    time: i64,
+    loc: LocId,
 }
 
-/// A wait to charge, with what charging it needs, gathered in the order the waits are
-/// charged (reaching into the instances in that order would miss the caches each time).
+const NO_CAUSE: LocId = LocId::MAX;
+
+/// A delay-caused wait inside a queried interval: its place among the spans, its call
+/// path and its overlap.
+#[derive(Clone, Copy)]
+struct Overlap {
+    span: u32,
+    callpath: u32,
+    ov: i64,
+}
+
+/// A wait to charge, taken from its span and cause in the order the waits are charged.
 #[derive(Clone, Copy)]
 struct ToCharge {
     end: i64,
     start: i64,
     loc: LocId,
     idx: u32,
-    cause_loc: LocId,
-    cause_time: i64,
+    cause: Cause,
 }
 
 /// The waits and work of the locations, indexed for interval queries.
@@ -260,13 +268,13 @@ impl Timelines<'_> {
         // A location's waits do not overlap, so their ends rise with their starts.
         let mine = &self.spans[r.clone()];
         let first = partition_near(mine, &self.hints[loc as usize].waits, |w| w.end <= a);
-        for w in &mine[first..] {
+        for (k, w) in mine[first..].iter().enumerate() {
             if w.start >= b {
                 break;
             }
             let ov = w.end.min(b) - w.start.max(a);
             if ov > 0 {
-                out.push(Overlap { idx: w.idx, callpath: w.callpath, ov, end: w.end, start: w.start });
+                out.push(Overlap { span: (r.start + first + k) as u32, callpath: w.callpath, ov });
             }
         }
     }
@@ -329,7 +337,7 @@ fn charges(d: &Detector, spans: &[Span], by_loc: &[std::ops::Range<usize>], orde
     let (mut work_d, mut work_w) = (Work::default(), Work::default());
     let (mut waits_d, mut waits_w) = (Vec::new(), Vec::new());
     for w in order {
-        let (dl, c) = (w.cause_loc, w.cause_time);
+        let (dl, c) = (w.cause.loc, w.cause.time);
         let (tw, td) = t.last_sync(w.loc, w.start, dl, c);
         if d_side != Some((dl, td, c)) {
             t.waits_in(dl, td, c, &mut waits_d);
@@ -379,8 +387,8 @@ struct Flow<'a> {
     incoming: Vec<f64>,
     out: RootCauses,
     delays: FxHashMap<(LocId, u32), (f64, f64)>,
-    /// The delay-caused waits without a cause (they are not charged), by instance.
-    uncharged: &'a [u32],
+    spans: &'a [Span],
+    causes: &'a [Cause],
 }
 
 /// Whether wait `a` (its end, start and location) is charged after wait `b`: the waits
@@ -415,9 +423,10 @@ impl Flow<'_> {
                 let edges = &found.edges[ch.edges.clone()];
                 let total_ov: i64 = edges.iter().map(|x| x.ov).sum();
                 for e in edges {
-                    let (j, part) = (e.idx as usize, onward * e.ov as f64 / total_ov as f64);
-                    let later = charged_after((e.end, e.start, ch.cause_loc), (w.end, w.start, w.loc));
-                    if later && self.uncharged.binary_search(&e.idx).is_err() {
+                    let (to, part) = (&self.spans[e.span as usize], onward * e.ov as f64 / total_ov as f64);
+                    let j = to.idx as usize;
+                    let charged = self.causes[e.span as usize].loc != NO_CAUSE;
+                    if charged && charged_after((to.end, to.start, ch.cause_loc), (w.end, w.start, w.loc)) {
                         self.incoming[j] += part;
                     } else {
                         self.out.unattributed_ns += part;
@@ -429,11 +438,14 @@ impl Flow<'_> {
 }
 
 /// One pass over the instances (sorted by location, then start) gathers what the
-/// charging reads: each location's delay-caused waits (and their range), and those of
-/// them without a cause, which are not charged.
-fn gather(instances: &[Instance], locations: usize) -> (Vec<Span>, Vec<std::ops::Range<usize>>, Vec<u32>) {
-    let (mut spans, mut uncharged) = (Vec::with_capacity(instances.len()), Vec::new());
-    let mut by_loc = vec![0..0; locations];
+/// charging reads: each location's delay-caused waits (and their range) and their
+/// causes, and how many of them have one (those are charged).
+fn gather(
+    instances: &[Instance],
+    locations: usize,
+) -> (Vec<Span>, Vec<Cause>, Vec<std::ops::Range<usize>>, u64) {
+    let (mut spans, mut causes) = (Vec::with_capacity(instances.len()), Vec::with_capacity(instances.len()));
+    let (mut by_loc, mut charged) = (vec![0..0; locations], 0);
     for (i, w) in instances.iter().enumerate().filter(|(_, w)| caused_by_delay(w.pattern)) {
         let (end, idx) = (w.start + w.duration, i as u32);
         if let Some(r) = by_loc.get_mut(w.loc as usize) {
@@ -443,11 +455,10 @@ fn gather(instances: &[Instance], locations: usize) -> (Vec<Span>, Vec<std::ops:
             r.end += 1;
         }
         spans.push(Span { start: w.start, end, idx, callpath: w.callpath });
-        if w.cause.is_none() {
-            uncharged.push(idx);
-        }
+        causes.push(Cause { time: w.cause_time, loc: w.cause.map_or(NO_CAUSE, |c| c.loc) });
+        charged += u64::from(w.cause.is_some());
     }
-    (spans, by_loc, uncharged)
+    (spans, causes, by_loc, charged)
 }
 
 /// The waits to charge in the order they are charged ([`charged_after`]), a stretch at
@@ -456,15 +467,15 @@ fn gather(instances: &[Instance], locations: usize) -> (Vec<Span>, Vec<std::ops:
 /// the caches each time), and only a stretch of them is held at once.
 struct ChargeOrder<'a> {
     spans: &'a [Span],
+    causes: &'a [Cause],
     by_loc: &'a [std::ops::Range<usize>],
-    instances: &'a [Instance],
     /// Each location's next wait to charge, (end, start, location, place in `spans`).
     heap: std::collections::BinaryHeap<(i64, i64, LocId, usize)>,
 }
 
 impl<'a> ChargeOrder<'a> {
-    fn new(spans: &'a [Span], by_loc: &'a [std::ops::Range<usize>], instances: &'a [Instance]) -> Self {
-        let mut o = ChargeOrder { spans, by_loc, instances, heap: Default::default() };
+    fn new(spans: &'a [Span], causes: &'a [Cause], by_loc: &'a [std::ops::Range<usize>]) -> Self {
+        let mut o = ChargeOrder { spans, causes, by_loc, heap: Default::default() };
         for (loc, r) in by_loc.iter().enumerate() {
             o.offer(loc as LocId, r.end);
         }
@@ -473,24 +484,34 @@ impl<'a> ChargeOrder<'a> {
 
     /// Queues location `loc`'s last wait with a cause before place `end` in `spans`.
     fn offer(&mut self, loc: LocId, end: usize) {
-        let first = self.by_loc[loc as usize].start;
-        let next = (first..end).rev().find(|&k| self.instances[self.spans[k].idx as usize].cause.is_some());
-        if let Some(k) = next {
-            let w = &self.spans[k];
-            self.heap.push((w.end, w.start, loc, k));
+        if let Some(next) = self.before(loc, end) {
+            self.heap.push(next);
         }
+    }
+
+    /// Location `loc`'s last wait with a cause before place `end` in `spans`, as the
+    /// heap keeps it.
+    fn before(&self, loc: LocId, end: usize) -> Option<(i64, i64, LocId, usize)> {
+        let first = self.by_loc[loc as usize].start;
+        let k = (first..end).rev().find(|&k| self.causes[k].loc != NO_CAUSE)?;
+        Some((self.spans[k].end, self.spans[k].start, loc, k))
     }
 
     /// The next `n` waits to charge (fewer at the end), into `out`.
     fn fill(&mut self, out: &mut Vec<ToCharge>, n: usize) {
         out.clear();
         while out.len() < n {
-            let Some((end, start, loc, k)) = self.heap.pop() else { break };
-            let idx = self.spans[k].idx;
-            let w = &self.instances[idx as usize];
-            let cause = w.cause.expect("only waits with a cause are queued");
-            out.push(ToCharge { end, start, loc, idx, cause_loc: cause.loc, cause_time: w.cause_time });
-            self.offer(loc, k);
+            // The location taken from gives the next entry in its place: one sift, not two.
+            let Some((end, start, loc, k)) = self.heap.peek().copied() else { break };
+            out.push(ToCharge { end, start, loc, idx: self.spans[k].idx, cause: self.causes[k] });
+            let next = self.before(loc, k);
+            let mut top = self.heap.peek_mut().expect("peeked");
+            match next {
+                Some(next) => *top = next,
+                None => {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                }
+            }
         }
     }
 }
@@ -508,7 +529,7 @@ pub(crate) fn root_causes(
 ) -> RootCauses {
     // Each location's synchronizations sorted on the pool while this thread gathers.
     let locations = d.locs.len();
-    let ((), (spans, by_loc, uncharged)) = rayon::join(
+    let ((), (spans, causes, by_loc, total)) = rayon::join(
         || d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at)),
         || gather(instances, locations),
     );
@@ -517,7 +538,8 @@ pub(crate) fn root_causes(
         incoming: vec![0.0f64; instances.len()],
         out: RootCauses { waits: vec![None; instances.len()], ..Default::default() },
         delays: FxHashMap::default(),
-        uncharged: &uncharged,
+        spans: &spans,
+        causes: &causes,
     };
     // The charges are found a stretch of the order at a time, one part of it a thread
     // of the pool (rayon's: the caller chooses how many), and applied while the next
@@ -530,7 +552,7 @@ pub(crate) fn root_causes(
         stretch.par_chunks(part).map(|part| charges(d, &spans, &by_loc, part)).collect()
     };
     let per = stretch * threads;
-    let mut order = ChargeOrder::new(&spans, &by_loc, instances);
+    let mut order = ChargeOrder::new(&spans, &causes, &by_loc);
     let (mut first, mut next) = (Vec::with_capacity(per), Vec::with_capacity(per));
     order.fill(&mut first, per);
     let mut found = (!first.is_empty()).then(|| {
@@ -538,7 +560,7 @@ pub(crate) fn root_causes(
         (first, charges)
     });
     order.fill(&mut next, per);
-    let (mut charged, total) = (0u64, (spans.len() - uncharged.len()) as u64);
+    let mut charged = 0u64;
     while let Some((mut stretch, charges)) = found.take() {
         let ahead = std::mem::take(&mut next);
         let ((), after) = rayon::join(
