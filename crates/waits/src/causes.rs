@@ -461,57 +461,75 @@ fn gather(
     (spans, causes, by_loc, charged)
 }
 
+/// Stretches of waits sorted at once, at about.
+const WINDOW_STRETCHES: usize = 2;
+/// One wait in this many tells where the windows are cut.
+const SAMPLE: usize = 64;
+
 /// The waits to charge in the order they are charged ([`charged_after`]), a stretch at
-/// a time: each location's, from its last, merged; what a wait's charging needs is
-/// gathered as it is taken (reaching into the instances in charging order would miss
-/// the caches each time), and only a stretch of them is held at once.
+/// a time. The waits are cut by their end times into windows of about
+/// [`WINDOW_STRETCHES`] stretches (from a sample of their ends), the latest first; a window's waits, a range of each
+/// location's spans, are gathered with their causes and sorted on every core. Only a
+/// window of them is held at once, not a copy of every wait.
 struct ChargeOrder<'a> {
     spans: &'a [Span],
     causes: &'a [Cause],
     by_loc: &'a [std::ops::Range<usize>],
-    /// Each location's next wait to charge, (end, start, location, place in `spans`).
-    heap: std::collections::BinaryHeap<(i64, i64, LocId, usize)>,
+    /// The lower bounds of the windows still to take, latest last.
+    cuts: Vec<i64>,
+    /// Per location, the end of its spans not yet taken (a place in `spans`).
+    left: Vec<usize>,
+    window: Vec<ToCharge>,
+    at: usize,
 }
 
 impl<'a> ChargeOrder<'a> {
-    fn new(spans: &'a [Span], causes: &'a [Cause], by_loc: &'a [std::ops::Range<usize>]) -> Self {
-        let mut o = ChargeOrder { spans, causes, by_loc, heap: Default::default() };
-        for (loc, r) in by_loc.iter().enumerate() {
-            o.offer(loc as LocId, r.end);
-        }
-        o
+    fn new(
+        spans: &'a [Span],
+        causes: &'a [Cause],
+        by_loc: &'a [std::ops::Range<usize>],
+        stretch: usize,
+    ) -> Self {
+        let mut sample: Vec<i64> = spans.iter().step_by(SAMPLE).map(|w| w.end).collect();
+        sample.sort_unstable();
+        let mut cuts = vec![i64::MIN];
+        let every = (stretch * WINDOW_STRETCHES / SAMPLE).max(1);
+        cuts.extend(sample.iter().skip(every).step_by(every));
+        cuts.dedup();
+        let left = by_loc.iter().map(|r| r.end).collect();
+        ChargeOrder { spans, causes, by_loc, cuts, left, window: Vec::new(), at: 0 }
     }
 
-    /// Queues location `loc`'s last wait with a cause before place `end` in `spans`.
-    fn offer(&mut self, loc: LocId, end: usize) {
-        if let Some(next) = self.before(loc, end) {
-            self.heap.push(next);
+    /// Takes the next window: the waits whose ends are at or after its lower bound, of
+    /// those not yet taken, sorted. False when none is left.
+    fn next_window(&mut self) -> bool {
+        let Some(lo) = self.cuts.pop() else { return false };
+        self.window.clear();
+        self.at = 0;
+        for (loc, r) in self.by_loc.iter().enumerate() {
+            let upto = self.left[loc];
+            // A location's waits do not overlap: their ends rise with their places.
+            let from = r.start + self.spans[r.start..upto].partition_point(|w| w.end < lo);
+            self.left[loc] = from;
+            self.window.extend((from..upto).filter(|&k| self.causes[k].loc != NO_CAUSE).map(|k| {
+                let w = &self.spans[k];
+                ToCharge { end: w.end, start: w.start, loc: loc as LocId, idx: w.idx, cause: self.causes[k] }
+            }));
         }
-    }
-
-    /// Location `loc`'s last wait with a cause before place `end` in `spans`, as the
-    /// heap keeps it.
-    fn before(&self, loc: LocId, end: usize) -> Option<(i64, i64, LocId, usize)> {
-        let first = self.by_loc[loc as usize].start;
-        let k = (first..end).rev().find(|&k| self.causes[k].loc != NO_CAUSE)?;
-        Some((self.spans[k].end, self.spans[k].start, loc, k))
+        self.window.par_sort_unstable_by(|a, b| (b.end, b.start, b.loc).cmp(&(a.end, a.start, a.loc)));
+        true
     }
 
     /// The next `n` waits to charge (fewer at the end), into `out`.
     fn fill(&mut self, out: &mut Vec<ToCharge>, n: usize) {
         out.clear();
         while out.len() < n {
-            // The location taken from gives the next entry in its place: one sift, not two.
-            let Some((end, start, loc, k)) = self.heap.peek().copied() else { break };
-            out.push(ToCharge { end, start, loc, idx: self.spans[k].idx, cause: self.causes[k] });
-            let next = self.before(loc, k);
-            let mut top = self.heap.peek_mut().expect("peeked");
-            match next {
-                Some(next) => *top = next,
-                None => {
-                    std::collections::binary_heap::PeekMut::pop(top);
-                }
+            if self.at == self.window.len() && !self.next_window() {
+                break;
             }
+            let take = (n - out.len()).min(self.window.len() - self.at);
+            out.extend_from_slice(&self.window[self.at..self.at + take]);
+            self.at += take;
         }
     }
 }
@@ -552,7 +570,7 @@ pub(crate) fn root_causes(
         stretch.par_chunks(part).map(|part| charges(d, &spans, &by_loc, part)).collect()
     };
     let per = stretch * threads;
-    let mut order = ChargeOrder::new(&spans, &causes, &by_loc);
+    let mut order = ChargeOrder::new(&spans, &causes, &by_loc, per);
     let (mut first, mut next) = (Vec::with_capacity(per), Vec::with_capacity(per));
     order.fill(&mut first, per);
     let mut found = (!first.is_empty()).then(|| {
