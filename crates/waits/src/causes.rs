@@ -391,11 +391,12 @@ struct Flow<'a> {
     causes: &'a [Cause],
 }
 
-/// Whether wait `a` (its end, start and location) is charged after wait `b`: the waits
-/// are charged latest end first, then latest start, then highest location (a key that
-/// is unique, as a location's waits do not overlap).
-fn charged_after(a: (i64, i64, LocId), b: (i64, i64, LocId)) -> bool {
-    a < b
+/// Where a wait comes in the order the waits are charged: latest end first, then latest
+/// start, then highest location (unique, as a location's waits do not overlap), then
+/// lowest instance (so that even waits that do are in one order on any number of
+/// threads).
+fn charge_key(w: &ToCharge) -> (i64, i64, LocId, std::cmp::Reverse<u32>) {
+    (w.end, w.start, w.loc, std::cmp::Reverse(w.idx))
 }
 
 impl Flow<'_> {
@@ -426,7 +427,8 @@ impl Flow<'_> {
                     let (to, part) = (&self.spans[e.span as usize], onward * e.ov as f64 / total_ov as f64);
                     let j = to.idx as usize;
                     let charged = self.causes[e.span as usize].loc != NO_CAUSE;
-                    if charged && charged_after((to.end, to.start, ch.cause_loc), (w.end, w.start, w.loc)) {
+                    let later = (to.end, to.start, ch.cause_loc, std::cmp::Reverse(to.idx)) < charge_key(w);
+                    if charged && later {
                         self.incoming[j] += part;
                     } else {
                         self.out.unattributed_ns += part;
@@ -466,7 +468,7 @@ const WINDOW_STRETCHES: usize = 2;
 /// One wait in this many tells where the windows are cut.
 const SAMPLE: usize = 64;
 
-/// The waits to charge in the order they are charged ([`charged_after`]), a stretch at
+/// The waits to charge in the order they are charged ([`charge_key`]), a stretch at
 /// a time. The waits are cut by their end times into windows of about
 /// [`WINDOW_STRETCHES`] stretches (from a sample of their ends), the latest first; a window's waits, a range of each
 /// location's spans, are gathered with their causes and sorted on every core. Only a
@@ -516,7 +518,7 @@ impl<'a> ChargeOrder<'a> {
                 ToCharge { end: w.end, start: w.start, loc: loc as LocId, idx: w.idx, cause: self.causes[k] }
             }));
         }
-        self.window.par_sort_unstable_by(|a, b| (b.end, b.start, b.loc).cmp(&(a.end, a.start, a.loc)));
+        self.window.par_sort_unstable_by(|a, b| charge_key(b).cmp(&charge_key(a)));
         true
     }
 
