@@ -199,24 +199,34 @@ pub fn is_pag_file(path: &str) -> Result<bool> {
 
 /// The node count of the PAG file at `path`, from its END chunk (the file's last 33
 /// bytes), without reading the rest; `None` where the file does not end in one, or
-/// could not hold that many nodes (each takes at least 6 bytes).
+/// could not hold that many nodes ([`node_count_of`]).
 pub fn node_count(path: &str) -> Result<Option<u64>> {
     use std::io::{Seek, SeekFrom};
     let io_err = |e: &io::Error| Error::Format(spoor_format::Error::io(path, e));
     let mut f = std::fs::File::open(path).map_err(|e| io_err(&e))?;
     let len = f.metadata().map_err(|e| io_err(&e))?.len();
-    let mut end = [0u8; 33];
-    if len < 24 + end.len() as u64 {
+    let mut end = [0u8; END_CHUNK_LEN];
+    if len < (HEADER_LEN + END_CHUNK_LEN) as u64 {
         return Ok(None);
     }
-    f.seek(SeekFrom::End(-(end.len() as i64))).map_err(|e| io_err(&e))?;
+    f.seek(SeekFrom::End(-(END_CHUNK_LEN as i64))).map_err(|e| io_err(&e))?;
     f.read_exact(&mut end).map_err(|e| io_err(&e))?;
-    let word = |at: usize| u64::from_le_bytes(end[at..at + 8].try_into().expect("8 bytes"));
+    Ok(node_count_of(&end, len))
+}
+
+/// The END chunk's framed length: a chunk header and three u64 counts.
+const END_CHUNK_LEN: usize = 33;
+
+/// The node count a PAG's last `END_CHUNK_LEN` bytes give, in a file of `len` bytes:
+/// `None` unless they are a whole END chunk (type, length, checksum) whose count the
+/// file could hold (each node takes at least 6 bytes).
+pub fn node_count_of(end: &[u8], len: u64) -> Option<u64> {
+    let end: &[u8; END_CHUNK_LEN] = end.try_into().ok()?;
     let framed = end[0] == kind::END
         && end[1..5] == 24u32.to_le_bytes()
         && crc32fast::hash(&end[9..]).to_le_bytes() == end[5..9];
-    let nodes = word(9);
-    Ok((framed && nodes <= len / 6).then_some(nodes))
+    let nodes = u64::from_le_bytes(end[9..17].try_into().expect("8 bytes"));
+    (framed && nodes <= len / 6).then_some(nodes)
 }
 
 /// Reads a PAG file, checking every count, index and checksum.
@@ -249,7 +259,16 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
             kind::WILDCARDS => wildcards(&mut pag, &payload).map_err(fail)?,
             kind::END => {
                 check_end(name, &pag, &payload, offset)?;
-                return Ok(pag);
+                // The END chunk ends the file: what a reader of its tail alone finds
+                // (`node_count`) is then the file's own count.
+                let after = at + payload.len() as u64;
+                if io::BufRead::fill_buf(&mut r)
+                    .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?
+                    .is_empty()
+                {
+                    return Ok(pag);
+                }
+                return Err(corrupt(after, "expected the end of the file after the END chunk".into()));
             }
             kind::NODES => {
                 return Err(corrupt(offset, "node chunk before the definitions and contexts".into()))

@@ -165,6 +165,18 @@ fn the_least_a_whole_graph_takes_is_known_before_reading_it() {
         streamed::least_graph_bytes(pag_path).unwrap(),
         Some(pag.nodes() as u64 * streamed::GRAPH_BYTES_AT_LEAST)
     );
+    // Nothing may follow the END chunk (a reader of the tail would take it for the
+    // count): an error naming the file and the offset.
+    let mut trailing = written.clone();
+    trailing.extend_from_slice(&written[written.len() - 33..]);
+    let Err(e) = file::read("trailing.pag", &trailing[..]) else { panic!("bytes after END were read") };
+    let said = spoor_testkit::error_chain(&e);
+    assert!(
+        said.contains("trailing.pag")
+            && said.contains(&written.len().to_string())
+            && said.contains("after the END"),
+        "{said}"
+    );
     // Not known: a PAG cut short, one whose END is damaged or claims more nodes than its
     // bytes could hold, a trace without its end chunk, a stream.
     let n = written.len();
