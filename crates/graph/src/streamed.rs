@@ -515,7 +515,13 @@ pub fn least_graph_bytes(path: &str) -> Result<Option<u64>> {
     let nodes = if crate::file::is_pag_file(path)? {
         crate::file::node_count(path)?
     } else {
-        open(path)?.end().map(|e| e.events)
+        // The end chunk alone (the file's last bytes), not a scan of every chunk header,
+        // which the stage's own reading does next; a count the file could not hold (an
+        // event takes a byte at the least) says nothing.
+        let io_err = |e: &std::io::Error| crate::Error::Format(spoor_format::Error::io(path, e));
+        let file = std::fs::File::open(path).map_err(|e| io_err(&e))?;
+        let len = file.metadata().map_err(|e| io_err(&e))?.len();
+        spoor_format::binary::End::of_file(&file).map(|e| e.events).filter(|&n| n <= len)
     };
     Ok(nodes.map(|n| n.saturating_mul(GRAPH_BYTES_AT_LEAST)))
 }

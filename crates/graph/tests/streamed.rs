@@ -193,6 +193,14 @@ fn the_least_a_whole_graph_takes_is_known_before_reading_it() {
         std::fs::write(pag_path, bad).unwrap();
         assert_eq!(file::node_count(pag_path).unwrap(), None, "case {k}");
     }
+    // A trace whose end chunk counts more events than its bytes could hold.
+    let mut inflated = bytes.clone();
+    let m = inflated.len();
+    inflated[m - 24..m - 16].copy_from_slice(&(m as u64 + 1).to_le_bytes());
+    let crc = crc32fast::hash(&inflated[m - 24..]);
+    inflated[m - 28..m - 24].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(trace, &inflated).unwrap();
+    assert_eq!(streamed::least_graph_bytes(trace).unwrap(), None);
     std::fs::write(trace, &bytes[..bytes.len() - 40]).unwrap();
     assert_eq!(streamed::least_graph_bytes(trace).unwrap(), None);
     assert_eq!(streamed::least_graph_bytes("-").unwrap(), None);
