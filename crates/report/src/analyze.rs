@@ -95,8 +95,11 @@ pub fn fold_blocks(
         return Ok(Folded { reader: blocks.finish(), events: read, waits: None });
     }
     let mut reader = reader;
-    let (tx, rx) = spoor_format::queue::bounded::<Arc<Block>>(4);
-    let (rooms, spare) = std::sync::mpsc::sync_channel::<Vec<Event>>(8);
+    // A block decoded is about 2 MB of events: one queued and two rooms to decode into
+    // keep the blocks in flight in the shared cache beside the fold's own tables (with
+    // four queued and eight rooms, the fold took a tenth longer).
+    let (tx, rx) = spoor_format::queue::bounded::<Arc<Block>>(1);
+    let (rooms, spare) = std::sync::mpsc::sync_channel::<Vec<Event>>(2);
     let outcome = std::thread::scope(|scope| {
         // Whichever thread lets a block go last hands its room back.
         let done = move |b: Arc<Block>| {

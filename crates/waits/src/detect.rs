@@ -172,6 +172,8 @@ impl LocState {
         let mut s = SyncPoint { at, who: 0, dt: UNKNOWN };
         self.set(&mut s, peer);
         self.syncs.push(s);
+        // The line after the tail, asked for now: a fresh line written later would stall.
+        spoor_format::mem::prefetch(self.syncs.as_ptr().wrapping_add(self.syncs.len() + 4));
         self.syncs.len() - 1
     }
 
@@ -362,7 +364,9 @@ impl Detector {
         object: Option<SyncObject>,
     ) {
         if end > start {
-            self.locs[loc as usize].instances.push(Instance {
+            let mine = &mut self.locs[loc as usize].instances;
+            spoor_format::mem::prefetch(mine.as_ptr().wrapping_add(mine.len() + 1));
+            mine.push(Instance {
                 pattern,
                 loc,
                 proc: site.proc,

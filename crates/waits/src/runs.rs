@@ -42,6 +42,7 @@ impl Runs {
             if b.runs.len() < b.runs.capacity() {
                 if let Some(off) = time.checked_sub(b.base).and_then(|d| u32::try_from(d).ok()) {
                     b.runs.push((off, path));
+                    spoor_format::mem::prefetch(b.runs.as_ptr().wrapping_add(b.runs.len() + 8));
                     return;
                 }
             }
