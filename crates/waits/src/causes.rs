@@ -292,7 +292,7 @@ impl Timelines<'_> {
                 Peer::Loc(..) | Peer::Unknown => None,
                 Peer::Coll(id) => {
                     let ends = &self.d.coll_ends[id as usize];
-                    ends.binary_search_by_key(&d, |e| e.0).ok().map(|k| ends[k].1)
+                    member_end(ends, d)
                 }
             };
             // Both sides start from the later of the two moments: before it, one of
@@ -303,6 +303,19 @@ impl Timelines<'_> {
             }
         }
         (start(w), start(d))
+    }
+}
+
+/// When `d` ended the collective instance whose members' ends (sorted by location) are
+/// `ends`; `None` if it was not a member. Where the members are consecutive locations (a
+/// communicator of whole processes in order, as most are) `d`'s place is known at once,
+/// and a search through the instance's lines is left for the rest.
+#[inline]
+fn member_end(ends: &[(LocId, i64)], d: LocId) -> Option<i64> {
+    let first = ends.first()?.0;
+    match ends.get(d.wrapping_sub(first) as usize) {
+        Some(&(l, t)) if l == d => Some(t),
+        _ => ends.binary_search_by_key(&d, |e| e.0).ok().map(|k| ends[k].1),
     }
 }
 
@@ -609,8 +622,25 @@ pub(crate) fn root_causes(
 
 #[cfg(test)]
 mod tests {
-    use super::{partition_doubling, partition_near};
+    use super::{member_end, partition_doubling, partition_near};
     use std::cell::Cell;
+
+    /// A member's end is found whether the members are consecutive locations (from 0 or
+    /// not) or scattered; a location that was not a member has none.
+    #[test]
+    fn member_end_finds_every_member_and_no_other() {
+        let consecutive: Vec<(u32, i64)> = (0..8).map(|l| (l, 100 + i64::from(l))).collect();
+        let shifted: Vec<(u32, i64)> = (5..9).map(|l| (l, 10 * i64::from(l))).collect();
+        let scattered = vec![(1, 11), (4, 44), (6, 66), (30, 300)];
+        for ends in [&consecutive, &shifted, &scattered] {
+            for l in 0..40 {
+                let want = ends.iter().find(|e| e.0 == l).map(|e| e.1);
+                assert_eq!(member_end(ends, l), want, "location {l} of {ends:?}");
+            }
+            assert_eq!(member_end(ends, u32::MAX), None);
+        }
+        assert_eq!(member_end(&[], 0), None);
+    }
 
     /// From every hint, the answer of `partition_point`, and the hint moves to it.
     #[test]
