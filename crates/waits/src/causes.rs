@@ -495,6 +495,8 @@ struct ChargeOrder<'a> {
     /// Per location, the end of its spans not yet taken (a place in `spans`).
     left: Vec<usize>,
     window: Vec<ToCharge>,
+    /// Room the window's sort moves it through.
+    scratch: Vec<ToCharge>,
     at: usize,
 }
 
@@ -512,7 +514,7 @@ impl<'a> ChargeOrder<'a> {
         cuts.extend(sample.iter().skip(every).step_by(every));
         cuts.dedup();
         let left = by_loc.iter().map(|r| r.end).collect();
-        ChargeOrder { spans, causes, by_loc, cuts, left, window: Vec::new(), at: 0 }
+        ChargeOrder { spans, causes, by_loc, cuts, left, window: Vec::new(), scratch: Vec::new(), at: 0 }
     }
 
     /// Takes the next window: the waits whose ends are at or after its lower bound, of
@@ -531,7 +533,7 @@ impl<'a> ChargeOrder<'a> {
                 ToCharge { end: w.end, start: w.start, loc: loc as LocId, idx: w.idx, cause: self.causes[k] }
             }));
         }
-        self.window.par_sort_unstable_by(|a, b| charge_key(b).cmp(&charge_key(a)));
+        sort_latest_first(&mut self.window, &mut self.scratch);
         true
     }
 
@@ -545,6 +547,48 @@ impl<'a> ChargeOrder<'a> {
             let take = (n - out.len()).min(self.window.len() - self.at);
             out.extend_from_slice(&self.window[self.at..self.at + take]);
             self.at += take;
+        }
+    }
+}
+
+/// Waits to a bucket of [`sort_latest_first`], about.
+const PER_BUCKET: usize = 32;
+
+/// Sorts `waits` into the order they are charged ([`charge_key`], latest first), moving
+/// them through `scratch`: into buckets of end times in one sweep (about
+/// [`PER_BUCKET`] waits each, latest first), then each bucket by the whole key, in the
+/// cache. A comparison sort of the whole window took a fifth of the charging.
+fn sort_latest_first(waits: &mut Vec<ToCharge>, scratch: &mut Vec<ToCharge>) {
+    let Some(latest) = waits.iter().map(|w| w.end).max() else { return };
+    let earliest = waits.iter().map(|w| w.end).min().unwrap_or(latest);
+    let bits = 64 - (latest.wrapping_sub(earliest) as u64).leading_zeros();
+    let bucket_bits = (waits.len() / PER_BUCKET).max(1).ilog2();
+    let shift = bits.saturating_sub(bucket_bits);
+    // Latest first: ascending in the time before the latest end.
+    let bucket = |w: &ToCharge| (latest.wrapping_sub(w.end) as u64).checked_shr(shift).unwrap_or(0) as usize;
+    let mut start = vec![0usize; (1 << bucket_bits) + 1];
+    for w in waits.iter() {
+        start[bucket(w)] += 1;
+    }
+    let mut sum = 0;
+    for s in &mut start {
+        (*s, sum) = (sum, sum + *s);
+    }
+    let bounds = start.clone();
+    scratch.clear();
+    scratch.reserve(waits.len());
+    let room = &mut scratch.spare_capacity_mut()[..waits.len()];
+    for w in waits.iter() {
+        let b = bucket(w);
+        room[start[b]].write(*w);
+        start[b] += 1;
+    }
+    // SAFETY: the buckets' places cover 0..len once each, so every slot was written.
+    unsafe { scratch.set_len(waits.len()) };
+    std::mem::swap(waits, scratch);
+    for b in bounds.windows(2) {
+        if b[1] - b[0] > 1 {
+            waits[b[0]..b[1]].sort_unstable_by_key(|w| std::cmp::Reverse(charge_key(w)));
         }
     }
 }
@@ -622,8 +666,59 @@ pub(crate) fn root_causes(
 
 #[cfg(test)]
 mod tests {
-    use super::{member_end, partition_doubling, partition_near};
+    use super::{
+        charge_key, member_end, partition_doubling, partition_near, sort_latest_first, Cause, ToCharge,
+    };
     use std::cell::Cell;
+
+    /// The bucket sort gives the comparison sort's order: over wide and narrow spans of
+    /// end times, with runs of equal ends (a collective's members), equal starts, the
+    /// extremes of time, and every size from empty to many buckets.
+    #[test]
+    fn sort_latest_first_is_the_order_of_charging() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut scratch = Vec::new();
+        let mut check = |ends_starts: Vec<(i64, i64)>, what: &str| {
+            let mut waits: Vec<ToCharge> = (ends_starts.iter().enumerate())
+                .map(|(k, &(end, start))| {
+                    let (loc, idx) = ((k * 7 % 64) as u32, k as u32);
+                    ToCharge { end, start, loc, idx, cause: Cause { time: 0, loc: 0 } }
+                })
+                .collect();
+            let mut want = waits.clone();
+            want.sort_unstable_by_key(|w| std::cmp::Reverse(charge_key(w)));
+            sort_latest_first(&mut waits, &mut scratch);
+            assert!(waits.iter().map(charge_key).eq(want.iter().map(charge_key)), "{what}");
+        };
+        for (n, span) in [
+            (0, 1),
+            (1, 1),
+            (2, 1),
+            (7, 3),
+            (100, 1_000),
+            (5_000, 1 << 40),
+            (20_000, 50),
+            (3_000, i64::MAX / 4),
+        ] {
+            let waits = (0..n)
+                .map(|_| {
+                    let end = (next() % span as u64) as i64 - span / 2;
+                    (end, end - (next() % 4) as i64)
+                })
+                .collect();
+            check(waits, &format!("{n} waits over {span} ns"));
+        }
+        for n in [3, 500] {
+            let waits = (0..n).map(|k| [i64::MIN, i64::MAX, 0, -1][k % 4]).map(|t| (t, t)).collect();
+            check(waits, &format!("{n} waits at the extremes of time"));
+        }
+    }
 
     /// A member's end is found whether the members are consecutive locations (from 0 or
     /// not) or scattered; a location that was not a member has none.
