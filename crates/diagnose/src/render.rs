@@ -70,15 +70,19 @@ pub fn text(d: &Diagnosis, top: usize, tree: bool) -> String {
         let _ = writeln!(s, "  nothing found above the thresholds");
     }
     for (i, f) in d.fixes.iter().take(top).enumerate() {
-        let verb = if f.bound { "at most" } else { "predicted" };
+        // A bound caps the gain: "at most -97.5 %" would say the change is at least that.
+        let gain = if f.bound {
+            format!("saves at most {}", pct(f.gain))
+        } else {
+            format!("predicted -{}", pct(f.gain))
+        };
         let _ = writeln!(
             s,
-            "{:>3}. {}\n     {}: {} -{} ({} -> {})",
+            "{:>3}. {}\n     {}: {} ({} -> {})",
             i + 1,
             f.finding,
             f.change,
-            verb,
-            pct(f.gain),
+            gain,
             ms(f.length_ns),
             ms(f.predicted_ns)
         );

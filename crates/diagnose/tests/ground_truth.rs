@@ -65,6 +65,12 @@ fn a_late_sender_is_the_extra_work_on_its_rank() {
     // The search found the late senders, refined to the ranks that wait for rank 5.
     let text = render::text(&d, 10, true);
     assert!(text.contains("late_sender at /Process/rank4, /Partner/rank5: true"), "{text}");
+    // A prediction reads as the change of the run's time; an upper bound (the computing
+    // procedure taking no time) as the most it could save, never as "at most -X %".
+    assert!(text.contains("late removed on rank5: predicted -"), "{text}");
+    let bound = d.fixes.iter().find(|f| f.bound).expect("the stencil's computing is an upper bound");
+    assert!(text.contains(&format!("{}: saves at most ", bound.change)), "{text}");
+    assert!(!text.contains("at most -"), "{text}");
 }
 
 #[test]
