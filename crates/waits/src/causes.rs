@@ -495,8 +495,6 @@ struct ChargeOrder<'a> {
     /// Per location, the end of its spans not yet taken (a place in `spans`).
     left: Vec<usize>,
     window: Vec<ToCharge>,
-    /// Room the window's sort moves it through.
-    scratch: Vec<ToCharge>,
     at: usize,
 }
 
@@ -514,7 +512,7 @@ impl<'a> ChargeOrder<'a> {
         cuts.extend(sample.iter().skip(every).step_by(every));
         cuts.dedup();
         let left = by_loc.iter().map(|r| r.end).collect();
-        ChargeOrder { spans, causes, by_loc, cuts, left, window: Vec::new(), scratch: Vec::new(), at: 0 }
+        ChargeOrder { spans, causes, by_loc, cuts, left, window: Vec::new(), at: 0 }
     }
 
     /// Takes the next window: the waits whose ends are at or after its lower bound, of
@@ -533,7 +531,7 @@ impl<'a> ChargeOrder<'a> {
                 ToCharge { end: w.end, start: w.start, loc: loc as LocId, idx: w.idx, cause: self.causes[k] }
             }));
         }
-        sort_latest_first(&mut self.window, &mut self.scratch);
+        sort_latest_first(&mut self.window);
         true
     }
 
@@ -554,11 +552,12 @@ impl<'a> ChargeOrder<'a> {
 /// Waits to a bucket of [`sort_latest_first`], about.
 const PER_BUCKET: usize = 32;
 
-/// Sorts `waits` into the order they are charged ([`charge_key`], latest first), moving
-/// them through `scratch`: into buckets of end times in one sweep (about
-/// [`PER_BUCKET`] waits each, latest first), then each bucket by the whole key, in the
-/// cache. A comparison sort of the whole window took a fifth of the charging.
-fn sort_latest_first(waits: &mut Vec<ToCharge>, scratch: &mut Vec<ToCharge>) {
+/// Sorts `waits` into the order they are charged ([`charge_key`], latest first): into
+/// buckets of end times in place, in one sweep (about [`PER_BUCKET`] waits each, latest
+/// first; each wait swapped straight into its bucket's next free place), then each
+/// bucket by the whole key, in the cache. A comparison sort of the whole window took a
+/// fifth of the charging.
+fn sort_latest_first(waits: &mut [ToCharge]) {
     let Some(latest) = waits.iter().map(|w| w.end).max() else { return };
     let earliest = waits.iter().map(|w| w.end).min().unwrap_or(latest);
     let bits = 64 - (latest.wrapping_sub(earliest) as u64).leading_zeros();
@@ -566,26 +565,32 @@ fn sort_latest_first(waits: &mut Vec<ToCharge>, scratch: &mut Vec<ToCharge>) {
     let shift = bits.saturating_sub(bucket_bits);
     // Latest first: ascending in the time before the latest end.
     let bucket = |w: &ToCharge| (latest.wrapping_sub(w.end) as u64).checked_shr(shift).unwrap_or(0) as usize;
-    let mut start = vec![0usize; (1 << bucket_bits) + 1];
+    let mut bounds = vec![0usize; (1 << bucket_bits) + 1];
     for w in waits.iter() {
-        start[bucket(w)] += 1;
+        bounds[bucket(w)] += 1;
     }
     let mut sum = 0;
-    for s in &mut start {
+    for s in &mut bounds {
         (*s, sum) = (sum, sum + *s);
     }
-    let bounds = start.clone();
-    scratch.clear();
-    scratch.reserve(waits.len());
-    let room = &mut scratch.spare_capacity_mut()[..waits.len()];
-    for w in waits.iter() {
-        let b = bucket(w);
-        room[start[b]].write(*w);
-        start[b] += 1;
+    // The next free place of each bucket: a wait taken from one is swapped into its own
+    // bucket's, and the one it displaces goes on until one belongs where the first was.
+    let mut free = bounds.clone();
+    for b in 0..bounds.len() - 1 {
+        while free[b] < bounds[b + 1] {
+            let mut w = waits[free[b]];
+            loop {
+                let to = bucket(&w);
+                if to == b {
+                    break;
+                }
+                std::mem::swap(&mut w, &mut waits[free[to]]);
+                free[to] += 1;
+            }
+            waits[free[b]] = w;
+            free[b] += 1;
+        }
     }
-    // SAFETY: the buckets' places cover 0..len once each, so every slot was written.
-    unsafe { scratch.set_len(waits.len()) };
-    std::mem::swap(waits, scratch);
     for b in bounds.windows(2) {
         if b[1] - b[0] > 1 {
             waits[b[0]..b[1]].sort_unstable_by_key(|w| std::cmp::Reverse(charge_key(w)));
@@ -683,8 +688,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut scratch = Vec::new();
-        let mut check = |ends_starts: Vec<(i64, i64)>, what: &str| {
+        let check = |ends_starts: Vec<(i64, i64)>, what: &str| {
             let mut waits: Vec<ToCharge> = (ends_starts.iter().enumerate())
                 .map(|(k, &(end, start))| {
                     let (loc, idx) = ((k * 7 % 64) as u32, k as u32);
@@ -693,7 +697,7 @@ mod tests {
                 .collect();
             let mut want = waits.clone();
             want.sort_unstable_by_key(|w| std::cmp::Reverse(charge_key(w)));
-            sort_latest_first(&mut waits, &mut scratch);
+            sort_latest_first(&mut waits);
             assert!(waits.iter().map(charge_key).eq(want.iter().map(charge_key)), "{what}");
         };
         for (n, span) in [
