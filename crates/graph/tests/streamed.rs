@@ -34,6 +34,12 @@ fn check(name: &str, path: &str, mode: Mode) -> bool {
     true
 }
 
+/// The ordered trace of a stencil of `procs` processes and `steps` steps.
+fn ordered_stencil(procs: u32, steps: u64, seed: u64) -> Vec<u8> {
+    let spec = Spec { procs, steps, seed, ..Spec::new(Workload::Stencil) };
+    ordered_bytes("synth", synth_bytes(&spec))
+}
+
 #[test]
 fn every_workload_gives_the_whole_graphs_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -94,8 +100,7 @@ fn hand_worked_traces_give_the_whole_graphs_report() {
 fn a_pag_file_and_a_stream_are_left_to_the_whole_graph() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.spoor");
-    let spec = Spec { procs: 4, steps: 4, seed: 1, ..Spec::new(Workload::Stencil) };
-    std::fs::write(&trace, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+    std::fs::write(&trace, ordered_stencil(4, 4, 1)).unwrap();
     let pag = file::load(trace.to_str().unwrap(), Mode::Wall, None, &Silent).unwrap();
     let pag_file = dir.path().join("t.pag");
     file::write(&mut std::fs::File::create(&pag_file).unwrap(), &pag).unwrap();
@@ -111,8 +116,7 @@ fn a_pag_file_and_a_stream_are_left_to_the_whole_graph() {
 #[test]
 fn a_damaged_trace_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = Spec { procs: 4, steps: 20, seed: 1, ..Spec::new(Workload::Stencil) };
-    let mut bytes = ordered_bytes("synth", synth_bytes(&spec));
+    let mut bytes = ordered_stencil(4, 20, 1);
     let n = bytes.len();
     bytes[n / 2] ^= 0x55;
     let path = dir.path().join("bad.spoor");
@@ -127,8 +131,7 @@ fn a_damaged_trace_is_an_error_naming_it() {
 #[test]
 fn a_trace_without_its_index_is_reckoned_from_its_size_and_streamed_the_same() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = Spec { procs: 8, steps: 40, seed: 2, ..Spec::new(Workload::Stencil) };
-    let bytes = ordered_bytes("synth", synth_bytes(&spec));
+    let bytes = ordered_stencil(8, 40, 2);
     // The end chunk, cut off: the reader keeps what comes before it.
     let path = dir.path().join("cut.spoor");
     std::fs::write(&path, &bytes[..bytes.len() - 40]).unwrap();
@@ -145,8 +148,7 @@ fn a_trace_without_its_index_is_reckoned_from_its_size_and_streamed_the_same() {
 #[test]
 fn the_least_a_whole_graph_takes_is_known_before_reading_it() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = Spec { procs: 8, steps: 40, seed: 4, ..Spec::new(Workload::Stencil) };
-    let bytes = ordered_bytes("synth", synth_bytes(&spec));
+    let bytes = ordered_stencil(8, 40, 4);
     let trace = dir.path().join("t.spoor");
     std::fs::write(&trace, &bytes).unwrap();
     let trace = trace.to_str().unwrap();

@@ -558,8 +558,9 @@ const PER_BUCKET: usize = 32;
 /// bucket by the whole key, in the cache. A comparison sort of the whole window took a
 /// fifth of the charging.
 fn sort_latest_first(waits: &mut [ToCharge]) {
-    let Some(latest) = waits.iter().map(|w| w.end).max() else { return };
-    let earliest = waits.iter().map(|w| w.end).min().unwrap_or(latest);
+    let Some(first) = waits.first() else { return };
+    let (earliest, latest) =
+        waits.iter().fold((first.end, first.end), |(lo, hi), w| (lo.min(w.end), hi.max(w.end)));
     let bits = 64 - (latest.wrapping_sub(earliest) as u64).leading_zeros();
     let bucket_bits = (waits.len() / PER_BUCKET).max(1).ilog2();
     let shift = bits.saturating_sub(bucket_bits);
