@@ -27,13 +27,14 @@ use crate::describe;
 use crate::fasthash::FxHashMap as HashMap;
 use crate::hull::{self, Line};
 use crate::input::Input;
-use crate::matching::{self, Shape, Sync};
+use crate::matching::{self, Message, Shape, Sync};
 use crate::replay::{describe_cycle, Engine, Head, Via};
 use crate::scan::{self, Rec, Scan};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 use spoor_format::binary::flags;
+use spoor_format::varint::{get_u64, put_i64, unzigzag};
 use spoor_format::{TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, EventRef, Feedback, LocId, ProcId, Silent};
 use std::cmp::Reverse;
@@ -399,14 +400,52 @@ fn offset_samples(scan: &Scan, opts: &AlignOptions) -> Samples {
     samples
 }
 
-/// Messages per ordered pair of processes: (send wall, receive wall).
-type Pairs = HashMap<(ProcId, ProcId), Vec<(i64, i64)>>;
+/// Messages per ordered pair of processes.
+type Pairs = HashMap<(ProcId, ProcId), PairPoints>;
 
-/// Corrections per process.
+/// The messages one process sent another, as (send wall, receive wall): each send as
+/// the difference from the one before and each receive as the difference from its send,
+/// varint coded, a few bytes where the pair of times takes 16 (a trace has one for
+/// every message). The fits take hulls of them, so their order does not matter.
+#[derive(Default)]
+struct PairPoints {
+    bytes: Vec<u8>,
+    len: usize,
+    last_send: i64,
+}
+
+impl PairPoints {
+    fn push(&mut self, send: i64, recv: i64) {
+        put_i64(&mut self.bytes, send.wrapping_sub(self.last_send));
+        put_i64(&mut self.bytes, recv.wrapping_sub(send));
+        self.last_send = send;
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let (mut at, mut send) = (0usize, 0i64);
+        (0..self.len).map(move |_| {
+            send = send.wrapping_add(unzigzag(get_u64(&self.bytes, &mut at)));
+            (send, send.wrapping_add(unzigzag(get_u64(&self.bytes, &mut at))))
+        })
+    }
+}
+
+/// Whether the clock fits read messages (the method is not samples or none alone).
+fn wants_pairs(opts: &AlignOptions) -> bool {
+    matches!(opts.method, Method::Auto | Method::Messages)
+}
+
+/// Corrections per process; `pairs` are the messages between processes when
+/// [`wants_pairs`], else empty.
 fn clock_maps(
     scan: &Scan,
     samples: &Samples,
-    sync: &Sync,
+    pairs: &Pairs,
     opts: &AlignOptions,
 ) -> Result<(Vec<Option<Resolved>>, Option<LocId>)> {
     let defs = &scan.defs;
@@ -433,11 +472,6 @@ fn clock_maps(
     }
 
     let process_range = process_ranges(scan, np);
-    let pairs = if matches!(opts.method, Method::Auto | Method::Messages) {
-        message_pairs(defs, sync)
-    } else {
-        Pairs::default()
-    };
     let mut neighbours: BTreeMap<ProcId, Vec<ProcId>> = BTreeMap::new();
     for &(a, b) in pairs.keys() {
         if a < b && pairs.contains_key(&(b, a)) {
@@ -447,9 +481,9 @@ fn clock_maps(
     }
     loop {
         resolve_from_samples(&mut res, &sample_ref, samples);
-        let Some((a, b)) = heaviest_edge(&res, &neighbours, &pairs) else { break };
+        let Some((a, b)) = heaviest_edge(&res, &neighbours, pairs) else { break };
         let fa = res[a as usize].clone().map(|r| r.map).unwrap_or(ClockMap::Identity);
-        res[b as usize] = Some(fit_from_messages(defs, opts, &pairs, process_range[b as usize], fa, a, b));
+        res[b as usize] = Some(fit_from_messages(defs, opts, pairs, process_range[b as usize], fa, a, b));
     }
     Ok((res, Some(reference)))
 }
@@ -482,20 +516,31 @@ fn process_ranges(scan: &Scan, np: usize) -> Vec<(i64, i64)> {
     process_range
 }
 
-/// The messages between processes, and the hand-offs collectives imply between their members.
-fn message_pairs(defs: &Definitions, sync: &Sync) -> Pairs {
-    let mut pairs: Pairs = HashMap::default();
-    let mut add = |from: LocId, to: LocId, s: i64, r: i64| {
-        if let (Some(a), Some(b)) = (proc_of(defs, from), proc_of(defs, to)) {
-            if a != b {
-                pairs.entry((a, b)).or_default().push((s, r));
-            }
+/// Adds a message from `from` to `to`, sent at `send` and received at `recv`, to the
+/// pair of their processes (messages within a process say nothing of its clock).
+fn add_pair(pairs: &mut Pairs, defs: &Definitions, (from, to): (LocId, LocId), send: i64, recv: i64) {
+    if let (Some(a), Some(b)) = (proc_of(defs, from), proc_of(defs, to)) {
+        if a != b {
+            pairs.entry((a, b)).or_default().push(send, recv);
         }
-    };
-    for m in &sync.messages {
-        add(m.send.loc, m.recv.loc, m.send_wall, m.recv_wall);
     }
-    for inst in &sync.instances {
+}
+
+/// The messages between processes, and the hand-offs collectives imply between their
+/// members.
+fn message_pairs(defs: &Definitions, sync: &Sync) -> Pairs {
+    let mut pairs = Pairs::default();
+    for m in &sync.messages {
+        add_pair(&mut pairs, defs, (m.send.loc, m.recv.loc), m.send_wall, m.recv_wall);
+    }
+    add_collective_pairs(&mut pairs, defs, &sync.instances);
+    pairs
+}
+
+/// The hand-offs collectives imply between their members, as messages.
+fn add_collective_pairs(pairs: &mut Pairs, defs: &Definitions, instances: &[matching::Instance]) {
+    let mut add = |from: LocId, to: LocId, s: i64, r: i64| add_pair(pairs, defs, (from, to), s, r);
+    for inst in instances {
         let ms = &inst.members;
         match inst.shape {
             Shape::AllToAll | Shape::Prefix => {
@@ -520,7 +565,45 @@ fn message_pairs(defs: &Definitions, sync: &Sync) -> Pairs {
             }
         }
     }
-    pairs
+}
+
+/// What the alignment of a trace whose times stay needs of its matched messages, each
+/// read once as matching finds it (a trace has one for every message, 56 bytes each,
+/// and none is kept): how many, how many arrive before their send plus the minimum
+/// latency, whether every one arrives late enough for the controlled logical clock to
+/// leave it ([`late_enough`]), and the points of each pair of processes.
+struct MessageFacts {
+    count: usize,
+    violations: u64,
+    late_enough: bool,
+    pairs: Pairs,
+}
+
+impl MessageFacts {
+    fn new() -> MessageFacts {
+        MessageFacts { count: 0, violations: 0, late_enough: true, pairs: Pairs::default() }
+    }
+
+    /// Adds message `m`, with its points when `pairs` (the fits read them).
+    fn add(&mut self, defs: &Definitions, m: &Message, min_latency: i64, pairs: bool) {
+        self.count += 1;
+        self.violations += u64::from(violates(m, min_latency));
+        self.late_enough &= late_enough(m.recv_wall, m.send_wall, min_latency);
+        if pairs {
+            add_pair(&mut self.pairs, defs, (m.send.loc, m.recv.loc), m.send_wall, m.recv_wall);
+        }
+    }
+}
+
+/// Whether message `m`'s recorded receive is earlier than its send plus `min_latency`.
+fn violates(m: &Message, min_latency: i64) -> bool {
+    m.recv_wall < m.send_wall.saturating_add(min_latency)
+}
+
+/// Whether what waits (at `dst`) is strictly later than what it waits for (at `src`) and
+/// no earlier than that plus `latency`: then the controlled logical clock leaves it.
+fn late_enough(dst: i64, src: i64, latency: i64) -> bool {
+    dst > src && dst >= src.saturating_add(latency)
 }
 
 /// Aligns, until none is left, every process whose samples' reference is aligned.
@@ -572,7 +655,7 @@ fn heaviest_edge(
     pairs: &Pairs,
 ) -> Option<(ProcId, ProcId)> {
     let weight = |a: ProcId, b: ProcId| {
-        pairs.get(&(a, b)).map_or(0, Vec::len).min(pairs.get(&(b, a)).map_or(0, Vec::len))
+        pairs.get(&(a, b)).map_or(0, PairPoints::len).min(pairs.get(&(b, a)).map_or(0, PairPoints::len))
     };
     let mut best: Option<(usize, ProcId, ProcId)> = None;
     for (&a, ns) in neighbours {
@@ -609,9 +692,9 @@ fn fit_from_messages(
 ) -> Resolved {
     // Lower points from a -> b, upper from b -> a, in a's corrected time.
     let lower: Vec<(i64, i64)> =
-        pairs[&(a, b)].iter().map(|&(s, r)| (r, fa.apply(s).saturating_sub(r))).collect();
+        pairs[&(a, b)].iter().map(|(s, r)| (r, fa.apply(s).saturating_sub(r))).collect();
     let upper: Vec<(i64, i64)> =
-        pairs[&(b, a)].iter().map(|&(s, r)| (s, fa.apply(r).saturating_sub(s))).collect();
+        pairs[&(b, a)].iter().map(|(s, r)| (s, fa.apply(r).saturating_sub(s))).collect();
     // A drift is carried over the whole run: it needs messages spread over at least
     // half of it, or a few noisy latencies in a short stretch tilt the line far
     // off at the ends.
@@ -713,12 +796,13 @@ fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations 
 
 /// [`violations_fast`] of the times the matching recorded (those of its records).
 fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
+    let messages = sync.messages.iter().filter(|m| violates(m, min_latency)).count() as u64;
+    Violations { messages, ..violations_recorded_but_messages(sync, min_latency) }
+}
+
+/// [`violations_recorded`] of the collectives and lock hand-offs alone.
+fn violations_recorded_but_messages(sync: &Sync, min_latency: i64) -> Violations {
     let mut v = Violations::default();
-    for m in &sync.messages {
-        if m.recv_wall < m.send_wall.saturating_add(min_latency) {
-            v.messages += 1;
-        }
-    }
     for inst in &sync.instances {
         for (m, need) in inst.awaited_begins().into_iter().enumerate() {
             if need.is_some_and(|need| inst.members[m].end_wall < need.saturating_add(min_latency)) {
@@ -742,7 +826,14 @@ fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
 /// (by induction: c(p) + γΔt ≤ t(e), and what it waits for is no later than t(e) − L);
 /// no interval is stretched, so the backward amortization moves nothing; and a cycle
 /// of happened-before would have to go forward in time around, so there is none.
+#[cfg(test)]
 fn clc_is_identity(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
+    sync.messages.iter().all(|m| late_enough(m.recv_wall, m.send_wall, min_latency))
+        && clc_is_identity_but_messages(scan, sync, min_latency)
+}
+
+/// [`clc_is_identity`] but for the messages (the caller knows of them: [`MessageFacts`]).
+fn clc_is_identity_but_messages(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
     if !sync.spawns.is_empty() {
         return false;
     }
@@ -750,9 +841,8 @@ fn clc_is_identity(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
     if !scan.ranges.iter().flatten().all(span_ok) {
         return false;
     }
-    let after = |dst: i64, src: i64, lat: i64| dst > src && dst >= src.saturating_add(lat);
-    sync.messages.iter().all(|m| after(m.recv_wall, m.send_wall, min_latency))
-        && sync.handoffs.iter().all(|h| after(h.acquire_wall, h.release_wall, 0))
+    let after = late_enough;
+    sync.handoffs.iter().all(|h| after(h.acquire_wall, h.release_wall, 0))
         && sync.instances.iter().all(|inst| {
             inst.awaited_begins()
                 .into_iter()
@@ -1138,8 +1228,15 @@ fn align_untouched<W: Write>(
     // needs them but the clock-offset samples.
     let samples = offset_samples(&scan, opts);
     let records = std::mem::take(&mut scan.records);
-    let sync = matching::match_events_owned(&scan.defs, records, false, false);
-    let (maps, reference) = clock_maps(&scan, &samples, &sync, opts)?;
+    let mut facts = MessageFacts::new();
+    let (defs, want_pairs) = (&scan.defs, wants_pairs(opts));
+    let sync =
+        matching::match_events_each(defs, records, |m| facts.add(defs, &m, opts.min_latency, want_pairs));
+    if want_pairs {
+        add_collective_pairs(&mut facts.pairs, defs, &sync.instances);
+    }
+    let (maps, reference) = clock_maps(&scan, &samples, &facts.pairs, opts)?;
+    facts.pairs = Pairs::default();
     let defs = &scan.defs;
     for (l, r) in scan.ranges.iter().enumerate() {
         let Some(r) = r else { continue };
@@ -1148,14 +1245,16 @@ fn align_untouched<W: Write>(
             return Ok(None);
         }
     }
-    if opts.clc && !clc_is_identity(&scan, &sync, opts.min_latency) {
+    if opts.clc && !(facts.late_enough && clc_is_identity_but_messages(&scan, &sync, opts.min_latency)) {
         return Ok(None);
     }
-    let v = violations_recorded(&sync, opts.min_latency);
+    let v = Violations {
+        messages: facts.violations,
+        ..violations_recorded_but_messages(&sync, opts.min_latency)
+    };
     let ends: Vec<(i64, i64)> = scan.ranges.iter().map(|r| r.map_or((0, 0), |r| (r.first, r.last))).collect();
     let choice = Choice::between(v, v);
-    let counts =
-        Counts { messages: sync.messages.len(), before: v, after_offsets: v, after: v, released: 0, choice };
+    let counts = Counts { messages: facts.count, before: v, after_offsets: v, after: v, released: 0, choice };
     let report = make_report(&scan, opts, &maps, reference, &ends, &|_| (0, 0), counts);
     drop(sync);
 
@@ -1224,7 +1323,9 @@ fn align_replay(
     let raw = std::mem::take(&mut scan.walls);
     let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
     let before = violations_fast(&sync0, &raw, opts.min_latency);
-    let (maps, reference) = clock_maps(&scan, &offset_samples(&scan, opts), &sync0, opts)?;
+    let pairs = if wants_pairs(opts) { message_pairs(&scan.defs, &sync0) } else { Pairs::default() };
+    let (maps, reference) = clock_maps(&scan, &offset_samples(&scan, opts), &pairs, opts)?;
+    drop(pairs);
     let defs = &scan.defs;
     let map_of = |l: usize| {
         proc_of(defs, l as LocId)
@@ -1389,6 +1490,19 @@ mod tests {
         let j = back.iter().rposition(|e| e.loc == 0).unwrap();
         back[j].wall = 0;
         assert!(!check(&back, 0), "times that go back");
+    }
+
+    /// A pair's points read back as pushed, at the extremes of time too.
+    #[test]
+    fn pair_points_read_back() {
+        let points =
+            [(0, 5), (i64::MAX, i64::MIN), (i64::MIN, i64::MAX), (-3, -3), (1_000_000_007, 1_000_000_000)];
+        let mut pair = PairPoints::default();
+        for &(s, r) in &points {
+            pair.push(s, r);
+        }
+        assert_eq!(pair.len(), points.len());
+        assert_eq!(pair.iter().collect::<Vec<_>>(), points);
     }
 
     #[test]

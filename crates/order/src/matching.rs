@@ -352,9 +352,11 @@ impl Problem {
 /// Everything matching found: the synchronization of the trace.
 #[derive(Clone, Debug, Default)]
 pub struct Sync {
-    /// By channel (sender, receiver, communicator, tag), each channel's in order; not
-    /// sorted by send, which would cost a sort of every message and which no user
-    /// needs (empty from [`match_events_uncollected`]).
+    /// By channel (sender, receiver, communicator, tag), each channel's in order; the
+    /// channels in the order they were matched (by the later of their two locations,
+    /// then by key). Not sorted by send, which would cost a sort of every message and
+    /// which no user needs (empty from [`match_events_uncollected`] and
+    /// [`match_events_each`]).
     pub messages: Vec<Message>,
     /// The number of matched messages.
     pub message_count: usize,
@@ -918,7 +920,7 @@ pub fn match_events_with(defs: &Definitions, records: &[RecordList], partners: b
 /// [`match_events_with`], leaving [`Sync::points`] empty too unless `points` (what a
 /// replay needs; spoor-align's proof that its clocks change nothing does not).
 pub fn match_events_for(defs: &Definitions, records: &[RecordList], partners: bool, points: bool) -> Sync {
-    match_all(defs, Records::Borrowed(records), partners, points, true)
+    match_all_collected(defs, Records::Borrowed(records), partners, points)
 }
 
 /// [`match_events_for`], taking the records and freeing them as soon as they are read
@@ -929,13 +931,24 @@ pub fn match_events_owned(
     partners: bool,
     points: bool,
 ) -> Sync {
-    match_all(defs, Records::Owned(records), partners, points, true)
+    match_all_collected(defs, Records::Owned(records), partners, points)
+}
+
+/// [`match_events_owned`] without partners or points, giving each message to `each` as
+/// it is matched rather than collecting them (spoor-align's proof that its clocks change
+/// nothing reads each once; [`Sync::messages`] is left empty).
+pub fn match_events_each(
+    defs: &Definitions,
+    records: Vec<RecordList>,
+    mut each: impl FnMut(Message),
+) -> Sync {
+    match_all(defs, Records::Owned(records), false, false, &mut each)
 }
 
 /// [`match_events`] without collecting [`Sync::messages`] (only their number), taking
 /// the records and freeing them as soon as they are used: what spoor-order needs.
 pub fn match_events_uncollected(defs: &Definitions, records: Vec<RecordList>) -> Sync {
-    match_all(defs, Records::Owned(records), true, true, false)
+    match_all(defs, Records::Owned(records), true, true, &mut |_| {})
 }
 
 /// The records matching reads: borrowed, or owned and freed once read.
@@ -944,7 +957,7 @@ enum Records<'a> {
     Owned(Vec<RecordList>),
 }
 
-/// Spans of one channel's items in `Gathered::sends_of` and `recvs_of`: (location,
+/// Spans of one channel's items in [`Channels::sends_of`] and `recvs_of`: (location,
 /// first, end).
 type Span = Option<(usize, usize, usize)>;
 
@@ -953,18 +966,125 @@ struct Gathered {
     coll: BTreeMap<(CommId, u64), Vec<CollPart>>,
     locks: BTreeMap<(AppId, u64), Vec<Section>>,
     spawns: Vec<Spawn>,
-    sends_of: Vec<Vec<SendItem>>,
-    recvs_of: Vec<Vec<RecvItem>>,
-    /// Each channel's sends (all of one location) and receives (all of another), in key
-    /// order.
-    channels: Vec<(ChannelKey, (Span, Span))>,
 }
 
-/// Matched point-to-point messages.
+/// Matched point-to-point messages: how many, and how many were received (by their
+/// recorded times) before they were sent.
+#[derive(Default)]
 struct PointToPoint {
-    messages: Vec<Message>,
     count: usize,
     late: u64,
+}
+
+/// The sends and receives filed by channel and not matched yet. A channel is matched as
+/// soon as the records of its sender and of its receiver are both gathered, and a
+/// location's filed items are let go once its last channel is: what is held is the
+/// messages between locations gathered and locations not yet (a few neighbours' for
+/// most programs), not every message of the trace.
+struct Channels {
+    sends_of: Vec<Vec<SendItem>>,
+    recvs_of: Vec<Vec<RecvItem>>,
+    /// Channels filed and not matched: their sends' and receives' spans.
+    waiting: HashMap<ChannelKey, (Span, Span)>,
+    /// Per location, the channels that can be matched once it is gathered (it is the
+    /// later of their two ends); those naming a location past them all are matched last.
+    ready_with: Vec<Vec<ChannelKey>>,
+    beyond: Vec<ChannelKey>,
+    /// Per location, its channels not matched yet.
+    left: Vec<u32>,
+    /// Bytes of filed items let go since memory was last given back.
+    freed: usize,
+}
+
+impl Channels {
+    fn new(n: usize) -> Channels {
+        Channels {
+            sends_of: Vec::with_capacity(n),
+            recvs_of: Vec::with_capacity(n),
+            waiting: HashMap::default(),
+            ready_with: vec![Vec::new(); n],
+            beyond: Vec::new(),
+            left: vec![0; n],
+            freed: 0,
+        }
+    }
+
+    /// Files location `l`'s runs of sends and receives (it is the next location).
+    fn file(&mut self, l: usize, pass: &mut LocPass) {
+        debug_assert_eq!(self.sends_of.len(), l);
+        let runs =
+            pass.send_runs.drain(..).map(|r| (r, true)).chain(pass.recv_runs.drain(..).map(|r| (r, false)));
+        for ((key, a, z), send) in runs {
+            let entry = match self.waiting.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let later = key.0.max(key.1) as usize;
+                    match self.ready_with.get_mut(later) {
+                        Some(v) => v.push(key),
+                        None => self.beyond.push(key),
+                    }
+                    e.insert((None, None))
+                }
+            };
+            if send {
+                entry.0 = Some((l, a, z));
+            } else {
+                entry.1 = Some((l, a, z));
+            }
+            self.left[l] += 1;
+        }
+        self.sends_of.push(std::mem::take(&mut pass.send_items));
+        self.recvs_of.push(std::mem::take(&mut pass.recv_items));
+    }
+
+    /// Matches the channels whose later end is among `locations` (just gathered, with
+    /// every location before them), in key order.
+    fn match_ready(
+        &mut self,
+        b: &mut Builder,
+        locations: std::ops::Range<usize>,
+        p2p: &mut PointToPoint,
+        each: &mut dyn FnMut(Message),
+    ) {
+        let mut keys: Vec<ChannelKey> =
+            self.ready_with[locations].iter_mut().flat_map(std::mem::take).collect();
+        self.match_keys(b, &mut keys, p2p, each);
+    }
+
+    /// Matches the channels that name a location past every location (after the last).
+    fn match_beyond(&mut self, b: &mut Builder, p2p: &mut PointToPoint, each: &mut dyn FnMut(Message)) {
+        let mut keys = std::mem::take(&mut self.beyond);
+        self.match_keys(b, &mut keys, p2p, each);
+    }
+
+    fn match_keys(
+        &mut self,
+        b: &mut Builder,
+        keys: &mut [ChannelKey],
+        p2p: &mut PointToPoint,
+        each: &mut dyn FnMut(Message),
+    ) {
+        const RETURN_BYTES: usize = 64 << 20;
+        keys.sort_unstable();
+        for &key in keys.iter() {
+            let Some((ss, rs)) = self.waiting.remove(&key) else { continue };
+            let sends = ss.map_or(&[][..], |(l, a, z)| &self.sends_of[l][a..z]);
+            let recvs = rs.map_or(&[][..], |(l, a, z)| &self.recvs_of[l][a..z]);
+            match_channel(b, key, sends, recvs, p2p, each);
+            for (l, _, _) in [ss, rs].into_iter().flatten() {
+                self.left[l] -= 1;
+                if self.left[l] == 0 {
+                    self.freed += std::mem::take(&mut self.sends_of[l]).capacity()
+                        * std::mem::size_of::<SendItem>()
+                        + std::mem::take(&mut self.recvs_of[l]).capacity() * std::mem::size_of::<RecvItem>();
+                }
+            }
+            if self.freed >= RETURN_BYTES {
+                spoor_format::mem::return_freed_memory();
+                self.freed = 0;
+            }
+        }
+    }
 }
 
 fn match_all(
@@ -972,7 +1092,7 @@ fn match_all(
     records: Records,
     partners: bool,
     points: bool,
-    want_messages: bool,
+    each: &mut dyn FnMut(Message),
 ) -> Sync {
     let n = match &records {
         Records::Borrowed(r) => r.len(),
@@ -987,17 +1107,14 @@ fn match_all(
         problems: Vec::new(),
     };
     let owned = matches!(records, Records::Owned(_));
-    let mut g = gather(&mut b, records, n);
+    let (g, p2p) = gather(&mut b, records, n, each);
     if owned {
-        // The records are let go: their pages back before the messages' partners and
-        // points are written.
+        // The records are let go: their pages back before the collectives' points are
+        // written.
         spoor_format::mem::return_freed_memory();
     }
-    let p2p = point_to_point(&mut b, &mut g, want_messages);
     let instances = collectives(&mut b, g.coll, n);
     let handoffs = lock_handoffs(&mut b, g.locks);
-    let Gathered { spawns, sends_of, recvs_of, channels, .. } = g;
-    drop((sends_of, recvs_of, channels));
     let partners = coded(std::mem::take(&mut b.partners));
     let points = coded(std::mem::take(&mut b.points));
     // What matching let go (its filed messages, the vectors its entries were built in)
@@ -1005,30 +1122,42 @@ fn match_all(
     spoor_format::mem::return_freed_memory();
     b.problems.sort_by_key(|x| (x.at, x.kind));
     Sync {
-        messages: p2p.messages,
+        messages: Vec::new(),
         message_count: p2p.count,
         late_messages: p2p.late,
         instances,
         handoffs,
-        spawns,
+        spawns: g.spawns,
         partners,
         points,
         problems: b.problems,
     }
 }
 
+/// [`match_all`], collecting the messages into [`Sync::messages`].
+fn match_all_collected(defs: &Definitions, records: Records, partners: bool, points: bool) -> Sync {
+    let mut messages = Vec::new();
+    let mut sync = match_all(defs, records, partners, points, &mut |m| messages.push(m));
+    sync.messages = messages;
+    sync
+}
+
 /// Each location's own records in parallel (a few at a time, to bound what waits to be
-/// merged), merged in location order: its own partners, points and problems into `b`.
-fn gather(b: &mut Builder, mut records: Records, n: usize) -> Gathered {
+/// merged), merged in location order: its own partners, points and problems into `b`;
+/// each channel matched as soon as both its ends are gathered, its messages given to
+/// `each`.
+fn gather(
+    b: &mut Builder,
+    mut records: Records,
+    n: usize,
+    each: &mut dyn FnMut(Message),
+) -> (Gathered, PointToPoint) {
     let (defs, partners, points) = (b.defs, b.want_partners, b.want_points);
     let mut coll: BTreeMap<(CommId, u64), Vec<CollPart>> = BTreeMap::new();
     let mut locks: BTreeMap<(AppId, u64), Vec<Section>> = BTreeMap::new();
     let mut spawns = Vec::new();
-    // Each location's own records in parallel (a few at a time, to bound what waits
-    // to be merged), merged in location order.
-    let mut sends_of: Vec<Vec<SendItem>> = Vec::with_capacity(n);
-    let mut recvs_of: Vec<Vec<RecvItem>> = Vec::with_capacity(n);
-    let mut channels: HashMap<ChannelKey, (Span, Span)> = HashMap::default();
+    let mut channels = Channels::new(n);
+    let mut p2p = PointToPoint::default();
     const AT_ONCE: usize = 16;
     for first in (0..n).step_by(AT_ONCE) {
         let end = n.min(first + AT_ONCE);
@@ -1044,12 +1173,13 @@ fn gather(b: &mut Builder, mut records: Records, n: usize) -> Gathered {
             .into_par_iter()
             .map(|l| location_pass(defs, l as LocId, recs[l - first], partners, points))
             .collect();
-        for (l, pass) in (first..).zip(passes) {
+        for (l, mut pass) in (first..).zip(passes) {
             // Room for a partner and a point per record: the messages' come below, and
             // growing there copies and faults in every location's vectors twice over.
             // Room not written to costs no memory.
             let room = recs[l - first].len();
-            let (mut own_partners, mut own_points) = (pass.partners, pass.points);
+            let (mut own_partners, mut own_points) =
+                (std::mem::take(&mut pass.partners), std::mem::take(&mut pass.points));
             if partners {
                 own_partners.reserve(room.saturating_sub(own_partners.len()));
             }
@@ -1058,121 +1188,76 @@ fn gather(b: &mut Builder, mut records: Records, n: usize) -> Gathered {
             }
             b.partners[l] = own_partners;
             b.points[l] = own_points;
-            b.problems.extend(pass.problems);
-            for (key, part) in pass.colls {
+            b.problems.append(&mut pass.problems);
+            for (key, part) in pass.colls.drain(..) {
                 coll.entry(key).or_default().push(part);
             }
-            for (key, sec) in pass.sections {
+            for (key, sec) in pass.sections.drain(..) {
                 locks.entry(key).or_default().push(sec);
             }
-            spawns.extend(pass.spawns);
-            for (key, a, z) in pass.send_runs {
-                channels.entry(key).or_default().0 = Some((l, a, z));
-            }
-            for (key, a, z) in pass.recv_runs {
-                channels.entry(key).or_default().1 = Some((l, a, z));
-            }
-            sends_of.push(pass.send_items);
-            recvs_of.push(pass.recv_items);
+            spawns.append(&mut pass.spawns);
+            channels.file(l, &mut pass);
         }
+        channels.match_ready(b, first..end, &mut p2p, each);
     }
-    let mut channels: Vec<(ChannelKey, (Span, Span))> = channels.into_iter().collect();
-    channels.sort_unstable_by_key(|&(k, _)| k);
-    Gathered { coll, locks, spawns, sends_of, recvs_of, channels }
+    channels.match_beyond(b, &mut p2p, each);
+    (Gathered { coll, locks, spawns }, p2p)
 }
 
-/// Point to point: the k-th send of a channel goes to its k-th receive.
-/// Each location's filed sends and receives are let go once its last channel is matched
-/// (the channels come sorted by sender), their pages given back a batch at a time: the
-/// partners and points the messages add then take their place rather than the room
-/// beside them.
-fn point_to_point(b: &mut Builder, g: &mut Gathered, want_messages: bool) -> PointToPoint {
-    const RETURN_BYTES: usize = 64 << 20;
+/// Point to point on one channel: its k-th send goes to its k-th receive; what is left
+/// over on either side is a problem.
+fn match_channel(
+    b: &mut Builder,
+    (from, to, comm, tag): ChannelKey,
+    sends: &[SendItem],
+    recvs: &[RecvItem],
+    p2p: &mut PointToPoint,
+    each: &mut dyn FnMut(Message),
+) {
     let defs = b.defs;
-    let mut messages = Vec::new();
-    let mut message_count = 0;
-    let mut late_messages = 0;
-    let empty_sends: [SendItem; 0] = [];
-    let empty_recvs: [RecvItem; 0] = [];
-    let mut recv_channels_left = vec![0u32; g.recvs_of.len()];
-    for (l, _, _) in g.channels.iter().filter_map(|c| c.1 .1) {
-        recv_channels_left[l] += 1;
-    }
-    let mut freed = 0;
-    for k in 0..g.channels.len() {
-        let ((from, to, comm, tag), (ss, rs)) = g.channels[k];
-        let sends = ss.map_or(&empty_sends[..], |(l, a, z)| &g.sends_of[l][a..z]);
-        let recvs = rs.map_or(&empty_recvs[..], |(l, a, z)| &g.recvs_of[l][a..z]);
-        let matched = sends.len().min(recvs.len());
-        message_count += matched;
-        for (s_item, r_item) in sends.iter().zip(recvs) {
-            let (s, r) = (&s_item.0, &r_item.filed);
-            late_messages += u64::from(r.wall < s.wall);
-            if want_messages {
-                messages.push(Message {
-                    send: s.ev().at,
-                    recv: r.ev().at,
-                    send_wall: s.wall,
-                    recv_wall: r.wall,
-                    bytes: s.bytes,
-                });
-            }
-            b.partner(s.ev().at, r.ev().at);
-            b.partner(r.ev().at, s.ev().at);
-            b.point(s.ev().at, Point::Source);
-            b.point(r.ev().at, Point::Recv { from: s.ev().at });
-            if s.bytes != r.bytes {
-                b.problem(
-                    ProblemKind::SizeMismatch,
-                    r.ev(),
-                    r_item.kind(),
-                    Some(s.ev().at),
-                    format!(
-                        "receives {} bytes, but {} sent {} bytes",
-                        r.bytes,
-                        describe::event(defs, s.ev().at, s_item.kind(), s.wall),
-                        s.bytes
-                    ),
-                );
-            }
-        }
-        let chan = |b: &Builder| {
-            format!(
-                "from {} to {} tag {tag} on {}",
-                b.loc_name(from),
-                b.loc_name(to),
-                describe::comm(defs, comm)
-            )
-        };
-        for s in &sends[matched..] {
-            let detail = format!("no receive matches this message {} ({} bytes)", chan(b), s.0.bytes);
-            b.problem(ProblemKind::UnmatchedSend, s.0.ev(), s.kind(), None, detail);
-        }
-        for r in &recvs[matched..] {
-            let detail =
-                format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.filed.bytes);
-            b.problem(ProblemKind::UnmatchedRecv, r.filed.ev(), r.kind(), None, detail);
-        }
-        if let Some((l, _, _)) = ss {
-            // A location's sends are its own channels': keyed by it as their sender.
-            debug_assert_eq!(l, from as usize);
-            if g.channels.get(k + 1).is_none_or(|c| c.0 .0 != from) {
-                freed += std::mem::take(&mut g.sends_of[l]).capacity() * std::mem::size_of::<SendItem>();
-            }
-        }
-        if let Some((l, _, _)) = rs {
-            recv_channels_left[l] -= 1;
-            if recv_channels_left[l] == 0 {
-                freed += std::mem::take(&mut g.recvs_of[l]).capacity() * std::mem::size_of::<RecvItem>();
-            }
-        }
-        if freed >= RETURN_BYTES {
-            spoor_format::mem::return_freed_memory();
-            freed = 0;
+    let matched = sends.len().min(recvs.len());
+    p2p.count += matched;
+    for (s_item, r_item) in sends.iter().zip(recvs) {
+        let (s, r) = (&s_item.0, &r_item.filed);
+        p2p.late += u64::from(r.wall < s.wall);
+        each(Message {
+            send: s.ev().at,
+            recv: r.ev().at,
+            send_wall: s.wall,
+            recv_wall: r.wall,
+            bytes: s.bytes,
+        });
+        b.partner(s.ev().at, r.ev().at);
+        b.partner(r.ev().at, s.ev().at);
+        b.point(s.ev().at, Point::Source);
+        b.point(r.ev().at, Point::Recv { from: s.ev().at });
+        if s.bytes != r.bytes {
+            b.problem(
+                ProblemKind::SizeMismatch,
+                r.ev(),
+                r_item.kind(),
+                Some(s.ev().at),
+                format!(
+                    "receives {} bytes, but {} sent {} bytes",
+                    r.bytes,
+                    describe::event(defs, s.ev().at, s_item.kind(), s.wall),
+                    s.bytes
+                ),
+            );
         }
     }
-
-    PointToPoint { messages, count: message_count, late: late_messages }
+    let chan = |b: &Builder| {
+        format!("from {} to {} tag {tag} on {}", b.loc_name(from), b.loc_name(to), describe::comm(defs, comm))
+    };
+    for s in &sends[matched..] {
+        let detail = format!("no receive matches this message {} ({} bytes)", chan(b), s.0.bytes);
+        b.problem(ProblemKind::UnmatchedSend, s.0.ev(), s.kind(), None, detail);
+    }
+    for r in &recvs[matched..] {
+        let detail =
+            format!("no send matches this receive of a message {} ({} bytes)", chan(b), r.filed.bytes);
+        b.problem(ProblemKind::UnmatchedRecv, r.filed.ev(), r.kind(), None, detail);
+    }
 }
 
 /// Collectives: each instance's members in rank order, checked (members, operation,
@@ -1405,6 +1490,93 @@ mod tests {
             prop_assert_eq!(got, want_items);
             prop_assert_eq!(spans, want_spans);
         }
+    }
+
+    /// `n` locations in a ring: each sends one message to the next and receives one from
+    /// the one before (blocking), plus the sends in `extra` (from, to).
+    fn ring(n: u32, extra: &[(LocId, LocId)]) -> (Definitions, Vec<RecordList>) {
+        let mut defs = Definitions::new();
+        let app = defs.add_app("ring");
+        let m = defs.add_machine("node0");
+        for r in 0..n {
+            let p = defs.add_process(&format!("rank{r}"), app, m, r);
+            defs.add_location(&format!("rank{r}"), p, 0);
+        }
+        defs.add_comm("world", (0..n).collect());
+        let records = (0..n)
+            .map(|l| {
+                let (to, from) = ((l + 1) % n, (l + n - 1) % n);
+                let mut recs = vec![
+                    Rec::Send { to, comm: 0, tag: 0, bytes: 8, request: None },
+                    Rec::RecvPost { from: Some(from), comm: 0, tag: Some(0), request: None },
+                    Rec::RecvDone { from, comm: 0, tag: 0, bytes: 8, request: None },
+                ];
+                recs.extend(extra.iter().filter(|e| e.0 == l).map(|&(_, to)| Rec::Send {
+                    to,
+                    comm: 0,
+                    tag: 1,
+                    bytes: 8,
+                    request: None,
+                }));
+                recs.into_iter().enumerate().map(|(k, r)| Record::new(k as u64, 10 * k as i64, r)).collect()
+            })
+            .collect();
+        (defs, records)
+    }
+
+    /// A channel is matched as soon as its sender and its receiver are both gathered,
+    /// and a location's filed sends and receives go once its last channel is: on a ring,
+    /// after each batch only the first location (whose sender comes last) and the last
+    /// gathered (whose receiver is not yet) hold theirs.
+    #[test]
+    fn filed_messages_go_once_both_ends_are_gathered() {
+        let n = 40;
+        let (defs, records) = ring(n as u32, &[]);
+        let mut b = Builder {
+            defs: &defs,
+            want_partners: true,
+            want_points: true,
+            partners: vec![Vec::new(); n],
+            points: vec![Vec::new(); n],
+            problems: Vec::new(),
+        };
+        let (mut channels, mut p2p, mut got) = (Channels::new(n), PointToPoint::default(), Vec::new());
+        for first in (0..n).step_by(16) {
+            let end = n.min(first + 16);
+            for (l, recs) in records.iter().enumerate().take(end).skip(first) {
+                channels.file(l, &mut location_pass(&defs, l as LocId, recs, true, true));
+            }
+            channels.match_ready(&mut b, first..end, &mut p2p, &mut |m| got.push(m));
+            let held: Vec<usize> = (0..end)
+                .filter(|&l| !channels.sends_of[l].is_empty() || !channels.recvs_of[l].is_empty())
+                .collect();
+            let want = if end == n { vec![] } else { vec![0, end - 1] };
+            assert_eq!(held, want, "after locations {first} to {end}");
+            assert_eq!(got.len(), end - 1 + usize::from(end == n));
+        }
+        channels.match_beyond(&mut b, &mut p2p, &mut |m| got.push(m));
+        assert_eq!(p2p.count, n);
+        let mut pairs: Vec<(EventRef, EventRef)> = got.iter().map(|m| (m.send, m.recv)).collect();
+        pairs.sort();
+        let want: Vec<(EventRef, EventRef)> = (0..n as u32)
+            .map(|l| (EventRef { loc: l, index: 0 }, EventRef { loc: (l + 1) % n as u32, index: 2 }))
+            .collect();
+        assert_eq!(pairs, want);
+        assert!(b.problems.is_empty());
+    }
+
+    /// A send to a location the trace does not have is matched after every other
+    /// channel: it is a send no receive matches, and the rest are as without it.
+    #[test]
+    fn a_channel_past_every_location_is_an_unmatched_send() {
+        let (defs, records) = ring(20, &[(3, 99)]);
+        let mut each = Vec::new();
+        let sync = match_events_each(&defs, records.clone(), |m| each.push(m));
+        assert_eq!(sync.message_count, 20);
+        assert_eq!(each, match_events(&defs, &records).messages);
+        let unmatched: Vec<EventRef> =
+            sync.problems.iter().filter(|p| p.kind == ProblemKind::UnmatchedSend).map(|p| p.at).collect();
+        assert_eq!(unmatched, [EventRef { loc: 3, index: 3 }]);
     }
 
     /// Partners and points read back as they were made, at the ends of every field's

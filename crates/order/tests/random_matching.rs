@@ -319,6 +319,30 @@ proptest! {
         prop_assert!(others.is_empty(), "{:?}", others);
     }
 
+    /// Locations in more than one of matching's batches: channels matched as soon as
+    /// both their ends are read, across batches either way, give MPI's pairs; messages
+    /// handed over one at a time are those collected, in the same order.
+    #[test]
+    fn matching_across_batches_agrees_with_the_truth(seed in any::<u64>(), locs in 17u32..60, steps in 0usize..400) {
+        let run = generate(seed, locs, steps);
+        let sync = matching::match_events(&run.defs, &records(&run));
+        let mut each = Vec::new();
+        let counted = matching::match_events_each(&run.defs, records(&run), |m| each.push(m));
+        prop_assert_eq!(&each, &sync.messages);
+        prop_assert_eq!(counted.message_count, sync.messages.len());
+        let mut got: Vec<(EventRef, EventRef)> = sync.messages.iter().map(|m| (m.send, m.recv)).collect();
+        got.sort();
+        prop_assert_eq!(&got, &run.truth);
+        let mut unsent: Vec<EventRef> = sync
+            .problems
+            .iter()
+            .filter(|p| p.kind == matching::ProblemKind::UnmatchedSend)
+            .map(|p| p.at)
+            .collect();
+        unsent.sort();
+        prop_assert_eq!(unsent, unreceived(&run));
+    }
+
     #[test]
     fn order_follows_time_and_happened_before(seed in any::<u64>(), locs in 1u32..5, steps in 0usize..120) {
         let run = generate(seed, locs, steps);
