@@ -230,18 +230,34 @@ impl Built for PointAt {
 }
 
 /// Each location's entries sorted by index and coded, in parallel (each on its own: the
-/// result does not depend on threads), its vector let go as soon as it is.
-fn coded<B: Built + Send>(lists: Vec<Vec<B>>) -> Vec<Coded<B::Value>>
+/// result does not depend on threads), its vector let go as soon as it is; after the
+/// entries `settled` already coded for it (which come first among equal indices, as they
+/// were made first).
+fn coded<B: Built + Send>(settled: Vec<Coded<B::Value>>, lists: Vec<Vec<B>>) -> Vec<Coded<B::Value>>
 where
     B::Value: Send,
+    Coded<B::Value>: Send,
 {
-    lists
-        .into_par_iter()
-        .map(|mut v| {
-            v.sort_by_key(B::index);
-            Coded::from_sorted(v.iter().map(|e| (e.index(), e.value())))
-        })
-        .collect()
+    settled.into_par_iter().zip(lists).map(|(early, v)| merged(early, v)).collect()
+}
+
+/// `early` (coded) and `late` (in the order made) as one list, sorted by index; among
+/// equal indices the early entries first.
+fn merged<B: Built>(early: Coded<B::Value>, mut late: Vec<B>) -> Coded<B::Value> {
+    late.sort_by_key(B::index);
+    let later = late.iter().map(|e| (e.index(), e.value()));
+    if early.is_empty() {
+        return Coded::from_sorted(later);
+    }
+    if late.is_empty() {
+        return early;
+    }
+    let (mut early, mut later) = (early.iter().peekable(), later.peekable());
+    Coded::from_sorted(std::iter::from_fn(|| match (early.peek(), later.peek()) {
+        (Some(a), Some(b)) if b.0 < a.0 => later.next(),
+        (Some(_), _) => early.next(),
+        (None, _) => later.next(),
+    }))
 }
 
 /// The part an event plays in happened-before.
@@ -474,10 +490,52 @@ struct Builder<'d> {
     want_points: bool,
     partners: Vec<Vec<PartnerAt>>,
     points: Vec<Vec<PointAt>>,
+    /// Per location, its partners and points coded once its messages are all matched
+    /// ([`Builder::settle`]); those added later (collectives, locks) join them at the end.
+    settled_partners: Vec<Coded<EventRef>>,
+    settled_points: Vec<Coded<Point>>,
     problems: Vec<Problem>,
 }
 
 impl Builder<'_> {
+    fn new(defs: &Definitions, n: usize, want_partners: bool, want_points: bool) -> Builder<'_> {
+        Builder {
+            defs,
+            want_partners,
+            want_points,
+            partners: vec![Vec::new(); n],
+            points: vec![Vec::new(); n],
+            settled_partners: vec![Coded::default(); n],
+            settled_points: vec![Coded::default(); n],
+            problems: Vec::new(),
+        }
+    }
+
+    /// The messages of `locations` are all matched: their partners and points so far
+    /// are sorted and coded (a few bytes each where they took 16 and 20; each location on
+    /// its own, in parallel), and what is added after (their collectives' points, their
+    /// lock hand-offs) is little.
+    fn settle(&mut self, locations: &[usize]) {
+        let taken: Vec<_> = locations
+            .iter()
+            .map(|&l| {
+                let partners =
+                    (std::mem::take(&mut self.settled_partners[l]), std::mem::take(&mut self.partners[l]));
+                let points =
+                    (std::mem::take(&mut self.settled_points[l]), std::mem::take(&mut self.points[l]));
+                (l, partners, points)
+            })
+            .collect();
+        let settled: Vec<_> = taken
+            .into_par_iter()
+            .map(|(l, (early, v), (early_points, w))| (l, merged(early, v), merged(early_points, w)))
+            .collect();
+        for (l, partners, points) in settled {
+            self.settled_partners[l] = partners;
+            self.settled_points[l] = points;
+        }
+    }
+
     fn problem(
         &mut self,
         kind: ProblemKind,
@@ -1066,6 +1124,8 @@ impl Channels {
     ) {
         const RETURN_BYTES: usize = 64 << 20;
         keys.sort_unstable();
+        // The locations whose last channel is matched here.
+        let mut done = Vec::new();
         for &key in keys.iter() {
             let Some((ss, rs)) = self.waiting.remove(&key) else { continue };
             let sends = ss.map_or(&[][..], |(l, a, z)| &self.sends_of[l][a..z]);
@@ -1077,6 +1137,7 @@ impl Channels {
                     self.freed += std::mem::take(&mut self.sends_of[l]).capacity()
                         * std::mem::size_of::<SendItem>()
                         + std::mem::take(&mut self.recvs_of[l]).capacity() * std::mem::size_of::<RecvItem>();
+                    done.push(l);
                 }
             }
             if self.freed >= RETURN_BYTES {
@@ -1084,6 +1145,7 @@ impl Channels {
                 self.freed = 0;
             }
         }
+        b.settle(&done);
     }
 }
 
@@ -1098,14 +1160,7 @@ fn match_all(
         Records::Borrowed(r) => r.len(),
         Records::Owned(r) => r.len(),
     };
-    let mut b = Builder {
-        defs,
-        want_partners: partners,
-        want_points: points,
-        partners: vec![Vec::new(); n],
-        points: vec![Vec::new(); n],
-        problems: Vec::new(),
-    };
+    let mut b = Builder::new(defs, n, partners, points);
     let owned = matches!(records, Records::Owned(_));
     let (g, p2p) = gather(&mut b, records, n, each);
     if owned {
@@ -1115,8 +1170,8 @@ fn match_all(
     }
     let instances = collectives(&mut b, g.coll, n);
     let handoffs = lock_handoffs(&mut b, g.locks);
-    let partners = coded(std::mem::take(&mut b.partners));
-    let points = coded(std::mem::take(&mut b.points));
+    let partners = coded(std::mem::take(&mut b.settled_partners), std::mem::take(&mut b.partners));
+    let points = coded(std::mem::take(&mut b.settled_points), std::mem::take(&mut b.points));
     // What matching let go (its filed messages, the vectors its entries were built in)
     // goes back before the replay's queues grow.
     spoor_format::mem::return_freed_memory();
@@ -1532,14 +1587,7 @@ mod tests {
     fn filed_messages_go_once_both_ends_are_gathered() {
         let n = 40;
         let (defs, records) = ring(n as u32, &[]);
-        let mut b = Builder {
-            defs: &defs,
-            want_partners: true,
-            want_points: true,
-            partners: vec![Vec::new(); n],
-            points: vec![Vec::new(); n],
-            problems: Vec::new(),
-        };
+        let mut b = Builder::new(&defs, n, true, true);
         let (mut channels, mut p2p, mut got) = (Channels::new(n), PointToPoint::default(), Vec::new());
         for first in (0..n).step_by(16) {
             let end = n.min(first + 16);
@@ -1563,6 +1611,29 @@ mod tests {
             .collect();
         assert_eq!(pairs, want);
         assert!(b.problems.is_empty());
+    }
+
+    /// Entries coded early and entries made later read back as one list sorted by
+    /// index, the early ones first among equal indices (as a stable sort of them all in
+    /// the order made would give).
+    #[test]
+    fn settled_entries_merge_with_later_ones() {
+        let at = |index: u64, loc: LocId| PartnerAt::new(index, EventRef { loc, index: 7 * index });
+        let early: Vec<PartnerAt> = [(1, 0), (3, 1), (5, 2), (9, 3)].map(|(i, l)| at(i, l)).into();
+        let late: Vec<PartnerAt> = [(3, 4), (0, 5), (6, 6), (9, 7), (12, 8)].map(|(i, l)| at(i, l)).into();
+        let mut all: Vec<(u64, EventRef)> =
+            early.iter().chain(&late).map(|e| (e.index(), e.value())).collect();
+        all.sort_by_key(|e| e.0);
+        let settled = merged(Coded::default(), early.clone());
+        assert_eq!(merged(settled, late.clone()).iter().collect::<Vec<_>>(), all);
+        let want = |v: &[PartnerAt]| {
+            let mut w: Vec<(u64, EventRef)> = v.iter().map(|e| (e.index(), e.value())).collect();
+            w.sort_by_key(|e| e.0);
+            w
+        };
+        assert_eq!(merged(Coded::default(), late.clone()).iter().collect::<Vec<_>>(), want(&late));
+        let settled = merged(Coded::default(), early.clone());
+        assert_eq!(merged(settled, Vec::<PartnerAt>::new()).iter().collect::<Vec<_>>(), want(&early));
     }
 
     /// A send to a location the trace does not have is matched after every other
