@@ -33,6 +33,8 @@ impl Args {
             serial_ns: self.serialize,
             hot_lock_ns: self.hot_lock,
             slow_link: self.slow_link.as_deref().map(SlowLink::parse).transpose()?,
+            clock_offset_ns: self.clock_offset,
+            clock_drift_ppm: self.clock_drift,
         };
         if let Some(n) = self.events {
             spec.steps = spec.steps_for_events(n);

@@ -29,15 +29,17 @@ impl ValueEnum for WorkloadArg {
 }
 
 pub const SIMULATION: &str = "\
-Simulation: one time base from 0 (no clock offsets). Computing and the --call-cost of each MPI
-call advance wall and CPU time alike; waiting in a receive, a wait or a collective advances wall
-time only. Sends are eager. A message sent at t arrives at t + latency + ceil(bytes / bandwidth);
-a receive ends at the later of its begin and the arrival. A collective ends for all members at
-the latest begin plus ceil(log2 P) transfer rounds (two per round for the 8-byte allreduce).
-Compute times are mean * (1 + imbalance * u), u uniform in [-1, 1) from the seed. Each
-application has its own processes and communicator MPI_COMM_WORLD; all share the machines,
-on which ranks are placed block-wise (machines only label placement: every process is simulated
-with a processor of its own). The same options always give the same bytes.";
+Simulation: one time base from 0, which every clock reads as it is but with --clock-offset and
+--clock-drift (then machine m's clock reads t as t + offset_m + round(drift_m * t); machine 0's
+as t). Computing and the --call-cost of each MPI call advance wall and CPU time alike; waiting in
+a receive, a wait or a collective advances wall time only. Sends are eager. A message sent at t
+arrives at t + latency + ceil(bytes / bandwidth); a receive ends at the later of its begin and
+the arrival. A collective ends for all members at the latest begin plus ceil(log2 P) transfer
+rounds (two per round for the 8-byte allreduce). Compute times are mean * (1 + imbalance * u),
+u uniform in [-1, 1) from the seed. Each application has its own processes and communicator
+MPI_COMM_WORLD; all share the machines, on which ranks are placed block-wise (machines label
+placement and carry the clocks: every process is simulated with a processor of its own). The
+same options always give the same bytes.";
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -48,6 +50,7 @@ Examples:
   spoor-synth stencil --procs 16 --extra-work late:5:2000000   rank 5 late by 2 ms a step
   spoor-synth barrier --serialize 1000000 --hot-lock 500000
   spoor-synth pipeline --procs 4 --slow-link 1-2:3000000
+  spoor-synth stencil --procs 16 --clock-offset 50000 --clock-drift 20   clocks for spoor-align
   spoor-synth stencil --procs 1024 --events 100000000 --split run/   one file per process";
 
 /// Write a synthetic trace: client/server (the LBF paper's SPA), SPMD ring and stencil,
@@ -115,6 +118,14 @@ pub struct Args {
     /// A slow link: every message between ranks A and B (either way) takes NS more.
     #[arg(long, value_name = "A-B:NS")]
     pub slow_link: Option<String>,
+    /// Clocks that disagree: every machine but the first reads its time off by an
+    /// offset drawn from the seed within +-NS (at most an hour); its processes share it.
+    #[arg(long, value_name = "NS", default_value_t = 0)]
+    pub clock_offset: u64,
+    /// Clocks that drift: every machine but the first runs fast or slow by a drift drawn
+    /// from the seed within +-PPM parts per million (at most 1000).
+    #[arg(long, value_name = "PPM", default_value_t = 0.0)]
+    pub clock_drift: f64,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,

@@ -142,6 +142,36 @@ fn messages_recover_offsets_and_drifts() {
     }
 }
 
+/// spoor-synth's own disagreeing clocks (machines of three processes each, offsets of up
+/// to 50 us and drifts of up to 20 ppm): the messages give every process its machine's
+/// clock back, as closely as the injected ones above, and no violation is left.
+#[test]
+fn messages_recover_the_synthesized_machine_clocks() {
+    let spec = Spec {
+        procs: 9,
+        steps: 40,
+        machines: Some(3),
+        clock_offset_ns: 50_000,
+        clock_drift_ppm: 20.0,
+        ..Spec::new(Workload::Stencil)
+    };
+    let (defs, events) = synth(&spec);
+    let input = Input::from_bytes("skewed", binary(&defs, &events));
+    let opts = AlignOptions { method: Method::Messages, ..AlignOptions::default() };
+    let rep = align::align(&input, &opts, &mut Vec::new()).unwrap();
+    assert!(rep.violations_before.total() > 0, "{}", rep.to_text());
+    assert_eq!(rep.violations_after.total(), 0, "{}", rep.to_text());
+    for c in &rep.locations {
+        let process = &defs.processes[defs.locations[c.location as usize].process as usize];
+        let clock = spec.clock_of(process.machine);
+        // The correction undoes the clock: at its reading r of true time t, t - r.
+        let first = events.iter().find(|e| e.loc == c.location).unwrap().wall;
+        let t = (first - clock.offset_ns) as f64 / (1.0 + clock.drift);
+        assert!((c.offset_start_ns as f64 - (t - first as f64)).abs() <= 10.0, "{c:?} {clock:?}");
+        assert!((c.drift_ppm + clock.drift * 1e6).abs() < 0.1, "{c:?} {clock:?}");
+    }
+}
+
 #[test]
 fn perfect_clocks_stay_untouched() {
     let spec = Spec { procs: 6, steps: 20, ..Spec::new(Workload::Stencil) };

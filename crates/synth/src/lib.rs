@@ -185,7 +185,35 @@ pub struct Spec {
     /// A slow link: every point-to-point message between these two ranks (either way)
     /// takes this many ns more to arrive.
     pub slow_link: Option<SlowLink>,
+    /// Clocks that disagree: every machine but machine 0 reads its time off by an offset
+    /// drawn in [-`clock_offset_ns`, `clock_offset_ns`] and runs fast or slow by a drift
+    /// drawn in [-`clock_drift_ppm`, `clock_drift_ppm`] parts per million
+    /// ([`Spec::clock_of`]); the processes of a machine share its clock. 0 and 0: one
+    /// time base.
+    pub clock_offset_ns: u64,
+    pub clock_drift_ppm: f64,
 }
+
+/// How a machine's clock reads a moment of the simulation's time base.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MachineClock {
+    /// Its reading at time 0, ns.
+    pub offset_ns: i64,
+    /// How much faster than the time base it runs (2e-5: 20 ppm fast).
+    pub drift: f64,
+}
+
+impl MachineClock {
+    /// The reading of true time `t`: `t + offset + round(drift * t)`.
+    pub fn read(&self, t: i64) -> i64 {
+        t + self.offset_ns + (self.drift * t as f64).round() as i64
+    }
+}
+
+/// The largest clock offset spoor-synth draws from, ns (an hour).
+pub const MAX_CLOCK_OFFSET_NS: u64 = 3_600_000_000_000;
+/// The largest clock drift it draws from, ppm (what spoor-align's fits consider).
+pub const MAX_CLOCK_DRIFT_PPM: f64 = 1000.0;
 
 /// A link between two ranks made slower by a fixed time per message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,6 +328,25 @@ impl Spec {
             serial_ns: 0,
             hot_lock_ns: 0,
             slow_link: None,
+            clock_offset_ns: 0,
+            clock_drift_ppm: 0.0,
+        }
+    }
+
+    /// The clock of `machine`: machine 0's reads the time base; the others are off by
+    /// an offset and a drift drawn from the seed within [`Spec::clock_offset_ns`] and
+    /// [`Spec::clock_drift_ppm`] (the same for every application, which share the
+    /// machines).
+    pub fn clock_of(&self, machine: u32) -> MachineClock {
+        if machine == 0 {
+            return MachineClock { offset_ns: 0, drift: 0.0 };
+        }
+        let u = |what: u64| {
+            2.0 * rng::unit(rng::hash(self.seed, &[sim::Draw::Clock as u64, machine as u64, what])) - 1.0
+        };
+        MachineClock {
+            offset_ns: (self.clock_offset_ns as f64 * u(0)).round() as i64,
+            drift: self.clock_drift_ppm * 1e-6 * u(1),
         }
     }
 
@@ -352,6 +399,18 @@ impl Spec {
             return err(
                 "a serialization point and a hot lock are injected into the barrier workload only".into()
             );
+        }
+        if self.clock_offset_ns > MAX_CLOCK_OFFSET_NS {
+            return err(format!(
+                "a clock offset of at most {MAX_CLOCK_OFFSET_NS} ns (an hour), not {}",
+                self.clock_offset_ns
+            ));
+        }
+        if !(0.0..=MAX_CLOCK_DRIFT_PPM).contains(&self.clock_drift_ppm) {
+            return err(format!(
+                "a clock drift between 0 and {MAX_CLOCK_DRIFT_PPM} ppm, not {}",
+                self.clock_drift_ppm
+            ));
         }
         if !(0.0..=1.0).contains(&self.imbalance) {
             return err(format!("imbalance must be between 0 and 1, not {}", self.imbalance));

@@ -2,7 +2,7 @@
 //! workload is built from. Each operation emits its events at once, at the
 //! process's current clock, so a location's events always leave in time order.
 
-use crate::{rng, Spec, Workload};
+use crate::{rng, MachineClock, Spec, Workload};
 use spoor_format::EventSink;
 use spoor_model::{CollOp, CommId, Definitions, Event, Kind, LocId, StrId};
 use std::io;
@@ -190,6 +190,8 @@ pub(crate) enum Draw {
     Work = 1,
     Serve = 2,
     Assign = 3,
+    /// A machine's clock offset and drift.
+    Clock = 4,
 }
 
 pub(crate) struct Ctx<'a> {
@@ -204,6 +206,8 @@ pub(crate) struct Ctx<'a> {
     base: LocId,
     pub comm: CommId,
     pub clk: Vec<Clock>,
+    /// Per rank, how its machine's clock reads the time base.
+    reads: Vec<MachineClock>,
 }
 
 impl<'a> Ctx<'a> {
@@ -220,6 +224,7 @@ impl<'a> Ctx<'a> {
             base: 0,
             comm: 0,
             clk: Vec::new(),
+            reads: Vec::new(),
         }
     }
 
@@ -238,6 +243,7 @@ impl<'a> Ctx<'a> {
         self.comm = self.spec.world(app);
         self.clk.clear();
         self.clk.resize(self.spec.procs as usize, Clock::default());
+        self.reads = (0..self.spec.procs).map(|r| self.spec.clock_of(self.spec.machine_of(r))).collect();
         for r in 0..self.spec.procs {
             self.emit(r, Kind::ProcessBegin { parent: None })?;
             self.enter(r, P::Main)?;
@@ -258,7 +264,8 @@ impl<'a> Ctx<'a> {
     fn emit(&mut self, r: u32, kind: Kind) -> io::Result<()> {
         let c = self.clk[r as usize];
         self.count += 1;
-        self.sink.event(Event::new(self.base + r, c.wall, Some(c.cpu), kind))
+        let wall = self.reads[r as usize].read(c.wall);
+        self.sink.event(Event::new(self.base + r, wall, Some(c.cpu), kind))
     }
 
     pub(crate) fn wall(&self, r: u32) -> i64 {

@@ -757,3 +757,37 @@ fn slow_link_parses_and_is_checked() {
     assert!(on(0, 3).validate().is_err() && on(1, 1).validate().is_err());
     assert!(on(0, 2).describe().ends_with(" --slow-link 0-2:5"));
 }
+
+/// Clocks that disagree change only the wall times: each event's is its machine's clock
+/// reading of the time base (machine 0's the time base itself), the processes of one
+/// machine sharing it, every offset and drift within its bound and different from the
+/// next machine's; out of bounds they are refused.
+#[test]
+fn machine_clocks_read_the_time_base() {
+    let plain = Spec { machines: Some(4), ..spec(Workload::Stencil, 12, 6) };
+    let skewed = Spec { clock_offset_ns: 50_000, clock_drift_ppm: 20.0, ..plain.clone() };
+    let (defs, base, _) = run(&plain);
+    // Not `run`: its checks read the wall times as one time base.
+    let mut read = Vec::new();
+    generate(&skewed, &mut read).unwrap();
+    assert_eq!(base.len(), read.len());
+    for (b, r) in base.iter().zip(&read) {
+        let machine = defs.processes[defs.locations[b.loc as usize].process as usize].machine;
+        assert_eq!(r.wall, skewed.clock_of(machine).read(b.wall), "{b:?}");
+        assert_eq!((r.loc, r.cpu, &r.kind), (b.loc, b.cpu, &b.kind));
+    }
+    assert_eq!(skewed.clock_of(0), MachineClock { offset_ns: 0, drift: 0.0 });
+    let clocks: Vec<MachineClock> = (1..4).map(|m| skewed.clock_of(m)).collect();
+    for c in &clocks {
+        assert!(c.offset_ns.abs() <= 50_000 && c.offset_ns != 0, "{c:?}");
+        assert!(c.drift.abs() <= 20e-6 && c.drift != 0.0, "{c:?}");
+    }
+    assert!(clocks.windows(2).all(|w| w[0] != w[1]), "{clocks:?}");
+    assert_eq!(plain.clock_of(3), MachineClock { offset_ns: 0, drift: 0.0 });
+    let too_far = Spec { clock_offset_ns: MAX_CLOCK_OFFSET_NS + 1, ..plain.clone() };
+    assert!(too_far.validate().unwrap_err().0.contains("clock offset"));
+    for drift in [-1.0, MAX_CLOCK_DRIFT_PPM + 1.0, f64::NAN] {
+        let bad = Spec { clock_drift_ppm: drift, ..plain.clone() };
+        assert!(bad.validate().unwrap_err().0.contains("clock drift"), "{drift}");
+    }
+}
