@@ -97,8 +97,12 @@ enum Bytes {
 /// Bytes of a memory-mapped file decoded between releases of their pages.
 const MAP_WINDOW: u64 = if cfg!(test) { 4096 } else { 16 << 20 };
 
-/// How far before a faulting page Linux maps pages of a file (`fault_around_bytes`).
-const FAULT_AROUND: u64 = 64 << 10;
+/// How far before a faulting page Linux maps pages of a file: `fault_around_bytes` (64
+/// KiB), or the whole folio the page is in, up to 2 MiB. A file written in large pieces
+/// (as spoor's stages write their outputs) sits in the page cache in large folios, and
+/// pages let go behind the reader came back with the next page it read: the next stage
+/// of a pipeline kept a third of its input resident.
+const FAULT_AROUND: u64 = 2 << 20;
 
 impl Bytes {
     /// The chunk header at `at` (the caller checked it lies within the bytes).
