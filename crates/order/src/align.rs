@@ -526,12 +526,12 @@ fn add_pair(pairs: &mut Pairs, defs: &Definitions, (from, to): (LocId, LocId), s
     }
 }
 
-/// The messages between processes, and the hand-offs collectives imply between their
-/// members.
-fn message_pairs(defs: &Definitions, sync: &Sync) -> Pairs {
+/// The messages between processes at their times `w`, and the hand-offs collectives
+/// imply between their members.
+fn message_pairs(defs: &Definitions, sync: &Sync, w: &[Vec<i64>]) -> Pairs {
     let mut pairs = Pairs::default();
-    for m in &sync.messages {
-        add_pair(&mut pairs, defs, (m.send.loc, m.recv.loc), m.send_wall, m.recv_wall);
+    for (send, recv) in sync.messages_by_points() {
+        add_pair(&mut pairs, defs, (send.loc, recv.loc), wall_of(w, send), wall_of(w, recv));
     }
     add_collective_pairs(&mut pairs, defs, &sync.instances);
     pairs
@@ -756,13 +756,12 @@ pub fn violations(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
 
 /// Faster than [`violations`] for large all-to-all collectives: the largest begin
 /// other than a member's own, from the two largest.
+/// The messages are read from the points ([`Sync::messages_by_points`]).
 fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
-    let mut v = Violations::default();
-    for m in &sync.messages {
-        if wall_of(w, m.recv) < wall_of(w, m.send).saturating_add(min_latency) {
-            v.messages += 1;
-        }
-    }
+    let mut v = Violations {
+        messages: message_violations(sync, |e| wall_of(w, e), min_latency),
+        ..Default::default()
+    };
     for inst in &sync.instances {
         if inst.shape != Shape::AllToAll {
             let one = Sync { instances: vec![inst.clone()], ..Sync::default() };
@@ -794,10 +793,11 @@ fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations 
     v
 }
 
-/// [`violations_fast`] of the times the matching recorded (those of its records).
-fn violations_recorded(sync: &Sync, min_latency: i64) -> Violations {
-    let messages = sync.messages.iter().filter(|m| violates(m, min_latency)).count() as u64;
-    Violations { messages, ..violations_recorded_but_messages(sync, min_latency) }
+/// The messages (from the points) received before their send plus `min_latency`, at
+/// the times `wall` gives.
+fn message_violations(sync: &Sync, wall: impl Fn(EventRef) -> i64, min_latency: i64) -> u64 {
+    let late = |(send, recv): (EventRef, EventRef)| wall(recv) < wall(send).saturating_add(min_latency);
+    sync.messages_by_points().filter(|&m| late(m)).count() as u64
 }
 
 /// [`violations_recorded`] of the collectives and lock hand-offs alone.
@@ -1013,8 +1013,8 @@ fn clc_backward(
         let room = wall_of(c, dep).saturating_sub(lat).saturating_sub(wall_of(c, src)).max(0);
         caps[src.loc as usize].push((src.index, room));
     };
-    for m in &sync.messages {
-        limit(m.send, m.recv, lmin);
+    for (send, recv) in sync.messages_by_points() {
+        limit(send, recv, lmin);
     }
     for h in &sync.handoffs {
         limit(h.release, h.acquire, 0);
@@ -1320,9 +1320,9 @@ fn align_replay(
 ) -> Result<AlignReport> {
     let mut scan = scan::scan_with(input, true, feedback)?;
     let raw = std::mem::take(&mut scan.walls);
-    let sync0 = matching::match_events_with(&scan.defs, &scan.records, false);
+    let sync0 = matching::match_events_points(&scan.defs, &scan.records);
     let before = violations_fast(&sync0, &raw, opts.min_latency);
-    let pairs = if wants_pairs(opts) { message_pairs(&scan.defs, &sync0) } else { Pairs::default() };
+    let pairs = if wants_pairs(opts) { message_pairs(&scan.defs, &sync0, &raw) } else { Pairs::default() };
     let (maps, reference) = clock_maps(&scan, &offset_samples(&scan, opts), &pairs, opts)?;
     drop(pairs);
     let defs = &scan.defs;
@@ -1349,8 +1349,17 @@ fn align_replay(
         }
     }
     let (sync, choice) = if moved_sync {
-        let fitted = matching::match_events_with(&scan.defs, &scan.records, false);
-        let choice = Choice::between(violations_recorded(&fitted, opts.min_latency), before);
+        let fitted = matching::match_events_points(&scan.defs, &scan.records);
+        // The moved times of the records, which matched them.
+        let moved = |e: EventRef| {
+            let recorded = wall_of(&raw, e);
+            map_of(e.loc as usize).map_or(recorded, |m| m.apply(recorded))
+        };
+        let with_offsets = Violations {
+            messages: message_violations(&fitted, moved, opts.min_latency),
+            ..violations_recorded_but_messages(&fitted, opts.min_latency)
+        };
+        let choice = Choice::between(with_offsets, before);
         (if choice.keeps_recorded() { sync0 } else { fitted }, choice)
     } else {
         (sync0, Choice::between(before, before))
@@ -1391,7 +1400,7 @@ fn align_replay(
         }
         (moved, max)
     };
-    let counts = Counts { messages: sync.messages.len(), before, after_offsets, after, released, choice };
+    let counts = Counts { messages: sync.message_count, before, after_offsets, after, released, choice };
     let report = make_report(&scan, opts, &maps, reference, &ends, &moved, counts);
 
     // The second pass: the same events with their new times.

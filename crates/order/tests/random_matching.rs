@@ -312,6 +312,14 @@ proptest! {
         got.sort();
         prop_assert_eq!(&got, &run.truth);
         prop_assert_eq!(&brute_force(&run), &run.truth);
+        // The receives' points name the same messages, collected or not.
+        let mut by_points: Vec<(EventRef, EventRef)> = sync.messages_by_points().collect();
+        by_points.sort();
+        prop_assert_eq!(&by_points, &run.truth);
+        let uncollected = matching::match_events_points(&run.defs, &records(&run));
+        prop_assert!(uncollected.messages.is_empty());
+        prop_assert_eq!(uncollected.message_count, run.truth.len());
+        prop_assert!(uncollected.messages_by_points().eq(sync.messages_by_points()));
         // The only errors are the sends no receive was given: the generator's leftovers.
         let mut unsent: Vec<EventRef> = sync
             .problems
