@@ -755,8 +755,8 @@ pub fn violations(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
 }
 
 /// Faster than [`violations`] for large all-to-all collectives: the largest begin
-/// other than a member's own, from the two largest.
-/// The messages are read from the points ([`Sync::messages_by_points`]).
+/// other than a member's own, from the two largest. The messages are read from the
+/// points ([`Sync::messages_by_points`]), so they need not be collected.
 fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
     let mut v = Violations {
         messages: message_violations(sync, |e| wall_of(w, e), min_latency),
@@ -800,7 +800,8 @@ fn message_violations(sync: &Sync, wall: impl Fn(EventRef) -> i64, min_latency: 
     sync.messages_by_points().filter(|&m| late(m)).count() as u64
 }
 
-/// [`violations_recorded`] of the collectives and lock hand-offs alone.
+/// The violations of the collectives and lock hand-offs at the times the matching
+/// recorded (those of its records).
 fn violations_recorded_but_messages(sync: &Sync, min_latency: i64) -> Violations {
     let mut v = Violations::default();
     for inst in &sync.instances {
@@ -826,15 +827,12 @@ fn violations_recorded_but_messages(sync: &Sync, min_latency: i64) -> Violations
 /// (by induction: c(p) + γΔt ≤ t(e), and what it waits for is no later than t(e) − L);
 /// no interval is stretched, so the backward amortization moves nothing; and a cycle
 /// of happened-before would have to go forward in time around, so there is none.
-#[cfg(test)]
-fn clc_is_identity(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
-    sync.messages.iter().all(|m| late_enough(m.recv_wall, m.send_wall, min_latency))
-        && clc_is_identity_but_messages(scan, sync, min_latency)
-}
-
-/// [`clc_is_identity`] but for the messages (the caller knows of them: [`MessageFacts`]).
-fn clc_is_identity_but_messages(scan: &Scan, sync: &Sync, min_latency: i64) -> bool {
-    if !sync.spawns.is_empty() {
+///
+/// Whether every message arrives late enough ([`late_enough`]) is `messages_late_enough`:
+/// the caller knows it of the messages it read ([`MessageFacts`]), which `sync` need not
+/// hold.
+fn clc_is_identity(scan: &Scan, sync: &Sync, messages_late_enough: bool, min_latency: i64) -> bool {
+    if !messages_late_enough || !sync.spawns.is_empty() {
         return false;
     }
     let span_ok = |r: &scan::WallRange| r.sorted && (r.max as i128 - r.min as i128) < (1i128 << 53);
@@ -1244,7 +1242,7 @@ fn align_untouched<W: Write>(
             return Ok(None);
         }
     }
-    if opts.clc && !(facts.late_enough && clc_is_identity_but_messages(&scan, &sync, opts.min_latency)) {
+    if opts.clc && !clc_is_identity(&scan, &sync, facts.late_enough, opts.min_latency) {
         return Ok(None);
     }
     let v = Violations {
@@ -1480,7 +1478,8 @@ mod tests {
         let check = |evs: &[spoor_model::Event], lat: i64| {
             let scan = scan::scan(&input(evs, &defs), false).unwrap();
             let sync = matching::match_events_with(&scan.defs, &scan.records, false);
-            clc_is_identity(&scan, &sync, lat)
+            let messages = sync.messages.iter().all(|m| late_enough(m.recv_wall, m.send_wall, lat));
+            clc_is_identity(&scan, &sync, messages, lat)
         };
         assert!(check(&events, 0));
         assert!(check(&events, 1000));
