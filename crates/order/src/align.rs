@@ -587,7 +587,7 @@ impl MessageFacts {
     /// Adds message `m`, with its points when `pairs` (the fits read them).
     fn add(&mut self, defs: &Definitions, m: &Message, min_latency: i64, pairs: bool) {
         self.count += 1;
-        self.violations += u64::from(violates(m, min_latency));
+        self.violations += u64::from(violates(m.send_wall, m.recv_wall, min_latency));
         self.late_enough &= late_enough(m.recv_wall, m.send_wall, min_latency);
         if pairs {
             add_pair(&mut self.pairs, defs, (m.send.loc, m.recv.loc), m.send_wall, m.recv_wall);
@@ -595,9 +595,10 @@ impl MessageFacts {
     }
 }
 
-/// Whether message `m`'s recorded receive is earlier than its send plus `min_latency`.
-fn violates(m: &Message, min_latency: i64) -> bool {
-    m.recv_wall < m.send_wall.saturating_add(min_latency)
+/// Whether a message received at `recv` came earlier than its send at `send` plus
+/// `min_latency` (a clock-condition violation).
+fn violates(send: i64, recv: i64, min_latency: i64) -> bool {
+    recv < send.saturating_add(min_latency)
 }
 
 /// Whether what waits (at `dst`) is strictly later than what it waits for (at `src`) and
@@ -796,8 +797,8 @@ fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations 
 /// The messages (from the points) received before their send plus `min_latency`, at
 /// the times `wall` gives.
 fn message_violations(sync: &Sync, wall: impl Fn(EventRef) -> i64, min_latency: i64) -> u64 {
-    let late = |(send, recv): (EventRef, EventRef)| wall(recv) < wall(send).saturating_add(min_latency);
-    sync.messages_by_points().filter(|&m| late(m)).count() as u64
+    sync.messages_by_points().filter(|&(send, recv)| violates(wall(send), wall(recv), min_latency)).count()
+        as u64
 }
 
 /// The violations of the collectives and lock hand-offs at the times the matching

@@ -1092,17 +1092,13 @@ impl Channels {
         let runs =
             pass.send_runs.drain(..).map(|r| (r, true)).chain(pass.recv_runs.drain(..).map(|r| (r, false)));
         for ((key, a, z), send) in runs {
-            let entry = match self.waiting.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    let later = key.0.max(key.1) as usize;
-                    match self.ready_with.get_mut(later) {
-                        Some(v) => v.push(key),
-                        None => self.beyond.push(key),
-                    }
-                    e.insert((None, None))
+            let entry = self.waiting.entry(key).or_insert_with(|| {
+                match self.ready_with.get_mut(key.0.max(key.1) as usize) {
+                    Some(v) => v.push(key),
+                    None => self.beyond.push(key),
                 }
-            };
+                (None, None)
+            });
             if send {
                 entry.0 = Some((l, a, z));
             } else {

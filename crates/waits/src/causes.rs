@@ -682,13 +682,8 @@ mod tests {
     /// extremes of time, and every size from empty to many buckets.
     #[test]
     fn sort_latest_first_is_the_order_of_charging() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = spoor_synth::rng::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         let check = |ends_starts: Vec<(i64, i64)>, what: &str| {
             let mut waits: Vec<ToCharge> = (ends_starts.iter().enumerate())
                 .map(|(k, &(end, start))| {
