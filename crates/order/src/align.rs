@@ -29,7 +29,8 @@ use crate::hull::{self, Line};
 use crate::input::Input;
 use crate::matching::{self, Message, Shape, Sync};
 use crate::replay::{describe_cycle, Engine, Head, Via};
-use crate::scan::{self, Rec, Scan};
+use crate::scan::{self, Keep, Rec, Scan};
+use crate::times::{Times, Walls};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -526,17 +527,6 @@ fn add_pair(pairs: &mut Pairs, defs: &Definitions, (from, to): (LocId, LocId), s
     }
 }
 
-/// The messages between processes at their times `w`, and the hand-offs collectives
-/// imply between their members.
-fn message_pairs(defs: &Definitions, sync: &Sync, w: &[Vec<i64>]) -> Pairs {
-    let mut pairs = Pairs::default();
-    for (send, recv) in sync.messages_by_points() {
-        add_pair(&mut pairs, defs, (send.loc, recv.loc), wall_of(w, send), wall_of(w, recv));
-    }
-    add_collective_pairs(&mut pairs, defs, &sync.instances);
-    pairs
-}
-
 /// The hand-offs collectives imply between their members, as messages.
 fn add_collective_pairs(pairs: &mut Pairs, defs: &Definitions, instances: &[matching::Instance]) {
     let mut add = |from: LocId, to: LocId, s: i64, r: i64| add_pair(pairs, defs, (from, to), s, r);
@@ -722,15 +712,11 @@ fn fit_from_messages(
 // Violations
 // ---------------------------------------------------------------------------
 
-fn wall_of(w: &[Vec<i64>], e: EventRef) -> i64 {
-    w[e.loc as usize][e.index as usize]
-}
-
 /// Counts clock-condition violations of times `w` (per location, per event).
-pub fn violations(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
+pub fn violations<W: Walls + ?Sized>(sync: &Sync, w: &W, min_latency: i64) -> Violations {
     let mut v = Violations::default();
     for m in &sync.messages {
-        if wall_of(w, m.recv) < wall_of(w, m.send).saturating_add(min_latency) {
+        if w.wall(m.recv) < w.wall(m.send).saturating_add(min_latency) {
             v.messages += 1;
         }
     }
@@ -738,17 +724,17 @@ pub fn violations(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
         for (m, mem) in inst.members.iter().enumerate() {
             let need = (0..inst.members.len())
                 .filter(|&j| inst.depends(m, j))
-                .map(|j| wall_of(w, inst.members[j].begin))
+                .map(|j| w.wall(inst.members[j].begin))
                 .max();
             if let Some(need) = need {
-                if wall_of(w, mem.end) < need.saturating_add(min_latency) {
+                if w.wall(mem.end) < need.saturating_add(min_latency) {
                     v.collectives += 1;
                 }
             }
         }
     }
     for h in &sync.handoffs {
-        if wall_of(w, h.acquire) < wall_of(w, h.release) {
+        if w.wall(h.acquire) < w.wall(h.release) {
             v.locks += 1;
         }
     }
@@ -758,11 +744,9 @@ pub fn violations(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
 /// Faster than [`violations`] for large all-to-all collectives: the largest begin
 /// other than a member's own, from the two largest. The messages are read from the
 /// points ([`Sync::messages_by_points`]), so they need not be collected.
-fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations {
-    let mut v = Violations {
-        messages: message_violations(sync, |e| wall_of(w, e), min_latency),
-        ..Default::default()
-    };
+fn violations_fast<W: Walls + ?Sized>(sync: &Sync, w: &W, min_latency: i64) -> Violations {
+    let mut v =
+        Violations { messages: message_violations(sync, |e| w.wall(e), min_latency), ..Default::default() };
     for inst in &sync.instances {
         if inst.shape != Shape::AllToAll {
             let one = Sync { instances: vec![inst.clone()], ..Sync::default() };
@@ -771,7 +755,7 @@ fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations 
         }
         let mut top: [(i64, usize); 2] = [(i64::MIN, usize::MAX); 2];
         for (j, mem) in inst.members.iter().enumerate() {
-            let b = wall_of(w, mem.begin);
+            let b = w.wall(mem.begin);
             if b > top[0].0 {
                 top[1] = top[0];
                 top[0] = (b, j);
@@ -781,13 +765,13 @@ fn violations_fast(sync: &Sync, w: &[Vec<i64>], min_latency: i64) -> Violations 
         }
         for (m, mem) in inst.members.iter().enumerate() {
             let need = if top[0].1 == m { top[1].0 } else { top[0].0 };
-            if need != i64::MIN && wall_of(w, mem.end) < need.saturating_add(min_latency) {
+            if need != i64::MIN && w.wall(mem.end) < need.saturating_add(min_latency) {
                 v.collectives += 1;
             }
         }
     }
     for h in &sync.handoffs {
-        if wall_of(w, h.acquire) < wall_of(w, h.release) {
+        if w.wall(h.acquire) < w.wall(h.release) {
             v.locks += 1;
         }
     }
@@ -855,7 +839,7 @@ fn clc_is_identity(scan: &Scan, sync: &Sync, messages_late_enough: bool, min_lat
 // ---------------------------------------------------------------------------
 
 struct Clc {
-    times: Vec<Vec<i64>>,
+    times: Vec<Times>,
     released_spawns: usize,
 }
 
@@ -871,30 +855,49 @@ fn controlled_logical_clock(
     scan: &Scan,
     input: &Input,
     sync: &Sync,
-    t: &[Vec<i64>],
+    t: &[Times],
     opts: &AlignOptions,
     feedback: &dyn Feedback,
 ) -> Result<Clc> {
-    let (mut c, spawn_edges, released) = clc_forward(scan, input, sync, t, opts, feedback)?;
-    clc_backward(sync, t, &mut c, &spawn_edges, opts.min_latency);
-    Ok(Clc { times: c, released_spawns: released })
+    let mut fwd = clc_forward(scan, input, sync, t, opts, feedback)?;
+    clc_backward(sync, t, &mut fwd, opts.min_latency);
+    Ok(Clc { times: fwd.c, released_spawns: fwd.released })
+}
+
+/// What the forward pass gives.
+struct Forward {
+    /// Per location, every event's corrected time.
+    c: Vec<Times>,
+    /// The spawn edges met.
+    spawn_edges: Vec<(EventRef, EventRef)>,
+    /// The number of released spawn waits.
+    released: usize,
+    /// Per location, the largest jump: how much longer than recorded a local interval
+    /// became (0 if none did). The backward amortization moves no event further.
+    max_stretch: Vec<i64>,
 }
 
 /// The forward pass: each event's corrected time, in an order that respects every
-/// dependence; the spawn edges met and the number of released spawn waits.
-#[allow(clippy::type_complexity)]
+/// dependence.
 fn clc_forward(
     scan: &Scan,
     input: &Input,
     sync: &Sync,
-    t: &[Vec<i64>],
+    t: &[Times],
     opts: &AlignOptions,
     feedback: &dyn Feedback,
-) -> Result<(Vec<Vec<i64>>, Vec<(EventRef, EventRef)>, usize)> {
+) -> Result<Forward> {
     let n = t.len();
     let lmin = opts.min_latency;
     let gamma = opts.gamma.clamp(0.0, 1.0);
-    let mut c: Vec<Vec<i64>> = t.iter().map(|v| Vec::with_capacity(v.len())).collect();
+    // Corrected times are mostly as far apart as recorded ones: room for as many bytes.
+    let mut c: Vec<Times> = t.iter().map(Times::with_room_of).collect();
+    // Per location: its times read in order, the first not yet given a corrected time
+    // (its head), and the last that was, with its corrected time.
+    let mut reading: Vec<crate::times::Iter> = t.iter().map(Times::iter).collect();
+    let mut head: Vec<Option<i64>> = reading.iter_mut().map(Iterator::next).collect();
+    let mut prev: Vec<Option<(i64, i64)>> = vec![None; n];
+    let mut max_stretch = vec![0i64; n];
     let mut engine = Engine::new(sync, n);
     let mut heap: BinaryHeap<Reverse<(i64, LocId)>> = BinaryHeap::new();
     // Without spawns (whose waits look at how far the parent got), the corrected times
@@ -905,27 +908,25 @@ fn clc_forward(
     let mut in_heap = vec![false; n];
     let mut pending: Vec<LocId> = (0..n as LocId).filter(|&l| !t[l as usize].is_empty()).collect();
     let mut woken = Vec::new();
-    let mut left: usize = t.iter().map(Vec::len).sum();
-    let total = left as u64;
+    let mut left: u64 = t.iter().map(Times::len).sum();
+    let total = left;
     let mut spawn_edges: Vec<(EventRef, EventRef)> = Vec::new();
     let mut released = 0;
     let mut rescanned = false;
     loop {
         for loc in pending.drain(..) {
             let l = loc as usize;
-            let i = engine.next_index(loc) as usize;
-            if in_heap[l] || i >= t[l].len() {
-                continue;
-            }
-            let heads = |p: LocId| match t[p as usize].get(engine_next(&c, p)) {
-                Some(&w) => Head::At(w),
+            debug_assert_eq!(engine.next_index(loc), c[l].len(), "the head is the engine's next event");
+            let Some(tl) = head[l].filter(|_| !in_heap[l]) else { continue };
+            let heads = |p: LocId| match head[p as usize] {
+                Some(w) => Head::At(w),
                 None => Head::Finished,
             };
-            if engine.check(loc, t[l][i], &heads) {
+            if engine.check(loc, tl, &heads) {
                 if any_order {
                     stack.push(loc);
                 } else {
-                    heap.push(Reverse((t[l][i], loc)));
+                    heap.push(Reverse((tl, loc)));
                 }
                 in_heap[l] = true;
             }
@@ -937,7 +938,7 @@ fn clc_forward(
             }
             if !rescanned {
                 rescanned = true;
-                pending.extend((0..n as LocId).filter(|&l| c[l as usize].len() < t[l as usize].len()));
+                pending.extend((0..n as LocId).filter(|&l| head[l as usize].is_some()));
                 continue;
             }
             if let Some(child) = engine.release_spawn() {
@@ -951,10 +952,9 @@ fn clc_forward(
         in_heap[l] = false;
         rescanned = false;
         let i = c[l].len();
-        let ti = t[l][i];
+        let ti = head[l].expect("a location taken has an event left");
         let mut ci = ti;
-        if i > 0 {
-            let (tp, cp) = (t[l][i - 1], c[l][i - 1]);
+        if let Some((tp, cp)) = prev[l] {
             let dt = ti.saturating_sub(tp);
             ci = ci.max(cp.saturating_add((gamma * dt as f64) as i64)).max(cp);
         }
@@ -965,52 +965,66 @@ fn clc_forward(
             };
             ci = ci.max(inc.value.saturating_add(lat));
             if inc.via == Via::Spawn {
-                spawn_edges.push((inc.from, EventRef { loc, index: i as u64 }));
+                spawn_edges.push((inc.from, EventRef { loc, index: i }));
             }
         }
+        if let Some((tp, cp)) = prev[l] {
+            let orig = ti.saturating_sub(tp).max(0);
+            max_stretch[l] = max_stretch[l].max(ci.saturating_sub(cp).saturating_sub(orig));
+        }
         c[l].push(ci);
+        prev[l] = Some((ti, ci));
+        head[l] = reading[l].next();
         engine.emit(loc, ti, ci, &mut woken);
         pending.append(&mut woken);
         pending.push(loc);
         left -= 1;
         // Told once every 2^16 events: the loop is the replay's hot path.
         if left & 0xffff == 0 {
-            feedback.progress("replaying: events", total - left as u64, Some(total));
+            feedback.progress("replaying: events", total - left, Some(total));
         }
     }
-    Ok((c, spawn_edges, released))
+    c.iter_mut().for_each(Times::shrink_to_fit);
+    Ok(Forward { c, spawn_edges, released, max_stretch })
 }
 
 /// The error for a forward pass stuck in a cycle, naming its events.
-fn clc_cycle(scan: &Scan, input: &Input, t: &[Vec<i64>], c: &[Vec<i64>], engine: &Engine) -> Error {
+fn clc_cycle(scan: &Scan, input: &Input, t: &[Times], c: &[Times], engine: &Engine) -> Error {
     let start = (0..t.len()).find(|&l| c[l].len() < t[l].len()).unwrap_or(0) as LocId;
     let cycle = engine.cycle(start);
     // The records were let go to save memory: read them again to name the events.
-    let again = match scan::scan(input, false) {
+    let again = match scan::scan(input, Keep::Records) {
         Ok(s) => s,
         Err(e) => return e,
     };
-    let what = |r: EventRef| t.get(r.loc as usize)?.get(r.index as usize).map(|&w| (kind_at(&again, r), w));
+    let what = |r: EventRef| t.get(r.loc as usize)?.get(r.index).map(|w| (kind_at(&again, r), w));
     Error::input(&scan.name, describe_cycle(&scan.defs, &cycle, &what))
 }
 
 /// The backward amortization: events before a jump move forward too, as far as
 /// their dependents' corrected times allow.
-fn clc_backward(
-    sync: &Sync,
-    t: &[Vec<i64>],
-    c: &mut [Vec<i64>],
-    spawn_edges: &[(EventRef, EventRef)],
-    lmin: i64,
-) {
-    let n = t.len();
-    // How far each source may move: its dependents' times; per location, (index, room)
-    // for each dependent, the least room of a source kept below (a list per location
-    // takes 16 bytes a dependent, where a map of every source took twice that and more).
-    let mut caps: Vec<Vec<(u64, i64)>> = vec![Vec::new(); n];
+fn clc_backward(sync: &Sync, t: &[Times], fwd: &mut Forward, lmin: i64) {
+    let Forward { c, spawn_edges, max_stretch, .. } = fwd;
+    // How far each source may move: its dependents' times; per location, the room to
+    // each dependent (the least room of a source is kept below). No event moves further
+    // than its location's largest jump (exactly so below 2^53 ns, where the shares are
+    // computed without rounding up), so only a room less than that can bind: a location
+    // without a jump keeps none.
+    let binds = |l: usize, room: i64| {
+        let most = max_stretch[l];
+        most > 0 && (room < most || most >= 1 << 53)
+    };
+    let mut caps: Vec<Rooms> =
+        t.iter().zip(&*max_stretch).map(|(tl, &most)| Rooms::new(tl.len(), most)).collect();
     let mut limit = |src: EventRef, dep: EventRef, lat: i64| {
-        let room = wall_of(c, dep).saturating_sub(lat).saturating_sub(wall_of(c, src)).max(0);
-        caps[src.loc as usize].push((src.index, room));
+        let l = src.loc as usize;
+        if max_stretch[l] == 0 {
+            return;
+        }
+        let room = c.wall(dep).saturating_sub(lat).saturating_sub(c.wall(src)).max(0);
+        if binds(l, room) {
+            caps[l].push(src.index, room);
+        }
     };
     for (send, recv) in sync.messages_by_points() {
         limit(send, recv, lmin);
@@ -1018,7 +1032,7 @@ fn clc_backward(
     for h in &sync.handoffs {
         limit(h.release, h.acquire, 0);
     }
-    for &(p, ch) in spawn_edges {
+    for &(p, ch) in spawn_edges.iter() {
         limit(p, ch, 0);
     }
     for inst in &sync.instances {
@@ -1028,7 +1042,7 @@ fn clc_backward(
                 // The earliest end other than the member's own bounds its begin.
                 let mut low: [(i64, usize); 2] = [(i64::MAX, usize::MAX); 2];
                 for (j, m) in ms.iter().enumerate() {
-                    let e = wall_of(c, m.end);
+                    let e = c.wall(m.end);
                     if e < low[0].0 {
                         low[1] = low[0];
                         low[0] = (e, j);
@@ -1054,19 +1068,59 @@ fn clc_backward(
             }
         }
     }
-    for (l, cl) in c.iter_mut().enumerate() {
-        let tl = &t[l];
-        let mut capl = std::mem::take(&mut caps[l]);
-        // By index, the least room first: the one kept.
-        capl.sort_unstable();
-        capl.dedup_by_key(|x| x.0);
-        amortize(tl, cl, &capl);
-    }
+    // A location at a time per thread, its times decoded while it is amortized.
+    c.par_iter_mut().zip(t).zip(caps).zip(&*max_stretch).for_each(|(((cl, tl), rooms), &most)| {
+        if most == 0 {
+            return;
+        }
+        let capl = rooms.least_by_index();
+        let tv: Vec<i64> = tl.iter().collect();
+        let mut cv: Vec<i64> = cl.iter().collect();
+        amortize(&tv, &mut cv, &capl);
+        *cl = cv.into_iter().collect();
+    });
 }
 
-/// The index of the next event the forward pass will give `p` a time.
-fn engine_next(c: &[Vec<i64>], p: LocId) -> usize {
-    c[p as usize].len()
+/// A location's rooms (event index, how far it may move), as pushed: packed in 8
+/// bytes, index above room, where both fit in 32 bits (every room kept is less than the
+/// location's largest jump), else 16.
+enum Rooms {
+    Narrow(Vec<u64>),
+    Wide(Vec<(u64, i64)>),
+}
+
+impl Rooms {
+    /// Rooms for a location of `events` events whose rooms are all less than `most`.
+    fn new(events: u64, most: i64) -> Rooms {
+        if events <= 1 << 32 && most <= 1 << 32 {
+            Rooms::Narrow(Vec::new())
+        } else {
+            Rooms::Wide(Vec::new())
+        }
+    }
+
+    fn push(&mut self, index: u64, room: i64) {
+        match self {
+            Rooms::Narrow(v) => v.push(index << 32 | room as u64),
+            Rooms::Wide(v) => v.push((index, room)),
+        }
+    }
+
+    /// Each index once, with its least room, by index.
+    fn least_by_index(self) -> Vec<(u64, i64)> {
+        let mut v = match self {
+            Rooms::Narrow(mut v) => {
+                v.sort_unstable();
+                v.into_iter().map(|x| (x >> 32, (x & u64::from(u32::MAX)) as i64)).collect()
+            }
+            Rooms::Wide(mut v) => {
+                v.sort_unstable();
+                v
+            }
+        };
+        v.dedup_by_key(|x| x.0);
+        v
+    }
 }
 
 /// Spreads every jump of `c` (a local interval longer than in `t`) over the events
@@ -1130,20 +1184,21 @@ struct Counts {
     choice: Choice,
 }
 
-/// The report of an alignment: `ends` are each location's first and last recorded
-/// times, `moved` the events the controlled logical clock moved and the largest move.
+/// The report of an alignment: `moved` gives the events of a location the controlled
+/// logical clock moved and the largest move.
 fn make_report(
     scan: &Scan,
     opts: &AlignOptions,
     maps: &[Option<Resolved>],
     reference: Option<LocId>,
-    ends: &[(i64, i64)],
     moved: &dyn Fn(usize) -> (u64, i64),
     counts: Counts,
 ) -> AlignReport {
     let defs = &scan.defs;
     let mut locations = Vec::new();
-    for (l, &(first, last)) in ends.iter().enumerate() {
+    for (l, r) in scan.ranges.iter().enumerate() {
+        // Each location's first and last recorded times.
+        let (first, last) = r.map_or((0, 0), |r| (r.first, r.last));
         let loc = l as LocId;
         let res = proc_of(defs, loc).and_then(|p| maps[p as usize].as_ref());
         let kept = counts.choice.keeps_recorded();
@@ -1201,27 +1256,39 @@ pub fn align_with_feedback(
     mut out: impl Write,
     feedback: &dyn Feedback,
 ) -> Result<AlignReport> {
-    let untouched = if opts.force_replay { None } else { align_untouched(input, opts, &mut out, feedback)? };
-    let report = match untouched {
-        Some(r) => r,
-        None => align_replay(input, opts, out, feedback)?,
+    let first = first_reading(input, opts, feedback)?;
+    let report = if !opts.force_replay && first.untouched(opts) {
+        align_untouched(input, opts, first, &mut out, feedback)?
+    } else {
+        align_replay(input, opts, first.fitted(), out, feedback)?
     };
     feedback.finish();
     Ok(report)
 }
 
-/// The alignment of a trace whose times it provably leaves as they are: no offset
-/// moves an event ([`ClockMap::moves_none`]) and the controlled logical clock changes
-/// nothing ([`clc_is_identity`]). Decided from the synchronization records alone (no
-/// per-event times kept); the output is the input's blocks, copied where they are
-/// canonical. `None` (nothing written) when it does not apply.
-fn align_untouched<W: Write>(
-    input: &Input,
-    opts: &AlignOptions,
-    out: &mut W,
-    feedback: &dyn Feedback,
-) -> Result<Option<AlignReport>> {
-    let mut scan = scan::scan_with(input, false, feedback)?;
+/// What a first reading of a trace gives, from its synchronization records alone (no
+/// per-event times kept): the clock corrections fitted to the recorded times, and what
+/// decides whether they and the controlled logical clock leave every time as it is.
+struct FirstReading {
+    scan: Scan,
+    sync: Sync,
+    facts: MessageFacts,
+    maps: Vec<Option<Resolved>>,
+    reference: Option<LocId>,
+    /// The clock-condition violations of the recorded times.
+    before: Violations,
+}
+
+/// What the replay takes of a [`FirstReading`].
+struct Fitted {
+    defs: Definitions,
+    maps: Vec<Option<Resolved>>,
+    reference: Option<LocId>,
+    before: Violations,
+}
+
+fn first_reading(input: &Input, opts: &AlignOptions, feedback: &dyn Feedback) -> Result<FirstReading> {
+    let mut scan = scan::scan_with(input, Keep::Records, feedback)?;
     // Matching takes the records and frees them as it reads them: nothing else here
     // needs them but the clock-offset samples.
     let samples = offset_samples(&scan, opts);
@@ -1235,26 +1302,47 @@ fn align_untouched<W: Write>(
     }
     let (maps, reference) = clock_maps(&scan, &samples, &facts.pairs, opts)?;
     facts.pairs = Pairs::default();
-    let defs = &scan.defs;
-    for (l, r) in scan.ranges.iter().enumerate() {
-        let Some(r) = r else { continue };
-        let map = proc_of(defs, l as LocId).and_then(|p| maps[p as usize].as_ref()).map(|r| &r.map);
-        if map.is_some_and(|m| !m.moves_none(r.min, r.max)) {
-            return Ok(None);
-        }
-    }
-    if opts.clc && !clc_is_identity(&scan, &sync, facts.late_enough, opts.min_latency) {
-        return Ok(None);
-    }
-    let v = Violations {
+    let before = Violations {
         messages: facts.violations,
         ..violations_recorded_but_messages(&sync, opts.min_latency)
     };
-    let ends: Vec<(i64, i64)> = scan.ranges.iter().map(|r| r.map_or((0, 0), |r| (r.first, r.last))).collect();
+    Ok(FirstReading { scan, sync, facts, maps, reference, before })
+}
+
+impl FirstReading {
+    /// Whether no offset moves an event ([`ClockMap::moves_none`]) and the controlled
+    /// logical clock changes nothing ([`clc_is_identity`]).
+    fn untouched(&self, opts: &AlignOptions) -> bool {
+        let defs = &self.scan.defs;
+        let moves = self.scan.ranges.iter().enumerate().any(|(l, r)| {
+            let map = proc_of(defs, l as LocId).and_then(|p| self.maps[p as usize].as_ref()).map(|r| &r.map);
+            r.is_some_and(|r| map.is_some_and(|m| !m.moves_none(r.min, r.max)))
+        });
+        !moves
+            && (!opts.clc
+                || clc_is_identity(&self.scan, &self.sync, self.facts.late_enough, opts.min_latency))
+    }
+
+    fn fitted(self) -> Fitted {
+        Fitted { defs: self.scan.defs, maps: self.maps, reference: self.reference, before: self.before }
+    }
+}
+
+/// The alignment of a trace whose times it provably leaves as they are
+/// ([`FirstReading::untouched`]): the output is the input's blocks, copied where they
+/// are canonical.
+fn align_untouched<W: Write>(
+    input: &Input,
+    opts: &AlignOptions,
+    first: FirstReading,
+    out: &mut W,
+    feedback: &dyn Feedback,
+) -> Result<AlignReport> {
+    let FirstReading { scan, sync, facts, maps, reference, before: v } = first;
+    drop(sync);
     let choice = Choice::between(v, v);
     let counts = Counts { messages: facts.count, before: v, after_offsets: v, after: v, released: 0, choice };
-    let report = make_report(&scan, opts, &maps, reference, &ends, &|_| (0, 0), counts);
-    drop(sync);
+    let report = make_report(&scan, opts, &maps, reference, &|_| (0, 0), counts);
 
     let global = scan.flags & flags::GLOBAL_ORDER != 0;
     let wopts = WriterOptions {
@@ -1267,12 +1355,6 @@ fn align_untouched<W: Write>(
     let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
     let mut reader = input.reader()?;
     let seen = std::cell::RefCell::new(vec![0u64; scan.counts.len()]);
-    let more = |loc: LocId| {
-        Error::input(
-            input.name(),
-            format!("location {loc} has more events than the first reading counted: did the trace change?"),
-        )
-    };
     let written = crate::passthrough::Written::new(feedback, "writing: events", Some(scan.total_events()));
     let count = |loc: LocId, k: u64| -> Result<()> {
         let mut seen = seen.borrow_mut();
@@ -1282,7 +1364,7 @@ fn align_untouched<W: Write>(
                 written.add(k);
                 Ok(())
             }
-            _ => Err(more(loc)),
+            _ => Err(more_events_than_counted(input, loc)),
         }
     };
     let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
@@ -1307,100 +1389,115 @@ fn align_untouched<W: Write>(
         return Err(e);
     }
     w.finish().map_err(Error::Write)?;
-    Ok(Some(report))
+    Ok(report)
 }
 
-/// Aligns `input` replaying the controlled logical clock over every event.
+/// Refuses an input whose locations have other event counts on a later reading.
+fn same_counts(input: &Input, first: &Scan, again: &Scan) -> Result<()> {
+    match first.counts.iter().zip(&again.counts).position(|(a, b)| a != b) {
+        None if first.counts.len() == again.counts.len() => Ok(()),
+        at => Err(Error::input(
+            input.name(),
+            format!(
+                "location {} has another number of events than the first reading counted: did the trace change?",
+                at.unwrap_or(first.counts.len().min(again.counts.len()))
+            ),
+        )),
+    }
+}
+
+/// The error for an input that has more events of `loc` on its second reading.
+fn more_events_than_counted(input: &Input, loc: LocId) -> Error {
+    Error::input(
+        input.name(),
+        format!("location {loc} has more events than the first reading counted: did the trace change?"),
+    )
+}
+
+/// Aligns `input` replaying the controlled logical clock over every event, with the
+/// corrections of its first reading.
 fn align_replay(
     input: &Input,
     opts: &AlignOptions,
+    fitted: Fitted,
     out: impl Write,
     feedback: &dyn Feedback,
 ) -> Result<AlignReport> {
-    let mut scan = scan::scan_with(input, true, feedback)?;
-    let raw = std::mem::take(&mut scan.walls);
-    let sync0 = matching::match_events_points(&scan.defs, &scan.records);
-    let before = violations_fast(&sync0, &raw, opts.min_latency);
-    let pairs = if wants_pairs(opts) { message_pairs(&scan.defs, &sync0, &raw) } else { Pairs::default() };
-    let (maps, reference) = clock_maps(&scan, &offset_samples(&scan, opts), &pairs, opts)?;
-    drop(pairs);
-    let defs = &scan.defs;
+    let Fitted { defs, maps, reference, before } = fitted;
+    let lmin = opts.min_latency;
     let map_of = |l: usize| {
-        proc_of(defs, l as LocId)
+        proc_of(&defs, l as LocId)
             .and_then(|p| maps[p as usize].as_ref())
             .map(|r| &r.map)
             .filter(|m| **m != ClockMap::Identity)
     };
-    // The offsets judged first by the synchronization events alone: matching again
-    // (lock hand-offs follow time) where they moved one.
-    let mut moved_sync = false;
-    for (l, recs) in scan.records.iter_mut().enumerate() {
-        if let Some(m) = map_of(l) {
-            *recs = recs
-                .iter()
-                .map(|mut r| {
-                    let y = m.apply(r.wall);
-                    moved_sync |= y != r.wall;
-                    r.wall = y;
-                    r
-                })
-                .collect();
-        }
-    }
+    // The records at the corrected times (lock hand-offs follow time), matched once, and
+    // the messages' violations at those times counted as they are matched; matched again
+    // at the recorded times only where the corrections are dropped.
+    let corrected = |l: LocId, w: i64| map_of(l as usize).map_or(w, |m| m.apply(w));
+    let (mut scan, moved_sync) = scan::scan_at(input, Keep::Records, &corrected, feedback)?;
+    let records = std::mem::take(&mut scan.records);
+    let defs = &scan.defs;
+    let mut late = 0u64;
+    let fitted = matching::match_events_points(defs, records, |m| {
+        late += u64::from(violates(m.send_wall, m.recv_wall, lmin))
+    });
     let (sync, choice) = if moved_sync {
-        let fitted = matching::match_events_points(&scan.defs, &scan.records);
-        // The moved times of the records, which matched them.
-        let moved = |e: EventRef| {
-            let recorded = wall_of(&raw, e);
-            map_of(e.loc as usize).map_or(recorded, |m| m.apply(recorded))
-        };
-        let with_offsets = Violations {
-            messages: message_violations(&fitted, moved, opts.min_latency),
-            ..violations_recorded_but_messages(&fitted, opts.min_latency)
-        };
+        let with_offsets = Violations { messages: late, ..violations_recorded_but_messages(&fitted, lmin) };
         let choice = Choice::between(with_offsets, before);
-        (if choice.keeps_recorded() { sync0 } else { fitted }, choice)
+        if choice.keeps_recorded() {
+            drop(fitted);
+            let again = scan::scan_with(input, Keep::Records, feedback)?;
+            same_counts(input, &scan, &again)?;
+            (matching::match_events_points(defs, again.records, |_| {}), choice)
+        } else {
+            (fitted, choice)
+        }
     } else {
-        (sync0, Choice::between(before, before))
+        (fitted, Choice::between(before, before))
     };
     let after_offsets = if choice.keeps_recorded() { before } else { choice.violations_with_offsets };
-    // Offsets and drifts, in place (the recorded times are needed only at the ends).
-    let ends: Vec<(i64, i64)> =
-        raw.iter().map(|w| (w.first().copied().unwrap_or(0), w.last().copied().unwrap_or(0))).collect();
-    let mut t1 = raw;
-    if !choice.keeps_recorded() {
-        for (l, w) in t1.iter_mut().enumerate() {
-            if let Some(m) = map_of(l) {
-                for x in w.iter_mut() {
-                    *x = m.apply(*x);
-                }
-            }
-        }
-    }
-    // Not needed any more (a cycle's report reads them again).
-    scan.records = Vec::new();
+    // Every event's time, read once more now that the records are let go, corrected
+    // unless the corrections are dropped.
+    let recorded = |_: LocId, w: i64| w;
+    let at: scan::WallMap = if choice.keeps_recorded() { &recorded } else { &corrected };
+    let (walls, _) = scan::scan_at(input, Keep::Walls, at, feedback)?;
+    same_counts(input, &scan, &walls)?;
+    let t1 = walls.walls;
     let (clc, released) = if opts.clc {
         let clc = controlled_logical_clock(&scan, input, &sync, &t1, opts, feedback)?;
         (Some(clc.times), clc.released_spawns)
     } else {
         (None, 0)
     };
-    let after = violations_fast(&sync, clc.as_ref().unwrap_or(&t1), opts.min_latency);
+    let t2 = clc.as_deref().unwrap_or(&t1);
+    let after = violations_fast(&sync, t2, lmin);
+    let messages = sync.message_count;
+    drop(sync);
 
     // The report.
     let moved = |l: usize| {
         let mut moved = 0;
         let mut max = 0i64;
-        for (a, b) in t1[l].iter().zip(&clc.as_ref().unwrap_or(&t1)[l]) {
+        for (a, b) in t1[l].iter().zip(t2[l].iter()) {
             if a != b {
                 moved += 1;
-                max = max.max(b.saturating_sub(*a).saturating_abs());
+                max = max.max(b.saturating_sub(a).saturating_abs());
             }
         }
         (moved, max)
     };
-    let counts = Counts { messages: sync.message_count, before, after_offsets, after, released, choice };
-    let report = make_report(&scan, opts, &maps, reference, &ends, &moved, counts);
+    let counts = Counts { messages, before, after_offsets, after, released, choice };
+    let report = make_report(&scan, opts, &maps, reference, &moved, counts);
+    // Only the final times are needed from here on.
+    let t2 = match clc {
+        Some(c) => {
+            drop(t1);
+            spoor_format::mem::return_freed_memory();
+            c
+        }
+        None => t1,
+    };
 
     // The second pass: the same events with their new times.
     let global = scan.flags & flags::GLOBAL_ORDER != 0;
@@ -1412,40 +1509,31 @@ fn align_replay(
     };
     let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
     let reader = input.reader()?;
-    let t2 = clc.unwrap_or(t1);
-    let mut next = vec![0usize; t2.len()];
+    let mut next: Vec<crate::times::Iter> = t2.iter().map(Times::iter).collect();
     let (total, mut written) = (scan.total_events(), 0);
     // Blocks are decoded on another thread while this one rewrites and encodes.
     for b in reader.read_ahead(8) {
         let b = b.map_err(|e| input.rename(e))?;
         written += b.events.len() as u64;
-        rewrite(b, &t2, &mut next, input, &mut w)?;
+        rewrite(b, &mut next, input, &mut w)?;
         feedback.progress("writing: events", written, Some(total));
     }
     w.finish().map_err(Error::Write)?;
     Ok(report)
 }
 
-/// Gives the events of `b` their times from `t2` and writes them.
+/// Gives the events of `b` their times from `next` (each location's times in order)
+/// and writes them.
 fn rewrite<W: Write>(
     b: spoor_format::Block,
-    t2: &[Vec<i64>],
-    next: &mut [usize],
+    next: &mut [crate::times::Iter],
     input: &Input,
     w: &mut TraceWriter<W>,
 ) -> Result<()> {
     for mut ev in b.events {
-        let l = ev.loc as usize;
-        let Some(&nw) = t2.get(l).and_then(|v| v.get(next[l])) else {
-            return Err(Error::input(
-                input.name(),
-                format!(
-                    "location {} has more events than the first reading counted: did the trace change?",
-                    ev.loc
-                ),
-            ));
+        let Some(nw) = next.get_mut(ev.loc as usize).and_then(Iterator::next) else {
+            return Err(more_events_than_counted(input, ev.loc));
         };
-        next[l] += 1;
         if nw != ev.wall {
             ev.ann.raw_wall = Some(ev.ann.raw_wall.unwrap_or(ev.wall));
             ev.wall = nw;
@@ -1477,7 +1565,7 @@ mod tests {
         spoor_synth::generate(&spec, &mut events).unwrap();
         let defs = spoor_synth::definitions(&spec);
         let check = |evs: &[spoor_model::Event], lat: i64| {
-            let scan = scan::scan(&input(evs, &defs), false).unwrap();
+            let scan = scan::scan(&input(evs, &defs), Keep::Records).unwrap();
             let sync = matching::match_events_with(&scan.defs, &scan.records, false);
             let messages = sync.messages.iter().all(|m| late_enough(m.recv_wall, m.send_wall, lat));
             clc_is_identity(&scan, &sync, messages, lat)
@@ -1545,6 +1633,64 @@ mod tests {
         assert!((101..=105).contains(&root_begin.wall), "{root_begin:?}\n{}", rep.to_text());
         let receive = aligned.iter().find(|e| e.loc == 0 && matches!(e.kind, Kind::RecvEnd { .. })).unwrap();
         assert!(receive.wall >= 1000, "{receive:?}");
+    }
+
+    /// Leaving out the rooms no smaller than a location's largest jump (as the backward
+    /// amortization does) changes nothing: no event moves further than that jump.
+    #[test]
+    fn rooms_beyond_the_largest_jump_never_bind() {
+        let mut rng = spoor_synth::rng::SplitMix64::new(7);
+        let mut below = |n: u64| (rng.next_u64() % n) as i64;
+        let mut bound = 0;
+        for case in 0..500 {
+            let n = 2 + below(60) as usize;
+            let (mut t, mut c) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            let (mut tk, mut ck) = (0i64, 0i64);
+            for _ in 0..n {
+                let gap = below(1_000);
+                tk += gap;
+                ck = (ck + gap).max(tk);
+                if below(4) == 0 {
+                    ck += below(5_000);
+                }
+                t.push(tk);
+                c.push(ck);
+            }
+            let most = (1..n).map(|k| c[k] - c[k - 1] - (t[k] - t[k - 1]).max(0)).max().unwrap_or(0);
+            let mut caps: Vec<(u64, i64)> = (0..below(2 * n as u64) as usize)
+                .map(|_| (below(n as u64) as u64, below(2 * most.max(1) as u64 + 10)))
+                .collect();
+            caps.sort_unstable();
+            caps.dedup_by_key(|x| x.0);
+            let kept: Vec<(u64, i64)> = caps.iter().copied().filter(|&(_, room)| room < most).collect();
+            let (mut all, mut some, mut none) = (c.clone(), c.clone(), c.clone());
+            amortize(&t, &mut all, &caps);
+            amortize(&t, &mut some, &kept);
+            amortize(&t, &mut none, &[]);
+            assert_eq!(all, some, "case {case}: {t:?} {c:?} {caps:?}");
+            bound += usize::from(all != none);
+        }
+        assert!(bound > 100, "the rooms kept bind in {bound} of 500 cases");
+    }
+
+    /// Packed rooms read back as wide ones do: by index, each with its least room, at
+    /// the largest index and room that are packed.
+    #[test]
+    fn packed_rooms_read_back() {
+        let mut rng = spoor_synth::rng::SplitMix64::new(3);
+        let top = u64::from(u32::MAX);
+        let (mut narrow, mut wide) = (Rooms::new(1 << 32, 1 << 32), Rooms::new(1 << 32, (1 << 32) + 1));
+        assert!(matches!((&narrow, &wide), (Rooms::Narrow(_), Rooms::Wide(_))));
+        for i in 0..1_000 {
+            let index = if i % 100 == 0 { top } else { rng.next_u64() % 300 };
+            let room = if i % 77 == 0 { top } else { rng.next_u64() % 1_000 };
+            narrow.push(index, room as i64);
+            wide.push(index, room as i64);
+        }
+        let least = narrow.least_by_index();
+        assert_eq!(least, wide.least_by_index());
+        assert!(least.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(least.last().map(|x| x.0), Some(top));
     }
 
     /// A pair's points read back as pushed, at the extremes of time too.

@@ -25,6 +25,7 @@ pub mod order;
 mod passthrough;
 pub mod replay;
 pub mod scan;
+pub mod times;
 
 pub use error::{Error, Result};
 pub use input::Input;

@@ -1006,9 +1006,14 @@ pub fn match_events_owned(
 
 /// [`match_events_with`] without partners and without collecting [`Sync::messages`]:
 /// each message is in the points ([`Sync::messages_by_points`]), where it would take 56
-/// bytes more (what spoor-align's replay of the clocks reads).
-pub fn match_events_points(defs: &Definitions, records: &[RecordList]) -> Sync {
-    match_all(defs, Records::Borrowed(records), false, true, &mut |_| {})
+/// bytes more, and is given to `each` as it is matched (what spoor-align's replay of the
+/// clocks reads). Takes the records and frees them as soon as they are read.
+pub fn match_events_points(
+    defs: &Definitions,
+    records: Vec<RecordList>,
+    mut each: impl FnMut(Message),
+) -> Sync {
+    match_all(defs, Records::Owned(records), false, true, &mut each)
 }
 
 /// [`match_events_owned`] without partners or points, giving each message to `each` as

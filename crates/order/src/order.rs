@@ -109,7 +109,7 @@ struct Stuck {
 /// Checks `input`: matches it and replays it in causal order (without writing) to
 /// find cycles. Never fails for what it finds; only for unreadable input.
 pub fn check(input: &Input) -> Result<OrderSummary> {
-    let mut scan = scan::scan(input, false)?;
+    let mut scan = scan::scan(input, scan::Keep::Records)?;
     let records = std::mem::take(&mut scan.records);
     let pool = Pool::default();
     let (mut summary, stuck) = replay_stream(input, &scan, records, &pool, &mut |_| Ok(()))?;
@@ -134,7 +134,7 @@ pub fn order_with_feedback(
     opts: &OrderOptions,
     feedback: &dyn Feedback,
 ) -> Result<OrderSummary> {
-    let mut scan = scan::scan_with(input, false, feedback)?;
+    let mut scan = scan::scan_with(input, scan::Keep::Records, feedback)?;
     // Matching (inside the replay) takes the records.
     let records = std::mem::take(&mut scan.records);
     let block_events = opts.block_events.max(1);

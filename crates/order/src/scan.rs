@@ -5,6 +5,7 @@
 
 use crate::describe;
 use crate::input::Input;
+use crate::times::Times;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use spoor_format::varint::get_u64;
@@ -425,10 +426,10 @@ pub struct Scan {
     pub flags: u64,
     /// Events per location.
     pub counts: Vec<u64>,
-    /// Per location, its synchronization events in order.
+    /// Per location, its synchronization events in order (empty unless kept).
     pub records: Vec<RecordList>,
-    /// Per location, the wall time of every event (empty unless asked for).
-    pub walls: Vec<Vec<i64>>,
+    /// Per location, the wall time of every event (empty unless kept).
+    pub walls: Vec<Times>,
     /// Per location, its first, last, smallest and largest wall time (`None`: no events).
     pub ranges: Vec<Option<WallRange>>,
 }
@@ -488,6 +489,8 @@ struct Part {
     ranges: Vec<WallRange>,
     slot_of: HashMap<LocId, u32>,
     last: Option<(LocId, u32)>,
+    /// Whether the map moved a record.
+    moved: bool,
 }
 
 impl Part {
@@ -498,7 +501,7 @@ impl Part {
         Part { recs: Vec::with_capacity(recs), ..Part::default() }
     }
 
-    fn push(&mut self, ev: spoor_model::Event, want_walls: bool, room: &AtomicUsize) {
+    fn push(&mut self, ev: spoor_model::Event, want_walls: bool, map: Option<WallMap>, room: &AtomicUsize) {
         let slot = match self.last {
             Some((l, s)) if l == ev.loc => s,
             _ => {
@@ -522,25 +525,64 @@ impl Part {
         let pos = self.locs[slot as usize].1;
         self.ranges[slot as usize].push(ev.wall);
         self.locs[slot as usize].1 += 1;
+        let mut at = |wall: i64| {
+            let y = map.map_or(wall, |m| m(ev.loc, wall));
+            self.moved |= y != wall;
+            y
+        };
         if want_walls {
-            self.walls[slot as usize].push(ev.wall);
-        }
-        if let Some(r) = Rec::of(&ev.kind) {
+            self.walls[slot as usize].push(at(ev.wall));
+        } else if let Some(r) = Rec::of(&ev.kind) {
+            let wall = at(ev.wall);
             if self.recs.len() == self.recs.capacity() {
                 room.fetch_max(2 * self.recs.len().max(8), Ordering::Relaxed);
             }
-            self.recs.push((slot, pos, ev.wall, r));
+            self.recs.push((slot, pos, wall, r));
         }
     }
 }
 
-/// Reads `input` once. With `walls`, keeps every event's wall time (8 bytes an event).
-pub fn scan(input: &Input, walls: bool) -> Result<Scan> {
-    scan_with(input, walls, &spoor_model::Silent)
+/// What a scan keeps beside each location's event count and time range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The synchronization records ([`Scan::records`]).
+    Records,
+    /// Every event's wall time ([`Scan::walls`], about 2 bytes an event), and no records.
+    Walls,
+}
+
+/// A correction of the records' times: (location, recorded time) to corrected time.
+pub type WallMap<'a> = &'a (dyn Fn(LocId, i64) -> i64 + Sync);
+
+/// Reads `input` once, keeping `keep`.
+pub fn scan(input: &Input, keep: Keep) -> Result<Scan> {
+    scan_with(input, keep, &spoor_model::Silent)
 }
 
 /// [`scan`], telling `feedback` how far it has got (as `reading: events`).
-pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedback) -> Result<Scan> {
+pub fn scan_with(input: &Input, keep: Keep, feedback: &dyn spoor_model::Feedback) -> Result<Scan> {
+    scan_inner(input, keep, None, feedback).map(|(s, _)| s)
+}
+
+/// [`scan_with`] keeping the records or the wall times each at the time `map` gives
+/// it, as they are read (the ranges stay those of the recorded times); and whether it
+/// moved any.
+pub fn scan_at(
+    input: &Input,
+    keep: Keep,
+    map: WallMap,
+    feedback: &dyn spoor_model::Feedback,
+) -> Result<(Scan, bool)> {
+    scan_inner(input, keep, Some(map), feedback)
+}
+
+fn scan_inner(
+    input: &Input,
+    keep: Keep,
+    map: Option<WallMap>,
+    feedback: &dyn spoor_model::Feedback,
+) -> Result<(Scan, bool)> {
+    let walls = keep == Keep::Walls;
     let mut reader = input.reader()?;
     let total = reader.end().map(|e| e.events);
     let mut read = 0u64;
@@ -554,7 +596,7 @@ pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedbac
     reader
         .par_fold_blocks_each(
             |_| Part::with_room(room.load(Ordering::Relaxed)),
-            |p: &mut Part, ev| p.push(ev, walls, &room),
+            |p: &mut Part, ev| p.push(ev, walls, map, &room),
             |p| {
                 read += p.locs.iter().map(|l| l.1).sum::<u64>();
                 g.add(p, walls);
@@ -575,7 +617,7 @@ pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedbac
     g.records.resize_with(n, RecordList::default);
     g.ranges.resize(n, None);
     if walls {
-        g.walls.resize_with(n, Vec::new);
+        g.walls.resize_with(n, Times::default);
     }
     // Exact sizes (the slack of growing was never touched, so it took no memory).
     g.records.par_iter_mut().for_each(|r| r.shrink_to_fit());
@@ -590,7 +632,7 @@ pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedbac
         defs,
     };
     validate(&s)?;
-    Ok(s)
+    Ok((s, g.moved))
 }
 
 /// The per-location results of the scan, gathered from the parts in input order.
@@ -598,12 +640,14 @@ pub fn scan_with(input: &Input, walls: bool, feedback: &dyn spoor_model::Feedbac
 struct Gathered {
     counts: Vec<u64>,
     records: Vec<RecordList>,
-    walls: Vec<Vec<i64>>,
+    walls: Vec<Times>,
     ranges: Vec<Option<WallRange>>,
     /// Per slot of the part at hand, its location and the index of its first event.
     base: Vec<(usize, u64)>,
     /// The locations in the order their first events came.
     seen: Vec<LocId>,
+    /// Whether a part's map moved a record.
+    moved: bool,
 }
 
 impl Gathered {
@@ -612,6 +656,7 @@ impl Gathered {
     /// they are used).
     fn add(&mut self, part: Part, walls: bool) {
         self.base.clear();
+        self.moved |= part.moved;
         for (&(loc, count), &r) in part.locs.iter().zip(&part.ranges) {
             let l = loc as usize;
             if l >= self.counts.len() {
@@ -619,7 +664,7 @@ impl Gathered {
                 self.records.resize_with(l + 1, RecordList::default);
                 self.ranges.resize(l + 1, None);
                 if walls {
-                    self.walls.resize_with(l + 1, Vec::new);
+                    self.walls.resize_with(l + 1, Times::default);
                 }
             }
             if self.counts[l] == 0 {
@@ -643,7 +688,9 @@ impl Gathered {
         }
         if walls {
             for (w, &(l, _)) in part.walls.iter().zip(&self.base) {
-                self.walls[l].extend_from_slice(w);
+                for &t in w {
+                    self.walls[l].push(t);
+                }
             }
         }
     }
@@ -745,7 +792,7 @@ mod tests {
             let n = defs.locations.len();
             let mut counts = vec![0u64; n];
             let mut records = vec![Vec::new(); n];
-            let mut walls = vec![Vec::new(); n];
+            let mut walls: Vec<Vec<i64>> = vec![Vec::new(); n];
             let mut ranges: Vec<Option<WallRange>> = vec![None; n];
             for e in &events {
                 let l = e.loc as usize;
@@ -769,14 +816,17 @@ mod tests {
                 text_form(&events, &defs),
             ];
             for (i, input) in inputs.iter().enumerate() {
-                for with_walls in [false, true] {
-                    let s = scan(input, with_walls).unwrap();
-                    let what = format!("{workload:?}, input {i}, walls {with_walls}");
+                for keep in [Keep::Records, Keep::Walls] {
+                    let with_walls = keep == Keep::Walls;
+                    let s = scan(input, keep).unwrap();
+                    let what = format!("{workload:?}, input {i}, keep {keep:?}");
                     assert_eq!(s.counts, counts, "{what}");
                     let read: Vec<Vec<Record>> = s.records.iter().map(|l| l.iter().collect()).collect();
-                    assert_eq!(read, records, "{what}");
+                    let no_records = vec![Vec::new(); n];
+                    assert_eq!(read, if with_walls { no_records } else { records.clone() }, "{what}");
                     assert_eq!(s.ranges, ranges, "{what}");
-                    assert_eq!(s.walls, if with_walls { walls.clone() } else { Vec::new() }, "{what}");
+                    let read: Vec<Vec<i64>> = s.walls.iter().map(|w| w.iter().collect()).collect();
+                    assert_eq!(read, if with_walls { walls.clone() } else { Vec::new() }, "{what}");
                 }
             }
         }

@@ -294,7 +294,7 @@ struct Reference {
 /// queued (so that a cycle names the events read so far, as spoor-order does), then
 /// one event at a time.
 fn reference(input: &Input, block_events: usize) -> Reference {
-    let sc = scan::scan(input, false).unwrap();
+    let sc = scan::scan(input, scan::Keep::Records).unwrap();
     let sync = matching::match_events(&sc.defs, &sc.records);
     let n = sc.counts.len();
     let mut reader = input.reader().unwrap();
@@ -444,7 +444,7 @@ fn reference(input: &Input, block_events: usize) -> Reference {
             for e in input.reader().unwrap().read_all().unwrap().1 {
                 walls[e.loc as usize].push(e.wall);
             }
-            spoor_order::align::violations(&sync, &walls, 0)
+            spoor_order::align::violations(&sync, &walls[..], 0)
         },
     };
     Reference { out, check: summary.to_json() }
