@@ -163,11 +163,12 @@ fn align_reports_and_repairs() {
         run("align", &[&testdata("order/skew.txt"), "--method", "none", "--min-latency", "2us"], b"", &[]);
     assert!(stderr(&out).contains("violations after (final):      0"), "{}", stderr(&out));
     let input = spoor_order::Input::from_bytes("aligned", out.stdout);
-    let scan = spoor_order::scan::scan(&input, true).unwrap();
-    assert_eq!(scan.total_events(), 34);
-    let sync = spoor_order::matching::match_events(&scan.defs, &scan.records);
+    let scan = |keep| spoor_order::scan::scan(&input, keep).unwrap();
+    let (records, walls) = (scan(spoor_order::scan::Keep::Records), scan(spoor_order::scan::Keep::Walls));
+    assert_eq!(records.total_events(), 34);
+    let sync = spoor_order::matching::match_events(&records.defs, &records.records);
     assert_eq!(sync.messages.len(), 10);
-    assert_eq!(spoor_order::align::violations(&sync, &scan.walls, 2_000).total(), 0);
+    assert_eq!(spoor_order::align::violations(&sync, &walls.walls[..], 2_000).total(), 0);
 }
 
 /// Alignment never leaves a real trace with more violations than it had, whatever the

@@ -1635,6 +1635,56 @@ mod tests {
         assert!(receive.wall >= 1000, "{receive:?}");
     }
 
+    /// Lock hand-offs follow the corrected times: process 1's clock reads 1 us behind,
+    /// so as recorded it takes the lock first; corrected, process 0 holds it first and
+    /// hands it on, and no time moves (matched at the recorded times, the hand-off would
+    /// run the other way and push process 0's acquisition past process 1's release).
+    #[test]
+    fn lock_hand_offs_follow_the_corrected_times() {
+        use spoor_model::Kind;
+        let mut defs = Definitions::new();
+        let app = defs.add_app("locks");
+        let m = defs.add_machine("node0");
+        for r in 0..2 {
+            let p = defs.add_process(&format!("rank{r}"), app, m, r);
+            defs.add_location(&format!("rank{r}"), p, 0);
+        }
+        let ev = |loc: LocId, wall: i64, kind: Kind| Event::new(loc, wall, None, kind);
+        let (lock, behind) = (7, 1_000);
+        let sample =
+            |wall| ev(1, wall - behind, Kind::ClockOffset { reference: 0, offset: behind, error: 1 });
+        let events = vec![
+            ev(0, 0, Kind::ProcessBegin { parent: None }),
+            ev(0, 90, Kind::LockRequest { lock }),
+            ev(0, 100, Kind::LockAcquire { lock }),
+            ev(0, 200, Kind::LockRelease { lock }),
+            ev(0, 1_000, Kind::ProcessEnd),
+            sample(0),
+            ev(1, 250 - behind, Kind::LockRequest { lock }),
+            ev(1, 300 - behind, Kind::LockAcquire { lock }),
+            ev(1, 400 - behind, Kind::LockRelease { lock }),
+            sample(1_000),
+        ];
+        let opts = AlignOptions { method: Method::Samples, ..AlignOptions::default() };
+        let mut out = Vec::new();
+        let rep = align(&input(&events, &defs), &opts, &mut out).unwrap();
+        assert_eq!(rep.violations_after_offsets.total(), 0, "{}", rep.to_text());
+        assert_eq!(rep.violations_after.total(), 0, "{}", rep.to_text());
+        assert!(!rep.choice.keeps_recorded(), "{}", rep.to_text());
+        let (_, aligned) = spoor_format::TraceReader::from_bytes("out", out, Default::default())
+            .unwrap()
+            .read_all()
+            .unwrap();
+        let walls = |loc: LocId| aligned.iter().filter(|e| e.loc == loc).map(|e| e.wall).collect::<Vec<_>>();
+        assert_eq!(walls(0), [0, 90, 100, 200, 1_000]);
+        assert_eq!(walls(1), [0, 250, 300, 400, 1_000]);
+        // As recorded, process 1 held the lock first.
+        let scan = scan::scan(&input(&events, &defs), Keep::Records).unwrap();
+        let recorded = matching::match_events(&scan.defs, &scan.records);
+        assert_eq!(recorded.handoffs.len(), 1);
+        assert_eq!(recorded.handoffs[0].release.loc, 1);
+    }
+
     /// Leaving out the rooms no smaller than a location's largest jump (as the backward
     /// amortization does) changes nothing: no event moves further than that jump.
     #[test]
