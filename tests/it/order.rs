@@ -430,12 +430,24 @@ fn copied_blocks_are_the_blocks_encoding_gives() {
 #[test]
 fn block_by_block_merge_gives_the_event_by_event_merge() {
     // Binary files are merged block by block in parallel; text inputs event by event.
-    // Traces in time order come out the same bytes either way, on 1 thread or 2.
+    // Traces in time order come out the same bytes either way, on 1 thread or 2. Where
+    // the inputs' blocks are the output's size (the last case), the full ones are copied
+    // as they are; a second application's (other ids, shifted) are encoded again.
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-    for (workload, procs, be) in [("stencil", "9", "5"), ("master-worker", "5", "16"), ("spa", "4", "4096")] {
-        let split = path(&format!("{workload}-split"));
-        ok("synth", &[workload, "--procs", procs, "--steps", "12", "--seed", "3", "--split", &split], b"");
+    for (workload, procs, be, made) in [
+        ("stencil", "9", "5", "4096"),
+        ("master-worker", "5", "16", "4096"),
+        ("spa", "4", "4096", "4096"),
+        ("stencil", "6", "16", "16"),
+    ] {
+        let synth = |args: &[&str]| {
+            let mut all = vec![workload, "--procs", procs, "--block-events", made];
+            all.extend(args);
+            ok("synth", &all, b"")
+        };
+        let split = path(&format!("{workload}-{made}-split"));
+        synth(&["--steps", "12", "--seed", "3", "--split", &split]);
         let mut files: Vec<String> = std::fs::read_dir(&split)
             .unwrap()
             .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
@@ -462,11 +474,10 @@ fn block_by_block_merge_gives_the_event_by_event_merge() {
         }
         // Inputs of many locations each, two applications, one shifted to start with
         // the other (comparison mode).
-        let whole = path(&format!("{workload}.spoor"));
-        std::fs::write(&whole, ok("synth", &[workload, "--procs", procs, "--steps", "12"], b"")).unwrap();
-        let later = path(&format!("{workload}-later.spoor"));
-        let later_bytes = ok("synth", &[workload, "--procs", procs, "--steps", "7", "--seed", "9"], b"");
-        std::fs::write(&later, later_bytes).unwrap();
+        let whole = path(&format!("{workload}-{made}.spoor"));
+        std::fs::write(&whole, synth(&["--steps", "12"])).unwrap();
+        let later = path(&format!("{workload}-{made}-later.spoor"));
+        std::fs::write(&later, synth(&["--steps", "7", "--seed", "9"])).unwrap();
         let as_text = |f: &str| {
             let t = format!("{f}.txt");
             std::fs::write(&t, ok("cat", &[f], b"")).unwrap();

@@ -678,7 +678,8 @@ fn merge_single<W: Write>(
     let mut w = TraceWriter::new(out, &uni.defs, wopts).map_err(Error::Write)?;
     // Events seen per location, copied blocks included (for messages).
     let seen = std::cell::RefCell::new(vec![0u64; defs.locations.len()]);
-    let keep = |ev: &Event| names_defined(&defs, ev);
+    let ids = IdCounts::of(&defs);
+    let keep = |ev: &Event| names_defined(ids, ev);
     let written = crate::passthrough::Written::new(feedback, "events", r.end().map(|e| e.events));
     let mut each = |w: &mut TraceWriter<&mut W>, ev: Event| -> Result<()> {
         written.add(1);
@@ -705,12 +706,50 @@ fn merge_single<W: Write>(
     Ok(Some(MergeSummary { defs: uni.defs, inputs: 1, events, shifts, warnings: uni.warnings }))
 }
 
-/// Whether every id `ev` names is defined in `d`: then [`remap`] with an identity map
-/// gives `ev` back unchanged (it fails exactly when this is false).
-fn names_defined(d: &Definitions, ev: &Event) -> bool {
-    let loc = |x: LocId| (x as usize) < d.locations.len();
-    let comm = |x: CommId| (x as usize) < d.comms.len();
-    let string = |x: StrId| (x as usize) < d.strings.len();
+/// How many locations, communicators, strings and metrics a trace defines: the ids its
+/// events may name.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IdCounts {
+    locs: usize,
+    comms: usize,
+    strings: usize,
+    metrics: usize,
+}
+
+impl IdCounts {
+    fn of(d: &Definitions) -> IdCounts {
+        IdCounts {
+            locs: d.locations.len(),
+            comms: d.comms.len(),
+            strings: d.strings.len(),
+            metrics: d.metrics.len(),
+        }
+    }
+}
+
+impl InputMap {
+    /// The ids of the input, where the map gives every id an event may name back
+    /// unchanged (as where every input defines the whole run alike).
+    pub(crate) fn identity(&self) -> Option<IdCounts> {
+        fn same<T: Copy + TryInto<usize>>(v: &[T]) -> bool {
+            v.iter().enumerate().all(|(i, &x)| x.try_into().ok() == Some(i))
+        }
+        let ids = IdCounts {
+            locs: self.locs.len(),
+            comms: self.comms.len(),
+            strings: self.strings.len(),
+            metrics: self.metrics.len(),
+        };
+        (same(&self.locs) && same(&self.comms) && same(&self.strings) && same(&self.metrics)).then_some(ids)
+    }
+}
+
+/// Whether every id `ev` names is among those `n` counts: then [`remap`] with an
+/// identity map gives `ev` back unchanged (it fails exactly when this is false).
+pub(crate) fn names_defined(n: IdCounts, ev: &Event) -> bool {
+    let loc = |x: LocId| (x as usize) < n.locs;
+    let comm = |x: CommId| (x as usize) < n.comms;
+    let string = |x: StrId| (x as usize) < n.strings;
     let ok = match ev.kind {
         Kind::ProcessBegin { parent } | Kind::ThreadBegin { parent } => parent.is_none_or(loc),
         Kind::Enter { proc } | Kind::Leave { proc } => string(proc),
@@ -724,7 +763,7 @@ fn names_defined(d: &Definitions, ev: &Event) -> bool {
         }
         Kind::CollBegin { comm: c, .. } => comm(c),
         Kind::CollEnd { comm: c, root, .. } => comm(c) && root.is_none_or(loc),
-        Kind::Metric { metric, .. } => (metric as usize) < d.metrics.len(),
+        Kind::Metric { metric, .. } => (metric as usize) < n.metrics,
         Kind::ClockOffset { reference, .. } => loc(reference),
         Kind::ProcessEnd
         | Kind::ThreadEnd
@@ -861,6 +900,7 @@ mod tests {
         d.add_metric("x", "s");
         let mut uni = Unifier::default();
         let map = uni.add("f", &d, None).unwrap();
+        let identity = map.identity().expect("a first input's ids are the output's");
         let ids = [0u32, 1, 2, 7, 100];
         let mut kinds = Vec::new();
         for &a in &ids {
@@ -884,7 +924,8 @@ mod tests {
                     let mut ev = Event::new(l, 0, None, k.clone());
                     ev.ann.partner = partner.map(|loc| EventRef { loc, index: 3 });
                     let ok = remap("f", Names::Defs(&d), &map, ev.clone(), 0).is_ok();
-                    assert_eq!(names_defined(&d, &ev), ok, "{ev:?}");
+                    assert_eq!(names_defined(IdCounts::of(&d), &ev), ok, "{ev:?}");
+                    assert_eq!(names_defined(identity, &ev), ok, "{ev:?}");
                     n += ok as usize;
                 }
             }

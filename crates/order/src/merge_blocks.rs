@@ -12,10 +12,10 @@
 //! events are in time order, so is the output, byte for byte that of the event by event
 //! merge.
 
-use crate::merge::{remap, InputMap, MergeInput, Names, Unifier};
+use crate::merge::{names_defined, remap, IdCounts, InputMap, MergeInput, Names, Unifier};
 use crate::{Error, Result};
 use spoor_format::binary::{flags, BlockEncoder};
-use spoor_format::raw::EncodedBlock;
+use spoor_format::raw::{decode_block_canonical, EncodedBlock};
 use spoor_format::{NextBlock, ReadOptions, TraceReader, TraceWriter, WriterOptions};
 use spoor_model::{Definitions, Event, Feedback, LocId};
 use std::cell::RefCell;
@@ -44,6 +44,10 @@ struct Feed {
     file: String,
     reader: TraceReader,
     map: InputMap,
+    /// The input's ids where the map leaves them as they are: then a full block of one
+    /// location, canonical, that starts an output block of its own is that output
+    /// block as it is, not encoded again.
+    identity: Option<IdCounts>,
     /// Events read per input location (for messages).
     seen: Vec<u64>,
     /// Events read in all.
@@ -81,10 +85,40 @@ impl Feed {
                     let mut events = d.borrow_mut();
                     events.clear();
                     let n = self.reader.location_count();
-                    spoor_format::binary::decode_block(&raw.payload, raw.form(), n, |e| events.push(e))
-                        .map_err(|e| Error::Format(raw.error(&self.file, e)))?;
-                    for ev in events.drain(..) {
-                        self.take(ev, sh, &mut out)?;
+                    let Some(ids) = self.identity else {
+                        spoor_format::binary::decode_block(&raw.payload, raw.form(), n, |e| events.push(e))
+                            .map_err(|e| Error::Format(raw.error(&self.file, e)))?;
+                        for ev in events.drain(..) {
+                            self.take(ev, sh, &mut out)?;
+                        }
+                        return Ok(());
+                    };
+                    let mut defined = true;
+                    let facts = decode_block_canonical(&raw.payload, raw.form(), n, |e| {
+                        defined &= names_defined(ids, &e);
+                        events.push(e);
+                    })
+                    .map_err(|e| Error::Format(raw.error(&self.file, e)))?;
+                    let whole = defined && facts.canonical && facts.count == sh.block_events;
+                    match facts.loc.filter(|_| whole) {
+                        Some(loc) if self.starts_a_block(loc, sh)? => {
+                            let last = events.last().map_or(0, |e| e.wall);
+                            self.seen[loc as usize] += facts.count;
+                            self.pos += facts.count;
+                            let block = EncodedBlock {
+                                loc: Some(loc),
+                                count: facts.count,
+                                min_wall: facts.min_wall,
+                                max_wall: facts.max_wall,
+                                payload: raw.payload,
+                            };
+                            out.push(Finished { key: (last, self.input, self.pos), block });
+                        }
+                        _ => {
+                            for ev in events.drain(..) {
+                                self.take(ev, sh, &mut out)?;
+                            }
+                        }
                     }
                     Ok(())
                 })?,
@@ -96,6 +130,31 @@ impl Feed {
             }
         }
         Ok(out)
+    }
+
+    /// Whether the next event of `loc` (an input location the map leaves as it is)
+    /// would start an output block, not shifted: its output block so far is empty.
+    /// Claims `loc` as `take` would.
+    fn starts_a_block(&mut self, loc: LocId, sh: &Shared) -> Result<bool> {
+        if sh.shift.get(loc as usize) != Some(&0) {
+            return Ok(false);
+        }
+        let k = self.filling_of(loc, loc, sh)?;
+        Ok(self.filling[k].1.count == 0)
+    }
+
+    /// The place among the blocks being filled of input location `from`, which is
+    /// output location `loc`: made, and `loc` claimed, at its first event.
+    fn filling_of(&mut self, from: LocId, loc: LocId, sh: &Shared) -> Result<usize> {
+        Ok(match self.block_of[from as usize] {
+            NO_BLOCK => {
+                self.claim(loc, sh)?;
+                self.filling.push((loc, BlockEncoder::default()));
+                self.block_of[from as usize] = self.filling.len() as u32 - 1;
+                self.filling.len() - 1
+            }
+            k => k as usize,
+        })
     }
 
     /// One event of the input into the block of its output location.
@@ -111,15 +170,7 @@ impl Feed {
         ev.wall = ev.wall.saturating_add(sh.shift[loc as usize]);
         self.pos += 1;
         // Remapped, the event's location is defined, so `from` has a place in `block_of`.
-        let k = match self.block_of[from] {
-            NO_BLOCK => {
-                self.claim(loc, sh)?;
-                self.filling.push((loc, BlockEncoder::default()));
-                self.block_of[from] = self.filling.len() as u32 - 1;
-                self.filling.len() - 1
-            }
-            k => k as usize,
-        };
+        let k = self.filling_of(from as LocId, loc, sh)?;
         let enc = &mut self.filling[k].1;
         enc.push(&ev, false);
         if enc.count == sh.block_events {
@@ -190,6 +241,7 @@ pub(crate) fn merge_mapped<W: Write>(
             input: i,
             file: inp.path.clone(),
             reader,
+            identity: map.identity(),
             map,
             seen: vec![0; locations],
             pos: 0,
