@@ -1556,6 +1556,18 @@ mod tests {
         Input::from_bytes("t", w.finish().unwrap())
     }
 
+    /// An application of `n` processes on one machine, a location each.
+    fn ranks(app: &str, n: u32) -> Definitions {
+        let mut defs = Definitions::new();
+        let app = defs.add_app(app);
+        let m = defs.add_machine("node0");
+        for r in 0..n {
+            let p = defs.add_process(&format!("rank{r}"), app, m, r);
+            defs.add_location(&format!("rank{r}"), p, 0);
+        }
+        defs
+    }
+
     /// The proof applies to a trace with perfect clocks, and not once one receive is
     /// moved before its send (or a location's times go back).
     #[test]
@@ -1595,13 +1607,7 @@ mod tests {
     #[test]
     fn amortization_keeps_a_source_before_its_nearest_dependent() {
         use spoor_model::{CollOp, Kind};
-        let mut defs = Definitions::new();
-        let app = defs.add_app("bcast");
-        let m = defs.add_machine("node0");
-        for r in 0..3 {
-            let p = defs.add_process(&format!("rank{r}"), app, m, r);
-            defs.add_location(&format!("rank{r}"), p, 0);
-        }
+        let mut defs = ranks("bcast", 3);
         defs.add_comm("world", vec![0, 1, 2]);
         let begin = Kind::CollBegin { op: CollOp::Bcast, comm: 0 };
         let end = Kind::CollEnd { op: CollOp::Bcast, comm: 0, root: Some(0), sent: 8, received: 8 };
@@ -1642,13 +1648,7 @@ mod tests {
     #[test]
     fn lock_hand_offs_follow_the_corrected_times() {
         use spoor_model::Kind;
-        let mut defs = Definitions::new();
-        let app = defs.add_app("locks");
-        let m = defs.add_machine("node0");
-        for r in 0..2 {
-            let p = defs.add_process(&format!("rank{r}"), app, m, r);
-            defs.add_location(&format!("rank{r}"), p, 0);
-        }
+        let defs = ranks("locks", 2);
         let ev = |loc: LocId, wall: i64, kind: Kind| Event::new(loc, wall, None, kind);
         let (lock, behind) = (7, 1_000);
         let sample =
