@@ -373,7 +373,8 @@ type Samples = Vec<BTreeMap<ProcId, Vec<(i64, i64)>>>;
 fn offset_samples(scan: &Scan, opts: &AlignOptions) -> Samples {
     let defs = &scan.defs;
     let mut samples: Samples = vec![BTreeMap::new(); defs.processes.len()];
-    if !matches!(opts.method, Method::Auto | Method::Samples) {
+    // Most traces have none: then no pass over the records.
+    if !matches!(opts.method, Method::Auto | Method::Samples) || scan.clock_offsets == 0 {
         return samples;
     }
     // Each location's in parallel, added in location order.

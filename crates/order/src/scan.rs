@@ -432,6 +432,8 @@ pub struct Scan {
     pub walls: Vec<Times>,
     /// Per location, its first, last, smallest and largest wall time (`None`: no events).
     pub ranges: Vec<Option<WallRange>>,
+    /// How many clock-offset records there are (0 where not kept).
+    pub clock_offsets: u64,
 }
 
 /// What the first pass learned of a location's wall times.
@@ -491,6 +493,8 @@ struct Part {
     last: Option<(LocId, u32)>,
     /// Whether the map moved a record.
     moved: bool,
+    /// How many of its records are clock offsets.
+    clock_offsets: u64,
 }
 
 impl Part {
@@ -534,6 +538,7 @@ impl Part {
             self.walls[slot as usize].push(at(ev.wall));
         } else if let Some(r) = Rec::of(&ev.kind) {
             let wall = at(ev.wall);
+            self.clock_offsets += u64::from(matches!(r, Rec::Offset { .. }));
             if self.recs.len() == self.recs.capacity() {
                 room.fetch_max(2 * self.recs.len().max(8), Ordering::Relaxed);
             }
@@ -629,6 +634,7 @@ fn scan_inner(
         records: g.records,
         walls: if walls { g.walls } else { Vec::new() },
         ranges: g.ranges,
+        clock_offsets: g.clock_offsets,
         defs,
     };
     validate(&s)?;
@@ -648,6 +654,7 @@ struct Gathered {
     seen: Vec<LocId>,
     /// Whether a part's map moved a record.
     moved: bool,
+    clock_offsets: u64,
 }
 
 impl Gathered {
@@ -657,6 +664,7 @@ impl Gathered {
     fn add(&mut self, part: Part, walls: bool) {
         self.base.clear();
         self.moved |= part.moved;
+        self.clock_offsets += part.clock_offsets;
         for (&(loc, count), &r) in part.locs.iter().zip(&part.ranges) {
             let l = loc as usize;
             if l >= self.counts.len() {
@@ -824,6 +832,9 @@ mod tests {
                     let read: Vec<Vec<Record>> = s.records.iter().map(|l| l.iter().collect()).collect();
                     let no_records = vec![Vec::new(); n];
                     assert_eq!(read, if with_walls { no_records } else { records.clone() }, "{what}");
+                    let offsets =
+                        read.iter().flatten().filter(|r| matches!(r.rec(), Rec::Offset { .. })).count();
+                    assert_eq!(s.clock_offsets, offsets as u64, "{what}");
                     assert_eq!(s.ranges, ranges, "{what}");
                     let read: Vec<Vec<i64>> = s.walls.iter().map(|w| w.iter().collect()).collect();
                     assert_eq!(read, if with_walls { walls.clone() } else { Vec::new() }, "{what}");
