@@ -1006,6 +1006,10 @@ fn clc_cycle(scan: &Scan, input: &Input, t: &[Times], c: &[Times], engine: &Engi
 /// their dependents' corrected times allow.
 fn clc_backward(sync: &Sync, t: &[Times], fwd: &mut Forward, lmin: i64) {
     let Forward { c, spawn_edges, max_stretch, .. } = fwd;
+    if max_stretch.iter().all(|&most| most == 0) {
+        // No interval was stretched: nothing to spread.
+        return;
+    }
     // How far each source may move: its dependents' times; per location, the room to
     // each dependent (the least room of a source is kept below). No event moves further
     // than its location's largest jump (exactly so below 2^53 ns, where the shares are
