@@ -1015,10 +1015,7 @@ fn clc_backward(sync: &Sync, t: &[Times], fwd: &mut Forward, lmin: i64) {
     // than its location's largest jump (exactly so below 2^53 ns, where the shares are
     // computed without rounding up), so only a room less than that can bind: a location
     // without a jump keeps none.
-    let binds = |l: usize, room: i64| {
-        let most = max_stretch[l];
-        most > 0 && (room < most || most >= 1 << 53)
-    };
+    let binds = |most: i64, room: i64| room < most || most >= 1 << 53;
     let mut caps: Vec<Rooms> =
         t.iter().zip(&*max_stretch).map(|(tl, &most)| Rooms::new(tl.len(), most)).collect();
     let mut limit = |src: EventRef, dep: EventRef, lat: i64| {
@@ -1027,7 +1024,7 @@ fn clc_backward(sync: &Sync, t: &[Times], fwd: &mut Forward, lmin: i64) {
             return;
         }
         let room = c.wall(dep).saturating_sub(lat).saturating_sub(c.wall(src)).max(0);
-        if binds(l, room) {
+        if binds(max_stretch[l], room) {
             caps[l].push(src.index, room);
         }
     };
@@ -1464,9 +1461,11 @@ fn align_replay(
     let after_offsets = if choice.keeps_recorded() { before } else { choice.violations_with_offsets };
     // Every event's time, read once more now that the records are let go, corrected
     // unless the corrections are dropped.
-    let recorded = |_: LocId, w: i64| w;
-    let at: scan::WallMap = if choice.keeps_recorded() { &recorded } else { &corrected };
-    let (walls, _) = scan::scan_at(input, Keep::Walls, at, feedback)?;
+    let walls = if choice.keeps_recorded() {
+        scan::scan_with(input, Keep::Walls, feedback)?
+    } else {
+        scan::scan_at(input, Keep::Walls, &corrected, feedback)?.0
+    };
     same_counts(input, &scan, &walls)?;
     let t1 = walls.walls;
     let (clc, released) = if opts.clc {
@@ -1551,6 +1550,7 @@ fn rewrite<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testdefs::ranks;
     use spoor_synth::{Spec, Workload};
 
     fn input(events: &[spoor_model::Event], defs: &Definitions) -> Input {
@@ -1559,18 +1559,6 @@ mod tests {
             w.write(e).unwrap();
         }
         Input::from_bytes("t", w.finish().unwrap())
-    }
-
-    /// An application of `n` processes on one machine, a location each.
-    fn ranks(app: &str, n: u32) -> Definitions {
-        let mut defs = Definitions::new();
-        let app = defs.add_app(app);
-        let m = defs.add_machine("node0");
-        for r in 0..n {
-            let p = defs.add_process(&format!("rank{r}"), app, m, r);
-            defs.add_location(&format!("rank{r}"), p, 0);
-        }
-        defs
     }
 
     /// The proof applies to a trace with perfect clocks, and not once one receive is

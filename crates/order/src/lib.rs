@@ -29,3 +29,21 @@ pub mod times;
 
 pub use error::{Error, Result};
 pub use input::Input;
+
+/// What the unit tests of several modules share.
+#[cfg(test)]
+mod testdefs {
+    use spoor_model::Definitions;
+
+    /// An application of `n` processes on one machine, a location each.
+    pub(crate) fn ranks(app: &str, n: u32) -> Definitions {
+        let mut defs = Definitions::new();
+        let app = defs.add_app(app);
+        let m = defs.add_machine("node0");
+        for r in 0..n {
+            let p = defs.add_process(&format!("rank{r}"), app, m, r);
+            defs.add_location(&format!("rank{r}"), p, 0);
+        }
+        defs
+    }
+}

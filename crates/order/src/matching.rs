@@ -1570,13 +1570,7 @@ mod tests {
     /// `n` locations in a ring: each sends one message to the next and receives one from
     /// the one before (blocking), plus the sends in `extra` (from, to).
     fn ring(n: u32, extra: &[(LocId, LocId)]) -> (Definitions, Vec<RecordList>) {
-        let mut defs = Definitions::new();
-        let app = defs.add_app("ring");
-        let m = defs.add_machine("node0");
-        for r in 0..n {
-            let p = defs.add_process(&format!("rank{r}"), app, m, r);
-            defs.add_location(&format!("rank{r}"), p, 0);
-        }
+        let mut defs = crate::testdefs::ranks("ring", n);
         defs.add_comm("world", (0..n).collect());
         let records = (0..n)
             .map(|l| {
