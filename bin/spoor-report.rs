@@ -128,6 +128,8 @@ fn main() {
             // only for the tables and pictures that show them.
             waits: args.tables.iter().any(|t| t == "waits")
                 || matches!(args.format, Form::Svg | Form::Html | Form::Chrome),
+            // Past --memory, in a spill file: set below, once the input is known.
+            spill: None,
             // The wait-state tables alone need none of the statistics.
             stats: !(matches!(args.format, Form::Text | Form::Csv | Form::Json)
                 && !args.tables.is_empty()
@@ -143,6 +145,11 @@ fn main() {
         let spill = spoor_cli::SpillDir::new("spoor-report", args.tmpdir.as_deref());
         let spooled = if twice { spoor_cli::spool_if_stream(&args.input, &spill)? } else { None };
         let input = spoor_cli::read_from(&args.input, spooled.as_ref());
+        let spill_waits = match opts.waits {
+            true => spoor_cli::spill::wait_state_arena(&input, args.memory, &spill)?,
+            false => None,
+        };
+        let opts = Options { spill: spill_waits, ..opts };
         // Named as what it is a copy of.
         let named = |mut a: spoor_report::Analysis| {
             if let Some(i) = &spooled {

@@ -87,8 +87,16 @@ pub struct Args {
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Keep what goes to disk (standard input, read twice) in a directory of its own
-    /// inside DIR, removed at the end [default: $TMPDIR, else /tmp].
+    /// The memory the wait states may take (bytes, or with K, M or G; 0: none). A trace
+    /// whose wait states would take more (about 24 bytes an event) has them kept in a
+    /// file in --tmpdir: the same results, in memory bounded by what is in flight.
+    /// Default: half of what this machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has
+    /// available.
+    #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
+    pub memory: Option<u64>,
+    /// Keep what goes to disk (standard input, read twice; the wait states, past
+    /// --memory) in a directory of its own inside DIR, removed at the end [default:
+    /// $TMPDIR, else /tmp].
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,
     /// At the end, print the peak resident memory and what went to disk on standard error.

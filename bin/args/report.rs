@@ -94,9 +94,16 @@ pub struct Args {
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// The memory the wait states may take (bytes, or with K, M or G; 0: none). A trace
+    /// whose wait states would take more (about 24 bytes an event) has them kept in a
+    /// file in --tmpdir: the same results, in memory bounded by what is in flight.
+    /// Default: half of what this machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has
+    /// available.
+    #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
+    pub memory: Option<u64>,
     /// Keep what goes to disk (standard input, when --critical-path, --annotate or the
-    /// HTML summary read it twice) in a directory of its own inside DIR, removed at the
-    /// end [default: $TMPDIR, else /tmp].
+    /// HTML summary read it twice; the wait states, past --memory) in a directory of its
+    /// own inside DIR, removed at the end [default: $TMPDIR, else /tmp].
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,
     /// At the end, print the peak resident memory and what went to disk on standard error.

@@ -176,3 +176,46 @@ fn standard_input_is_diagnosed_as_its_file() {
     let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.iter().all(|n| !n.to_string_lossy().contains("spill")), "left behind: {left:?}");
 }
+
+/// Wait states kept in a spill file (`--memory 0`) give the same report and diagnosis as
+/// in memory, say on `-v` how much went to disk and where, and leave nothing there; a
+/// spill that cannot be written (the file size limit here: a full disk fails the same
+/// call) is an error naming the directory, with no output.
+#[test]
+fn wait_states_spilled_to_disk_are_those_kept_in_memory() {
+    let d = tempfile::tempdir().unwrap();
+    let t = synth(&d, &["stencil", "--procs", "12", "--steps", "400", "--extra-work", "late:3,8:2000000"]);
+    let spill = d.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let tmpdir = spill.to_str().unwrap();
+    let spilled = ["--memory", "0", "--tmpdir", tmpdir];
+    for (cmd, args) in
+        [("report", &["-t", "waits", "-f", "json"][..]), ("diagnose", &["-q", "-f", "json"][..])]
+    {
+        let memory = ok(cmd, &[args, &[&t]].concat(), b"");
+        let out = run(cmd, &[args, &spilled, &["-v", &t]].concat(), b"", &[]);
+        let err = text(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(out.stdout == memory, "spoor-{cmd}'s spilled wait states differ");
+        assert!(err.contains(&format!("MiB written to disk in {tmpdir}")), "{err}");
+        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "left behind");
+        // 64 KiB (ulimit counts blocks of 512 bytes): the spill file's first step is more.
+        let output = d.path().join(format!("{cmd}.json"));
+        let line = format!(
+            "ulimit -f 128; exec {} {} --memory 0 --tmpdir {tmpdir} {t} -o {}",
+            bin(cmd),
+            args.join(" "),
+            output.display()
+        );
+        let out = std::process::Command::new("sh").args(["-c", &line]).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!("spilling to {tmpdir}/spoor-{cmd}-spill-"))
+                && err.contains("File too large"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "left behind");
+        assert!(!output.exists());
+    }
+}

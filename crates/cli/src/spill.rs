@@ -52,7 +52,8 @@ impl SpillDir {
 
 /// What the stage wrote to its spill directories, and where the last one was made.
 pub(crate) fn spilled() -> (u64, Option<PathBuf>) {
-    (SPILLED.load(Ordering::Relaxed), SPILLED_IN.lock().ok().and_then(|p| p.clone()))
+    let mapped: u64 = ARENAS.lock().map_or(0, |a| a.iter().map(|a| a.written_bytes()).sum());
+    (SPILLED.load(Ordering::Relaxed) + mapped, SPILLED_IN.lock().ok().and_then(|p| p.clone()))
 }
 
 /// A trace to read twice: the file at `path`; standard input (`-`) or a pipe (a FIFO,
@@ -94,3 +95,46 @@ pub fn named_as_given(input: Option<&spoor_order::Input>, e: anyhow::Error) -> a
     }
     anyhow::Error::new(crate::Reworded { message: renamed, code: crate::exit_code(&e) })
 }
+
+/// Bytes an event the wait states keep in memory, at about the most: the fold's
+/// timelines and synchronization points, the waits and the root causes' arrays (a
+/// stencil's take 21).
+pub const WAIT_STATE_BYTES_PER_EVENT: u64 = 24;
+
+/// Where the wait states of the trace at `path` keep what grows with it: memory where
+/// its events at [`WAIT_STATE_BYTES_PER_EVENT`] fit `budget` (default: half of what is
+/// in hand, [`crate::graph_budget`]; 0: never), else a file in the spill directory
+/// (`-v` then tells how much it held). A stream's events are not known before it is
+/// read: it spills only under a budget of 0.
+pub fn wait_state_arena(
+    path: &str,
+    budget: Option<u64>,
+    spill: &SpillDir,
+) -> anyhow::Result<Option<std::sync::Arc<spoor_format::spill::Arena>>> {
+    let budget = budget.unwrap_or_else(crate::graph_budget);
+    let need = if budget == 0 || spoor_format::is_stream(path) {
+        0
+    } else {
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
+        let len = file.metadata().with_context(|| format!("cannot read {path}"))?.len();
+        // Without its index (a damaged tail), a generous count from its size.
+        let events = spoor_format::binary::End::of_file(&file).map(|e| e.events).filter(|&n| n <= len);
+        events.unwrap_or(len / 4).saturating_mul(WAIT_STATE_BYTES_PER_EVENT)
+    };
+    if need <= budget && budget > 0 {
+        return Ok(None);
+    }
+    let arena = spoor_format::spill::Arena::new(spill.path()?)?;
+    if let Ok(mut all) = ARENAS.lock() {
+        all.push(arena.clone());
+    }
+    if let Ok(mut at) = SPILLED_IN.lock() {
+        *at = Some(spill.parent.clone());
+    }
+    Ok(Some(arena))
+}
+
+/// The spill files handed out, for `-v` (kept to the end: unlinked, they go with the
+/// process).
+static ARENAS: std::sync::Mutex<Vec<std::sync::Arc<spoor_format::spill::Arena>>> =
+    std::sync::Mutex::new(Vec::new());

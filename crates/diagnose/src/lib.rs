@@ -46,6 +46,9 @@ pub enum Error {
     /// The options do not fit the input.
     #[error("{0}")]
     Usage(String),
+    /// What was spilled could not be written (the disk full).
+    #[error(transparent)]
+    Spill(std::io::Error),
 }
 
 /// What the diagnosis does besides its defaults.
@@ -55,11 +58,14 @@ pub struct Options {
     pub peers: PeerOptions,
     /// The most delays turned into fixes.
     pub top: usize,
+    /// Where the wait states keep what grows with the trace: a spill file, or memory
+    /// (`None`; [`spoor_waits::Waits::new_in`]).
+    pub spill: Option<std::sync::Arc<spoor_format::spill::Arena>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { search: SearchOptions::default(), peers: PeerOptions::default(), top: 10 }
+        Options { search: SearchOptions::default(), peers: PeerOptions::default(), top: 10, spill: None }
     }
 }
 
@@ -89,7 +95,7 @@ pub type Folded = (Definitions, u64, Cube, spoor_waits::WaitStates);
 
 /// Folds the ordered trace at `path` into the metric cube and its wait states.
 pub fn fold(path: &str, feedback: &dyn Feedback) -> Result<Folded, Error> {
-    fold_observed(path, feedback, &mut NoObserver, true)
+    fold_observed(path, feedback, &mut NoObserver, true, None)
 }
 
 struct NoObserver;
@@ -107,6 +113,7 @@ pub fn fold_observed(
     feedback: &dyn Feedback,
     extra: &mut dyn spoor_report::Observer,
     causes: bool,
+    spill: Option<std::sync::Arc<spoor_format::spill::Arena>>,
 ) -> Result<Folded, Error> {
     let reader = TraceReader::open(path, ReadOptions::default())?;
     let name = reader.name().to_owned();
@@ -125,7 +132,7 @@ pub fn fold_observed(
             if evs.iter().any(partnerless) {
                 return Err(not_ordered());
             }
-            let (mut cube, mut waits) = (CubeFold::new(&defs), spoor_waits::Waits::new(&defs));
+            let (mut cube, mut waits) = (CubeFold::new(&defs), spoor_waits::Waits::new_in(&defs, spill));
             for e in &evs {
                 cube.event(&defs, e);
                 waits.event(&defs, e);
@@ -142,7 +149,8 @@ pub fn fold_observed(
             let mut cube = CubeFold::new(&defs0);
             let total = reader.end().map(|e| e.events);
             let observers: &mut [&mut dyn spoor_report::Observer] = &mut [&mut cube, extra];
-            let folded = spoor_report::fold_blocks(reader, &defs0, observers, true, feedback, total)?;
+            let waits = spoor_waits::Waits::new_in(&defs0, spill);
+            let folded = spoor_report::fold_blocks(reader, &defs0, observers, Some(waits), feedback, total)?;
             let waits = folded.waits.expect("asked for");
             // A later definitions chunk may name what the first did not.
             (folded.reader.defs().clone(), folded.events, cube, waits)
@@ -154,6 +162,7 @@ pub fn fold_observed(
     let waits = waits.finish_beside(&defs, &name, causes, feedback, add_waits).map_err(|e| match e {
         spoor_waits::Error::Format(f) => Error::Format(f),
         spoor_waits::Error::NotOrdered(m) => Error::NotOrdered(m),
+        spoor_waits::Error::Spill(e) => Error::Spill(e),
     })?;
     let cube = cube.finish();
     Ok((defs, events, cube, waits))
@@ -187,7 +196,7 @@ pub fn diagnose_named(
         // the core that scan leaves idle.
         let second =
             scope.spawn(|| spoor_format::TraceReader::open(path, spoor_format::ReadOptions::default()));
-        let folded = fold(path, feedback);
+        let folded = fold_observed(path, feedback, &mut NoObserver, true, opts.spill.clone());
         (folded, second.join().expect("opening a trace does not panic"))
     });
     let (defs, events, cube, waits) = folded?;

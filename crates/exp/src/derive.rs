@@ -131,12 +131,12 @@ pub fn derive_within(path: &str, budget: u64, feedback: &dyn Feedback) -> Result
     }
     let (hash, size, mtime_ns) = identity(Path::new(path))?;
     let mut flat = Flat::default();
-    let (defs, events, cube, waits) = spoor_diagnose::fold_observed(path, feedback, &mut flat, false)
+    let (defs, events, cube, waits) = spoor_diagnose::fold_observed(path, feedback, &mut flat, false, None)
         .map_err(|e| match e {
-            spoor_diagnose::Error::NotOrdered(m) => Error::NotOrdered(m),
-            spoor_diagnose::Error::Format(f) => Error::Format(f),
-            e => Error::Usage(e.to_string()),
-        })?;
+        spoor_diagnose::Error::NotOrdered(m) => Error::NotOrdered(m),
+        spoor_diagnose::Error::Format(f) => Error::Format(f),
+        e => Error::Usage(e.to_string()),
+    })?;
     let defs = &defs;
     let res = Resources::new(defs, &cube);
     let mut d = Derived {

@@ -17,6 +17,7 @@ pub mod queue;
 pub mod raw;
 mod reader;
 mod sink;
+pub mod spill;
 pub mod text;
 pub mod varint;
 mod writer;

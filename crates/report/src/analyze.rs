@@ -67,8 +67,8 @@ pub struct Folded {
     pub waits: Option<spoor_waits::Waits>,
 }
 
-/// Folds every block of `reader` into `observers`, in input order, and into wait states
-/// when `waits`, telling `feedback` how far it has got (`total` events, where known). With
+/// Folds every block of `reader` into `observers`, in input order, and into `waits`
+/// when given, telling `feedback` how far it has got (`total` events, where known). With
 /// wait states, this thread decodes the blocks and folds the observers while another
 /// folds the wait states, the longest fold: two threads, a core each (a third to decode
 /// would share a core with one of them and hand every block on once more). Without,
@@ -77,12 +77,12 @@ pub fn fold_blocks(
     reader: TraceReader,
     defs: &Definitions,
     observers: &mut [&mut dyn Observer],
-    waits: bool,
+    waits: Option<spoor_waits::Waits>,
     feedback: &dyn Feedback,
     total: Option<u64>,
 ) -> Result<Folded, spoor_format::Error> {
     let mut read = 0u64;
-    if !waits {
+    let Some(mut waits) = waits else {
         let mut blocks = reader.read_ahead(8);
         while let Some(b) = blocks.next() {
             let b = b?;
@@ -93,7 +93,7 @@ pub fn fold_blocks(
         }
         feedback.finish();
         return Ok(Folded { reader: blocks.finish(), events: read, waits: None });
-    }
+    };
     let mut reader = reader;
     // A block decoded is about 2 MB of events: one queued and two rooms to decode into
     // keep the blocks in flight in the shared cache beside the fold's own tables (with
@@ -108,10 +108,9 @@ pub fn fold_blocks(
             }
         };
         let done_w = done.clone();
-        // Made on its thread, so that what it holds comes from that thread's memory
-        // (glibc's arena), as its growth does.
+        // Its room made on its thread, so that what it holds comes from that thread's
+        // memory (glibc's arena), as its growth does.
         let worker = scope.spawn(move || {
-            let mut waits = spoor_waits::Waits::new(defs);
             if let Some(n) = total {
                 waits.expect_events(n);
             }

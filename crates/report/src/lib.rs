@@ -91,6 +91,9 @@ pub struct Options {
     pub top: usize,
     /// Find the wait states too (an ordered trace only; formats/waits.md).
     pub waits: bool,
+    /// Where the wait states keep what grows with the trace: a spill file, or memory
+    /// (`None`; [`spoor_waits::Waits::new_in`]).
+    pub spill: Option<std::sync::Arc<spoor_format::spill::Arena>>,
     /// Compute the statistics: every table but the wait states, the histograms and the
     /// space-time diagram (off: the wait states alone, a good deal faster; a text trace
     /// always gets them).
@@ -108,6 +111,7 @@ impl Default for Options {
             arrows: 500,
             top: 10,
             waits: false,
+            spill: None,
             stats: true,
         }
     }
@@ -289,7 +293,7 @@ fn analyze_inner(
     }
     let (defs, waits) = match text {
         Ok((defs, events)) => {
-            let mut waits = opts.waits.then(|| spoor_waits::Waits::new(&defs0));
+            let mut waits = opts.waits.then(|| spoor_waits::Waits::new_in(&defs0, opts.spill.clone()));
             if let Some(w) = &mut waits {
                 observers.push(w);
             }
@@ -299,7 +303,8 @@ fn analyze_inner(
         }
         Err(reader) => {
             let total = reader.end().map(|e| e.events).or(events);
-            let folded = analyze::fold_blocks(reader, &defs0, &mut observers, opts.waits, feedback, total)?;
+            let waits = opts.waits.then(|| spoor_waits::Waits::new_in(&defs0, opts.spill.clone()));
+            let folded = analyze::fold_blocks(reader, &defs0, &mut observers, waits, feedback, total)?;
             // A later definitions chunk may have named what the first did not.
             (folded.reader.defs().clone(), folded.waits)
         }
@@ -315,7 +320,11 @@ fn analyze_inner(
             Err("wait states need matched messages in causal order; run the trace through spoor-order first"
                 .to_owned())
         }
-        Some(w) => w.finish_observed(&defs, &name, true, feedback).map_err(|e| e.to_string()),
+        Some(w) => match w.finish_observed(&defs, &name, true, feedback) {
+            // A spill that failed leaves no report, not one without its wait states.
+            Err(spoor_waits::Error::Spill(e)) => return Err(Error::Io(e)),
+            r => r.map_err(|e| e.to_string()),
+        },
     };
     if let Some(x) = export {
         let mut c = x.finish_pass(&defs);

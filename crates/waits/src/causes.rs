@@ -9,8 +9,10 @@ use crate::{Instance, Pattern};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use spoor_format::spill::{Arena, SpillVec};
 use spoor_model::LocId;
 use std::cell::Cell;
+use std::sync::Arc;
 
 /// Work of one call path on one location that made others wait.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -55,7 +57,7 @@ pub struct RootCauses {
     pub delays: Vec<Delay>,
     /// By instance (the same order as `WaitStates::instances`); `None` for waits that no
     /// delay causes (the completions of collectives and of MPI_Init).
-    pub waits: Vec<Option<WaitCause>>,
+    pub waits: SpillVec<Option<WaitCause>>,
     /// Waiting time no work could be found for (nothing ran on the other side since the
     /// last synchronization).
     pub unattributed_ns: f64,
@@ -397,7 +399,7 @@ pub(crate) const STRETCH_PER_THREAD: usize = 1 << 17;
 /// The charges applied in order: what each wait passes on to earlier ones, the delays'
 /// costs, and the result.
 struct Flow<'a> {
-    incoming: Vec<f64>,
+    incoming: SpillVec<f64>,
     out: RootCauses,
     delays: FxHashMap<(LocId, u32), (f64, f64)>,
     spans: &'a [Span],
@@ -456,10 +458,13 @@ impl Flow<'_> {
 /// charging reads: each location's delay-caused waits (and their range) and their
 /// causes, and how many of them have one (those are charged).
 fn gather(
-    instances: &[Instance],
+    instances: &SpillVec<Instance>,
     locations: usize,
-) -> (Vec<Span>, Vec<Cause>, Vec<std::ops::Range<usize>>, u64) {
-    let (mut spans, mut causes) = (Vec::with_capacity(instances.len()), Vec::with_capacity(instances.len()));
+    arena: Option<&Arc<Arena>>,
+) -> (SpillVec<Span>, SpillVec<Cause>, Vec<std::ops::Range<usize>>, u64) {
+    let n = instances.len();
+    let (mut spans, mut causes) =
+        (SpillVec::with_capacity_in(n, arena), SpillVec::with_capacity_in(n, arena));
     let (mut by_loc, mut charged) = (vec![0..0; locations], 0);
     for (i, w) in instances.iter().enumerate().filter(|(_, w)| caused_by_delay(w.pattern)) {
         let (end, idx) = (w.start + w.duration, i as u32);
@@ -606,20 +611,31 @@ fn sort_latest_first(waits: &mut [ToCharge]) {
 /// number of threads.
 pub(crate) fn root_causes(
     d: &mut Detector,
-    instances: &[Instance],
+    instances: &SpillVec<Instance>,
     stretch: usize,
     feedback: &dyn spoor_model::Feedback,
 ) -> RootCauses {
     // Each location's synchronizations sorted on the pool while this thread gathers.
     let locations = d.locs.len();
+    let arena = d.arena.clone();
+    let arena = arena.as_ref();
     let ((), (spans, causes, by_loc, total)) = rayon::join(
-        || d.locs.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at)),
-        || gather(instances, locations),
+        || {
+            // A few locations at a time, their pages let go after them.
+            for some in d.locs.chunks_mut(64) {
+                some.par_iter_mut().for_each(|st| st.syncs.sort_by_key(|s| s.at));
+                arena.inspect(|a| a.release());
+            }
+        },
+        || gather(instances, locations, arena),
     );
+    let release = || arena.inspect(|a| a.release());
+    release();
     let d = &*d;
+    let n = instances.len();
     let mut flow = Flow {
-        incoming: vec![0.0f64; instances.len()],
-        out: RootCauses { waits: vec![None; instances.len()], ..Default::default() },
+        incoming: SpillVec::filled_in(n, 0.0, arena),
+        out: RootCauses { waits: SpillVec::filled_in(n, None, arena), ..Default::default() },
         delays: FxHashMap::default(),
         spans: &spans,
         causes: &causes,
@@ -656,6 +672,8 @@ pub(crate) fn root_causes(
         );
         found = after;
         next = stretch;
+        // What this stretch touched of the spilled arrays goes back to the file.
+        release();
         feedback.progress("root causes: waits", charged, Some(total));
     }
     feedback.finish();

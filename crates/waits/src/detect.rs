@@ -6,8 +6,10 @@ use crate::runs::Runs;
 use crate::{CallPaths, Instance, SyncObject, OUTSIDE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use spoor_format::spill::{Arena, SpillVec};
 use spoor_model::{CollOp, CommId, Definitions, Event, EventRef, Kind, LocId, StrId};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Late-sender instances per location that a later receive can still show to have
 /// waited in the wrong order (Scalasca keeps such a bounded history too).
@@ -97,7 +99,7 @@ pub(crate) struct LocState {
     coll_begin: Option<(i64, u64)>,
     lock_request: Option<i64>,
     /// Its waits, in the order found.
-    instances: Vec<Instance>,
+    instances: SpillVec<Instance>,
     /// Recent late-sender instances: (send time, index in `instances`).
     late_senders: VecDeque<(i64, usize)>,
     /// At least the latest send time in `late_senders` (a receive of a message sent
@@ -112,7 +114,7 @@ pub(crate) struct LocState {
     pub(crate) last: i64,
     /// Where it synchronized with others: in its own order (but for MPI_Init's and lock
     /// releases, known later), sorted at the end.
-    pub(crate) syncs: Vec<SyncPoint>,
+    pub(crate) syncs: SpillVec<SyncPoint>,
     /// The other sides of synchronizations too far from them to be kept as an offset.
     far: Vec<(LocId, i64)>,
 }
@@ -167,6 +169,15 @@ const COLL: i32 = i32::MIN + 1;
 const FAR: i32 = i32::MIN + 2;
 
 impl LocState {
+    fn new_in(arena: Option<&Arc<Arena>>) -> LocState {
+        LocState {
+            syncs: SpillVec::new_in(arena),
+            instances: SpillVec::new_in(arena),
+            runs: Runs::new_in(arena),
+            ..LocState::default()
+        }
+    }
+
     /// A synchronization at `at` with `peer`; its place.
     fn push_sync(&mut self, at: i64, peer: Peer) -> usize {
         let mut s = SyncPoint { at, who: 0, dt: UNKNOWN };
@@ -282,14 +293,23 @@ pub(crate) struct Detector {
     /// Receive completions earlier than their send.
     pub(crate) late_messages: u64,
     pub(crate) out_of_order: Option<(EventRef, EventRef)>,
+    /// Where the timelines, synchronizations and waits are kept when not in memory.
+    pub(crate) arena: Option<Arc<Arena>>,
+    /// Events taken since the arena's pages were last let go.
+    since_release: u32,
 }
 
+/// Events between two lettings-go of a spilled fold's pages (about 20 MiB written).
+const RELEASE_EVERY: u32 = 1 << 20;
+
 impl Detector {
-    pub(crate) fn new(defs: &Definitions) -> Detector {
+    pub(crate) fn new(defs: &Definitions, arena: Option<Arc<Arena>>) -> Detector {
         let mut locs = Vec::new();
-        locs.resize_with(defs.locations.len(), LocState::default);
+        locs.resize_with(defs.locations.len(), || LocState::new_in(arena.as_ref()));
         Detector {
             locs,
+            arena,
+            since_release: 0,
             sends: FxHashMap::default(),
             blocking: FxHashMap::default(),
             releases: FxHashMap::default(),
@@ -317,7 +337,10 @@ impl Detector {
         let syncs = (per / 4).min(cap(std::mem::size_of::<SyncPoint>())) as usize;
         let waits = (per / 8).min(cap(std::mem::size_of::<Instance>())) as usize;
         // Only room: where the address space is limited (ulimit -v), the vectors grow
-        // as they need instead.
+        // as they need instead. Spilled vectors grow in their file.
+        if self.arena.is_some() {
+            return;
+        }
         for st in &mut self.locs {
             let _ = st.syncs.try_reserve(syncs);
             let _ = st.instances.try_reserve(waits);
@@ -384,7 +407,15 @@ impl Detector {
     pub(crate) fn event(&mut self, defs: &Definitions, e: &Event) {
         let li = e.loc as usize;
         if li >= self.locs.len() {
-            self.locs.resize_with(li + 1, LocState::default);
+            let arena = self.arena.clone();
+            self.locs.resize_with(li + 1, || LocState::new_in(arena.as_ref()));
+        }
+        if let Some(a) = &self.arena {
+            self.since_release += 1;
+            if self.since_release == RELEASE_EVERY {
+                self.since_release = 0;
+                a.release();
+            }
         }
         let me = EventRef { loc: e.loc, index: self.locs[li].index };
         self.locs[li].index += 1;
@@ -563,9 +594,11 @@ impl Detector {
         let scan =
             st.late_senders.iter().take(if st.late_senders_max > send_time { WRONG_ORDER_WINDOW } else { 0 });
         for &(t, k) in scan {
-            let w = &mut st.instances[k];
-            if t > send_time && w.pattern == Pattern::LateSender {
-                w.pattern = Pattern::LateSenderWrongOrder;
+            // (None only where a spill failed: the result is refused.)
+            if let Some(w) = st.instances.get_mut(k) {
+                if t > send_time && w.pattern == Pattern::LateSender {
+                    w.pattern = Pattern::LateSenderWrongOrder;
+                }
             }
         }
         let Some((start, charged)) = wait else { return };
@@ -584,7 +617,7 @@ impl Detector {
             if st.late_senders.len() == WRONG_ORDER_WINDOW {
                 st.late_senders.pop_front();
             }
-            st.late_senders.push_back((send_time, st.instances.len() - 1));
+            st.late_senders.push_back((send_time, st.instances.len().wrapping_sub(1)));
             st.late_senders_max = st.late_senders_max.max(send_time);
             if let Some(run) = &mut st.run {
                 run.1 = run.1.max(until);
@@ -771,30 +804,23 @@ impl Detector {
 
     /// Every wait found, by location, then start, then pattern (a location's waits never
     /// overlap, so the key is unique): each location's, which the fold found nearly in
-    /// order, sorted and moved to its place in the whole (the locations in parallel), its
-    /// own memory let go as it is.
-    pub(crate) fn take_instances(&mut self) -> Vec<Instance> {
-        let total = self.locs.iter().map(|st| st.instances.len()).sum();
-        let mut all = Vec::with_capacity(total);
-        let mut rest = &mut all.spare_capacity_mut()[..total];
-        let mut parts = Vec::with_capacity(self.locs.len());
-        for st in &mut self.locs {
-            let (place, after) = std::mem::take(&mut rest).split_at_mut(st.instances.len());
-            parts.push((place, std::mem::take(&mut st.instances)));
-            rest = after;
+    /// order, sorted (the locations in parallel), then moved to its place in the whole,
+    /// its own memory let go as it is.
+    pub(crate) fn take_instances(&mut self) -> SpillVec<Instance> {
+        for some in self.locs.chunks_mut(64) {
+            some.par_iter_mut().for_each(|st| st.instances.sort_by_key(|i| (i.start, i.pattern)));
+            // Spilled, the pages sorted go back to the file a few locations at a time.
+            self.arena.as_ref().inspect(|a| a.release());
         }
-        parts.into_par_iter().for_each(|(place, mut mine)| {
-            mine.sort_by_key(|i| (i.start, i.pattern));
-            for (slot, i) in place.iter_mut().zip(mine.drain(..)) {
-                slot.write(i);
-            }
+        let total = self.locs.iter().map(|st| st.instances.len()).sum();
+        let mut all = SpillVec::with_capacity_in(total, self.arena.as_ref());
+        for st in &mut self.locs {
+            let mine = std::mem::take(&mut st.instances);
+            all.extend_from_slice(&mine);
             // Its pages go as the whole fills, rather than staying with the fold's
             // thread's arena until the end.
-            spoor_format::mem::drop_returning_pages(mine);
-        });
-        // SAFETY: the places split the first `total` slots, and each was written with
-        // as many instances as it holds.
-        unsafe { all.set_len(total) };
+            mine.drop_returning_pages();
+        }
         all
     }
 

@@ -19,15 +19,17 @@ pub use pattern::Pattern;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use spoor_format::spill::{Arena, SpillVec};
 use spoor_format::{binary::flags, TraceReader};
 use spoor_model::{CommId, Definitions, Event, EventRef, LocId, ProcId, StrId};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The procedure of time spent outside every procedure.
 pub const OUTSIDE: StrId = StrId::MAX;
 
 /// One wait.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Instance {
     pub pattern: Pattern,
     /// The location that waited.
@@ -133,8 +135,9 @@ pub struct Total {
 /// Everything the analysis found.
 #[derive(Clone, Debug, Default)]
 pub struct WaitStates {
-    /// Every wait, by location, then start, then pattern.
-    pub instances: Vec<Instance>,
+    /// Every wait, by location, then start, then pattern (in the spill file where the
+    /// analysis was given one, [`Waits::new_in`]).
+    pub instances: SpillVec<Instance>,
     pub callpaths: CallPaths,
     /// Totals by (pattern, procedure, process).
     pub totals: BTreeMap<(Pattern, StrId, ProcId), Total>,
@@ -201,6 +204,8 @@ pub enum Error {
     Format(spoor_format::Error),
     /// The trace is not spoor-order's output (or not in causal order).
     NotOrdered(String),
+    /// What was spilled could not be written (the disk full).
+    Spill(std::io::Error),
 }
 
 impl std::fmt::Display for Error {
@@ -208,6 +213,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::Format(e) => e.fmt(f),
             Error::NotOrdered(m) => f.write_str(m),
+            Error::Spill(e) => e.fmt(f),
         }
     }
 }
@@ -217,6 +223,7 @@ impl std::error::Error for Error {
         match self {
             Error::Format(e) => Some(e),
             Error::NotOrdered(_) => None,
+            Error::Spill(e) => Some(e),
         }
     }
 }
@@ -238,7 +245,15 @@ pub struct Waits {
 
 impl Waits {
     pub fn new(defs: &Definitions) -> Waits {
-        Waits { detect: detect::Detector::new(defs), stretch: causes::STRETCH_PER_THREAD }
+        Waits::new_in(defs, None)
+    }
+
+    /// The fold keeping what grows with the trace (its timelines, synchronization points
+    /// and waits, and the root causes' arrays) in `arena`'s file rather than in memory
+    /// when given one: the same results, with the process's memory bounded by what is in
+    /// flight.
+    pub fn new_in(defs: &Definitions, arena: Option<Arc<Arena>>) -> Waits {
+        Waits { detect: detect::Detector::new(defs, arena), stretch: causes::STRETCH_PER_THREAD }
     }
 
     /// The root causes charged `n` waits a thread at a time (at least one): the result is
@@ -310,6 +325,10 @@ impl Waits {
         d.finish(defs);
         let (open_sends, open_collectives) = d.open();
         let instances = d.take_instances();
+        let spill_error = |d: &detect::Detector| d.arena.as_ref().and_then(|a| a.error()).map(Error::Spill);
+        if let Some(e) = spill_error(d) {
+            return Err(e);
+        }
         // Each location's waits, let go on the fold's thread as they were moved: their
         // pages back before the root causes take fresh ones.
         spoor_format::mem::return_freed_memory();
@@ -334,6 +353,9 @@ impl Waits {
             };
             (causes, aside.join().expect("the fold beside the root causes does not panic"))
         });
+        if let Some(e) = spill_error(d) {
+            return Err(e);
+        }
         Ok(WaitStates {
             instances,
             callpaths,

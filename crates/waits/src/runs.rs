@@ -3,7 +3,9 @@
 //! fold keeps.
 
 use crate::causes::partition_near;
+use spoor_format::spill::{Arena, SpillVec};
 use std::cell::Cell;
+use std::sync::Arc;
 
 /// Runs in a block at most (64 KiB).
 const BLOCK_MAX: usize = 8192;
@@ -15,6 +17,8 @@ const BLOCK_MIN: usize = 16;
 #[derive(Default)]
 pub(crate) struct Runs {
     blocks: Vec<Block>,
+    /// Where the blocks' runs are kept when not in memory.
+    arena: Option<Arc<Arena>>,
 }
 
 /// Consecutive runs whose times fit 32 bits above the first one's. A block is never
@@ -22,7 +26,7 @@ pub(crate) struct Runs {
 struct Block {
     base: i64,
     /// (time - base, call path).
-    runs: Vec<(u32, u32)>,
+    runs: SpillVec<(u32, u32)>,
 }
 
 /// A place among the runs: (block, run within it).
@@ -33,6 +37,10 @@ pub(crate) struct Cursor {
 }
 
 impl Runs {
+    pub(crate) fn new_in(arena: Option<&Arc<Arena>>) -> Runs {
+        Runs { blocks: Vec::new(), arena: arena.cloned() }
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
@@ -54,8 +62,12 @@ impl Runs {
     /// after its base (a gap of over 4 s, or a time that went back).
     #[cold]
     fn push_block(&mut self, time: i64, path: u32) {
+        if self.arena.as_ref().is_some_and(|a| a.failed()) {
+            // Its file is full: the result will be refused.
+            return;
+        }
         let cap = self.blocks.last().map_or(BLOCK_MIN, |b| (b.runs.capacity() * 2).min(BLOCK_MAX));
-        let mut runs = Vec::with_capacity(cap);
+        let mut runs = SpillVec::with_capacity_in(cap, self.arena.as_ref());
         runs.push((0, path));
         self.blocks.push(Block { base: time, runs });
     }

@@ -188,3 +188,47 @@ fn same_causes(a: &WaitStates, b: &WaitStates) {
     assert_eq!(a.causes.waits, b.causes.waits);
     assert_eq!(a.causes.unattributed_ns.to_bits(), b.causes.unattributed_ns.to_bits());
 }
+
+/// Kept in a spill file (its pages let go many times over, its vectors moved as they
+/// grow), the fold and the root causes give what they give in memory: on every workload,
+/// with extra work, a serialization point and a hot lock, over small stretches.
+#[test]
+fn spilled_wait_states_are_the_same_as_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut specs: Vec<Spec> = Workload::ALL
+        .iter()
+        .map(|&w| {
+            // Master-worker's tasks go to whichever worker is free: no extra work there.
+            let extra = if w == Workload::MasterWorker { Vec::new() } else { late(&[2, 7], 900_000) };
+            Spec { procs: 12, steps: 30, extra, ..Spec::new(w) }
+        })
+        .collect();
+    specs.push(Spec {
+        procs: 8,
+        steps: 20,
+        serial_ns: 300_000,
+        hot_lock_ns: 200_000,
+        ..Spec::new(Workload::Barrier)
+    });
+    for spec in &specs {
+        let ordered = ordered_bytes("synth", synth_bytes(spec));
+        let fold = |arena: Option<std::sync::Arc<spoor_format::spill::Arena>>| {
+            let mut r = TraceReader::from_bytes("synth", ordered.clone(), ReadOptions::default()).unwrap();
+            let defs = r.defs().clone();
+            let mut w = spoor_waits::Waits::new_in(&defs, arena).with_stretch(37);
+            while let Some(b) = r.next_block().unwrap() {
+                w.events(&defs, &b.events);
+            }
+            w.finish(r.defs(), "synth").unwrap()
+        };
+        let arena = spoor_format::spill::Arena::new(dir.path()).unwrap();
+        let (memory, spilled) = (fold(None), fold(Some(arena.clone())));
+        assert!(spilled.instances.is_spilled() && spilled.causes.waits.is_spilled());
+        assert!(memory.instances.len() > 20, "{:?}: {} waits", spec.workload, memory.instances.len());
+        same_causes(&memory, &spilled);
+        assert_eq!(memory.totals, spilled.totals);
+        assert!(arena.written_bytes() > 0 && arena.error().is_none());
+    }
+    // The file was unlinked when made: nothing is left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
