@@ -52,7 +52,7 @@ impl SpillDir {
 
 /// What the stage wrote to its spill directories, and where the last one was made.
 pub(crate) fn spilled() -> (u64, Option<PathBuf>) {
-    let mapped: u64 = ARENAS.lock().map_or(0, |a| a.iter().map(|a| a.written_bytes()).sum());
+    let mapped: u64 = ARENAS.lock().map_or(0, |a| a.iter().map(|a| a.most_bytes()).sum());
     (SPILLED.load(Ordering::Relaxed) + mapped, SPILLED_IN.lock().ok().and_then(|p| p.clone()))
 }
 
@@ -134,7 +134,7 @@ pub fn wait_state_arena(
     Ok(Some(arena))
 }
 
-/// The spill files handed out, for `-v` (kept to the end: unlinked, they go with the
-/// process).
+/// The spill files handed out, for `-v`, which tells the most each held (kept to the
+/// end: unlinked, they go with the process).
 static ARENAS: std::sync::Mutex<Vec<std::sync::Arc<spoor_format::spill::Arena>>> =
     std::sync::Mutex::new(Vec::new());

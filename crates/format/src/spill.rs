@@ -48,10 +48,9 @@ struct State {
     next: usize,
     /// The file's length: what `fallocate` has reserved on disk.
     file_len: usize,
-    /// Bytes in places not given back, and their most; bytes of every place taken.
+    /// Bytes in places not given back, and their most.
     used: usize,
     most: usize,
-    taken: usize,
     error: Option<io::Error>,
 }
 
@@ -105,7 +104,7 @@ impl Arena {
             }
             reserved /= 2;
         };
-        let state = State { next: 0, file_len: 0, used: 0, most: 0, taken: 0, error: None };
+        let state = State { next: 0, file_len: 0, used: 0, most: 0, error: None };
         Ok(Arc::new(Arena {
             base,
             reserved,
@@ -127,15 +126,10 @@ impl Arena {
         &self.dir
     }
 
-    /// The most bytes its places held at once (what went to disk, for `-v`).
+    /// The most bytes its places held at once: the spill file's largest size (disk
+    /// reserved for room not yet used included), for `-v`.
     pub fn most_bytes(&self) -> u64 {
         self.state.lock().map_or(0, |s| s.most as u64)
-    }
-
-    /// Bytes of every place taken so far: what was written to the file, at the most
-    /// (for `-v`).
-    pub fn written_bytes(&self) -> u64 {
-        self.state.lock().map_or(0, |s| s.taken as u64)
     }
 
     /// The first error met (the disk full, the address space used up): what the
@@ -184,8 +178,9 @@ impl Arena {
         }
     }
 
-    /// A place of `bytes` (whole pages): its offset, or `None` after an error.
-    fn take(&self, bytes: usize) -> Option<usize> {
+    /// A place of `bytes` (whole pages): its offset, or `None` after an error, or where
+    /// the file or the address space has no room (then an error, unless `soft`).
+    fn take(&self, bytes: usize, soft: bool) -> Option<usize> {
         let bytes = bytes.checked_next_multiple_of(PAGE)?;
         let mut s = self.state.lock().ok()?;
         if self.failed.load(Ordering::Relaxed) {
@@ -196,7 +191,9 @@ impl Arena {
         if end > s.file_len {
             let grow = (end - s.file_len).next_multiple_of(GROW);
             if let Err(e) = self.allocate(s.file_len, grow) {
-                self.fail(&mut s, e);
+                if !soft {
+                    self.fail(&mut s, e);
+                }
                 return None;
             }
             s.file_len += grow;
@@ -204,7 +201,6 @@ impl Arena {
         s.next = end;
         s.used += bytes;
         s.most = s.most.max(s.used);
-        s.taken += bytes;
         Some(at)
     }
 
@@ -335,7 +331,7 @@ impl<T: Copy> SpillVec<T> {
         match &mut self.inner {
             Inner::Heap(v) => v.push(x),
             Inner::Mapped { arena, at, len, cap, .. } => {
-                if *len == *cap && !grow::<T>(arena, at, *len, cap, *len + 1) {
+                if *len == *cap && !grow::<T>(arena, at, *len, cap, *len + 1, false) {
                     return;
                 }
                 // SAFETY: `len < cap`, and the place holds `cap` values of T.
@@ -351,19 +347,19 @@ impl<T: Copy> SpillVec<T> {
             Inner::Heap(v) => v.reserve(n),
             Inner::Mapped { arena, at, len, cap, .. } => {
                 if *len + n > *cap {
-                    grow::<T>(arena, at, *len, cap, *len + n);
+                    grow::<T>(arena, at, *len, cap, *len + n, false);
                 }
             }
         }
     }
 
     /// Room for `n` more where it can be had: false where the allocator (in memory) or
-    /// the file (after an error) has none.
+    /// the file has none, which is no error (the vector grows as it needs instead).
     pub fn try_reserve(&mut self, n: usize) -> bool {
         match &mut self.inner {
             Inner::Heap(v) => v.try_reserve(n).is_ok(),
             Inner::Mapped { arena, at, len, cap, .. } => {
-                *len + n <= *cap || grow::<T>(arena, at, *len, cap, *len + n)
+                *len + n <= *cap || grow::<T>(arena, at, *len, cap, *len + n, true)
             }
         }
     }
@@ -400,13 +396,16 @@ impl<T: Copy> SpillVec<T> {
 }
 
 /// Moves a mapped vector of `len` values at `at` to a place for at least `need` (twice
-/// its room at least); false (nothing moved) after an error.
+/// its room at least); false (nothing moved) after an error, or where there is no room
+/// (an error unless `soft`).
 #[cold]
-fn grow<T>(arena: &Arena, at: &mut usize, len: usize, cap: &mut usize, need: usize) -> bool {
+fn grow<T>(arena: &Arena, at: &mut usize, len: usize, cap: &mut usize, need: usize, soft: bool) -> bool {
     let size = std::mem::size_of::<T>();
     let want = need.max(*cap * 2).max(PAGE / size);
-    let Some(to) = want.checked_mul(size).and_then(|b| arena.take(b)) else {
-        arena.refuse(need);
+    let Some(to) = want.checked_mul(size).and_then(|b| arena.take(b, soft)) else {
+        if !soft {
+            arena.refuse(need);
+        }
         return false;
     };
     let bytes = (want * size).next_multiple_of(PAGE);

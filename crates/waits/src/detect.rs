@@ -327,8 +327,9 @@ impl Detector {
     /// synchronizations and waits it will likely keep (a synchronization for a fourth of
     /// its events, a wait for an eighth; a stencil has about a fifth and a thirteenth): a
     /// vector that doubles copies what it held into pages it faults in afresh, and under
-    /// `keep_freed_memory` keeps the pages it left (at 10^9 events, gigabytes). Room past
-    /// a location's share is address space, never touched; the total is bounded anyway.
+    /// `keep_freed_memory` keeps the pages it left (at 10^9 events, gigabytes); spilled,
+    /// it writes what it held again. Room past a location's share is address space (and
+    /// in a spill file, disk reserved but never written); the total is bounded anyway.
     pub(crate) fn expect_events(&mut self, events: u64) {
         const ROOM_BYTES: u64 = 1 << 40;
         let locs = self.locs.len().max(1) as u64;
@@ -336,11 +337,8 @@ impl Detector {
         let cap = |size: usize| ROOM_BYTES / 2 / locs / size as u64;
         let syncs = (per / 4).min(cap(std::mem::size_of::<SyncPoint>())) as usize;
         let waits = (per / 8).min(cap(std::mem::size_of::<Instance>())) as usize;
-        // Only room: where the address space is limited (ulimit -v), the vectors grow
-        // as they need instead. Spilled vectors grow in their file.
-        if self.arena.is_some() {
-            return;
-        }
+        // Only room: where the address space (ulimit -v) or the disk is limited, the
+        // vectors grow as they need instead.
         for st in &mut self.locs {
             let _ = st.syncs.try_reserve(syncs);
             let _ = st.instances.try_reserve(waits);
