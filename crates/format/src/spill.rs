@@ -287,6 +287,10 @@ impl<T: Copy> SpillVec<T> {
 
     /// `n` copies of `x`.
     pub fn filled_in(n: usize, x: T, arena: Option<&Arc<Arena>>) -> Self {
+        if arena.is_none() {
+            // In memory, zeros come from pages the kernel maps only when written.
+            return SpillVec { inner: Inner::Heap(vec![x; n]) };
+        }
         let mut v = Self::with_capacity_in(n, arena);
         let step = v.release_step();
         for k in 0..n {
