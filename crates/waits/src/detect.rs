@@ -185,7 +185,8 @@ impl LocState {
         self.syncs.push(s);
         // The line after the tail, asked for now: a fresh line written later would stall.
         spoor_format::mem::prefetch(self.syncs.as_ptr().wrapping_add(self.syncs.len() + 4));
-        self.syncs.len() - 1
+        // (Past the end where a spill failed: the result is refused.)
+        self.syncs.len().wrapping_sub(1)
     }
 
     /// Synchronization `k` was with `peer`.

@@ -69,7 +69,10 @@ impl Runs {
         let cap = self.blocks.last().map_or(BLOCK_MIN, |b| (b.runs.capacity() * 2).min(BLOCK_MAX));
         let mut runs = SpillVec::with_capacity_in(cap, self.arena.as_ref());
         runs.push((0, path));
-        self.blocks.push(Block { base: time, runs });
+        // Empty only where its file is full.
+        if !runs.is_empty() {
+            self.blocks.push(Block { base: time, runs });
+        }
     }
 
     /// When the first run began.
