@@ -100,12 +100,14 @@ fn main() {
         let mut store = Store::open(&db)?;
         let mut failed: Option<String> = None;
         let text = match &args.command {
-            Verb::Add { traces, attrs, again } => {
+            Verb::Add { traces, attrs, again, tmpdir } => {
                 let attrs = attrs.iter().map(|a| attr(a)).collect::<anyhow::Result<Vec<_>>>()?;
+                let spill = spoor_cli::SpillDir::new("spoor-exp", tmpdir.as_deref());
                 let mut lines = String::new();
                 for t in traces {
                     let path = t.display().to_string();
-                    let d = spoor_exp::derive_within(&path, spoor_cli::graph_budget(), &console)?;
+                    let waits_in = spoor_cli::spill::wait_state_arena(&path, None, &spill)?;
+                    let d = spoor_exp::derive_within(&path, spoor_cli::graph_budget(), waits_in, &console)?;
                     for w in &d.warnings {
                         spoor_model::Feedback::warn(&console, w);
                     }

@@ -116,6 +116,12 @@ pub enum Verb {
         /// Add a trace whose content a stored run already has.
         #[arg(long)]
         again: bool,
+        /// Where the wait states of a trace too large for memory (about 24 bytes an
+        /// event past half of what this machine has available) are kept while the run
+        /// is derived, in a directory of its own removed at the end [default: $TMPDIR,
+        /// else /tmp].
+        #[arg(long, value_name = "DIR")]
+        tmpdir: Option<PathBuf>,
     },
     /// The runs, a row each.
     #[command(after_help = LIST_EXAMPLES)]

@@ -118,12 +118,19 @@ impl Observer for Flat {
 /// Derives a run from the ordered trace at `path` (read twice: the report's pass with the
 /// wait states and the cube, then the Program Activity Graph).
 pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
-    derive_within(path, u64::MAX, feedback)
+    derive_within(path, u64::MAX, None, feedback)
 }
 
 /// [`derive`], its critical path found without keeping the graph (two passes) where the
-/// graph would take more than `budget` bytes (`spoor_graph::streamed::path_graph`).
-pub fn derive_within(path: &str, budget: u64, feedback: &dyn Feedback) -> Result<Derived, Error> {
+/// graph would take more than `budget` bytes (`spoor_graph::streamed::path_graph`), and
+/// its wait states kept in `waits_in`'s spill file when given one
+/// ([`spoor_waits::Waits::new_in`]).
+pub fn derive_within(
+    path: &str,
+    budget: u64,
+    waits_in: Option<std::sync::Arc<spoor_format::spill::Arena>>,
+    feedback: &dyn Feedback,
+) -> Result<Derived, Error> {
     if spoor_format::is_stream(path) {
         return Err(Error::Usage(format!(
             "{path}: a run is kept with its trace's path: give a file, not standard input or a pipe"
@@ -131,12 +138,13 @@ pub fn derive_within(path: &str, budget: u64, feedback: &dyn Feedback) -> Result
     }
     let (hash, size, mtime_ns) = identity(Path::new(path))?;
     let mut flat = Flat::default();
-    let (defs, events, cube, waits) = spoor_diagnose::fold_observed(path, feedback, &mut flat, false, None)
-        .map_err(|e| match e {
-        spoor_diagnose::Error::NotOrdered(m) => Error::NotOrdered(m),
-        spoor_diagnose::Error::Format(f) => Error::Format(f),
-        e => Error::Usage(e.to_string()),
-    })?;
+    let (defs, events, cube, waits) =
+        spoor_diagnose::fold_observed(path, feedback, &mut flat, false, waits_in).map_err(|e| match e {
+            spoor_diagnose::Error::NotOrdered(m) => Error::NotOrdered(m),
+            spoor_diagnose::Error::Format(f) => Error::Format(f),
+            spoor_diagnose::Error::Spill(e) => Error::Report(spoor_report::Error::Io(e)),
+            e => Error::Usage(e.to_string()),
+        })?;
     let defs = &defs;
     let res = Resources::new(defs, &cube);
     let mut d = Derived {

@@ -333,9 +333,31 @@ fn a_run_derived_without_the_graph_has_the_same_figures() {
         let spec = Spec { procs: 8, steps: 20, seed: 3, imbalance: 0.5, ..Spec::new(w) };
         let t = ordered_file(d.path(), &format!("{w:?}.spoor"), &spec);
         let whole = spoor_exp::derive(&t, &Silent).unwrap();
-        let streamed = spoor_exp::derive_within(&t, 0, &Silent).unwrap();
+        let streamed = spoor_exp::derive_within(&t, 0, None, &Silent).unwrap();
         assert_eq!(whole.metrics, streamed.metrics, "{w:?}");
         assert!(whole.metrics.iter().any(|(f, m, v)| f == "/" && m == "cp.imbalance" && *v > 0.0), "{w:?}");
         assert_eq!(whole.warnings, streamed.warnings, "{w:?}");
     }
+}
+
+/// A run derived with its wait states in a spill file is the run derived in memory:
+/// the same metrics, search history and findings.
+#[test]
+fn a_run_derived_with_its_wait_states_spilled_is_the_same() {
+    let d = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        extra: vec![spoor_synth::ExtraWork { proc: "late".into(), ranks: vec![3], ns: 2_000_000 }],
+        ..stencil(4)
+    };
+    let t = ordered_file(d.path(), "t.spoor", &spec);
+    let spill = d.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let arena = spoor_format::spill::Arena::new(&spill).unwrap();
+    let memory = spoor_exp::derive(&t, &Silent).unwrap();
+    let spilled = spoor_exp::derive_within(&t, u64::MAX, Some(arena.clone()), &Silent).unwrap();
+    assert!(arena.most_bytes() > 0);
+    assert!(memory.metrics.iter().any(|(_, m, v)| m.starts_with("waits.") && *v > 0.0));
+    assert_eq!(memory.metrics, spilled.metrics);
+    assert_eq!(format!("{:?}", memory.shg), format!("{:?}", spilled.shg));
+    assert_eq!(format!("{:?}", memory.findings), format!("{:?}", spilled.findings));
 }
