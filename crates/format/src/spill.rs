@@ -210,10 +210,23 @@ impl Arena {
         // SAFETY: fallocate on our own descriptor.
         let r = unsafe { libc::fallocate(self.file.as_raw_fd(), 0, at as libc::off_t, len as libc::off_t) };
         if r == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
+            return Ok(());
         }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+            return Err(e);
+        }
+        // A file system without fallocate: the blocks written with zeros, which a full
+        // disk fails as plainly.
+        use std::os::unix::fs::FileExt;
+        let zeros = vec![0u8; 1 << 20];
+        let mut done = 0;
+        while done < len {
+            let n = zeros.len().min(len - done);
+            self.file.write_all_at(&zeros[..n], (at + done) as u64)?;
+            done += n;
+        }
+        Ok(())
     }
 
     #[cfg(not(target_os = "linux"))]
