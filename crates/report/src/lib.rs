@@ -291,9 +291,10 @@ fn analyze_inner(
     if let Some(x) = extra {
         observers.push(x);
     }
+    let waits = opts.waits.then(|| spoor_waits::Waits::new_in(&defs0, opts.spill.clone()));
     let (defs, waits) = match text {
         Ok((defs, events)) => {
-            let mut waits = opts.waits.then(|| spoor_waits::Waits::new_in(&defs0, opts.spill.clone()));
+            let mut waits = waits;
             if let Some(w) = &mut waits {
                 observers.push(w);
             }
@@ -303,7 +304,6 @@ fn analyze_inner(
         }
         Err(reader) => {
             let total = reader.end().map(|e| e.events).or(events);
-            let waits = opts.waits.then(|| spoor_waits::Waits::new_in(&defs0, opts.spill.clone()));
             let folded = analyze::fold_blocks(reader, &defs0, &mut observers, waits, feedback, total)?;
             // A later definitions chunk may have named what the first did not.
             (folded.reader.defs().clone(), folded.waits)
