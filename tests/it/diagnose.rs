@@ -178,7 +178,7 @@ fn standard_input_is_diagnosed_as_its_file() {
 }
 
 /// Wait states kept in a spill file (`--memory 0`) give the same report and diagnosis as
-/// in memory, say on `-v` how much went to disk and where, and leave nothing there; a
+/// in memory (of a workload with extra work, and of a real run), say on `-v` how much went to disk and where, and leave nothing there; a
 /// spill that cannot be written (the file size limit here: a full disk fails the same
 /// call) is an error naming the directory, with no output.
 #[test]
@@ -189,16 +189,21 @@ fn wait_states_spilled_to_disk_are_those_kept_in_memory() {
     std::fs::create_dir(&spill).unwrap();
     let tmpdir = spill.to_str().unwrap();
     let spilled = ["--memory", "0", "--tmpdir", tmpdir];
+    // And a real run (EPOCH's, from Paraver), where $SPOOR_DATA has it.
+    let real = data().map(|data| epoch_ordered(&data, d.path()));
+    let traces: Vec<&str> = std::iter::once(t.as_str()).chain(real.as_deref()).collect();
     for (cmd, args) in
         [("report", &["-t", "waits", "-f", "json"][..]), ("diagnose", &["-q", "-f", "json"][..])]
     {
-        let memory = ok(cmd, &[args, &[&t]].concat(), b"");
-        let out = run(cmd, &[args, &spilled, &["-v", &t]].concat(), b"", &[]);
-        let err = text(&out.stderr);
-        assert!(out.status.success(), "{err}");
-        assert!(out.stdout == memory, "spoor-{cmd}'s spilled wait states differ");
-        assert!(err.contains(&format!("MiB written to disk in {tmpdir}")), "{err}");
-        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "left behind");
+        for trace in &traces {
+            let memory = ok(cmd, &[args, &[trace]].concat(), b"");
+            let out = run(cmd, &[args, &spilled, &["-v", trace]].concat(), b"", &[]);
+            let err = text(&out.stderr);
+            assert!(out.status.success(), "{err}");
+            assert!(out.stdout == memory, "spoor-{cmd}'s spilled wait states of {trace} differ");
+            assert!(err.contains(&format!("MiB written to disk in {tmpdir}")), "{err}");
+            assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "left behind");
+        }
         // 64 KiB (ulimit counts blocks of 512 bytes): the spill file's first step is more.
         let output = d.path().join(format!("{cmd}.json"));
         let line = format!(
