@@ -118,8 +118,10 @@ pub fn wait_state_arena(
         let file = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
         let len = file.metadata().with_context(|| format!("cannot read {path}"))?.len();
         // Without its index (a damaged tail), a generous count from its size.
-        let events = spoor_format::binary::End::of_file(&file).map(|e| e.events).filter(|&n| n <= len);
-        events.unwrap_or(len / 4).saturating_mul(WAIT_STATE_BYTES_PER_EVENT)
+        let events = spoor_format::binary::End::events_in(&file);
+        events
+            .unwrap_or(len / spoor_format::binary::LEAST_BYTES_PER_EVENT)
+            .saturating_mul(WAIT_STATE_BYTES_PER_EVENT)
     };
     if need <= budget && budget > 0 {
         return Ok(None);

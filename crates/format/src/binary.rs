@@ -15,6 +15,10 @@ pub const MINOR: u16 = 2;
 /// Bytes of the v1.0 header: magic, major, minor, header length, feature flags.
 pub const HEADER_LEN: u32 = 24;
 
+/// Bytes of a trace file an event takes at the least, to reckon the events of a trace
+/// without its end chunk generously from its size: the compact blocks take 5 to 9.
+pub const LEAST_BYTES_PER_EVENT: u64 = 4;
+
 /// Feature flags: the low 32 bits describe the trace and may be ignored by a
 /// reader that does not know them; a reader must refuse unknown bits of the high 32.
 pub mod flags {
@@ -1357,6 +1361,13 @@ impl End {
         let at = file.metadata().ok()?.len().checked_sub(b.len() as u64)?;
         file.read_exact_at(&mut b, at).ok()?;
         End::of_tail(&b)
+    }
+
+    /// The events the trace `file` holds by its end chunk, where the file could hold
+    /// that many (an event takes a byte at the least: a larger count says nothing).
+    pub fn events_in(file: &std::fs::File) -> Option<u64> {
+        let len = file.metadata().ok()?.len();
+        End::of_file(file).map(|e| e.events).filter(|&n| n <= len)
     }
 
     /// The end chunk that `bytes` end with, if they do (checksum and all).

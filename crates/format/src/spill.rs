@@ -121,11 +121,6 @@ impl Arena {
         Err(io::Error::new(io::ErrorKind::Unsupported, format!("spilling to {} needs Linux", dir.display())))
     }
 
-    /// The directory its file is in.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// The most bytes its places held at once: the spill file's largest size (disk
     /// reserved for room not yet used included), for `-v`.
     pub fn most_bytes(&self) -> u64 {

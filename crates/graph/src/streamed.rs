@@ -516,19 +516,13 @@ pub fn least_graph_bytes(path: &str) -> Result<Option<u64>> {
         crate::file::node_count(path)?
     } else {
         // The end chunk alone (the file's last bytes), not a scan of every chunk header,
-        // which the stage's own reading does next; a count the file could not hold (an
-        // event takes a byte at the least) says nothing.
-        let io_err = |e: &std::io::Error| crate::Error::Format(spoor_format::Error::io(path, e));
-        let file = std::fs::File::open(path).map_err(|e| io_err(&e))?;
-        let len = file.metadata().map_err(|e| io_err(&e))?.len();
-        spoor_format::binary::End::of_file(&file).map(|e| e.events).filter(|&n| n <= len)
+        // which the stage's own reading does next.
+        let file =
+            std::fs::File::open(path).map_err(|e| crate::Error::Format(spoor_format::Error::io(path, &e)))?;
+        spoor_format::binary::End::events_in(&file)
     };
     Ok(nodes.map(|n| n.saturating_mul(GRAPH_BYTES_AT_LEAST)))
 }
-
-/// Bytes of a trace file an event takes at the least, for a trace without its index
-/// (its event count unknown): the compact blocks take 5 to 9.
-const TRACE_BYTES_PER_EVENT: u64 = 4;
 
 /// What the whole graph of the trace file `reader` reads would take in memory; from the
 /// file's size where it has no index (a damaged tail), reckoning its events generously;
@@ -536,7 +530,9 @@ const TRACE_BYTES_PER_EVENT: u64 = 4;
 pub fn graph_bytes(reader: &TraceReader) -> Option<u64> {
     let events = match (reader.end(), reader.header()) {
         (Some(end), _) => end.events,
-        (None, Some(_)) => std::fs::metadata(reader.name()).ok()?.len() / TRACE_BYTES_PER_EVENT,
+        (None, Some(_)) => {
+            std::fs::metadata(reader.name()).ok()?.len() / spoor_format::binary::LEAST_BYTES_PER_EVENT
+        }
         (None, None) => return None,
     };
     Some(events.saturating_mul(GRAPH_BYTES_PER_EVENT))
