@@ -48,23 +48,24 @@ fn main() {
             && args.window.is_none()
             && !args.zeroing
             && args.near.is_none();
+        let spill = SpillDir::new("spoor-cp", args.tmpdir.as_deref());
         let (pag, made) = match plain {
             true => {
                 let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
                 // A stream whose graph would not fit is read twice: from a copy.
-                let spill = SpillDir::new("spoor-cp", args.tmpdir.as_deref());
                 let spooled = spoor_cli::spool_if_stream(&args.input, &spill)?;
                 let input = spoor_cli::read_from(&args.input, spooled.as_ref());
                 spoor_graph::streamed::path_graph(&input, mode, &[], budget, &console)
                     .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e.into()))?
             }
             false => {
-                spoor_cli::guard::refuse_a_graph_beyond_memory(&args.input)?;
-                spoor_graph::file::load_with_distances(
+                let arena = spoor_cli::spill::graph_arena(&args.input, args.memory, &spill)?;
+                spoor_graph::file::load_in(
                     &args.input,
                     mode,
                     args.net.as_deref().map(|t| (t, args.local)),
                     &console,
+                    arena.as_ref(),
                 )?
             }
         };

@@ -3,7 +3,7 @@
 //! formats/placement.md).
 
 use clap::Parser;
-use spoor_cli::{Console, Output};
+use spoor_cli::{Console, Output, SpillDir};
 use spoor_graph::show::fmt_ns;
 use spoor_graph::{cp, file, CpOptions, Mode};
 use spoor_whatif::{
@@ -27,12 +27,9 @@ fn main() {
     spoor_cli::run_stage("spoor-gag", args.verbose, || {
         // The prediction prints the cpu-mode critical path beside it: made while building.
         let console = Console::new("spoor-gag", args.quiet);
-        spoor_cli::guard::refuse_a_graph_beyond_memory(&args.input)?;
-        let (pag, made) = if args.predict {
-            file::load_with_distances(&args.input, Mode::Cpu, None, &console)?
-        } else {
-            (file::load(&args.input, Mode::Cpu, None, &console)?, None)
-        };
+        let spill = SpillDir::new("spoor-gag", args.tmpdir.as_deref());
+        let arena = spoor_cli::spill::graph_arena(&args.input, args.memory, &spill)?;
+        let (pag, made) = file::load_in(&args.input, Mode::Cpu, None, &console, arena.as_ref())?;
         if let Some(w) = pag.clock_violations().warning() {
             eprintln!("spoor-gag: warning: {w}");
         }

@@ -57,10 +57,10 @@ fn main() {
             }
             Some(reader) => build::build_observed(reader, mode, &console).map_err(as_given)?,
             None => {
-                spoor_cli::guard::refuse_a_graph_beyond_memory(&input)
+                let arena = spoor_cli::spill::graph_arena(&input, args.memory, &spill)
                     .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e))?;
-                file::load(&input, mode, args.net.as_deref().map(|t| (t, args.local)), &console)
-                    .map_err(as_given)?
+                let net = args.net.as_deref().map(|t| (t, args.local));
+                file::load_in(&input, mode, net, &console, arena.as_ref()).map_err(as_given)?.0
             }
         };
         let mut out = Output::create(args.output.as_deref())?;

@@ -3,7 +3,7 @@
 //! crate; formats/scenarios.md), one subcommand each.
 
 use clap::Parser;
-use spoor_cli::{Console, Output};
+use spoor_cli::{Console, Output, SpillDir};
 use spoor_graph::{file, Mode as Weight, Pag};
 use spoor_model::Feedback;
 use spoor_whatif::procedure::{procedure_id, procedure_whatif};
@@ -47,8 +47,9 @@ fn refuse_former_flags() {
 /// The trace or PAG in cpu mode, with the clock warning it carries, cut to the stretch
 /// to predict (`--phase`, `--window`, else after MPI_Init, said on standard error).
 fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
-    spoor_cli::guard::refuse_a_graph_beyond_memory(input)?;
-    let pag = file::load(input, Weight::Cpu, None, console)?;
+    let spill = SpillDir::new("spoor-whatif", args.tmpdir.as_deref());
+    let arena = spoor_cli::spill::graph_arena(input, args.memory, &spill)?;
+    let (pag, _) = file::load_in(input, Weight::Cpu, None, console, arena.as_ref())?;
     if let Some(w) = pag.clock_violations().warning() {
         eprintln!("spoor-whatif: warning: {w}");
     }

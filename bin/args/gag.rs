@@ -84,6 +84,16 @@ pub struct Args {
     /// Print the GAG as text, one node or arc a line, instead of writing it.
     #[arg(long)]
     pub dump: bool,
+    /// The memory the graph may take (bytes, or with K, M or G; 0: none). A trace or PAG
+    /// whose graph would take more keeps it in a file in --tmpdir instead, the same
+    /// results more slowly, its pages let go as the passes over it move on. Default: half
+    /// of what this machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has available.
+    #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
+    pub memory: Option<u64>,
+    /// Where a graph larger than --memory is kept, in a directory of its own removed
+    /// however the command ends. Default: $TMPDIR, else /tmp.
+    #[arg(long, value_name = "DIR")]
+    pub tmpdir: Option<std::path::PathBuf>,
     /// Write to this file (complete or not at all) instead of standard output.
     #[arg(short, long)]
     pub output: Option<std::path::PathBuf>,

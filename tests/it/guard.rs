@@ -196,7 +196,7 @@ fn feed(mut child: std::process::Child, stdin: Vec<u8>) -> std::process::Output 
 }
 
 #[test]
-fn a_stage_that_keeps_the_whole_graph_refuses_at_once_a_graph_beyond_its_memory() {
+fn a_stage_that_keeps_the_whole_graph_keeps_one_beyond_its_memory_on_disk() {
     let tmp = tempfile::tempdir().unwrap();
     let raw = ok("synth", &["stencil", "--procs", "8", "--steps", "500", "--seed", "3"], b"");
     let trace = tmp.path().join("o.spoor");
@@ -205,47 +205,46 @@ fn a_stage_that_keeps_the_whole_graph_refuses_at_once_a_graph_beyond_its_memory(
     let pag = tmp.path().join("o.pag");
     ok("pag", &["-q", trace, "-o", pag.to_str().unwrap()], b"");
     let pag = pag.to_str().unwrap();
-    let events = text(&ok("cat", &["--count", trace], b"")).trim().parse::<u64>().unwrap();
-    let kib = events * 32 / 1024;
-    // Under 1 MiB of memory in all, nothing is left for the graph: refused before any work.
-    let tiny = [("SPOOR_MEMORY_LIMIT", "1M")];
-    let cases: [(&str, Vec<&str>); 6] = [
+    let spill = tmp.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let tmpdir = spill.to_str().unwrap();
+    let cases: [(&str, Vec<&str>); 7] = [
         ("gag", vec!["--predict", "--place-by", "cyclic:4", trace]),
         ("gag", vec!["--predict", "--place-by", "cyclic:4", pag]),
+        ("gag", vec!["--dump", "--place-by", "cyclic:4", trace]),
         ("whatif", vec!["search", "4", trace]),
         ("cp", vec!["--zeroing", trace]),
-        ("cp", vec!["--phase", "none", pag]),
+        ("cp", vec!["--near", "3", pag]),
         ("pag", vec!["--dump", trace]),
     ];
     for (stage, args) in &cases {
-        let out = run(stage, args, b"", &tiny);
+        let memory = ok(stage, args, b"");
+        // No memory for the graph: on disk, the same output, and nothing left behind.
+        let spilled = [&["-v", "--memory", "0", "--tmpdir", tmpdir][..], args].concat();
+        let out = run(stage, &spilled, b"", &[]);
         let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stage} {args:?}: {err}");
-        let file = args.last().unwrap();
-        assert!(
-            err.starts_with(&format!(
-                "spoor-{stage}: {file}: its whole graph, which this stage keeps, takes at least "
-            )),
-            "{stage} {args:?}: {err}"
-        );
-        assert!(err.contains("(32 bytes an event)") && err.contains("SPOOR_MEMORY_LIMIT"), "{err}");
-        assert!(out.stdout.is_empty());
+        assert!(out.status.success(), "{stage} {args:?}: {err}");
+        assert!(out.stdout == memory, "spoor-{stage} {args:?}: another output");
+        assert!(err.contains(&format!("MiB written to disk in {tmpdir}")), "{stage} {args:?}: {err}");
+        assert_eq!(entries(&spill), Vec::<String>::new(), "left behind");
     }
-    // The figure is the event count's: at least 32 bytes each.
-    let out = run("gag", &["--predict", "--place-by", "cyclic:4", trace], b"", &tiny);
-    assert!(
-        text(&out.stderr).contains(&format!("at least {:.0} MiB", kib as f64 / 1024.0)),
-        "{}",
-        text(&out.stderr)
-    );
-    // A stream's size is not known before it is read: the guard stops it on the way.
-    let out =
-        run("gag", &["--predict", "--place-by", "cyclic:4", "-"], &std::fs::read(trace).unwrap(), &tiny);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("stopped: "), "{}", text(&out.stderr));
-    // With the memory it needs, the same commands run.
-    for (stage, args) in &cases[..4] {
-        let out = run(stage, args, b"", &[("SPOOR_MEMORY_LIMIT", "4G")]);
-        assert!(out.status.success(), "{stage} {args:?}: {}", text(&out.stderr));
+    // A disk that fills (a file size limit of 64 KiB, in blocks of 512 bytes) is an error
+    // naming the directory, with nothing left behind and no output.
+    for file in [trace, pag] {
+        let output = tmp.path().join("gag.txt");
+        let line = format!(
+            "ulimit -f 128; exec {} --predict --place-by cyclic:4 --memory 0 --tmpdir {tmpdir} {file} -o {}",
+            bin("gag"),
+            output.display()
+        );
+        let out = Command::new("sh").args(["-c", &line]).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!("spilling to {tmpdir}/spoor-gag-spill-")) && err.contains("File too large"),
+            "{err}"
+        );
+        assert_eq!(entries(&spill), Vec::<String>::new(), "left behind");
+        assert!(!output.exists());
     }
 }

@@ -126,22 +126,6 @@ pub fn memory_in_hand() -> Option<u64> {
     machine.into_iter().chain(cgroup).min()
 }
 
-/// Refuses at once a trace or PAG file whose whole graph, which the stage keeps, takes
-/// more memory than it has in hand ([`memory_in_hand`]): left to run, it would be
-/// stopped only once that memory ran out, after minutes of work on a large trace.
-pub fn refuse_a_graph_beyond_memory(path: &str) -> anyhow::Result<()> {
-    let Some(need) = spoor_graph::streamed::least_graph_bytes(path)? else { return Ok(()) };
-    match memory_in_hand() {
-        Some(have) if need > have => anyhow::bail!(
-            "{path}: its whole graph, which this stage keeps, takes at least {} ({} bytes an event), and {} of memory is available (this machine's, its cgroup's or what {MEMORY_LIMIT_VAR} leaves): run it where more memory is available (the global critical path and the PAG file need no whole graph: spoor-cp without options that read it, spoor-pag)",
-            gib(need),
-            spoor_graph::streamed::GRAPH_BYTES_AT_LEAST,
-            gib(have)
-        ),
-        _ => Ok(()),
-    }
-}
-
 /// `SPOOR_MEMORY_LIMIT`, in bytes; `None` when unset or empty.
 fn memory_limit_from_env() -> Result<Option<u64>, String> {
     match std::env::var(MEMORY_LIMIT_VAR) {

@@ -126,6 +126,11 @@ pub fn wait_state_arena(
     if need <= budget && budget > 0 {
         return Ok(None);
     }
+    new_arena(spill).map(Some)
+}
+
+/// A spill file in the stage's spill directory, counted for `-v`.
+fn new_arena(spill: &SpillDir) -> anyhow::Result<std::sync::Arc<spoor_format::spill::Arena>> {
     let arena = spoor_format::spill::Arena::new(spill.path()?)?;
     if let Ok(mut all) = ARENAS.lock() {
         all.push(arena.clone());
@@ -133,6 +138,41 @@ pub fn wait_state_arena(
     if let Ok(mut at) = SPILLED_IN.lock() {
         *at = Some(spill.parent.clone());
     }
+    Ok(arena)
+}
+
+/// How often a graph in a file has the pages its passes touched let go.
+const GRAPH_PAGES_KEPT_FOR: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Where a stage that keeps a whole graph (spoor-gag, spoor-whatif, spoor-cp with
+/// options that read it) keeps the graph of the trace or PAG file at `path`: memory
+/// where it fits `budget` (default: half of what is in hand, [`crate::graph_budget`];
+/// 0: never), else a file in the spill directory whose pages are let go every 50 ms,
+/// so that whatever passes over the graph holds only what it touched lately. A stream's
+/// graph is not known before it is read: it spills only under a budget of 0.
+pub fn graph_arena(
+    path: &str,
+    budget: Option<u64>,
+    spill: &SpillDir,
+) -> anyhow::Result<Option<std::sync::Arc<spoor_format::spill::Arena>>> {
+    let budget = budget.unwrap_or_else(crate::graph_budget);
+    let need = match budget == 0 || spoor_format::is_stream(path) {
+        true => 0,
+        false => match spoor_graph::streamed::least_graph_bytes(path)? {
+            Some(bytes) => bytes,
+            // A trace without its index (a damaged tail): a generous count from its size.
+            None => {
+                std::fs::metadata(path).with_context(|| format!("cannot read {path}"))?.len()
+                    / spoor_format::binary::LEAST_BYTES_PER_EVENT
+                    * spoor_graph::streamed::GRAPH_BYTES_AT_LEAST
+            }
+        },
+    };
+    if need <= budget && budget > 0 {
+        return Ok(None);
+    }
+    let arena = new_arena(spill)?;
+    arena.release_every(GRAPH_PAGES_KEPT_FOR);
     Ok(Some(arena))
 }
 

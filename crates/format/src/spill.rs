@@ -156,6 +156,22 @@ impl Arena {
         }
     }
 
+    /// Lets go of the pages touched, every `every`, on a thread of its own until the arena
+    /// goes: then whatever passes over what it holds, on any thread, keeps only what it
+    /// touched lately resident, without counting its steps.
+    pub fn release_every(self: &Arc<Self>, every: std::time::Duration) {
+        let arena = Arc::downgrade(self);
+        let releasing = std::thread::Builder::new().name("spoor-spill".into()).spawn(move || loop {
+            std::thread::sleep(every);
+            match arena.upgrade() {
+                Some(a) => a.release(),
+                None => return,
+            }
+        });
+        // Without a thread, the pages stay until the passes' own releases.
+        drop(releasing);
+    }
+
     /// A vector could not have room for `n` values: past the address space reserved.
     fn refuse(&self, n: usize) {
         if let Ok(mut s) = self.state.lock() {
@@ -353,6 +369,24 @@ impl<T: Copy> SpillVec<T> {
         }
     }
 
+    /// Appends `x` without looking for room.
+    ///
+    /// # Safety
+    /// The vector holds fewer values than its capacity.
+    #[inline(always)]
+    pub unsafe fn push_unchecked(&mut self, x: T) {
+        match &mut self.inner {
+            Inner::Heap(v) => {
+                v.as_mut_ptr().add(v.len()).write(x);
+                v.set_len(v.len() + 1);
+            }
+            Inner::Mapped { arena, at, len, .. } => {
+                arena.base.add(*at).cast::<T>().add(*len).write(x);
+                *len += 1;
+            }
+        }
+    }
+
     /// Room for `n` more (after an error, none).
     pub fn reserve(&mut self, n: usize) {
         match &mut self.inner {
@@ -395,6 +429,42 @@ impl<T: Copy> SpillVec<T> {
                 self.push(x);
             }
             self.release();
+        }
+    }
+
+    /// Empties it, keeping its room.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// Keeps its first `n` values.
+    pub fn truncate(&mut self, n: usize) {
+        match &mut self.inner {
+            Inner::Heap(v) => v.truncate(n),
+            Inner::Mapped { len, .. } => *len = (*len).min(n),
+        }
+    }
+
+    /// Room for `n` more, no more than that in memory ([`Vec::reserve_exact`]).
+    pub fn reserve_exact(&mut self, n: usize) {
+        match &mut self.inner {
+            Inner::Heap(v) => v.reserve_exact(n),
+            Inner::Mapped { .. } => self.reserve(n),
+        }
+    }
+
+    /// A copy where it lives: in its arena's file, or in memory.
+    pub fn copy_beside(&self) -> Self {
+        let mut v = Self::with_capacity_in(self.len(), self.arena());
+        v.extend_from_slice(self);
+        v
+    }
+
+    /// The arena it lives in (`None`: in memory).
+    pub fn arena(&self) -> Option<&Arc<Arena>> {
+        match &self.inner {
+            Inner::Heap(_) => None,
+            Inner::Mapped { arena, .. } => Some(arena),
         }
     }
 
@@ -483,6 +553,13 @@ impl<T> Default for SpillVec<T> {
     }
 }
 
+/// Collected in memory.
+impl<T> FromIterator<T> for SpillVec<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
+        SpillVec { inner: Inner::Heap(items.into_iter().collect()) }
+    }
+}
+
 impl<T> From<Vec<T>> for SpillVec<T> {
     fn from(v: Vec<T>) -> Self {
         SpillVec { inner: Inner::Heap(v) }
@@ -559,6 +636,14 @@ impl<'a, T: Copy> IntoIterator for &'a SpillVec<T> {
     type IntoIter = Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut SpillVec<T> {
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
     }
 }
 

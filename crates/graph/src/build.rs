@@ -22,8 +22,10 @@ use spoor_format::binary::kind::{
 };
 use spoor_format::binary::{decode_block, flags};
 use spoor_format::brief::{decode_block_brief, Brief, NO_CPU, NO_PARTNER};
+use spoor_format::spill::{Arena, SpillVec};
 use spoor_format::TraceReader;
 use spoor_model::{CollOp, Definitions, Event, Feedback, LocId, Silent};
+use std::sync::Arc;
 
 #[derive(Clone, Copy)]
 struct LocState {
@@ -395,7 +397,7 @@ impl Sieve {
 /// each node's longest way in is, for the nodes where it is one.
 struct Tracker {
     /// (node, arc), by node.
-    remote: Vec<(u32, u32)>,
+    remote: SpillVec<(u32, u32)>,
     /// The wall time wall-mode source arcs are measured from until t0 is known.
     base: Option<i64>,
     /// CPU-mode source weights as they stood when the node was made.
@@ -406,12 +408,12 @@ struct Tracker {
 /// lock acquisition and spawned begin carries its partner, and every event comes after
 /// the events it waits for).
 pub fn build(reader: TraceReader, mode: Mode) -> Result<Pag> {
-    build_inner(reader, mode, false, &[], &Silent).map(|(pag, _)| pag)
+    build_inner(reader, mode, false, &[], &Silent, None).map(|(pag, _)| pag)
 }
 
 /// [`build`], telling `feedback` how many events are added so far.
 pub fn build_observed(reader: TraceReader, mode: Mode, feedback: &dyn Feedback) -> Result<Pag> {
-    build_inner(reader, mode, false, &[], feedback).map(|(pag, _)| pag)
+    build_inner(reader, mode, false, &[], feedback, None).map(|(pag, _)| pag)
 }
 
 /// Whether [`lengths_only`] can be known, from what the trace says before its events, to
@@ -434,14 +436,14 @@ pub fn lengths_only(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<Option<(Distances, Messages)>> {
-    let (_, made, messages, _) = build_kept(reader, mode, true, lanes, Some(Sieve::Nothing), feedback)?;
+    let (_, made, messages, _) = build_kept(reader, mode, true, lanes, Some(Sieve::Nothing), feedback, None)?;
     Ok(made.zip(messages))
 }
 
 /// `build`, with the forward diffusion of the global scope made on the way (for
 /// `cp::critical_path_with`); `None` when a spawn arc made it unusable.
 pub fn build_with_distances(reader: TraceReader, mode: Mode) -> Result<(Pag, Option<Distances>)> {
-    build_inner(reader, mode, true, &[], &Silent)
+    build_inner(reader, mode, true, &[], &Silent, None)
 }
 
 /// `build_with_distances`, with the lengths of the longest paths under `lanes` made on
@@ -451,19 +453,20 @@ pub fn build_with_lanes(
     mode: Mode,
     lanes: &[CpOptions],
 ) -> Result<(Pag, Option<Distances>)> {
-    build_inner(reader, mode, true, lanes, &Silent)
+    build_inner(reader, mode, true, lanes, &Silent, None)
 }
 
 /// `build` or `build_with_distances`, telling `feedback` how many events are added so
-/// far.
+/// far, the graph in `arena`'s file (`None`: in memory).
 pub(crate) fn build_inner(
     reader: TraceReader,
     mode: Mode,
     distances: bool,
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
+    arena: Option<&Arc<Arena>>,
 ) -> Result<(Pag, Option<Distances>)> {
-    build_kept(reader, mode, distances, lanes, None, feedback).map(|(pag, made, ..)| (pag, made))
+    build_kept(reader, mode, distances, lanes, None, feedback, arena).map(|(pag, made, ..)| (pag, made))
 }
 
 /// A build that keeps no graph but what `sieve` keeps of it, which it gives back
@@ -477,7 +480,7 @@ pub(crate) fn build_sieved(
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>, Sieve)> {
     let distances = matches!(sieve, Sieve::Winners(_));
-    build_kept(reader, mode, distances, lanes, Some(sieve), feedback)
+    build_kept(reader, mode, distances, lanes, Some(sieve), feedback, None)
         .map(|(pag, made, _, sieve)| (pag, made, sieve))
 }
 
@@ -490,6 +493,7 @@ fn build_kept(
     lanes: &[CpOptions],
     sieve: Option<Sieve>,
     feedback: &dyn Feedback,
+    arena: Option<&Arc<Arena>>,
 ) -> Result<(Pag, Option<Distances>, Option<Messages>, Sieve)> {
     let keep = sieve.is_none();
     let file = reader.name().to_owned();
@@ -524,7 +528,7 @@ fn build_kept(
                 ));
             }
         }
-        let mut b = Builder::new(&file, mode, defs, distances, lanes);
+        let mut b = Builder::new(&file, mode, defs, distances, lanes, arena);
         b.lengths_only = (!keep).then(Vec::new);
         b.sieve = sieve.unwrap_or(Sieve::Nothing);
         b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
@@ -534,7 +538,7 @@ fn build_kept(
     // order, as the reader hands them on (and decodes blocks itself while the next one
     // is not ready).
     let expected = reader.end().map(|e| e.events as usize);
-    let mut b = Builder::new(&file, mode, reader.defs().clone(), distances, lanes);
+    let mut b = Builder::new(&file, mode, reader.defs().clone(), distances, lanes, arena);
     b.lengths_only = (!keep).then(Vec::new);
     b.sieve = sieve.unwrap_or(Sieve::Nothing);
     b.aligned = reader.header().map(|h| h.flags & flags::ALIGNED != 0);
@@ -582,20 +586,32 @@ fn build_kept(
         read
     });
     read?;
+    if let Some(e) = arena.and_then(|a| a.error()) {
+        return Err(Error::Spill(e));
+    }
     b.pag.defs = reader.defs().clone();
     b.finish()
 }
 
 /// Builds the PAG of events already in memory (tests, small traces).
 pub fn build_from_events(file: &str, defs: &Definitions, events: &[Event], mode: Mode) -> Result<Pag> {
-    let mut b = Builder::new(file, mode, defs.clone(), false, &[]);
+    let mut b = Builder::new(file, mode, defs.clone(), false, &[], None);
     b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
     b.finish().map(|(pag, ..)| pag)
 }
 
 impl<'a> Builder<'a> {
-    fn new(file: &'a str, mode: Mode, defs: Definitions, distances: bool, lanes: &[CpOptions]) -> Self {
-        let pag = Pag { defs, mode, contexts: vec![Context { parent: NONE, proc: NONE }], ..Pag::default() };
+    /// A builder whose graph lives in `arena`'s file (`None`: in memory).
+    fn new(
+        file: &'a str,
+        mode: Mode,
+        defs: Definitions,
+        distances: bool,
+        lanes: &[CpOptions],
+        arena: Option<&Arc<Arena>>,
+    ) -> Self {
+        let contexts = vec![Context { parent: NONE, proc: NONE }];
+        let pag = Pag { defs, mode, contexts, ..Pag::in_arena(arena) };
         let locs = vec![LocState::FRESH; pag.defs.locations.len()];
         let entered = vec![(NONE, NONE, 0); locs.len()];
         let locs_len = locs.len();
@@ -616,7 +632,11 @@ impl<'a> Builder<'a> {
             late_begins: 0,
             min_wall: i64::MAX,
             sources: Vec::new(),
-            track: distances.then(|| Tracker { remote: Vec::new(), base: None, provisional: Vec::new() }),
+            track: distances.then(|| Tracker {
+                remote: SpillVec::new_in(arena),
+                base: None,
+                provisional: Vec::new(),
+            }),
             room: 0,
             newest_dist: NEG,
             // Lanes go with the global scope's distances, in CPU mode (whose sources
@@ -699,24 +719,16 @@ impl<'a> Builder<'a> {
         if n >= self.room {
             self.grow_nodes()?;
         }
-        /// Appends `x` to a node array of length `n` with room for it.
-        ///
-        /// SAFETY: the caller makes sure `v.len() == n < v.capacity()`.
-        #[inline(always)]
-        unsafe fn put<T>(v: &mut Vec<T>, n: usize, x: T) {
-            v.as_mut_ptr().add(n).write(x);
-            v.set_len(n + 1);
-        }
         let p = &mut self.pag;
         // SAFETY: only this function lengthens the node arrays, so all have length n,
         // and `room` is at most the capacity of each.
         unsafe {
-            put(&mut p.loc, n, loc);
-            put(&mut p.prev, n, prev);
-            put(&mut p.wall, n, wall);
-            put(&mut p.weight, n, weight);
-            put(&mut p.ctx, n, ctx);
-            put(&mut p.kind, n, kind);
+            p.loc.push_unchecked(loc);
+            p.prev.push_unchecked(prev);
+            p.wall.push_unchecked(wall);
+            p.weight.push_unchecked(weight);
+            p.ctx.push_unchecked(ctx);
+            p.kind.push_unchecked(kind);
         }
         self.newest_dist = dist;
         self.newest_at = (loc, wall);
@@ -737,6 +749,13 @@ impl<'a> Builder<'a> {
             return Err(self.err(format!("more than {} nodes: too large for one PAG", NONE - 1)));
         }
         self.reserve_nodes((n / 2).max(4096));
+        if self.room <= n {
+            // A file that could not grow (the disk full).
+            let e = self.pag.arena().and_then(|a| a.error());
+            return Err(Error::Spill(
+                e.unwrap_or_else(|| std::io::Error::other("no room for the graph's nodes")),
+            ));
+        }
         Ok(())
     }
 

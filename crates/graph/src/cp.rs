@@ -381,7 +381,7 @@ pub struct Distances {
     pub(crate) end: Option<usize>,
     /// (node, remote arc) of every node whose longest way in is that remote arc, by
     /// node; every other node's is its local arc, or the source.
-    pub(crate) remote: Vec<(u32, u32)>,
+    pub(crate) remote: spoor_format::spill::SpillVec<(u32, u32)>,
     /// The nodes of the graph this was made for.
     pub(crate) nodes: usize,
     /// The lengths of the other weightings asked for while building (`None`: they

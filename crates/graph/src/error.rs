@@ -17,6 +17,9 @@ pub enum Error {
     Usage(String),
     /// Writing the output failed.
     Write(std::io::Error),
+    /// The graph's file in the spill directory could not grow (the disk full); the
+    /// message names the directory.
+    Spill(std::io::Error),
 }
 
 /// A result with the graph's `Error`.
@@ -37,6 +40,7 @@ impl fmt::Display for Error {
             Error::Input { file, message } => write!(f, "{file}: {message}"),
             Error::Usage(m) => f.write_str(m),
             Error::Write(_) => f.write_str("writing the output"),
+            Error::Spill(_) => f.write_str("keeping the graph on disk"),
         }
     }
 }
@@ -45,7 +49,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Format(e) => Some(e),
-            Error::Write(e) => Some(e),
+            Error::Write(e) | Error::Spill(e) => Some(e),
             _ => None,
         }
     }

@@ -8,10 +8,12 @@ use crate::error::{Error, Result};
 use crate::net::Network;
 use crate::pag::{ArcKind, Context, Pag, PhaseMark, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_format::binary::{self, chunk, ChunkHeader};
+use spoor_format::spill::Arena;
 use spoor_format::varint::{get_u64, put_i64, put_u64, unzigzag, Cursor, VarintError};
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Feedback, KIND_COUNT};
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 /// The first bytes of every PAG file.
 pub const MAGIC: [u8; 8] = *b"\x89SPAG\r\n\x1a";
@@ -231,9 +233,15 @@ pub fn node_count_of(end: &[u8], len: u64) -> Option<u64> {
 
 /// Reads a PAG file, checking every count, index and checksum.
 pub fn read(name: &str, input: impl Read) -> Result<Pag> {
+    read_in(name, input, None)
+}
+
+/// [`read`], the graph's arrays in `arena`'s file (`None`: in memory).
+pub fn read_in(name: &str, input: impl Read, arena: Option<&Arc<Arena>>) -> Result<Pag> {
     let mut r = io::BufReader::with_capacity(1 << 16, input);
     let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
-    let mut pag = read_header(name, &mut r)?;
+    let head = read_header(name, &mut r)?;
+    let mut pag = Pag { mode: head.mode, t0: head.t0, ..Pag::in_arena(arena) };
     let mut offset = HEADER_LEN as u64;
     let mut payload = Vec::new();
     let mut seen_defs = false;
@@ -241,7 +249,11 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
     loop {
         let h = read_chunk(name, &mut r, offset, &mut payload)?;
         let at = offset + chunk::HEADER_LEN as u64;
-        let fail = |e: (usize, String)| corrupt(at + e.0 as u64, e.1);
+        // Where the graph's file stopped growing, what was kept is short: that is the error.
+        let fail = |e: (usize, String)| match arena.and_then(|a| a.error()) {
+            Some(full) => Error::Spill(full),
+            None => corrupt(at + e.0 as u64, e.1),
+        };
         match h.kind {
             kind::DEFS => {
                 pag.defs =
@@ -258,6 +270,9 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
             kind::NOTES => notes(&mut pag, &payload).map_err(fail)?,
             kind::WILDCARDS => wildcards(&mut pag, &payload).map_err(fail)?,
             kind::END => {
+                if let Some(e) = arena.and_then(|a| a.error()) {
+                    return Err(Error::Spill(e));
+                }
                 check_end(name, &pag, &payload, offset)?;
                 // The END chunk ends the file: what a reader of its tail alone finds
                 // (`node_count`) is then the file's own count.
@@ -282,6 +297,10 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
             }
         }
         offset = at + h.len as u64;
+        // A file that could not grow: the rest need not be read.
+        if let Some(e) = arena.and_then(|a| a.error()) {
+            return Err(Error::Spill(e));
+        }
     }
 }
 
@@ -630,7 +649,7 @@ pub fn load(
     net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
 ) -> Result<Pag> {
-    load_inner(path, mode, net, feedback, false, &[]).map(|(pag, _)| pag)
+    load_inner(path, mode, net, feedback, false, &[], None).map(|(pag, _)| pag)
 }
 
 /// `load`, with the global scope's distances when the PAG is built from a trace here
@@ -641,7 +660,19 @@ pub fn load_with_distances(
     net: Option<(&str, Option<Local>)>,
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    load_inner(path, mode, net, feedback, true, &[])
+    load_inner(path, mode, net, feedback, true, &[], None)
+}
+
+/// `load_with_distances`, the graph's arrays in `arena`'s file (`None`: in memory), as
+/// a graph larger than memory is kept: its passes let go of the pages behind them.
+pub fn load_in(
+    path: &str,
+    mode: Mode,
+    net: Option<(&str, Option<Local>)>,
+    feedback: &dyn Feedback,
+    arena: Option<&Arc<Arena>>,
+) -> Result<(Pag, Option<Distances>)> {
+    load_inner(path, mode, net, feedback, true, &[], arena)
 }
 
 /// `load_with_distances` without a table, with the lengths of the longest paths under
@@ -653,7 +684,7 @@ pub fn load_with_lanes(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    load_inner(path, mode, None, feedback, true, lanes)
+    load_inner(path, mode, None, feedback, true, lanes, None)
 }
 
 fn load_inner(
@@ -663,14 +694,15 @@ fn load_inner(
     feedback: &dyn Feedback,
     distances: bool,
     lanes: &[CpOptions],
+    arena: Option<&Arc<Arena>>,
 ) -> Result<(Pag, Option<Distances>)> {
     // Standard input and pipes are read once, as they come; a file is looked at first.
     let stream = spoor_format::is_stream(path);
     let pag_file = !stream && is_pag_file(path)?;
-    let build = |r: TraceReader| build::build_inner(r, mode, distances, lanes, feedback);
+    let build = |r: TraceReader| build::build_inner(r, mode, distances, lanes, feedback, arena);
     let (mut pag, mut made) = if pag_file {
         let f = std::fs::File::open(path).map_err(|e| Error::Format(spoor_format::Error::io(path, &e)))?;
-        let pag = read(path, f)?;
+        let pag = read_in(path, f, arena)?;
         if pag.mode != mode {
             return Err(Error::Usage(format!(
                 "{path} is a PAG weighted in {} mode; build it again with spoor-pag --weight {}",
@@ -691,7 +723,7 @@ fn load_inner(
         let buf = std::io::BufRead::fill_buf(&mut input)
             .map_err(|e| Error::Format(spoor_format::Error::io(name, &e)))?;
         if is_pag(buf) {
-            (read(name, input)?, None)
+            (read_in(name, input, arena)?, None)
         } else {
             build(TraceReader::from_reader(name, Box::new(input), ReadOptions::default())?)?
         }

@@ -14,9 +14,11 @@ pub struct Region {
 }
 
 impl Region {
-    /// The range of `v`'s capacity.
-    pub fn of<T>(v: &Vec<T>) -> Region {
-        Region { start: v.as_ptr() as usize, len: v.capacity() * std::mem::size_of::<T>() }
+    /// The range of `v`'s capacity in memory (none for a vector in a file, whose pages
+    /// would stay resident once faulted in).
+    pub fn of<T: Copy>(v: &spoor_format::spill::SpillVec<T>) -> Region {
+        let len = if v.is_spilled() { 0 } else { v.capacity() * std::mem::size_of::<T>() };
+        Region { start: v.as_ptr() as usize, len }
     }
 }
 

@@ -3,7 +3,9 @@
 
 use crate::cost::{Local, Mode};
 use crate::net::Network;
+use spoor_format::spill::{Arena, SpillVec};
 use spoor_model::{ClockViolations, Definitions, EventRef, StrId, KIND_NAMES};
+use std::sync::Arc;
 
 /// "No node", "no location", "no procedure".
 pub const NONE: u32 = u32::MAX;
@@ -113,31 +115,31 @@ pub struct Pag {
     /// The earliest wall time of the trace: the source's time.
     pub t0: i64,
     /// Per node: its location (`NONE` for a virtual node).
-    pub loc: Vec<u32>,
+    pub loc: SpillVec<u32>,
     /// Per node: the location's previous node (`NONE` for its first).
-    pub prev: Vec<u32>,
+    pub prev: SpillVec<u32>,
     /// Per node: the event's wall time.
-    pub wall: Vec<i64>,
+    pub wall: SpillVec<i64>,
     /// Per node: the weight of its local arc.
-    pub weight: Vec<i64>,
+    pub weight: SpillVec<i64>,
     /// Per node: the calling context of its local arc.
-    pub ctx: Vec<u32>,
+    pub ctx: SpillVec<u32>,
     /// Per node: the event's kind code, `VIRTUAL` for a collective's node.
-    pub kind: Vec<u8>,
+    pub kind: SpillVec<u8>,
     /// Remote arcs, sorted by target (then in the order they were made).
-    pub arc_to: Vec<u32>,
+    pub arc_to: SpillVec<u32>,
     /// Per remote arc: its source node.
-    pub arc_from: Vec<u32>,
+    pub arc_from: SpillVec<u32>,
     /// Per remote arc: its weight.
-    pub arc_weight: Vec<i64>,
+    pub arc_weight: SpillVec<i64>,
     /// Per remote arc: what it stands for.
-    pub arc_kind: Vec<ArcKind>,
+    pub arc_kind: SpillVec<ArcKind>,
     /// Per remote arc: the message's size, or of a collective arc into an end, the
     /// bytes of that end (the more of what it sent and received); 0 for the others.
-    pub arc_bytes: Vec<u64>,
+    pub arc_bytes: SpillVec<u64>,
     /// Per remote arc: of a collective arc, its operation's code + 1
     /// (`spoor_model::CollOp::code`); 0 for the others, and when unknown.
-    pub arc_op: Vec<u8>,
+    pub arc_op: SpillVec<u8>,
     /// The calling-context tree (`ctx` indexes it).
     pub contexts: Vec<Context>,
     /// Phase begins and ends, in node order.
@@ -170,6 +172,40 @@ pub struct Partial {
 }
 
 impl Pag {
+    /// An empty graph whose node and arc arrays live in `arena`'s file (`None`: in
+    /// memory), as those of a graph larger than memory do.
+    pub fn in_arena(arena: Option<&Arc<Arena>>) -> Pag {
+        Pag {
+            loc: SpillVec::new_in(arena),
+            prev: SpillVec::new_in(arena),
+            wall: SpillVec::new_in(arena),
+            weight: SpillVec::new_in(arena),
+            ctx: SpillVec::new_in(arena),
+            kind: SpillVec::new_in(arena),
+            arc_to: SpillVec::new_in(arena),
+            arc_from: SpillVec::new_in(arena),
+            arc_weight: SpillVec::new_in(arena),
+            arc_kind: SpillVec::new_in(arena),
+            arc_bytes: SpillVec::new_in(arena),
+            arc_op: SpillVec::new_in(arena),
+            ..Pag::default()
+        }
+    }
+
+    /// The file its arrays live in (`None`: in memory).
+    pub fn arena(&self) -> Option<&Arc<Arena>> {
+        self.loc.arena()
+    }
+
+    /// Where its file could not grow (the disk full), the error: a graph whose arrays
+    /// stopped growing is not whole.
+    pub fn spill_error(&self) -> crate::Result<()> {
+        match self.arena().and_then(|a| a.error()) {
+            Some(e) => Err(crate::Error::Spill(e)),
+            None => Ok(()),
+        }
+    }
+
     /// The number of nodes.
     pub fn nodes(&self) -> usize {
         self.loc.len()

@@ -383,7 +383,13 @@ impl Gather {
         p.t0 = whole.t0;
         p.contexts = std::mem::take(&mut whole.contexts);
         p.notes = std::mem::take(&mut whole.notes);
-        let d = Distances { length, end: (end != NONE).then_some(end as usize), remote, nodes, lanes };
+        let d = Distances {
+            length,
+            end: (end != NONE).then_some(end as usize),
+            remote: remote.into(),
+            nodes,
+            lanes,
+        };
         (p, d)
     }
 }
@@ -494,7 +500,7 @@ pub fn path_graph(
                 None => crate::file::load_with_lanes(path, mode, lanes, feedback),
             }
         }
-        Some(reader) => build::build_inner(reader, mode, true, lanes, feedback),
+        Some(reader) => build::build_inner(reader, mode, true, lanes, feedback, None),
         None => crate::file::load_with_lanes(path, mode, lanes, feedback),
     }
 }

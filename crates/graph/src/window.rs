@@ -4,6 +4,7 @@
 //! share this one reading of the options and its errors.
 
 use crate::pag::{Pag, NONE};
+use spoor_format::spill::SpillVec;
 use spoor_format::text::{describe_duration, parse_duration};
 use std::fmt;
 
@@ -213,14 +214,19 @@ impl Pag {
     /// stretch's start (the trace's, if later). A collective's virtual node none of whose
     /// begins lies in the stretch is left out, as nothing in the stretch reaches it.
     pub fn within(&self, (t0, t1): (i64, i64)) -> Pag {
-        let mut id = crate::mem::filled(self.nodes(), NONE);
+        // A graph in a file is cut into the same file.
+        let arena = self.arena();
+        let mut id = match arena {
+            None => crate::mem::filled(self.nodes(), NONE).into(),
+            Some(_) => SpillVec::filled_in(self.nodes(), NONE, arena),
+        };
         let mut out = Pag {
             defs: self.defs.clone(),
             mode: self.mode,
             t0: t0.max(self.t0),
             contexts: self.contexts.clone(),
             notes: self.notes.clone(),
-            ..Pag::default()
+            ..Pag::in_arena(arena)
         };
         let (mut arc, mut kept) = (0, Vec::new());
         for i in 0..self.nodes() {

@@ -101,3 +101,53 @@ fn a_spill_directory_that_cannot_be_written_is_an_error_naming_it() {
     let said = spoor_testkit::error_chain(&e);
     assert!(said.contains("no-such-directory"), "{said}");
 }
+
+/// A graph kept in a file (as one larger than memory is), built from a trace or read from
+/// a PAG file, is the graph kept in memory: the same file bytes, the same critical path
+/// (the distances made while building, kept in the file too), the same stretches cut
+/// from it (into the same file); its pages let go on the way change nothing.
+#[test]
+fn a_graph_kept_in_a_file_is_the_one_kept_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill = tempfile::tempdir().unwrap();
+    let arena = spoor_format::spill::Arena::new(spill.path()).unwrap();
+    let bytes = |pag: &spoor_graph::Pag| {
+        let mut out = Vec::new();
+        file::write(&mut out, pag).unwrap();
+        out
+    };
+    for w in Workload::ALL {
+        let spec = Spec { procs: 6.max(w.min_procs()), steps: 300, seed: 4, imbalance: 0.5, ..Spec::new(w) };
+        let path = dir.path().join(format!("{w:?}.spoor"));
+        std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+        let path = path.to_str().unwrap();
+        for mode in [Mode::Wall, Mode::Cpu] {
+            let (memory, made) = file::load_in(path, mode, None, &Silent, None).unwrap();
+            let (spilled, made_spilled) = file::load_in(path, mode, None, &Silent, Some(&arena)).unwrap();
+            assert!(spilled.loc.is_spilled() && spilled.arc_from.is_spilled() && !memory.loc.is_spilled());
+            arena.release();
+            let whole = bytes(&memory);
+            assert!(bytes(&spilled) == whole, "{w:?} {mode:?}: another graph");
+            let plain = spoor_graph::CpOptions::default();
+            assert_eq!(
+                spoor_graph::cp::length_with(&spilled, &plain, made_spilled.as_ref()),
+                spoor_graph::cp::length_with(&memory, &plain, made.as_ref()),
+                "{w:?} {mode:?}"
+            );
+            let pag_file = dir.path().join("g.pag");
+            std::fs::write(&pag_file, &whole).unwrap();
+            let (read, _) =
+                file::load_in(pag_file.to_str().unwrap(), mode, None, &Silent, Some(&arena)).unwrap();
+            assert!(read.wall.is_spilled() && bytes(&read) == whole, "{w:?} {mode:?}: read back");
+            let (t0, t1) = memory.activity_span().unwrap();
+            let third = (t1 - t0) / 3;
+            let cut = spilled.within((t0 + third, t1 - third));
+            assert!(cut.kind.is_spilled(), "{w:?}: cut into the same file");
+            assert!(
+                bytes(&cut) == bytes(&memory.within((t0 + third, t1 - third))),
+                "{w:?} {mode:?}: the stretch"
+            );
+        }
+    }
+    assert!(arena.error().is_none() && arena.most_bytes() > 0);
+}

@@ -32,13 +32,13 @@ use crate::placement::Placement;
 use crate::serve::{server_loops, ServerLoop, Wildcards};
 use rustc_hash::FxHashMap;
 use spoor_format::mem::prefetch;
+use spoor_format::spill::SpillVec;
 use spoor_graph::inflight::InFlight;
 use spoor_graph::mem::filled;
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
 use spoor_model::Definitions;
-use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -439,7 +439,7 @@ struct LinksModel {
     /// Message arcs by the origin's location, then the origin, then the arc. A
     /// location reports its nodes in order, so each location's cursor into its
     /// stretch only moves forward.
-    sends: Vec<Send>,
+    sends: SpillVec<Send>,
     /// Per location, its cursor into `sends` and the end of its stretch.
     cursor: Vec<(u32, u32)>,
     /// Per message arc in flight, its time from the send to the arrival, from the
@@ -482,7 +482,10 @@ impl LinksModel {
             *c = (at, at);
             at += n;
         }
-        let mut sends = filled(at as usize, Send::default());
+        let mut sends = match pag.arena() {
+            None => filled(at as usize, Send::default()).into(),
+            arena => SpillVec::filled_in(at as usize, Send::default(), arena),
+        };
         for a in messages() {
             if let Some(c) = cursor.get_mut(origin_loc(a)) {
                 let to = pag.loc[pag.arc_to[a] as usize];
@@ -593,7 +596,7 @@ const UNBLOCK: u64 = 1;
 
 struct Sim<'a> {
     pag: &'a Pag,
-    local: Cow<'a, [i64]>,
+    local: Weights<'a>,
     zero_ctx: Vec<bool>,
     any_zero: bool,
     net: Option<&'a Network>,
@@ -729,7 +732,25 @@ enum Next {
 
 struct GagOut {
     pag: Pag,
-    id: Vec<u32>,
+    id: SpillVec<u32>,
+}
+
+/// The local weights a simulation runs with: the PAG's (or a move's), or its own copy
+/// with the network's overhead added, beside the PAG (in its file where it has one).
+enum Weights<'a> {
+    Of(&'a [i64]),
+    Own(SpillVec<i64>),
+}
+
+impl std::ops::Deref for Weights<'_> {
+    type Target = [i64];
+    #[inline]
+    fn deref(&self) -> &[i64] {
+        match self {
+            Weights::Of(w) => w,
+            Weights::Own(w) => w,
+        }
+    }
 }
 
 #[inline]
@@ -781,15 +802,18 @@ impl<'a> Sim<'a> {
                     .into(),
             ));
         }
-        let mut local = Cow::Borrowed(costs.local.unwrap_or(&pag.weight));
+        pag.spill_error()?;
+        let mut local = Weights::Of(costs.local.unwrap_or(&pag.weight));
         if local.len() != pag.nodes() {
             return Err(Error::Usage("the local weights do not fit the PAG".into()));
         }
         if let Some(net) = costs.net.filter(|n| n.overhead_ns > 0) {
-            let w = local.to_mut();
+            let mut w = SpillVec::with_capacity_in(local.len(), pag.arena());
+            w.extend_from_slice(&local);
             for i in pag.blocking_call_ends() {
                 w[i] += net.overhead_ns;
             }
+            local = Weights::Own(w);
         }
         let group_of_loc = place.group_of_locations(pag);
         let coll_procs = match costs.net {
@@ -862,15 +886,19 @@ impl<'a> Sim<'a> {
                 idle: false,
             })
             .collect();
+        // A graph in a file has its GAG made in the same file.
         let gag = gag.then(|| GagOut {
             pag: Pag {
                 mode: Mode::Cpu,
                 t0: pag.t0,
                 contexts: pag.contexts.clone(),
                 notes: pag.notes.clone(),
-                ..Pag::default()
+                ..Pag::in_arena(pag.arena())
             },
-            id: filled(pag.nodes(), NONE),
+            id: match pag.arena() {
+                None => filled(pag.nodes(), NONE).into(),
+                arena => SpillVec::filled_in(pag.nodes(), NONE, arena),
+            },
         });
         Ok(Sim {
             pag,

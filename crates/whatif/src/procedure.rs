@@ -25,7 +25,7 @@ use spoor_model::StrId;
 /// The weights after moving, and how much time moved.
 #[derive(Clone, Debug)]
 pub struct Moved {
-    pub weight: Vec<i64>,
+    pub weight: spoor_format::spill::SpillVec<i64>,
     /// F's time taken off senders and given to receivers.
     pub moved_ns: i64,
     /// Messages that carried some of F.
@@ -60,7 +60,7 @@ pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
     let mut seg: Vec<Vec<u32>> = vec![Vec::new(); locs];
     let mut facc = vec![0i64; locs];
     let mut carried = rustc_hash::FxHashMap::<u32, i64>::default();
-    let mut weight = pag.weight.clone();
+    let mut weight = pag.weight.copy_beside();
     let (mut moved_ns, mut messages) = (0i64, 0u64);
     let mut cursor = 0usize;
     for i in 0..pag.nodes() {

@@ -97,7 +97,7 @@ pub struct Scenario {
 pub struct Sweep {
     pub placements: Vec<(String, Placement)>,
     pub networks: Vec<(String, Option<Network>)>,
-    pub moves: Vec<(String, Option<Vec<i64>>)>,
+    pub moves: Vec<(String, Option<spoor_format::spill::SpillVec<i64>>)>,
     pub zeros: Vec<(String, Option<u32>)>,
     pub warnings: Vec<String>,
     /// What waiting processes do on shared processors (`Costs::waits`).

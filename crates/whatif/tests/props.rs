@@ -259,3 +259,55 @@ proptest! {
         }
     }
 }
+
+/// A graph kept in a file (as one larger than memory is) predicts what it does in
+/// memory, with every table the simulation makes beside it there too (the network's
+/// sends in order, the weights with its overhead), and gives the same GAG, made into
+/// the same file, and the same weights for a moved procedure.
+#[test]
+fn a_graph_in_a_file_predicts_what_it_does_in_memory() {
+    use spoor_graph::{NetTable, Network};
+    let dir = tempfile::tempdir().unwrap();
+    let arena = spoor_format::spill::Arena::new(dir.path()).unwrap();
+    let (table, _) = NetTable::parse("t", "bytes,local_ns,remote_ns\n0,500,20000\n").unwrap();
+    let net = Network {
+        links_in: Some(1),
+        links_out: Some(1),
+        overhead_ns: 700,
+        connect_ns: 5_000,
+        ..Network::from_table(table)
+    };
+    let gag_bytes = |gag: &Pag| {
+        let mut out = Vec::new();
+        file::write(&mut out, gag).unwrap();
+        out
+    };
+    for w in Workload::ALL {
+        let trace = dir.path().join(format!("{w:?}.spoor"));
+        let bytes = spoor_testkit::ordered_bytes("synth", synth_bytes(&spec(w, 6, 60, 2)));
+        std::fs::write(&trace, bytes).unwrap();
+        let trace = trace.to_str().unwrap();
+        let memory = file::load(trace, Mode::Cpu, None, &spoor_model::Silent).unwrap();
+        let (spilled, _) = file::load_in(trace, Mode::Cpu, None, &spoor_model::Silent, Some(&arena)).unwrap();
+        let place = Placement::by(&memory, PlaceBy::Cyclic(2));
+        for costs in [Costs::default(), Costs { net: Some(&net), ..Costs::default() }] {
+            let (gag, pred) = build_gag(&memory, &place, &costs).unwrap();
+            let (gag_spilled, pred_spilled) = build_gag(&spilled, &place, &costs).unwrap();
+            arena.release();
+            assert_eq!(pred_spilled, pred, "{w:?}");
+            assert!(gag_spilled.loc.is_spilled(), "{w:?}: the GAG beside its PAG");
+            assert!(gag_bytes(&gag_spilled) == gag_bytes(&gag), "{w:?}: another GAG");
+        }
+        // The procedure with the most time, moved.
+        let busiest = (0..memory.nodes())
+            .filter(|&i| memory.ctx[i] != 0)
+            .max_by_key(|&i| memory.weight[i])
+            .map(|i| memory.contexts[memory.ctx[i] as usize].proc);
+        if let Some(proc) = busiest {
+            let moved = spoor_whatif::procedure::move_weights(&spilled, proc);
+            assert!(moved.weight.is_spilled());
+            assert_eq!(moved.weight, spoor_whatif::procedure::move_weights(&memory, proc).weight, "{w:?}");
+        }
+    }
+    assert!(arena.error().is_none());
+}
