@@ -55,7 +55,7 @@ fn main() {
                 named: args.peer_groups.iter().map(|g| peer_group(g)).collect::<anyhow::Result<_>>()?,
             },
             top: args.top,
-            spill: None,
+            ..Options::default()
         };
         let directives = match &args.directives {
             Some(p) => {
@@ -69,7 +69,11 @@ fn main() {
         let spill = spoor_cli::SpillDir::new("spoor-diagnose", args.tmpdir.as_deref());
         let input = spoor_cli::open_input(&args.input, &spill)?;
         let path = input.file().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        let opts = Options { spill: spoor_cli::spill::wait_state_arena(&path, args.memory, &spill)?, ..opts };
+        let opts = Options {
+            spill: spoor_cli::spill::wait_state_arena(&path, args.memory, &spill)?,
+            graph_spill: spoor_cli::spill::graph_arena(&path, args.memory, &spill)?,
+            ..opts
+        };
         let d = spoor_diagnose::diagnose_named(
             &path,
             &args.input,

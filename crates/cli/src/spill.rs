@@ -172,6 +172,8 @@ pub fn graph_arena(
         return Ok(None);
     }
     let arena = new_arena(spill)?;
+    // Its passes go in node order: once evicted, pages are read back ahead of them.
+    arena.read_ahead();
     arena.release_every(GRAPH_PAGES_KEPT_FOR);
     Ok(Some(arena))
 }

@@ -61,11 +61,20 @@ pub struct Options {
     /// Where the wait states keep what grows with the trace: a spill file, or memory
     /// (`None`; [`spoor_waits::Waits::new_in`]).
     pub spill: Option<std::sync::Arc<spoor_format::spill::Arena>>,
+    /// Where the whole graph goes where the fixes' lengths need it (a slow link,
+    /// processors shared, spawns): a spill file, or memory (`None`).
+    pub graph_spill: Option<std::sync::Arc<spoor_format::spill::Arena>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { search: SearchOptions::default(), peers: PeerOptions::default(), top: 10, spill: None }
+        Options {
+            search: SearchOptions::default(),
+            peers: PeerOptions::default(),
+            top: 10,
+            spill: None,
+            graph_spill: None,
+        }
     }
 }
 
@@ -246,7 +255,14 @@ pub fn diagnose_named(
     let (fixes, length_ns) = match tried {
         Ok(done) => done,
         Err(planned) => {
-            let (pag, made) = spoor_graph::file::load_with_lanes(path, cpu, &planned.paths(), feedback)?;
+            let lanes = planned.paths();
+            let (pag, made) = spoor_graph::file::load_with_lanes_in(
+                path,
+                cpu,
+                &lanes,
+                feedback,
+                opts.graph_spill.as_ref(),
+            )?;
             let base = spoor_graph::cp::length_with(&pag, &spoor_graph::CpOptions::default(), made.as_ref());
             let messages = fixes::messages(&pag);
             let lanes = made.as_ref().and_then(|d| d.lanes());

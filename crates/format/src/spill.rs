@@ -156,6 +156,16 @@ impl Arena {
         }
     }
 
+    /// Has the kernel read ahead where a page is read back from the file, as for arrays
+    /// passed over in order once evicted (by default it reads only the page touched).
+    pub fn read_ahead(&self) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: advice on the arena's own mapping.
+        unsafe {
+            libc::madvise(self.base.cast(), self.reserved, libc::MADV_NORMAL);
+        }
+    }
+
     /// Lets go of the pages touched, every `every`, on a thread of its own until the arena
     /// goes: then whatever passes over what it holds, on any thread, keeps only what it
     /// touched lately resident, without counting its steps.
@@ -432,6 +442,20 @@ impl<T: Copy> SpillVec<T> {
         }
     }
 
+    /// In a file, gives back the room past its length (its disk, for what comes next);
+    /// in memory, nothing.
+    pub fn give_back_spare(&mut self) {
+        if let Inner::Mapped { arena, at, len, cap, .. } = &mut self.inner {
+            let size = std::mem::size_of::<T>();
+            let keep = (*len * size).next_multiple_of(PAGE);
+            let room = (*cap * size).next_multiple_of(PAGE);
+            if room > keep {
+                arena.give_back(*at + keep, room - keep);
+                *cap = keep / size;
+            }
+        }
+    }
+
     /// Empties it, keeping its room.
     pub fn clear(&mut self) {
         self.truncate(0);
@@ -683,6 +707,29 @@ mod tests {
         let most = arena.most_bytes() as usize;
         assert!(most <= 5 * 2 * 40_000 * 16 + 5 * 4096 * 2, "{most}");
         drop(vs);
+        assert!(arena.error().is_none());
+    }
+
+    /// Room asked for and not used is given back, the values kept, and the vector grows
+    /// again from there.
+    #[test]
+    fn spare_room_goes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let arena = Arena::new(dir.path()).unwrap();
+        let mut v: SpillVec<u64> = SpillVec::with_capacity_in(1 << 20, Some(&arena));
+        v.extend_from_slice(&[5, 6, 7]);
+        v.give_back_spare();
+        assert_eq!((v.capacity(), &v[..]), (512, &[5, 6, 7][..]));
+        arena.release();
+        for k in 0..1000 {
+            v.push(k);
+        }
+        assert_eq!((v.len(), v[2], v[1002]), (1003, 7, 999));
+        let mut empty: SpillVec<u32> = SpillVec::with_capacity_in(4096, Some(&arena));
+        empty.give_back_spare();
+        assert_eq!(empty.capacity(), 0);
+        empty.push(9);
+        assert_eq!(&empty[..], &[9]);
         assert!(arena.error().is_none());
     }
 

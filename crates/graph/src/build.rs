@@ -666,8 +666,10 @@ impl<'a> Builder<'a> {
     fn reserve(&mut self, events: usize) {
         self.reserve_nodes(events + events / 64);
         let p = &mut self.pag;
-        // Address space only: pages no arc reaches are never touched.
-        let arcs = events / 2;
+        // In memory, address space only: pages no arc reaches are never touched. In a
+        // file, disk: a guess nearer most programs' (a stencil's is a sixth), the room
+        // left over given back at the end.
+        let arcs = if p.arena().is_some() { events / 4 } else { events / 2 };
         p.arc_to.reserve_exact(arcs);
         p.arc_from.reserve_exact(arcs);
         p.arc_weight.reserve_exact(arcs);
@@ -1459,6 +1461,7 @@ impl<'a> Builder<'a> {
                 .push(format!("{} collective begin(s) missing where a scan needed them", self.late_begins));
         }
         let nodes = if self.lengths_only.is_some() { self.made as usize } else { self.pag.nodes() };
+        self.pag.give_back_spare();
         let lanes = self.lanes.as_ref().map(Lanes::lengths);
         let distances = track.map(|t| Distances { length, end, remote: t.remote, nodes, lanes });
         Ok((self.pag, distances, self.lengths_only, self.sieve))

@@ -5,6 +5,7 @@ use crate::inflight::InFlight;
 use crate::pag::{ArcKind, Pag, Reach, CLOCK_OFFSET, NONE};
 use crate::window::share_after;
 use rustc_hash::FxHashMap;
+use spoor_format::spill::SpillVec;
 use spoor_model::{LocId, StrId};
 
 /// "Not reached" (a node outside the scope, or reached only by the secondary diffusion).
@@ -304,15 +305,16 @@ impl<'a> Pass<'a> {
 
     /// The forward diffusion: the longest distance from the source to every node,
     /// and the node where the longest path that may end ends.
-    pub(crate) fn forward(&self) -> (Vec<i64>, Option<usize>) {
-        let mut dist = Vec::new();
+    pub(crate) fn forward(&self) -> (SpillVec<i64>, Option<usize>) {
+        // Beside the graph: in its file where it has one.
+        let mut dist = SpillVec::new_in(self.pag.arena());
         let end = self.forward_into(&mut dist);
         (dist, end)
     }
 
     /// `forward` into `dist`, whose memory is reused: pages already mapped cost nothing
     /// to fill again, where fresh ones cost the kernel as much as a pass.
-    pub(crate) fn forward_into(&self, dist: &mut Vec<i64>) -> Option<usize> {
+    pub(crate) fn forward_into(&self, dist: &mut SpillVec<i64>) -> Option<usize> {
         let g = self.pag;
         let n = g.nodes();
         // Filled in order (every predecessor comes first), so never pre-filled.
@@ -381,7 +383,7 @@ pub struct Distances {
     pub(crate) end: Option<usize>,
     /// (node, remote arc) of every node whose longest way in is that remote arc, by
     /// node; every other node's is its local arc, or the source.
-    pub(crate) remote: spoor_format::spill::SpillVec<(u32, u32)>,
+    pub(crate) remote: SpillVec<(u32, u32)>,
     /// The nodes of the graph this was made for.
     pub(crate) nodes: usize,
     /// The lengths of the other weightings asked for while building (`None`: they
@@ -480,7 +482,7 @@ pub fn lengths_observed(
     match sweep(pag, &passes, arcs_out, swept) {
         Some(ns) => Lengths { ns, full_passes: 0 },
         None => {
-            let mut dist = Vec::new();
+            let mut dist = SpillVec::new_in(pag.arena());
             let ns = passes.iter().map(|p| p.forward_into(&mut dist).map_or(0, |e| dist[e])).collect();
             Lengths { ns, full_passes: passes.len() }
         }

@@ -684,7 +684,19 @@ pub fn load_with_lanes(
     lanes: &[CpOptions],
     feedback: &dyn Feedback,
 ) -> Result<(Pag, Option<Distances>)> {
-    load_inner(path, mode, None, feedback, true, lanes, None)
+    load_with_lanes_in(path, mode, lanes, feedback, None)
+}
+
+/// `load_with_lanes`, the graph's arrays in `arena`'s file (`None`: in memory), as
+/// [`load_in`] keeps them.
+pub fn load_with_lanes_in(
+    path: &str,
+    mode: Mode,
+    lanes: &[CpOptions],
+    feedback: &dyn Feedback,
+    arena: Option<&Arc<Arena>>,
+) -> Result<(Pag, Option<Distances>)> {
+    load_inner(path, mode, None, feedback, true, lanes, arena)
 }
 
 fn load_inner(

@@ -192,6 +192,22 @@ impl Pag {
         }
     }
 
+    /// In a file, gives back the room its arrays have past their lengths.
+    pub fn give_back_spare(&mut self) {
+        self.loc.give_back_spare();
+        self.prev.give_back_spare();
+        self.wall.give_back_spare();
+        self.weight.give_back_spare();
+        self.ctx.give_back_spare();
+        self.kind.give_back_spare();
+        self.arc_to.give_back_spare();
+        self.arc_from.give_back_spare();
+        self.arc_weight.give_back_spare();
+        self.arc_kind.give_back_spare();
+        self.arc_bytes.give_back_spare();
+        self.arc_op.give_back_spare();
+    }
+
     /// The file its arrays live in (`None`: in memory).
     pub fn arena(&self) -> Option<&Arc<Arena>> {
         self.loc.arena()
