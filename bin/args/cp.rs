@@ -97,12 +97,13 @@ pub struct Args {
     /// The memory the graph may take (bytes, or with K, M or G; 0: none). A trace whose
     /// graph would take more has its global path found in two passes without the
     /// graph: the same results in about 1.5 times the time (standard input, or a pipe,
-    /// is first copied to --tmpdir for them). Default: half of what this
+    /// is first copied to --tmpdir for them); with options that read the graph, the
+    /// graph is kept in a file in --tmpdir. Default: half of what this
     /// machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has available.
     #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
     pub memory: Option<u64>,
-    /// Where standard input (or a pipe) is copied to be read twice, in a directory of
-    /// its own removed however the command ends. Default: $TMPDIR, else /tmp.
+    /// Where standard input (or a pipe) is copied to be read twice, and a graph past
+    /// --memory kept, in a directory of its own removed however the command ends. Default: $TMPDIR, else /tmp.
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,
     /// The lengths of the K longest distinct paths.

@@ -89,13 +89,14 @@ pub struct Args {
     pub quiet: bool,
     /// The memory the wait states may take (bytes, or with K, M or G; 0: none). A trace
     /// whose wait states would take more (about 24 bytes an event) has them kept in a
-    /// file in --tmpdir: the same results, in memory bounded by what is in flight.
+    /// file in --tmpdir, as is the graph where a fix's gain needs it whole (about 32): the
+    /// same results, in memory bounded by what is in flight.
     /// Default: half of what this machine (or its cgroup, or SPOOR_MEMORY_LIMIT) has
     /// available.
     #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
     pub memory: Option<u64>,
-    /// Keep what goes to disk (standard input, read twice; the wait states, past
-    /// --memory) in a directory of its own inside DIR, removed at the end [default:
+    /// Keep what goes to disk (standard input, read twice; the wait states and the
+    /// graph, past --memory) in a directory of its own inside DIR, removed at the end [default:
     /// $TMPDIR, else /tmp].
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,

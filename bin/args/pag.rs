@@ -37,11 +37,12 @@ pub struct Args {
     /// The memory the graph may take (bytes, or with K, M or G; 0: none). The PAG of a
     /// trace whose graph would take more is written as it is built, its nodes and arcs
     /// spilled to --tmpdir on the way: the same file, in about 1.1 bytes of memory an
-    /// event (standard input, or a pipe, is first copied there too). Default: half of what this machine (or its cgroup, or
+    /// event (standard input, or a pipe, is first copied there too); with --dump or
+    /// --net, the graph is kept in a file there. Default: half of what this machine (or its cgroup, or
     /// SPOOR_MEMORY_LIMIT) has available.
     #[arg(long, value_name = "SIZE", value_parser = spoor_cli::memory_arg)]
     pub memory: Option<u64>,
-    /// Where the spilled nodes and arcs, and a copy of standard input, go (a directory
+    /// Where the spilled nodes and arcs (or graph), and a copy of standard input, go (a directory
     /// of their own, removed however the command ends). Default: $TMPDIR, else /tmp.
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,
