@@ -146,3 +146,21 @@ fn one_and_several_threads_give_the_same_diagnosis() {
     };
     assert_eq!(run(1), run(3));
 }
+
+/// Where a fix's gain needs the whole graph swept (a slow link), a graph kept in a spill
+/// file, with the wait states in another, gives the diagnosis kept in memory.
+#[test]
+fn a_graph_and_wait_states_spilled_give_the_same_diagnosis() {
+    let spec = Spec {
+        slow_link: Some(SlowLink { a: 2, b: 3, ns: 1_000_000 }),
+        ..Spec { procs: 8, steps: 40, ..Spec::new(Workload::Ring) }
+    };
+    let (dir, path) = ordered_file(&spec);
+    let memory = render::json(&diagnose(&path, None, &Options::default(), &Silent).unwrap());
+    let waits = spoor_format::spill::Arena::new(dir.path()).unwrap();
+    let graph = spoor_format::spill::Arena::new(dir.path()).unwrap();
+    let opts = Options { spill: Some(waits.clone()), graph_spill: Some(graph.clone()), ..Options::default() };
+    let spilled = render::json(&diagnose(&path, None, &opts, &Silent).unwrap());
+    assert_eq!(spilled, memory);
+    assert!(graph.most_bytes() > 0 && waits.most_bytes() > 0, "both kept in their files");
+}
