@@ -121,7 +121,7 @@ pub fn derive(path: &str, feedback: &dyn Feedback) -> Result<Derived, Error> {
     derive_within(path, u64::MAX, None, feedback)
 }
 
-/// [`derive`], its critical path found without keeping the graph (two passes) where the
+/// [`derive()`], its critical path found without keeping the graph (two passes) where the
 /// graph would take more than `budget` bytes (`spoor_graph::streamed::path_graph`), and
 /// its wait states kept in `waits_in`'s spill file when given one
 /// ([`spoor_waits::Waits::new_in`]).

@@ -86,7 +86,7 @@ pub const MAX_TEXT_FILE: u64 = 64 << 20;
 
 /// A small text file read whole (a placement, a scenario, a cost table): bytes that are
 /// not UTF-8 are an error naming the line and the byte offset in the file, and a file
-/// longer than [`MAX_TEXT_FILE`] (or a device that never ends) is refused once that much
+/// longer than `MAX_TEXT_FILE` (or a device that never ends) is refused once that much
 /// has been read.
 pub fn read_text(path: &str) -> Result<String, Error> {
     use std::io::Read;

@@ -15,8 +15,10 @@ fn resident_kib() -> u64 {
 fn a_vector_dropped_returning_pages_leaves_memory() {
     keep_freed_memory();
     const N: usize = 4 << 20; // 32 MiB of u64
-    // Seen by the optimizer as used, so that an optimized build still makes them.
-    let touched = || std::hint::black_box((0..N as u64).collect::<Vec<u64>>());
+    let touched = || {
+        // Seen by the optimizer as used, so that an optimized build still makes them.
+        std::hint::black_box((0..N as u64).collect::<Vec<u64>>())
+    };
     // A plain drop keeps the pages of a block below others.
     let before = resident_kib();
     let v = touched();

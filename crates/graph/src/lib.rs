@@ -4,7 +4,7 @@
 //! [`build::build`] turns a trace into a [`Pag`]; [`cp::critical_path`] finds the
 //! longest path for a scope, window and set of zeroed procedures; [`profile`] sums a
 //! path by application, machine, process, thread, procedure or message arc;
-//! [`whatif::zeroing`] is critical-path zeroing; [`file`] reads and writes PAG files;
+//! [`whatif::zeroing`] is critical-path zeroing; [`mod@file`] reads and writes PAG files;
 //! [`window`] reads `--window` and `--phase` and cuts the sub-PAG of a stretch.
 
 #![warn(missing_docs)]

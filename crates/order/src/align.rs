@@ -7,7 +7,7 @@
 //!    (extrapolated from the first and last two; one sample is a constant offset), and
 //!    composed with its reference's own correction.
 //! 2. **Offset and drift from messages** (`messages`): for processes without samples, a
-//!    line θ(t) = a + b·t fitted with the convex hull method ([`crate::hull`]) over the
+//!    line θ(t) = a + b·t fitted with the convex hull method (`hull`) over the
 //!    messages exchanged in both directions with an already aligned process, growing a
 //!    spanning tree from the reference process along the pairs with the most messages
 //!    (collectives count as messages between neighbouring ranks).

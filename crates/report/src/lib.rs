@@ -3,8 +3,8 @@
 //! [`analyze`] folds a trace in one pass into an [`Analysis`]; its methods make the
 //! tables (metric, profile, call graph, NPT, utilization, message transactions, time
 //! histograms), [`svg`] draws the time histograms and the space-time diagram, [`html`]
-//! puts everything in one self-contained page, [`chrome`] writes the Chrome trace-event
-//! export during the pass, and [`compare`] sets several runs side by side. A path to
+//! puts everything in one self-contained page, `chrome` writes the Chrome trace-event
+//! export during the pass, and `compare` sets several runs side by side. A path to
 //! draw over the pictures (the critical path) comes in as an [`Overlay`].
 
 mod analyze;

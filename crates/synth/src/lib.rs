@@ -2,7 +2,7 @@
 //!
 //! A [`Spec`] names a [`Workload`] and its parameters. [`definitions`] gives the
 //! trace's definitions; [`generate`] simulates the workload and hands its events to
-//! a [`Sink`], step by step, with memory proportional to the number of processes
+//! a [`EventSink`], step by step, with memory proportional to the number of processes
 //! (never to the number of steps), so traces of 10^9 events stream through a
 //! writer as easily as traces of 10^3. The library does not depend on any trace
 //! writer: the caller's sink decides where events go.

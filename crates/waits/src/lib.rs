@@ -4,7 +4,7 @@
 //! [`analyze`] folds an ordered trace (spoor-order's output) into [`WaitStates`]: every
 //! instance with its location, procedure, call path, start and duration, and the event
 //! that ended the wait (its cause), and totals by pattern × procedure × process. The
-//! fold ([`Detector`](detect)) takes one event at a time and keeps only what is in
+//! fold (`detect::Detector`) takes one event at a time and keeps only what is in
 //! flight (sends not yet received, collective instances not yet complete), so it can be
 //! one observer of any pass over a trace.
 

@@ -2,7 +2,7 @@
 //! spoor-calibrate; the LBF paper).
 //!
 //! - [`placement`]: which processes share a processor (formats/placement.md).
-//! - [`gag`]: process LBF, the Group Activity Graph of a placement, and NF (message arcs
+//! - `gag`: process LBF, the Group Activity Graph of a placement, and NF (message arcs
 //!   from a communication-cost table).
 //! - [`procedure`]: procedure LBF (moving a procedure from the sending to the receiving
 //!   side of messages) beside critical-path zeroing.
