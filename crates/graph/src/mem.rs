@@ -61,6 +61,19 @@ pub fn populate(regions: &[Region], stop: &std::sync::atomic::AtomicBool) {
     let _ = (regions, stop);
 }
 
+/// `n` copies of `value` beside a graph: in its `arena`'s file, or in memory as
+/// [`filled`] makes them.
+pub fn filled_in<T: Copy>(
+    n: usize,
+    value: T,
+    arena: Option<&std::sync::Arc<spoor_format::spill::Arena>>,
+) -> spoor_format::spill::SpillVec<T> {
+    match arena {
+        None => filled(n, value).into(),
+        Some(_) => spoor_format::spill::SpillVec::filled_in(n, value, arena),
+    }
+}
+
 /// A vector of `n` copies of `value` whose memory, when large, asks for transparent
 /// huge pages first (`spoor_format::mem::ask_huge_pages`): on a virtual machine,
 /// faulting in 4 KiB pages costs more than filling them.

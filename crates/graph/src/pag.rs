@@ -294,9 +294,10 @@ impl Pag {
         lo..hi
     }
 
-    /// How many remote arcs leave each node (255: that many or more).
-    pub fn remote_arcs_out(&self) -> Vec<u8> {
-        let mut out = crate::mem::filled(self.nodes(), 0u8);
+    /// How many remote arcs leave each node (255: that many or more), beside the graph
+    /// (in its file where it has one).
+    pub fn remote_arcs_out(&self) -> SpillVec<u8> {
+        let mut out = crate::mem::filled_in(self.nodes(), 0u8, self.arena());
         for &f in &self.arc_from {
             if let Some(c) = out.get_mut(f as usize) {
                 *c = c.saturating_add(1);

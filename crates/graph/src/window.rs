@@ -4,7 +4,6 @@
 //! share this one reading of the options and its errors.
 
 use crate::pag::{Pag, NONE};
-use spoor_format::spill::SpillVec;
 use spoor_format::text::{describe_duration, parse_duration};
 use std::fmt;
 
@@ -216,10 +215,7 @@ impl Pag {
     pub fn within(&self, (t0, t1): (i64, i64)) -> Pag {
         // A graph in a file is cut into the same file.
         let arena = self.arena();
-        let mut id = match arena {
-            None => crate::mem::filled(self.nodes(), NONE).into(),
-            Some(_) => SpillVec::filled_in(self.nodes(), NONE, arena),
-        };
+        let mut id = crate::mem::filled_in(self.nodes(), NONE, arena);
         let mut out = Pag {
             defs: self.defs.clone(),
             mode: self.mode,

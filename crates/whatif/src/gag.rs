@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 use spoor_format::mem::prefetch;
 use spoor_format::spill::SpillVec;
 use spoor_graph::inflight::InFlight;
-use spoor_graph::mem::filled;
+use spoor_graph::mem::filled_in;
 use spoor_graph::net::NodeOf;
 use spoor_graph::pag::{ArcKind, Pag, PhaseMark, Reach, CLOCK_OFFSET, NONE, VIRTUAL};
 use spoor_graph::{Error, Local, Mode, Network, Result};
@@ -482,10 +482,7 @@ impl LinksModel {
             *c = (at, at);
             at += n;
         }
-        let mut sends = match pag.arena() {
-            None => filled(at as usize, Send::default()).into(),
-            arena => SpillVec::filled_in(at as usize, Send::default(), arena),
-        };
+        let mut sends = filled_in(at as usize, Send::default(), pag.arena());
         for a in messages() {
             if let Some(c) = cursor.get_mut(origin_loc(a)) {
                 let to = pag.loc[pag.arc_to[a] as usize];
@@ -616,7 +613,7 @@ struct Sim<'a> {
     cursor: usize,
     arc_cursor: usize,
     /// Remote arcs out of each node not yet consumed (255: many, kept for good).
-    out_left: Vec<u8>,
+    out_left: SpillVec<u8>,
     /// Origins of remote arcs whose targets have not all arrived.
     links: Links,
     /// Slab of waiters (lists of `Link::Waiting`) and its free list.
@@ -895,10 +892,7 @@ impl<'a> Sim<'a> {
                 notes: pag.notes.clone(),
                 ..Pag::in_arena(pag.arena())
             },
-            id: match pag.arena() {
-                None => filled(pag.nodes(), NONE).into(),
-                arena => SpillVec::filled_in(pag.nodes(), NONE, arena),
-            },
+            id: filled_in(pag.nodes(), NONE, pag.arena()),
         });
         Ok(Sim {
             pag,
