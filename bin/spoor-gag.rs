@@ -43,7 +43,7 @@ fn main() {
         }
         // The build's distances are the whole graph's.
         let made = made.filter(|_| stretch.window.is_none());
-        let pag = stretch::cut(pag, &stretch);
+        let pag = stretch::cut(pag, &stretch)?;
         if let (Wildcards::Arrival, false, Some(note)) = (args.wildcards, args.quiet, arrival_note(&pag)) {
             eprintln!("spoor-gag: note: {note}");
         }

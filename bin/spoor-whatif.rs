@@ -61,7 +61,7 @@ fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
     for note in pag.notes.iter().filter(|_| !args.quiet) {
         eprintln!("spoor-whatif: note: {note}");
     }
-    let pag = stretch::cut(pag, &stretch);
+    let pag = stretch::cut(pag, &stretch)?;
     if let (Wildcards::Arrival, false, Some(note)) = (args.wildcards, args.quiet, arrival_note(&pag)) {
         eprintln!("spoor-whatif: note: {note}");
     }

@@ -128,12 +128,14 @@ impl Arena {
     }
 
     /// The first error met (the disk full, the address space used up): what the
-    /// vectors hold is incomplete once there is one. Taken: asked again, `None`.
+    /// vectors hold is incomplete once there is one. Asked again, the same.
     pub fn error(&self) -> Option<io::Error> {
         if !self.failed.load(Ordering::Relaxed) {
             return None;
         }
-        self.state.lock().ok()?.error.take()
+        // Every one who asks hears of it: a graph's file is checked by each pass.
+        let s = self.state.lock().ok()?;
+        s.error.as_ref().map(|e| io::Error::new(e.kind(), e.to_string()))
     }
 
     /// Whether an error was met (it stays so once taken).
@@ -432,6 +434,10 @@ impl<T: Copy> SpillVec<T> {
     /// Appends a copy of each of `xs` (in a file, letting the pages written go every
     /// 32 MiB).
     pub fn extend_from_slice(&mut self, xs: &[T]) {
+        if let Inner::Heap(v) = &mut self.inner {
+            v.extend_from_slice(xs);
+            return;
+        }
         self.reserve(xs.len());
         let step = self.release_step();
         for part in xs.chunks(step) {

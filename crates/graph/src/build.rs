@@ -484,6 +484,11 @@ pub(crate) fn build_sieved(
         .map(|(pag, made, _, sieve)| (pag, made, sieve))
 }
 
+/// What a build gives: the graph (empty where only its lengths were made), its
+/// distances where they hold, the message arcs of a build that kept no graph, and what
+/// its sieve kept.
+type Built = (Pag, Option<Distances>, Option<Messages>, Sieve);
+
 /// `build_inner`, keeping the graph (`sieve` `None`) or only its lengths and messages,
 /// and what `sieve` keeps of its critical path.
 fn build_kept(
@@ -494,7 +499,7 @@ fn build_kept(
     sieve: Option<Sieve>,
     feedback: &dyn Feedback,
     arena: Option<&Arc<Arena>>,
-) -> Result<(Pag, Option<Distances>, Option<Messages>, Sieve)> {
+) -> Result<Built> {
     let keep = sieve.is_none();
     let file = reader.name().to_owned();
     if let Some(h) = reader.header() {
@@ -532,7 +537,7 @@ fn build_kept(
         b.lengths_only = (!keep).then(Vec::new);
         b.sieve = sieve.unwrap_or(Sieve::Nothing);
         b.add(&events.iter().map(Brief::of).collect::<Vec<_>>())?;
-        return b.finish();
+        return finish_whole(b, arena);
     }
     // Blocks decode in parallel while this thread adds their events to the graph in
     // order, as the reader hands them on (and decodes blocks itself while the next one
@@ -586,11 +591,18 @@ fn build_kept(
         read
     });
     read?;
-    if let Some(e) = arena.and_then(|a| a.error()) {
-        return Err(Error::Spill(e));
-    }
     b.pag.defs = reader.defs().clone();
-    b.finish()
+    finish_whole(b, arena)
+}
+
+/// The builder's `finish`, where every array it wrote to `arena`'s file is whole: a file
+/// that stopped growing (the disk full) is the error, before the ends are read back.
+fn finish_whole(b: Builder, arena: Option<&Arc<Arena>>) -> Result<Built> {
+    let spill_error = || arena.and_then(|a| a.error()).map_or(Ok(()), |e| Err(Error::Spill(e)));
+    spill_error()?;
+    let built = b.finish()?;
+    spill_error()?;
+    Ok(built)
 }
 
 /// Builds the PAG of events already in memory (tests, small traces).
@@ -1364,7 +1376,7 @@ impl<'a> Builder<'a> {
 
     /// The graph (empty when only its lengths were made), its distances when they hold,
     /// and the message arcs of a build that kept no graph.
-    fn finish(mut self) -> Result<(Pag, Option<Distances>, Option<Messages>, Sieve)> {
+    fn finish(mut self) -> Result<Built> {
         let t0 = if self.min_wall == i64::MAX { 0 } else { self.min_wall };
         self.pag.t0 = t0;
         let mut track = self.track.take();

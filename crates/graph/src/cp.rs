@@ -320,6 +320,10 @@ impl<'a> Pass<'a> {
         // Filled in order (every predecessor comes first), so never pre-filled.
         dist.clear();
         dist.reserve(n);
+        if dist.capacity() < n {
+            // The graph's file is full (its error is kept, `Pag::spill_error`): memory.
+            *dist = SpillVec::with_capacity_in(n, None);
+        }
         let mut cursor = 0;
         let mut end: Option<usize> = None;
         for i in 0..n {

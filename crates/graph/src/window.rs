@@ -224,6 +224,10 @@ impl Pag {
             notes: self.notes.clone(),
             ..Pag::in_arena(arena)
         };
+        if id.len() < self.nodes() {
+            // The file could not hold the map (the disk full): `Pag::spill_error` says so.
+            return out;
+        }
         let (mut arc, mut kept) = (0, Vec::new());
         for i in 0..self.nodes() {
             let first = arc;

@@ -169,7 +169,10 @@ pub fn build_gag(pag: &Pag, place: &Placement, costs: &Costs) -> Result<(Pag, Pr
     let mut sim = Sim::new(pag, place, costs, true)?;
     sim.run()?;
     let pred = sim.prediction();
-    Ok((sim.finish_gag(place), pred))
+    // The GAG grew beside the PAG: in its file, where one is full, it is not whole.
+    let gag = sim.finish_gag(place);
+    gag.spill_error()?;
+    Ok((gag, pred))
 }
 
 /// Where a location of the simulation is.
@@ -483,15 +486,18 @@ impl LinksModel {
             at += n;
         }
         let mut sends = filled_in(at as usize, Send::default(), pag.arena());
-        for a in messages() {
-            if let Some(c) = cursor.get_mut(origin_loc(a)) {
-                let to = pag.loc[pag.arc_to[a] as usize];
-                sends[c.1 as usize] = Send { origin: pag.arc_from[a], arc: a as u32, to };
-                c.1 += 1;
+        // Short where the graph's file is full: `Sim::new` says so once this returns.
+        if sends.len() == at as usize {
+            for a in messages() {
+                if let Some(c) = cursor.get_mut(origin_loc(a)) {
+                    let to = pag.loc[pag.arc_to[a] as usize];
+                    sends[c.1 as usize] = Send { origin: pag.arc_from[a], arc: a as u32, to };
+                    c.1 += 1;
+                }
             }
-        }
-        for &(from, end) in &cursor {
-            sort_nearly_sorted(&mut sends[from as usize..end as usize]);
+            for &(from, end) in &cursor {
+                sort_nearly_sorted(&mut sends[from as usize..end as usize]);
+            }
         }
         let node_of_loc: Vec<u32> = (0..pag.defs.locations.len() as u32)
             .map(|l| match net.node {
@@ -822,6 +828,8 @@ impl<'a> Sim<'a> {
             || costs.net.filter(|n| n.per_send()).map(|n| LinksModel::new(pag, n, &group_of_loc)),
             || pag.remote_arcs_out(),
         );
+        // Tables made beside a graph whose file is full are short: stop here.
+        pag.spill_error()?;
         let serving: Vec<Serving> = match costs.wildcards {
             Wildcards::Arrival => server_loops(pag).into_iter().map(Serving::new).collect(),
             Wildcards::Recorded => Vec::new(),
@@ -894,6 +902,7 @@ impl<'a> Sim<'a> {
             },
             id: filled_in(pag.nodes(), NONE, pag.arena()),
         });
+        pag.spill_error()?;
         Ok(Sim {
             pag,
             local,

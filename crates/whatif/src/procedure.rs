@@ -44,10 +44,13 @@ pub fn procedure_id(pag: &Pag, name: &str) -> Result<StrId> {
 }
 
 /// The local weights of `pag` with procedure `proc` moved from the sending to the
-/// receiving side of every message.
-pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
+/// receiving side of every message, beside the graph (in its file where it has one: an
+/// error where that file is full).
+pub fn move_weights(pag: &Pag, proc: StrId) -> Result<Moved> {
     let in_f = pag.zeroed_contexts(&[proc], Reach::Inclusive);
-    let mut origin = spoor_graph::mem::filled(pag.nodes(), 0u8);
+    let mut origin = spoor_graph::mem::filled_in(pag.nodes(), 0u8, pag.arena());
+    let mut weight = pag.weight.copy_beside();
+    pag.spill_error()?;
     for a in 0..pag.arcs() {
         let o = &mut origin[pag.arc_from[a] as usize];
         *o |= if pag.arc_kind[a] == ArcKind::Message { 2 } else { 1 };
@@ -60,7 +63,6 @@ pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
     let mut seg: Vec<Vec<u32>> = vec![Vec::new(); locs];
     let mut facc = vec![0i64; locs];
     let mut carried = rustc_hash::FxHashMap::<u32, i64>::default();
-    let mut weight = pag.weight.copy_beside();
     let (mut moved_ns, mut messages) = (0i64, 0u64);
     let mut cursor = 0usize;
     for i in 0..pag.nodes() {
@@ -98,7 +100,7 @@ pub fn move_weights(pag: &Pag, proc: StrId) -> Moved {
             facc[l] = 0;
         }
     }
-    Moved { weight, moved_ns, messages }
+    Ok(Moved { weight, moved_ns, messages })
 }
 
 /// One procedure's what-if: moved (procedure LBF) and zeroed.
@@ -161,7 +163,7 @@ pub fn procedure_whatif(
     if pag.mode != Mode::Cpu {
         return Err(Error::Usage("procedure LBF needs a PAG weighted in cpu mode".into()));
     }
-    let mut m = move_weights(pag, proc);
+    let mut m = move_weights(pag, proc)?;
     let (original_ns, moved_ns, zeroed_ns, zeroed_inclusive_ns) = match place {
         None => {
             let original = cp::length(pag, &CpOptions::default());

@@ -234,7 +234,7 @@ impl Sweep {
         let mut moves = vec![("none".to_owned(), None)];
         for m in &spec.moves {
             let id = procedure(m, "moves")?;
-            moves.push((m.get_ref().clone(), Some(move_weights(pag, id).weight)));
+            moves.push((m.get_ref().clone(), Some(move_weights(pag, id)?.weight)));
         }
         let mut zeros = vec![("none".to_owned(), None)];
         for z in &spec.zeroings {

@@ -52,10 +52,13 @@ pub fn choose(pag: &Pag, phase: Option<&str>, window: Option<&str>) -> Result<St
     Ok(Stretch { window: Some((a, b)), note: Some(note) })
 }
 
-/// The PAG a prediction runs on: the sub-PAG of the chosen stretch, or the PAG itself.
-pub fn cut(pag: Pag, stretch: &Stretch) -> Pag {
-    match stretch.window {
+/// The PAG a prediction runs on: the sub-PAG of the chosen stretch, or the PAG itself;
+/// an error where the graph's file could not hold the sub-PAG (the disk full).
+pub fn cut(pag: Pag, stretch: &Stretch) -> Result<Pag> {
+    let cut = match stretch.window {
         Some(w) => pag.within(w),
         None => pag,
-    }
+    };
+    cut.spill_error()?;
+    Ok(cut)
 }

@@ -93,7 +93,7 @@ fn spa_procedure_lbf_beside_zeroing() {
     assert_eq!((r2.moved_ns, r2.zeroed_ns, r2.time_moved_ns), (ms(5.11), ms(3.60), ms(6.0)));
     // The move itself: servBusy2's 3 ms before each reply now weigh on the clients'
     // receive ends; the server's arcs in servBusy2 weigh nothing.
-    let m = move_weights(&pag, b2);
+    let m = move_weights(&pag, b2).unwrap();
     assert_eq!(m.messages, 2);
     let added: i64 =
         (0..pag.nodes()).filter(|&i| m.weight[i] > pag.weight[i]).map(|i| m.weight[i] - pag.weight[i]).sum();

@@ -304,10 +304,45 @@ fn a_graph_in_a_file_predicts_what_it_does_in_memory() {
             .max_by_key(|&i| memory.weight[i])
             .map(|i| memory.contexts[memory.ctx[i] as usize].proc);
         if let Some(proc) = busiest {
-            let moved = spoor_whatif::procedure::move_weights(&spilled, proc);
+            let moved = spoor_whatif::procedure::move_weights(&spilled, proc).unwrap();
             assert!(moved.weight.is_spilled());
-            assert_eq!(moved.weight, spoor_whatif::procedure::move_weights(&memory, proc).weight, "{w:?}");
+            assert_eq!(
+                moved.weight,
+                spoor_whatif::procedure::move_weights(&memory, proc).unwrap().weight,
+                "{w:?}"
+            );
         }
     }
     assert!(arena.error().is_none());
+}
+
+/// Once a graph's file can grow no more (the disk full), what would make more beside the
+/// graph says so, and nothing panics: a stretch cut from it, a procedure moved, a
+/// prediction and a GAG are errors; a forward pass takes memory instead, its length the
+/// same.
+#[test]
+fn a_graph_whose_file_is_full_is_an_error_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = spoor_format::spill::Arena::new(dir.path()).unwrap();
+    let trace = dir.path().join("t.spoor");
+    let spec = spec(Workload::Stencil, 6, 40, 1);
+    std::fs::write(&trace, spoor_testkit::ordered_bytes("synth", synth_bytes(&spec))).unwrap();
+    let trace = trace.to_str().unwrap();
+    let memory = file::load(trace, Mode::Cpu, None, &spoor_model::Silent).unwrap();
+    let (pag, _) = file::load_in(trace, Mode::Cpu, None, &spoor_model::Silent, Some(&arena)).unwrap();
+    // More than the file may ever take: the arena fails.
+    let mut huge: spoor_format::spill::SpillVec<u64> = spoor_format::spill::SpillVec::new_in(Some(&arena));
+    huge.reserve(usize::MAX / 16);
+    assert!(arena.failed());
+    let full = |e: spoor_graph::Error| assert!(matches!(e, spoor_graph::Error::Spill(_)), "{e:?}");
+    let place = Placement::by(&pag, PlaceBy::Cyclic(2));
+    full(predict(&pag, &place, &Costs::default()).unwrap_err());
+    full(build_gag(&pag, &place, &Costs::default()).unwrap_err());
+    let proc = pag.contexts[pag.ctx[pag.nodes() / 2] as usize].proc;
+    full(spoor_whatif::procedure::move_weights(&pag, proc).unwrap_err());
+    let zeroed = CpOptions { zero: vec![proc], ..CpOptions::default() };
+    assert_eq!(cp::length(&pag, &zeroed), cp::length(&memory, &zeroed));
+    let (t0, t1) = pag.activity_span().unwrap();
+    let stretch = spoor_whatif::Stretch { window: Some((t0, (t0 + t1) / 2)), note: None };
+    full(spoor_whatif::stretch::cut(pag, &stretch).unwrap_err());
 }
