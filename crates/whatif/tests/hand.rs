@@ -234,7 +234,7 @@ fn stretches_are_predicted_against_their_own_measured_time() {
     ] {
         assert!(note.contains(part), "{note}");
     }
-    let run = cut(pag.clone(), &st);
+    let run = cut(pag.clone(), &st).unwrap();
     assert_eq!((by_process(&run).unwrap().time_ns, measured_ns(&run)), (ms(10.0), ms(10.0)));
     assert_eq!((cpu_cp(&run), on_one(&run).unwrap().time_ns), (ms(10.0), ms(10.0)));
     // Without MPI_Finalize: after the last MPI_Init's return, to the end (rank 0's last
@@ -252,22 +252,22 @@ fn stretches_are_predicted_against_their_own_measured_time() {
         ),
         "{note}"
     );
-    let after = cut(unfinished, &st);
+    let after = cut(unfinished, &st).unwrap();
     assert_eq!((by_process(&after).unwrap().time_ns, measured_ns(&after)), (ms(11.0), ms(11.0)));
     // The phase: 12 measured, 12 on a processor each, 12.3 on one.
     let st = choose(&pag, Some("solve"), None).unwrap();
     assert_eq!((st.window, st.note.as_deref()), (Some((s + ms(30.0), s + ms(42.0))), None));
-    let solve = cut(pag.clone(), &st);
+    let solve = cut(pag.clone(), &st).unwrap();
     assert_eq!(measured_ns(&solve), ms(12.0));
     assert_eq!((by_process(&solve).unwrap().time_ns, on_one(&solve).unwrap().time_ns), (ms(12.0), ms(12.3)));
     // A window: 9 and 9.
     let st = choose(&pag, None, Some("33ms..42.5ms")).unwrap();
-    let w = cut(pag.clone(), &st);
+    let w = cut(pag.clone(), &st).unwrap();
     assert_eq!((by_process(&w).unwrap().time_ns, measured_ns(&w)), (ms(9.0), ms(9.0)));
     // The whole run as a window is the run: no note, the same figures.
     let st = choose(&pag, None, Some("0..43ms")).unwrap();
     assert_eq!(st.note, None);
-    let all = cut(pag.clone(), &st);
+    let all = cut(pag.clone(), &st).unwrap();
     assert_eq!((by_process(&all).unwrap().time_ns, measured_ns(&all)), (ms(15.0), ms(43.0)));
     assert_eq!(on_one(&all).unwrap(), on_one(&pag).unwrap());
     // A trace without MPI_Init is predicted whole.
