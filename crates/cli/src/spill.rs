@@ -111,22 +111,40 @@ pub fn wait_state_arena(
     budget: Option<u64>,
     spill: &SpillDir,
 ) -> anyhow::Result<Option<std::sync::Arc<spoor_format::spill::Arena>>> {
-    let budget = budget.unwrap_or_else(crate::graph_budget);
-    let need = if budget == 0 || spoor_format::is_stream(path) {
-        0
-    } else {
+    let need = || {
         let file = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
-        let len = file.metadata().with_context(|| format!("cannot read {path}"))?.len();
-        // Without its index (a damaged tail), a generous count from its size.
-        let events = spoor_format::binary::End::events_in(&file);
-        events
-            .unwrap_or(len / spoor_format::binary::LEAST_BYTES_PER_EVENT)
-            .saturating_mul(WAIT_STATE_BYTES_PER_EVENT)
+        let events = match spoor_format::binary::End::events_in(&file) {
+            Some(n) => n,
+            None => events_by_size(path)?,
+        };
+        Ok(events.saturating_mul(WAIT_STATE_BYTES_PER_EVENT))
     };
-    if need <= budget && budget > 0 {
-        return Ok(None);
+    match over_budget(path, budget, need)? {
+        true => new_arena(spill).map(Some),
+        false => Ok(None),
     }
-    new_arena(spill).map(Some)
+}
+
+/// Whether what a stage keeps of the file at `path`, `need()` bytes, is more than
+/// `budget` (default: half of what is in hand, [`crate::graph_budget`]; 0: always). A
+/// stream's size is not known before it is read: only under a budget of 0.
+fn over_budget(
+    path: &str,
+    budget: Option<u64>,
+    need: impl FnOnce() -> anyhow::Result<u64>,
+) -> anyhow::Result<bool> {
+    match budget.unwrap_or_else(crate::graph_budget) {
+        0 => Ok(true),
+        _ if spoor_format::is_stream(path) => Ok(false),
+        budget => Ok(need()? > budget),
+    }
+}
+
+/// A generous count of the events of a trace file without its index (a damaged tail),
+/// from its size.
+fn events_by_size(path: &str) -> anyhow::Result<u64> {
+    let len = std::fs::metadata(path).with_context(|| format!("cannot read {path}"))?.len();
+    Ok(len / spoor_format::binary::LEAST_BYTES_PER_EVENT)
 }
 
 /// A spill file in the stage's spill directory, counted for `-v`.
@@ -155,20 +173,11 @@ pub fn graph_arena(
     budget: Option<u64>,
     spill: &SpillDir,
 ) -> anyhow::Result<Option<std::sync::Arc<spoor_format::spill::Arena>>> {
-    let budget = budget.unwrap_or_else(crate::graph_budget);
-    let need = match budget == 0 || spoor_format::is_stream(path) {
-        true => 0,
-        false => match spoor_graph::streamed::least_graph_bytes(path)? {
-            Some(bytes) => bytes,
-            // A trace without its index (a damaged tail): a generous count from its size.
-            None => {
-                std::fs::metadata(path).with_context(|| format!("cannot read {path}"))?.len()
-                    / spoor_format::binary::LEAST_BYTES_PER_EVENT
-                    * spoor_graph::streamed::GRAPH_BYTES_AT_LEAST
-            }
-        },
+    let need = || match spoor_graph::streamed::least_graph_bytes(path)? {
+        Some(bytes) => Ok(bytes),
+        None => Ok(events_by_size(path)?.saturating_mul(spoor_graph::streamed::GRAPH_BYTES_AT_LEAST)),
     };
-    if need <= budget && budget > 0 {
+    if !over_budget(path, budget, need)? {
         return Ok(None);
     }
     let arena = new_arena(spill)?;

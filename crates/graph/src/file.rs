@@ -240,8 +240,7 @@ pub fn read(name: &str, input: impl Read) -> Result<Pag> {
 pub fn read_in(name: &str, input: impl Read, arena: Option<&Arc<Arena>>) -> Result<Pag> {
     let mut r = io::BufReader::with_capacity(1 << 16, input);
     let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
-    let head = read_header(name, &mut r)?;
-    let mut pag = Pag { mode: head.mode, t0: head.t0, ..Pag::in_arena(arena) };
+    let mut pag = read_header(name, &mut r, arena)?;
     let mut offset = HEADER_LEN as u64;
     let mut payload = Vec::new();
     let mut seen_defs = false;
@@ -270,9 +269,6 @@ pub fn read_in(name: &str, input: impl Read, arena: Option<&Arc<Arena>>) -> Resu
             kind::NOTES => notes(&mut pag, &payload).map_err(fail)?,
             kind::WILDCARDS => wildcards(&mut pag, &payload).map_err(fail)?,
             kind::END => {
-                if let Some(e) = arena.and_then(|a| a.error()) {
-                    return Err(Error::Spill(e));
-                }
                 check_end(name, &pag, &payload, offset)?;
                 // The END chunk ends the file: what a reader of its tail alone finds
                 // (`node_count`) is then the file's own count.
@@ -298,14 +294,13 @@ pub fn read_in(name: &str, input: impl Read, arena: Option<&Arc<Arena>>) -> Resu
         }
         offset = at + h.len as u64;
         // A file that could not grow: the rest need not be read.
-        if let Some(e) = arena.and_then(|a| a.error()) {
-            return Err(Error::Spill(e));
-        }
+        pag.spill_error()?;
     }
 }
 
-/// The header: magic, version, weight mode and t0, as an empty PAG.
-fn read_header(name: &str, r: &mut impl Read) -> Result<Pag> {
+/// The header: magic, version, weight mode and t0, as an empty PAG whose arrays live in
+/// `arena`'s file (`None`: in memory).
+fn read_header(name: &str, r: &mut impl Read, arena: Option<&Arc<Arena>>) -> Result<Pag> {
     let corrupt = |offset: u64, m: String| Error::Format(spoor_format::Error::corrupt(name, offset, m));
     let mut head = [0u8; HEADER_LEN];
     read_full(r, &mut head)
@@ -330,7 +325,7 @@ fn read_header(name: &str, r: &mut impl Read) -> Result<Pag> {
     let mode = Mode::from_code(head[12])
         .ok_or_else(|| corrupt(12, format!("expected a weight mode 0 or 1, found {}", head[12])))?;
     let t0 = i64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
-    Ok(Pag { mode, t0, ..Pag::default() })
+    Ok(Pag { mode, t0, ..Pag::in_arena(arena) })
 }
 
 /// The next chunk (at `offset`): its header, and its payload, checked against its

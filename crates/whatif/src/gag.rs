@@ -813,6 +813,7 @@ impl<'a> Sim<'a> {
         if let Some(net) = costs.net.filter(|n| n.overhead_ns > 0) {
             let mut w = SpillVec::with_capacity_in(local.len(), pag.arena());
             w.extend_from_slice(&local);
+            pag.spill_error()?;
             for i in pag.blocking_call_ends() {
                 w[i] += net.overhead_ns;
             }
@@ -828,8 +829,6 @@ impl<'a> Sim<'a> {
             || costs.net.filter(|n| n.per_send()).map(|n| LinksModel::new(pag, n, &group_of_loc)),
             || pag.remote_arcs_out(),
         );
-        // Tables made beside a graph whose file is full are short: stop here.
-        pag.spill_error()?;
         let serving: Vec<Serving> = match costs.wildcards {
             Wildcards::Arrival => server_loops(pag).into_iter().map(Serving::new).collect(),
             Wildcards::Recorded => Vec::new(),
@@ -902,6 +901,8 @@ impl<'a> Sim<'a> {
             },
             id: filled_in(pag.nodes(), NONE, pag.arena()),
         });
+        // Tables made beside a graph whose file is full are short (the network's sends,
+        // the arcs out, the GAG's ids; none read before here): stop.
         pag.spill_error()?;
         Ok(Sim {
             pag,
