@@ -6,7 +6,7 @@
 use crate::common::{assert_success, bin, tool};
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{CollOp, Definitions, Event, Kind};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -140,6 +140,22 @@ fn wait_for_traces(dir: &Path, n: usize) -> Vec<PathBuf> {
     }
 }
 
+/// The workers outlive the master by a little: waits until no process runs `exe`, so that
+/// a run's tasks have left its group before the next run of the program joins the group.
+fn wait_for_exit(exe: &Path) {
+    let start = Instant::now();
+    let running = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read_link(e.ok()?.path().join("exe")).ok())
+            .any(|p| p == exe)
+    };
+    while running() {
+        assert!(start.elapsed() < Duration::from_secs(30), "{} still runs", exe.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn name(d: &Definitions, id: u32) -> String {
     d.strings.name(id).into_owned()
 }
@@ -155,6 +171,7 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
     let _pvmd = Pvmd::start(tmp.path(), exe.parent().unwrap());
     let plain = farm_command(&exe, tmp.path(), None).output().unwrap();
     assert_success(&plain, "pvm_farm");
+    wait_for_exit(&exe.canonicalize().unwrap());
     let rec = tmp.path().join("rec");
     let out = farm_command(&exe, tmp.path(), Some(&rec)).output().unwrap();
     assert_success(&out, "spoor-record pvm_farm");
@@ -280,15 +297,22 @@ fn pvm_farm_spawns_messages_multicasts_and_barrier_and_the_slow_worker_is_on_the
         .collect();
     assert_eq!(ends.len(), 3);
     assert!(mevs.iter().any(|e| matches!(e.kind, Kind::RecvBegin { from: None, tag: Some(3), .. })));
-    // One barrier of the four members of group farm on every task.
+    // One barrier on every task, all on the one communicator of group farm, whose members
+    // are the four tasks (each task saw them join and leave at its own moments).
+    let mut barrier_comms = BTreeSet::new();
     for (n, evs) in &per {
         let b: Vec<_> =
             evs.iter().filter(|e| matches!(e.kind, Kind::CollEnd { op: CollOp::Barrier, .. })).collect();
         assert_eq!(b.len(), 1, "{n}");
         let Kind::CollEnd { comm, .. } = b[0].kind else { unreachable!() };
-        assert_eq!(name(&d, d.comms[comm as usize].name), "pvm group farm");
-        assert_eq!(d.comms[comm as usize].members.len(), 4);
+        barrier_comms.insert(comm);
     }
+    assert_eq!(barrier_comms.len(), 1, "{barrier_comms:?}");
+    let farm = &d.comms[*barrier_comms.first().unwrap() as usize];
+    assert_eq!(name(&d, farm.name), "pvm group farm");
+    let members: BTreeSet<String> = farm.members.iter().map(|&l| loc_name(&d, l)).collect();
+    assert_eq!(members, per.keys().cloned().collect(), "the group's members are the program's tasks");
+    assert_eq!(d.comms.iter().filter(|c| name(&d, c.name) == "pvm group farm").count(), 1);
 
     // Aligned by the samples (the master is the reference) and ordered without problems.
     let aligned = tmp.path().join("a.spoor");

@@ -133,6 +133,13 @@ pub struct Location {
     pub thread: u32,
 }
 
+/// How a PVM group's communicator is named: this, then the group's name.
+///
+/// A group's members come and go while the program runs, and each task sees them at its
+/// own moments, so a task's definition of a group may miss members; merging gives the
+/// group one communicator with every member any task saw.
+pub const PVM_GROUP_PREFIX: &str = "pvm group ";
+
 /// A communicator: `members[i]` is the location of the communicator's rank `i`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Communicator {

@@ -185,12 +185,26 @@ impl Unifier {
         for c in &d.comms {
             let members: Vec<LocId> = c.members.iter().map(|&x| m.locs[x as usize]).collect();
             let name = s(c.name).to_owned();
-            let occ = occurrence(&mut seen, (name.clone(), members.clone()));
-            let key = (name, members, occ);
+            // A PVM group is one communicator, keyed by its name alone, with every member
+            // any task saw.
+            let group = name.starts_with(PVM_GROUP_PREFIX);
+            let key_members = if group { Vec::new() } else { members.clone() };
+            let occ = occurrence(&mut seen, (name.clone(), key_members.clone()));
+            let key = (name, key_members, occ);
             let id = match self.comms.get(&key) {
-                Some(&id) => id,
+                Some(&id) => {
+                    if group {
+                        let known = &mut self.defs.comms[id as usize].members;
+                        for loc in members {
+                            if !known.contains(&loc) {
+                                known.push(loc);
+                            }
+                        }
+                    }
+                    id
+                }
                 None => {
-                    let id = self.defs.add_comm(&key.0, key.1.clone());
+                    let id = self.defs.add_comm(&key.0, members);
                     self.comms.insert(key, id);
                     id
                 }
@@ -931,5 +945,42 @@ mod tests {
             }
         }
         assert!(n > 0);
+    }
+
+    /// Each task of a PVM program defines the groups it saw, with the members it saw; the
+    /// merge has one communicator a group, with every member, and keeps communicators of
+    /// the same name with other members apart everywhere else.
+    #[test]
+    fn a_pvm_group_is_one_communicator_with_every_member_any_task_saw() {
+        let task = |me: &str, others: &[&str], group: &[usize]| {
+            let mut d = Definitions::new();
+            let app = d.add_app("farm");
+            let mach = d.add_machine("h");
+            for name in std::iter::once(&me).chain(others) {
+                let p = d.add_process(name, app, mach, name[1..].parse().unwrap());
+                d.add_location(name, p, 0);
+            }
+            d.add_comm("pvm group g", group.iter().map(|&l| l as LocId).collect());
+            d.add_comm("split", group.iter().map(|&l| l as LocId).collect());
+            d
+        };
+        let mut uni = Unifier::default();
+        let a = uni.add("a", &task("t1", &["t2"], &[0, 1]), None).unwrap();
+        let b = uni.add("b", &task("t3", &["t1", "t2"], &[1, 2, 0]), None).unwrap();
+        let c = uni.add("c", &task("t2", &["t3"], &[0]), None).unwrap();
+        let d = &uni.defs;
+        let names = |c: CommId| -> Vec<String> {
+            d.comms[c as usize]
+                .members
+                .iter()
+                .map(|&l| d.strings.name(d.locations[l as usize].name).into_owned())
+                .collect()
+        };
+        assert_eq!((a.comms[0], b.comms[0], c.comms[0]), (a.comms[0], a.comms[0], a.comms[0]));
+        assert_eq!(names(a.comms[0]), ["t1", "t2", "t3"]);
+        assert_eq!(d.comms.iter().filter(|c| d.strings.name(c.name) == "pvm group g").count(), 1);
+        assert_eq!(names(a.comms[1]), ["t1", "t2"]);
+        assert_eq!(names(b.comms[1]), ["t1", "t2", "t3"]);
+        assert_eq!(names(c.comms[1]), ["t2"]);
     }
 }

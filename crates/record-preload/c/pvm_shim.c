@@ -561,15 +561,20 @@ int pvm_spawn(char *task, char **argv, int flag, char *where, int ntask, int *ti
     return r;
 }
 
-/* The group's members by instance number, as task ids (malloc'd; NULL when unknown). */
+/* The group's members by instance number, as task ids (malloc'd; NULL when unknown).
+ * A member that left leaves a hole in the instance numbers (they are not renumbered),
+ * which is skipped. */
 static int *members(char *group, int *size) {
-    *size = get_pvm_gsize() ? real_pvm_gsize(group) : -1;
-    if (*size <= 0 || !get_pvm_gettid()) return NULL;
-    int *tids = malloc(sizeof(int) * (size_t)*size);
+    int n = get_pvm_gsize() ? real_pvm_gsize(group) : -1;
+    *size = 0;
+    if (n <= 0 || !get_pvm_gettid()) return NULL;
+    int *tids = malloc(sizeof(int) * (size_t)n);
     if (!tids) return NULL;
-    for (int i = 0; i < *size; i++) {
-        tids[i] = real_pvm_gettid(group, i);
-        know(tids[i]);
+    for (int i = 0; i < n; i++) {
+        int tid = real_pvm_gettid(group, i);
+        if (tid <= 0) continue;
+        know(tid);
+        tids[(*size)++] = tid;
     }
     return tids;
 }

@@ -9,7 +9,7 @@
 
 use crate::recorder;
 use rustc_hash::FxHashMap as HashMap;
-use spoor_model::{CollOp, CommId, Definitions, Kind, LocId};
+use spoor_model::{CollOp, CommId, Definitions, Kind, LocId, PVM_GROUP_PREFIX};
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::{Mutex, OnceLock};
 
@@ -26,8 +26,8 @@ struct State {
     /// The task that spawned this one.
     parent: Option<c_int>,
     p2p: Option<CommId>,
-    /// The barrier in progress: its communicator, and whether its begin defined it.
-    barrier: Option<(CommId, bool)>,
+    /// The communicator of the barrier in progress.
+    barrier: Option<CommId>,
     /// The id of the receive posted by a pvm_trecv with a time limit.
     posted: Option<u64>,
     next_req: u64,
@@ -246,7 +246,7 @@ pub extern "C" fn spoor_rs_pvm_irecv_complete(tid: c_int, tag: c_int, bytes: u64
 
 fn group_name(group: *const c_char) -> String {
     // SAFETY: the shim passes the program's NUL-terminated group name.
-    format!("pvm group {}", unsafe { CStr::from_ptr(group) }.to_string_lossy())
+    format!("{PVM_GROUP_PREFIX}{}", unsafe { CStr::from_ptr(group) }.to_string_lossy())
 }
 
 fn member_locs(st: &State, size: c_int, tids: *const c_int) -> Option<Vec<LocId>> {
@@ -255,33 +255,45 @@ fn member_locs(st: &State, size: c_int, tids: *const c_int) -> Option<Vec<LocId>
     tids.iter().map(|&t| loc_of(st, t)).collect()
 }
 
+/// Adds the members a task sees now to its communicator of the group (defined at the
+/// group's first barrier). Members join while a task waits at a barrier and may leave as
+/// soon as it is released, so a task keeps every member it ever saw, in the order it saw
+/// them; spoor-merge joins the tasks' views into one communicator.
+fn see_members(group: *const c_char, size: c_int, tids: *const c_int) -> Option<CommId> {
+    let rec = recorder()?;
+    let name = group_name(group);
+    let seen = with_state(|st| member_locs(st, size, tids))?;
+    Some(rec.with_defs(|d| {
+        let n = d.strings.lookup(&name);
+        match d.comms.iter().position(|c| Some(c.name) == n) {
+            Some(c) => {
+                let members = &mut d.comms[c].members;
+                for loc in seen {
+                    if !members.contains(&loc) {
+                        members.push(loc);
+                    }
+                }
+                c as CommId
+            }
+            None => d.add_comm(&name, seen),
+        }
+    }))
+}
+
 /// A barrier starts on the group's members as they are now (by instance number).
 #[no_mangle]
 pub extern "C" fn spoor_rs_pvm_barrier_begin(group: *const c_char, size: c_int, tids: *const c_int) {
     let Some(rec) = recorder() else { return };
-    let name = group_name(group);
-    let Some(members) = with_state(|st| member_locs(st, size, tids)) else { return };
-    let (comm, fresh) = rec.with_defs(|d| {
-        let n = d.strings.lookup(&name);
-        match d.comms.iter().position(|c| Some(c.name) == n && c.members == members) {
-            Some(c) => (c as CommId, false),
-            None => (d.add_comm(&name, members), true),
-        }
-    });
-    with_state(|st| st.barrier = Some((comm, fresh)));
+    let Some(comm) = see_members(group, size, tids) else { return };
+    with_state(|st| st.barrier = Some(comm));
     rec.record(Kind::CollBegin { op: CollOp::Barrier, comm });
 }
 
-/// The barrier ends; members that joined the group while this task waited took part too,
-/// so a communicator this barrier defined gets the members as they are now.
+/// The barrier ends; members that joined the group while this task waited took part too.
 #[no_mangle]
-pub extern "C" fn spoor_rs_pvm_barrier_end(_group: *const c_char, size: c_int, tids: *const c_int) {
+pub extern "C" fn spoor_rs_pvm_barrier_end(group: *const c_char, size: c_int, tids: *const c_int) {
     let Some(rec) = recorder() else { return };
-    let Some((comm, fresh)) = with_state(|st| st.barrier.take()) else { return };
-    if fresh {
-        if let Some(members) = with_state(|st| member_locs(st, size, tids)) {
-            rec.with_defs(|d| d.comms[comm as usize].members = members);
-        }
-    }
+    let Some(comm) = with_state(|st| st.barrier.take()) else { return };
+    see_members(group, size, tids);
     rec.record(Kind::CollEnd { op: CollOp::Barrier, comm, root: None, sent: 0, received: 0 });
 }
