@@ -109,6 +109,10 @@ pub(crate) struct Unifier {
     comms: HashMap<(String, Vec<LocId>, u32), CommId>,
     metrics: HashMap<(String, String), MetricId>,
     warnings: Vec<String>,
+    /// The last input's definitions, application and map, when adding them warned of
+    /// nothing: per-process inputs often define the whole run alike, and one compare
+    /// costs far less than unifying a thousand processes again.
+    last: Option<(Definitions, Option<String>, InputMap)>,
 }
 
 /// The occurrence number of `key` among the keys seen so far in one input.
@@ -134,6 +138,18 @@ impl Unifier {
     }
 
     pub(crate) fn add(&mut self, file: &str, d: &Definitions, app: Option<&str>) -> Result<InputMap> {
+        if let Some((defs, last_app, map)) = &self.last {
+            if defs == d && last_app.as_deref() == app {
+                return Ok(map.clone());
+            }
+        }
+        let warned = self.warnings.len();
+        let map = self.add_new(file, d, app)?;
+        self.last = (self.warnings.len() == warned).then(|| (d.clone(), app.map(str::to_owned), map.clone()));
+        Ok(map)
+    }
+
+    fn add_new(&mut self, file: &str, d: &Definitions, app: Option<&str>) -> Result<InputMap> {
         d.check().map_err(|e| Error::input(file, format!("bad definitions: {e}")))?;
         let s = |id: StrId| d.strings.get(id).unwrap_or("");
         let mut m = InputMap {
@@ -945,6 +961,38 @@ mod tests {
             }
         }
         assert!(n > 0);
+    }
+
+    /// Inputs that define the run alike map alike, and each one that puts a process on
+    /// another machine is warned of, even right after an input defined alike.
+    #[test]
+    fn inputs_defined_alike_map_alike_and_each_conflict_is_warned_of() {
+        let run = |machine: &str| {
+            let mut d = Definitions::new();
+            let app = d.add_app("a");
+            let mach = d.add_machine(machine);
+            for r in 0..3 {
+                let p = d.add_process(&format!("rank {r}"), app, mach, r);
+                d.add_location(&format!("rank {r}"), p, 0);
+            }
+            d.add_comm("world", vec![0, 1, 2]);
+            d
+        };
+        let mut uni = Unifier::default();
+        let first = uni.add("a", &run("m1"), None).unwrap();
+        let again = uni.add("b", &run("m1"), None).unwrap();
+        assert_eq!(
+            (again.locs.clone(), again.comms.clone(), again.procs.clone()),
+            (first.locs, first.comms, first.procs)
+        );
+        assert!(uni.warnings.is_empty());
+        uni.add("c", &run("m2"), None).unwrap();
+        uni.add("d", &run("m2"), None).unwrap();
+        assert_eq!(uni.warnings.iter().filter(|w| w.starts_with("c: ")).count(), 3, "{:?}", uni.warnings);
+        assert_eq!(uni.warnings.iter().filter(|w| w.starts_with("d: ")).count(), 3, "{:?}", uni.warnings);
+        let renamed = uni.add("e", &run("m1"), Some("b")).unwrap();
+        assert_ne!(renamed.apps, again.apps, "another application is other processes");
+        assert_eq!(uni.defs.processes.len(), 6);
     }
 
     /// Each task of a PVM program defines the groups it saw, with the members it saw; the
