@@ -100,7 +100,7 @@ pub struct Args {
     /// $TMPDIR, else /tmp].
     #[arg(long, value_name = "DIR")]
     pub tmpdir: Option<std::path::PathBuf>,
-    /// At the end, print the peak resident memory and what went to disk on standard error.
+    /// At the end, print the peak resident memory and the disk used to spare memory on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

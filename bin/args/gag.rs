@@ -100,7 +100,7 @@ pub struct Args {
     /// Say nothing on standard error unless something is wrong.
     #[arg(short, long)]
     pub quiet: bool,
-    /// At the end, print the peak resident memory on standard error.
+    /// At the end, print the peak resident memory and the disk used to spare memory on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

@@ -117,7 +117,7 @@ pub struct Args {
     /// "Sharing").
     #[arg(long, value_name = "equal|slices[:T]", default_value = "equal", global = true)]
     pub sharing: spoor_whatif::Sharing,
-    /// At the end, print the peak resident memory on standard error.
+    /// At the end, print the peak resident memory and the disk used to spare memory on standard error.
     #[arg(short, long)]
     pub verbose: bool,
 }

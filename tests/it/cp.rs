@@ -352,7 +352,7 @@ fn a_pag_over_the_memory_given_is_written_as_it_is_built_byte_for_byte() {
         assert!(std::fs::read(&whole).unwrap() == std::fs::read(&built).unwrap(), "{weight}: other bytes");
         // -v says what went to disk, and where; nothing is left there.
         let said = text(&out.stderr);
-        assert!(said.contains(&format!("MiB written to disk in {}", spill.display())), "{said}");
+        assert!(said.contains(&format!("MiB of disk used in {}", spill.display())), "{said}");
         assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
     }
     // A spill directory that cannot be made: an error naming it, and no output.
@@ -407,7 +407,7 @@ fn a_stream_over_the_memory_given_is_read_twice_from_a_copy() {
         text(&out.stdout),
         from_file.replacen(&format!("\"input\":\"{trace}\""), "\"input\":\"-\"", 1)
     );
-    assert!(text(&out.stderr).contains(&format!("MiB written to disk in {tmpdir}")), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(&format!("MiB of disk used in {tmpdir}")), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
     let whole = ok("pag", &["-q", trace], b"");
     let out = run("pag", &["-q", "--memory", "0", "--tmpdir", tmpdir, "-"], &ordered, &[]);

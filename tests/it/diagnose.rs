@@ -201,7 +201,7 @@ fn wait_states_spilled_to_disk_are_those_kept_in_memory() {
             let err = text(&out.stderr);
             assert!(out.status.success(), "{err}");
             assert!(out.stdout == memory, "spoor-{cmd}'s spilled wait states of {trace} differ");
-            assert!(err.contains(&format!("MiB written to disk in {tmpdir}")), "{err}");
+            assert!(err.contains(&format!("MiB of disk used in {tmpdir}")), "{err}");
             assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "left behind");
         }
         // 64 KiB (ulimit counts blocks of 512 bytes): the spill file's first step is more.

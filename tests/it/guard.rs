@@ -128,7 +128,7 @@ fn standard_input_spills_into_the_tmpdir_and_is_removed() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let mib =
-        format!("{:.1} MiB written to disk in {}", bytes.len() as f64 / (1u64 << 20) as f64, spill.display());
+        format!("{:.1} MiB of disk used in {}", bytes.len() as f64 / (1u64 << 20) as f64, spill.display());
     assert!(err.trim_end().ends_with(&mib), "{err}");
     assert!(entries(&spill).is_empty(), "left behind: {:?}", entries(&spill));
     let direct = run("order", &["-q", dir.join("s.spoor").to_str().unwrap()], b"", &[]);
@@ -225,7 +225,7 @@ fn a_stage_that_keeps_the_whole_graph_keeps_one_beyond_its_memory_on_disk() {
         let err = text(&out.stderr);
         assert!(out.status.success(), "{stage} {args:?}: {err}");
         assert!(out.stdout == memory, "spoor-{stage} {args:?}: another output");
-        assert!(err.contains(&format!("MiB written to disk in {tmpdir}")), "{stage} {args:?}: {err}");
+        assert!(err.contains(&format!("MiB of disk used in {tmpdir}")), "{stage} {args:?}: {err}");
         assert_eq!(entries(&spill), Vec::<String>::new(), "left behind");
     }
     // A disk that fills (a file size limit of 64 KiB, in blocks of 512 bytes) is an error

@@ -574,7 +574,7 @@ fn every_stage_says_its_peak_memory_under_v() {
         let line = e.lines().last().unwrap_or_default();
         let mib: f64 = line
             .strip_prefix(&format!("spoor-{stage}: peak resident memory "))
-            .and_then(|r| r.strip_suffix(" MiB; nothing written to disk"))
+            .and_then(|r| r.strip_suffix(" MiB; no disk used"))
             .and_then(|m| m.parse().ok())
             .unwrap_or_else(|| panic!("spoor-{stage} -v: {e}"));
         assert!(mib > 0.5 && mib < 4096.0, "spoor-{stage}: {mib} MiB");

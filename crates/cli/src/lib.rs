@@ -123,15 +123,16 @@ pub fn peak_memory() -> Option<u64> {
 }
 
 /// `-v`'s closing line: the peak resident memory (said unknown where the system does not
-/// tell it), and what the stage wrote to disk to spare memory, and where.
+/// tell it), and the disk the stage used to spare memory (what it wrote to files, and its
+/// mapped files at their largest, room reserved ahead of writes included), and where.
 pub fn peak_memory_line(peak: Option<u64>, (spilled, dir): (u64, Option<PathBuf>)) -> String {
     let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64);
     let peak = peak.map_or_else(|| "unknown (no /proc/self/status)".to_owned(), mib);
     match dir {
         Some(dir) => {
-            format!("peak resident memory {peak}; {} written to disk in {}", mib(spilled), dir.display())
+            format!("peak resident memory {peak}; {} of disk used in {}", mib(spilled), dir.display())
         }
-        None => format!("peak resident memory {peak}; nothing written to disk"),
+        None => format!("peak resident memory {peak}; no disk used"),
     }
 }
 

@@ -24,11 +24,20 @@ pub type MetricId = u32;
 /// name identifies its id and the text form can name strings instead of numbering them.
 /// Each text is allocated once, shared by the id order and the lookup map: a
 /// Paraver header may declare millions of threads, each named.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct StringTable {
     strings: Vec<Arc<str>>,
     ids: HashMap<Arc<str>, StrId>,
 }
+
+/// Tables are equal when their strings are, in id order (the lookup map follows from them).
+impl PartialEq for StringTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.strings == other.strings
+    }
+}
+
+impl Eq for StringTable {}
 
 impl StringTable {
     /// An empty table.
