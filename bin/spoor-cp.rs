@@ -60,7 +60,7 @@ fn main() {
             }
             false => {
                 let arena = spoor_cli::spill::graph_arena(&args.input, args.memory, &spill)?;
-                spoor_graph::file::load_in(
+                spoor_graph::file::load_with_distances_in(
                     &args.input,
                     mode,
                     args.net.as_deref().map(|t| (t, args.local)),

@@ -25,11 +25,15 @@ fn thread_cpu_ns() -> Option<u64> {
 fn main() {
     let args = Args::parse();
     spoor_cli::run_stage("spoor-gag", args.verbose, || {
-        // The prediction prints the cpu-mode critical path beside it: made while building.
         let console = Console::new("spoor-gag", args.quiet);
         let spill = SpillDir::new("spoor-gag", args.tmpdir.as_deref());
         let arena = spoor_cli::spill::graph_arena(&args.input, args.memory, &spill)?;
-        let (pag, made) = file::load_in(&args.input, Mode::Cpu, None, &console, arena.as_ref())?;
+        // The prediction prints the cpu-mode critical path beside it: made while building.
+        let (pag, made) = if args.predict {
+            file::load_with_distances_in(&args.input, Mode::Cpu, None, &console, arena.as_ref())?
+        } else {
+            (file::load_in(&args.input, Mode::Cpu, None, &console, arena.as_ref())?, None)
+        };
         if let Some(w) = pag.clock_violations().warning() {
             eprintln!("spoor-gag: warning: {w}");
         }

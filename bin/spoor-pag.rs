@@ -60,7 +60,7 @@ fn main() {
                 let arena = spoor_cli::spill::graph_arena(&input, args.memory, &spill)
                     .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e))?;
                 let net = args.net.as_deref().map(|t| (t, args.local));
-                file::load_in(&input, mode, net, &console, arena.as_ref()).map_err(as_given)?.0
+                file::load_in(&input, mode, net, &console, arena.as_ref()).map_err(as_given)?
             }
         };
         let mut out = Output::create(args.output.as_deref())?;

@@ -49,7 +49,7 @@ fn refuse_former_flags() {
 fn load(input: &str, args: &Args, console: &Console) -> anyhow::Result<Pag> {
     let spill = SpillDir::new("spoor-whatif", args.tmpdir.as_deref());
     let arena = spoor_cli::spill::graph_arena(input, args.memory, &spill)?;
-    let (pag, _) = file::load_in(input, Weight::Cpu, None, console, arena.as_ref())?;
+    let pag = file::load_in(input, Weight::Cpu, None, console, arena.as_ref())?;
     if let Some(w) = pag.clock_violations().warning() {
         eprintln!("spoor-whatif: warning: {w}");
     }

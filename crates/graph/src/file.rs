@@ -658,9 +658,20 @@ pub fn load_with_distances(
     load_inner(path, mode, net, feedback, true, &[], None)
 }
 
-/// `load_with_distances`, the graph's arrays in `arena`'s file (`None`: in memory), as
-/// a graph larger than memory is kept: its passes let go of the pages behind them.
+/// `load`, the graph's arrays in `arena`'s file (`None`: in memory), as a graph larger
+/// than memory is kept: its passes let go of the pages behind them.
 pub fn load_in(
+    path: &str,
+    mode: Mode,
+    net: Option<(&str, Option<Local>)>,
+    feedback: &dyn Feedback,
+    arena: Option<&Arc<Arena>>,
+) -> Result<Pag> {
+    load_inner(path, mode, net, feedback, false, &[], arena).map(|(pag, _)| pag)
+}
+
+/// `load_with_distances`, the graph's arrays (and the distances) in `arena`'s file.
+pub fn load_with_distances_in(
     path: &str,
     mode: Mode,
     net: Option<(&str, Option<Local>)>,

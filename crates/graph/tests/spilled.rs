@@ -122,8 +122,9 @@ fn a_graph_kept_in_a_file_is_the_one_kept_in_memory() {
         std::fs::write(&path, ordered_bytes("synth", synth_bytes(&spec))).unwrap();
         let path = path.to_str().unwrap();
         for mode in [Mode::Wall, Mode::Cpu] {
-            let (memory, made) = file::load_in(path, mode, None, &Silent, None).unwrap();
-            let (spilled, made_spilled) = file::load_in(path, mode, None, &Silent, Some(&arena)).unwrap();
+            let (memory, made) = file::load_with_distances_in(path, mode, None, &Silent, None).unwrap();
+            let (spilled, made_spilled) =
+                file::load_with_distances_in(path, mode, None, &Silent, Some(&arena)).unwrap();
             assert!(spilled.loc.is_spilled() && spilled.arc_from.is_spilled() && !memory.loc.is_spilled());
             arena.release();
             let whole = bytes(&memory);
@@ -136,8 +137,7 @@ fn a_graph_kept_in_a_file_is_the_one_kept_in_memory() {
             );
             let pag_file = dir.path().join("g.pag");
             std::fs::write(&pag_file, &whole).unwrap();
-            let (read, _) =
-                file::load_in(pag_file.to_str().unwrap(), mode, None, &Silent, Some(&arena)).unwrap();
+            let read = file::load_in(pag_file.to_str().unwrap(), mode, None, &Silent, Some(&arena)).unwrap();
             assert!(read.wall.is_spilled() && bytes(&read) == whole, "{w:?} {mode:?}: read back");
             let (t0, t1) = memory.activity_span().unwrap();
             let third = (t1 - t0) / 3;

@@ -288,7 +288,7 @@ fn a_graph_in_a_file_predicts_what_it_does_in_memory() {
         std::fs::write(&trace, bytes).unwrap();
         let trace = trace.to_str().unwrap();
         let memory = file::load(trace, Mode::Cpu, None, &spoor_model::Silent).unwrap();
-        let (spilled, _) = file::load_in(trace, Mode::Cpu, None, &spoor_model::Silent, Some(&arena)).unwrap();
+        let spilled = file::load_in(trace, Mode::Cpu, None, &spoor_model::Silent, Some(&arena)).unwrap();
         let place = Placement::by(&memory, PlaceBy::Cyclic(2));
         for costs in [Costs::default(), Costs { net: Some(&net), ..Costs::default() }] {
             let (gag, pred) = build_gag(&memory, &place, &costs).unwrap();
@@ -329,7 +329,7 @@ fn a_graph_whose_file_is_full_is_an_error_never_a_panic() {
     std::fs::write(&trace, spoor_testkit::ordered_bytes("synth", synth_bytes(&spec))).unwrap();
     let trace = trace.to_str().unwrap();
     let memory = file::load(trace, Mode::Cpu, None, &spoor_model::Silent).unwrap();
-    let (pag, _) = file::load_in(trace, Mode::Cpu, None, &spoor_model::Silent, Some(&arena)).unwrap();
+    let pag = file::load_in(trace, Mode::Cpu, None, &spoor_model::Silent, Some(&arena)).unwrap();
     // More than the file may ever take: the arena fails.
     let mut huge: spoor_format::spill::SpillVec<u64> = spoor_format::spill::SpillVec::new_in(Some(&arena));
     huge.reserve(usize::MAX / 16);
