@@ -158,6 +158,18 @@ pub struct Communicator {
     pub members: Vec<LocId>,
 }
 
+impl Communicator {
+    /// Appends the locations it does not list yet, in the order given: an open group's
+    /// members as more of them are seen (`PVM_GROUP_PREFIX`).
+    pub fn add_members(&mut self, locs: impl IntoIterator<Item = LocId>) {
+        for loc in locs {
+            if !self.members.contains(&loc) {
+                self.members.push(loc);
+            }
+        }
+    }
+}
+
 /// A metric whose samples are external data (IPS-2) attached to a location.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Metric {

@@ -210,12 +210,7 @@ impl Unifier {
             let id = match self.comms.get(&key) {
                 Some(&id) => {
                     if group {
-                        let known = &mut self.defs.comms[id as usize].members;
-                        for loc in members {
-                            if !known.contains(&loc) {
-                                known.push(loc);
-                            }
-                        }
+                        self.defs.comms[id as usize].add_members(members);
                     }
                     id
                 }

@@ -267,12 +267,7 @@ fn see_members(group: *const c_char, size: c_int, tids: *const c_int) -> Option<
         let n = d.strings.lookup(&name);
         match d.comms.iter().position(|c| Some(c.name) == n) {
             Some(c) => {
-                let members = &mut d.comms[c].members;
-                for loc in seen {
-                    if !members.contains(&loc) {
-                        members.push(loc);
-                    }
-                }
+                d.comms[c].add_members(seen);
                 c as CommId
             }
             None => d.add_comm(&name, seen),
