@@ -4,8 +4,10 @@
 use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_model::Feedback;
+use spoor_order::align::{self, AlignOptions};
 use spoor_order::order::{self, OrderOptions, OrderSummary};
 use std::io::Write;
+use std::path::Path;
 
 #[path = "args/order.rs"]
 mod args;
@@ -66,8 +68,24 @@ fn main() {
         let mut out = Output::create(args.output.as_deref())?;
         let opts = OrderOptions { block_events: args.block_events.max(1) };
         let console = Console::new("spoor-order", args.quiet);
-        let s = order::order_with_feedback(&input, &mut out, &opts, &console)?;
-        out.commit()?;
+        let s = if args.align {
+            let dir =
+                || spill.path().map(Path::to_owned).map_err(|e| std::io::Error::other(format!("{e:#}")));
+            let done =
+                align::align_and_order(&input, &AlignOptions::default(), &opts, &dir, &mut out, &console)?;
+            out.commit()?;
+            if done.spooled_bytes > 0 {
+                spill.wrote(done.spooled_bytes);
+            }
+            if !args.quiet {
+                eprint!("{}", done.align.to_text());
+            }
+            done.order
+        } else {
+            let s = order::order_with_feedback(&input, &mut out, &opts, &console)?;
+            out.commit()?;
+            s
+        };
         if !s.problems.is_empty() {
             eprintln!(
                 "spoor-order: warning: {} in {} (spoor-order --check lists them all):",

@@ -745,3 +745,50 @@ fn a_run_with_a_trace_cut_short_is_analysed_up_to_the_cut_with_a_note() {
         assert_eq!(shown(&out.stdout), shown(&mended.stdout), "spoor-{stage} {args:?}");
     }
 }
+
+/// `spoor-order --align` is `spoor-align -q | spoor-order`: the same bytes whether the
+/// alignment moves nothing (the trace read and matched once less) or moves clocks (the
+/// aligned trace kept in the spill directory, asked for only then), from a file or a pipe,
+/// with spoor-align's report on standard error unless -q.
+#[test]
+fn order_with_align_gives_the_pipe_of_the_two_stages() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    ok("synth", &["stencil", "--procs", "6", "--steps", "10", "-o", &p("even")], b"");
+    ok(
+        "synth",
+        &["stencil", "--procs", "6", "--steps", "10", "--clock-offset", "50000", "-o", &p("skewed")],
+        b"",
+    );
+    let missing = p("no/such/dir");
+    for (trace, moves) in [(p("even"), false), (p("skewed"), true), (testdata("order/skew.txt"), true)] {
+        let two = ok("order", &["-q"], &ok("align", &["-q", &trace], b""));
+        assert!(ok("order", &["-q", "--align", &trace], b"") == two, "{trace}: the traces differ");
+        let piped = std::fs::read(&trace).unwrap();
+        assert!(
+            ok("order", &["-q", "--align", "-"], &piped) == two,
+            "{trace} from a pipe: the traces differ"
+        );
+        // The report spoor-align gives.
+        let out = run("order", &["--align", &trace], b"", &[]);
+        assert_success(&out, &trace);
+        let report = text(&run("align", &[&trace], b"", &[]).stderr);
+        assert!(text(&out.stderr).starts_with(&report), "{trace}: {}", text(&out.stderr));
+        // Disk only where the clocks move.
+        let out = run("order", &["-q", "-v", "--align", &trace, "-o", &p("o")], b"", &[]);
+        assert_success(&out, &trace);
+        let v = text(&out.stderr);
+        assert_eq!(v.contains("no disk used"), !moves, "{trace}: {v}");
+        let _ = std::fs::remove_file(p("o2"));
+        let out = run("order", &["-q", "--align", "--tmpdir", &missing, &trace, "-o", &p("o2")], b"", &[]);
+        if moves {
+            assert_eq!(out.status.code(), Some(1), "{trace}");
+            assert!(text(&out.stderr).contains(&missing), "{trace}: {}", text(&out.stderr));
+            assert!(!Path::new(&p("o2")).exists(), "{trace}: a half-written output");
+        } else {
+            assert_success(&out, &trace);
+        }
+    }
+    let out = run("order", &["--align", "--check", &p("even")], b"", &[]);
+    assert_eq!(out.status.code(), Some(2), "--align with --check is a usage error");
+}

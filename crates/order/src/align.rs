@@ -1258,7 +1258,7 @@ pub fn align_with_feedback(
     mut out: impl Write,
     feedback: &dyn Feedback,
 ) -> Result<AlignReport> {
-    let first = first_reading(input, opts, feedback)?;
+    let first = first_reading(input, opts, feedback, false)?;
     let report = if !opts.force_replay && first.untouched(opts) {
         align_untouched(input, opts, first, &mut out, feedback)?
     } else {
@@ -1289,7 +1289,13 @@ struct Fitted {
     before: Violations,
 }
 
-fn first_reading(input: &Input, opts: &AlignOptions, feedback: &dyn Feedback) -> Result<FirstReading> {
+/// `for_replay`: match with the partners and points spoor-order's replay reads.
+fn first_reading(
+    input: &Input,
+    opts: &AlignOptions,
+    feedback: &dyn Feedback,
+    for_replay: bool,
+) -> Result<FirstReading> {
     let mut scan = scan::scan_with(input, Keep::Records, feedback)?;
     // Matching takes the records and frees them as it reads them: nothing else here
     // needs them but the clock-offset samples.
@@ -1297,8 +1303,11 @@ fn first_reading(input: &Input, opts: &AlignOptions, feedback: &dyn Feedback) ->
     let records = std::mem::take(&mut scan.records);
     let mut facts = MessageFacts::new();
     let (defs, want_pairs) = (&scan.defs, wants_pairs(opts));
-    let sync =
-        matching::match_events_each(defs, records, |m| facts.add(defs, &m, opts.min_latency, want_pairs));
+    let each = |m: Message| facts.add(defs, &m, opts.min_latency, want_pairs);
+    let sync = match for_replay {
+        true => matching::match_events_uncollected_each(defs, records, each),
+        false => matching::match_events_each(defs, records, each),
+    };
     if want_pairs {
         add_collective_pairs(&mut facts.pairs, defs, &sync.instances);
     }
@@ -1325,6 +1334,15 @@ impl FirstReading {
                 || clc_is_identity(&self.scan, &self.sync, self.facts.late_enough, opts.min_latency))
     }
 
+    /// The report of an alignment that leaves every time as it is.
+    fn untouched_report(&self, opts: &AlignOptions) -> AlignReport {
+        let v = self.before;
+        let choice = Choice::between(v, v);
+        let counts =
+            Counts { messages: self.facts.count, before: v, after_offsets: v, after: v, released: 0, choice };
+        make_report(&self.scan, opts, &self.maps, self.reference, &|_| (0, 0), counts)
+    }
+
     fn fitted(self) -> Fitted {
         Fitted { defs: self.scan.defs, maps: self.maps, reference: self.reference, before: self.before }
     }
@@ -1340,11 +1358,9 @@ fn align_untouched<W: Write>(
     out: &mut W,
     feedback: &dyn Feedback,
 ) -> Result<AlignReport> {
-    let FirstReading { scan, sync, facts, maps, reference, before: v } = first;
+    let report = first.untouched_report(opts);
+    let FirstReading { scan, sync, .. } = first;
     drop(sync);
-    let choice = Choice::between(v, v);
-    let counts = Counts { messages: facts.count, before: v, after_offsets: v, after: v, released: 0, choice };
-    let report = make_report(&scan, opts, &maps, reference, &|_| (0, 0), counts);
 
     let global = scan.flags & flags::GLOBAL_ORDER != 0;
     let wopts = WriterOptions {
@@ -1392,6 +1408,57 @@ fn align_untouched<W: Write>(
     }
     w.finish().map_err(Error::Write)?;
     Ok(report)
+}
+
+/// What [`align_and_order`] did.
+pub struct AlignedOrder {
+    pub align: AlignReport,
+    pub order: crate::order::OrderSummary,
+    /// The size of the aligned trace written to disk (0: it needed none).
+    pub spooled_bytes: u64,
+}
+
+/// spoor-align, then spoor-order, in one: the same bytes as [`crate::order::order`] of what
+/// [`align`] writes, and the same reports. Where the alignment provably leaves every time
+/// as it is ([`FirstReading::untouched`]), the trace is read once less and matched once:
+/// the replay orders the input's own events. Otherwise the aligned trace goes to a file
+/// in the directory `tmpdir` gives (asked for only then; the file is removed when done),
+/// which is ordered.
+pub fn align_and_order(
+    input: &Input,
+    opts: &AlignOptions,
+    order: &crate::order::OrderOptions,
+    tmpdir: &dyn Fn() -> std::io::Result<std::path::PathBuf>,
+    out: impl Write,
+    feedback: &dyn Feedback,
+) -> Result<AlignedOrder> {
+    let first = first_reading(input, opts, feedback, true)?;
+    if !opts.force_replay && first.untouched(opts) {
+        let align = first.untouched_report(opts);
+        let FirstReading { mut scan, sync, .. } = first;
+        // What spoor-align would have written: the same events, flagged ALIGNED.
+        scan.flags = (scan.flags & 0xffff_ffff) | flags::ALIGNED;
+        let matched = crate::order::Matching::Done(sync);
+        let order = crate::order::order_scanned(input, &scan, matched, out, order, feedback)?;
+        return Ok(AlignedOrder { align, order, spooled_bytes: 0 });
+    }
+    let dir = tmpdir().map_err(|err| Error::Io {
+        file: format!("{}: its clocks move, the aligned copy goes to disk", input.name()),
+        err,
+    })?;
+    let aligned = Input::temporary(input.name(), &dir)?;
+    let report = {
+        let mut w = std::io::BufWriter::new(aligned.writer()?);
+        let report = align_replay(input, opts, first.fitted(), &mut w, feedback).map_err(|e| match e {
+            Error::Write(e) => aligned.write_error(e),
+            e => e,
+        })?;
+        w.flush().map_err(|e| aligned.write_error(e))?;
+        report
+    };
+    feedback.finish();
+    let summary = crate::order::order_with_feedback(&aligned, out, order, feedback)?;
+    Ok(AlignedOrder { align: report, order: summary, spooled_bytes: aligned.spooled_bytes() })
 }
 
 /// Refuses an input whose locations have other event counts on a later reading.

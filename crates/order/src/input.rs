@@ -60,6 +60,30 @@ impl Input {
         Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
     }
 
+    /// An empty temporary file in `dir` (removed with the input), to be filled through
+    /// [`Input::writer`] and then read as `name`.
+    pub fn temporary(name: &str, dir: &Path) -> Result<Input> {
+        let tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile_in(dir);
+        let tmp =
+            tmp.map_err(|err| Error::Io { file: format!("{name}: a file in {}", dir.display()), err })?;
+        Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
+    }
+
+    /// The spooled file, to write (only [`Input::temporary`]'s is meant for that).
+    pub fn writer(&self) -> Result<std::fs::File> {
+        let file = match &self.at {
+            Where::Spooled(t) => t.as_file().try_clone(),
+            _ => Err(io::Error::other("not a temporary file")),
+        };
+        file.map_err(|e| self.write_error(e))
+    }
+
+    /// A failure to write the spooled file (a full disk), naming its directory.
+    pub fn write_error(&self, err: io::Error) -> Error {
+        let dir = self.file().and_then(Path::parent).map_or_else(String::new, |d| d.display().to_string());
+        Error::Io { file: format!("{}: writing to {dir}", self.name), err }
+    }
+
     /// A trace held in memory, in any form the reader accepts.
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
         Input { name: name.to_owned(), at: Where::Bytes(Arc::new(bytes)) }

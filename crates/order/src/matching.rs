@@ -1030,7 +1030,17 @@ pub fn match_events_each(
 /// [`match_events`] without collecting [`Sync::messages`] (only their number), taking
 /// the records and freeing them as soon as they are used: what spoor-order needs.
 pub fn match_events_uncollected(defs: &Definitions, records: Vec<RecordList>) -> Sync {
-    match_all(defs, Records::Owned(records), true, true, &mut |_| {})
+    match_events_uncollected_each(defs, records, |_| {})
+}
+
+/// [`match_events_uncollected`], giving each message to `each` as it is matched (spoor-order
+/// `--align`: the alignment reads the messages, the replay the partners and points).
+pub fn match_events_uncollected_each(
+    defs: &Definitions,
+    records: Vec<RecordList>,
+    mut each: impl FnMut(Message),
+) -> Sync {
+    match_all(defs, Records::Owned(records), true, true, &mut each)
 }
 
 /// The records matching reads: borrowed, or owned and freed once read.

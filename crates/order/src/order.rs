@@ -112,7 +112,8 @@ pub fn check(input: &Input) -> Result<OrderSummary> {
     let mut scan = scan::scan(input, scan::Keep::Records)?;
     let records = std::mem::take(&mut scan.records);
     let pool = Pool::default();
-    let (mut summary, stuck) = replay_stream(input, &scan, records, &pool, &mut |_| Ok(()))?;
+    let (mut summary, stuck) =
+        replay_stream(input, &scan, Matching::Records(records), &pool, &mut |_| Ok(()))?;
     if let Some(s) = stuck {
         summary.problems.push(s.problem);
     }
@@ -137,6 +138,26 @@ pub fn order_with_feedback(
     let mut scan = scan::scan_with(input, scan::Keep::Records, feedback)?;
     // Matching (inside the replay) takes the records.
     let records = std::mem::take(&mut scan.records);
+    order_scanned(input, &scan, Matching::Records(records), out, opts, feedback)
+}
+
+/// The synchronization records of a scanned trace, still to be matched (while the replay
+/// reads its first blocks), or matched already.
+pub(crate) enum Matching {
+    Records(Vec<RecordList>),
+    Done(Sync),
+}
+
+/// [`order_with_feedback`] of a trace `scan` read, its records given as `matching`: the
+/// output's flags are the scan's and MATCHED.
+pub(crate) fn order_scanned(
+    input: &Input,
+    scan: &Scan,
+    matching: Matching,
+    out: impl Write,
+    opts: &OrderOptions,
+    feedback: &dyn Feedback,
+) -> Result<OrderSummary> {
     let block_events = opts.block_events.max(1);
     let wopts = WriterOptions {
         block_events,
@@ -165,7 +186,6 @@ pub fn order_with_feedback(
             done_rxs.push(done_rx);
             s.spawn(move || encode_batches(job_rx, done_tx, back_tx, payloads, pool, block_events));
         }
-        let scan = &scan;
         let replay = s.spawn(move || {
             let mut batcher = Batcher {
                 batch: Batch::with_capacity(block_events),
@@ -174,7 +194,7 @@ pub fn order_with_feedback(
                 job_txs,
                 back_rx,
             };
-            let r = replay_stream(input, scan, records, pool, &mut |e: Emit| batcher.push(e));
+            let r = replay_stream(input, scan, matching, pool, &mut |e: Emit| batcher.push(e));
             batcher.flush();
             r
         });
@@ -537,7 +557,7 @@ fn split(events: Vec<Event>, slot: &mut [u32]) -> Piece {
 fn replay_stream<F>(
     input: &Input,
     scan: &Scan,
-    records: Vec<RecordList>,
+    matching: Matching,
     pool: &Pool,
     sink: &mut F,
 ) -> Result<(OrderSummary, Option<Stuck>)>
@@ -551,14 +571,17 @@ where
         let rxs = spawn_readers(s, input, reader, n, pool);
         // Matching runs while the first blocks are read.
         let defs = &scan.defs;
-        let matcher = s.spawn(move || {
+        let matched = match matching {
             // (frees the records as it goes)
-            matching::match_events_uncollected(defs, records)
-        });
+            Matching::Records(records) => {
+                Err(s.spawn(move || matching::match_events_uncollected(defs, records)))
+            }
+            Matching::Done(sync) => Ok(sync),
+        };
         let mut next_rx = 0usize;
         let mut st = Stream::new(&scan.counts, pool);
         st.fill(&rxs, &mut next_rx, name)?;
-        let sync = matcher.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let sync = matched.unwrap_or_else(|m| m.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         let sync = &sync;
         let mut summary = OrderSummary::new(scan, sync);
         let mut engine = Engine::new(sync, n);

@@ -391,6 +391,47 @@ fn proved_clocks_give_what_the_full_replay_gives() {
     }
 }
 
+/// spoor-order --align gives the bytes and the reports of spoor-align piped into
+/// spoor-order, whether its proof that nothing moves holds (perfect clocks, no latency)
+/// or not (broken clocks, a latency the stencil's messages do not have, the replay forced).
+#[test]
+fn align_and_order_in_one_gives_what_the_two_stages_give() {
+    use spoor_order::order::{self, OrderOptions};
+    let tmp = tempfile::tempdir().unwrap();
+    let workloads = [Workload::Ring, Workload::Stencil, Workload::MasterWorker, Workload::Barrier];
+    let mut spooled = [0, 0];
+    for w in workloads {
+        let (defs, events) = synth(&Spec { procs: 5, steps: 12, ..Spec::new(w) });
+        let (broken, _) = break_clocks(&defs, &events, false);
+        for (what, evs) in [("perfect", &events), ("broken", &broken)] {
+            let input = Input::from_bytes("synth", binary(&defs, evs));
+            for (lat, force) in [(0, false), (0, true), (200_000, false)] {
+                let aopts = AlignOptions { min_latency: lat, force_replay: force, ..Default::default() };
+                let oopts = OrderOptions { block_events: 100 };
+                let mut aligned = Vec::new();
+                let arep = align::align(&input, &aopts, &mut aligned).unwrap();
+                let mut two = Vec::new();
+                let orep = order::order(&Input::from_bytes("synth", aligned), &mut two, &oopts).unwrap();
+                let mut one = Vec::new();
+                let dir = || Ok(tmp.path().to_owned());
+                let done =
+                    align::align_and_order(&input, &aopts, &oopts, &dir, &mut one, &spoor_model::Silent)
+                        .unwrap_or_else(|e| panic!("{w:?} {what} latency {lat}: {e}"));
+                let case = format!("{w:?} {what} latency {lat} forced {force}");
+                assert!(one == two, "{case}: the traces differ");
+                assert_eq!(
+                    serde_json::to_string(&done.align).unwrap(),
+                    serde_json::to_string(&arep).unwrap()
+                );
+                assert_eq!(done.order.to_json(), orep.to_json(), "{case}");
+                spooled[usize::from(done.spooled_bytes > 0)] += 1;
+                assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "{case}: a file left behind");
+            }
+        }
+    }
+    assert!(spooled[0] > 0 && spooled[1] > 0, "both ways taken: {spooled:?}");
+}
+
 #[test]
 fn merge_inside_a_pool_of_one_thread_runs_its_own_tasks() {
     // Called from a parallel job on a pool of one thread, the block by block merge must

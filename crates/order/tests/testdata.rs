@@ -230,3 +230,47 @@ fn align_answers() {
     }
     assert!(checked >= 2, "found the align traces");
 }
+
+/// spoor-order --align on every hand-written trace: the bytes and reports of spoor-align
+/// piped into spoor-order, and the same error where either fails (a cycle).
+#[test]
+fn align_and_order_in_one_gives_what_the_two_stages_give() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut same, mut failed) = (0, 0);
+    for path in files() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let input = Input::from_bytes(&name, std::fs::read(&path).unwrap());
+        let opts = AlignOptions::default();
+        let mut aligned = Vec::new();
+        let arep = align::align(&input, &opts, &mut aligned);
+        let mut two = Vec::new();
+        let two_rep = arep.and_then(|arep| {
+            order::order(&Input::from_bytes(&name, aligned), &mut two, &OrderOptions::default())
+                .map(|o| (arep, o))
+        });
+        let mut one = Vec::new();
+        let dir = || Ok(tmp.path().to_owned());
+        let one_rep = align::align_and_order(
+            &input,
+            &opts,
+            &OrderOptions::default(),
+            &dir,
+            &mut one,
+            &spoor_model::Silent,
+        );
+        match (one_rep, two_rep) {
+            (Ok(done), Ok((arep, orep))) => {
+                assert!(one == two, "{name}: the traces differ");
+                assert_eq!(serde_json::to_value(&done.align).unwrap(), serde_json::to_value(&arep).unwrap());
+                assert_eq!(done.order.to_json(), orep.to_json(), "{name}");
+                same += 1;
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "{name}");
+                failed += 1;
+            }
+            (a, b) => panic!("{name}: in one {:?}, in two {:?}", a.err(), b.err()),
+        }
+    }
+    assert!(same >= 8 && failed >= 1, "{same} alike, {failed} failing alike");
+}
