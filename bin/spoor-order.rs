@@ -5,6 +5,7 @@ use clap::Parser;
 use spoor_cli::{Console, Output};
 use spoor_model::Feedback;
 use spoor_order::align::{self, AlignOptions};
+use spoor_order::merge::{self, MergeInput};
 use spoor_order::order::{self, OrderOptions, OrderSummary};
 use std::io::Write;
 use std::path::Path;
@@ -32,11 +33,39 @@ fn warn_clocks(s: &OrderSummary) {
     }
 }
 
+/// The trace to order: the one given, or the traces given merged into the spill directory.
+fn open_inputs(args: &Args, spill: &spoor_cli::SpillDir) -> anyhow::Result<spoor_order::Input> {
+    let mut files = Vec::new();
+    for path in &args.inputs {
+        let expanded = merge::expand(path)?;
+        if expanded.is_empty() {
+            anyhow::bail!("{path}: an empty directory");
+        }
+        files.extend(expanded.into_iter().map(|path| MergeInput { path, app: None }));
+    }
+    if let [one] = &args.inputs[..] {
+        if files.len() == 1 && files[0].path == *one {
+            return spoor_cli::open_input(one, spill);
+        }
+    }
+    if files.iter().filter(|f| f.path == "-").count() > 1 {
+        anyhow::bail!("standard input (`-`) can be read only once");
+    }
+    let console = Console::new("spoor-order", args.quiet);
+    let name = args.inputs.join(" ");
+    let (merged, summary) = merge::merge_to_temporary(&files, &name, spill.path()?, &console)?;
+    spill.wrote(merged.spooled_bytes());
+    for w in &summary.warnings {
+        eprintln!("spoor-order: warning: {w}");
+    }
+    Ok(merged)
+}
+
 fn main() {
     let args = Args::parse();
     spoor_cli::run_stage("spoor-order", args.verbose, || {
         let spill = spoor_cli::SpillDir::new("spoor-order", args.tmpdir.as_deref());
-        let input = spoor_cli::open_input(&args.input, &spill)?;
+        let input = open_inputs(&args, &spill)?;
         if args.check {
             let s = order::check(&input)?;
             let mut out = Output::create(args.output.as_deref())?;

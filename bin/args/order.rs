@@ -26,16 +26,18 @@ Examples:
   spoor-order run.spoor -o run.o
   spoor-order --check run.spoor                     list what does not match
   spoor-order --check --format json run.spoor > problems.json
-  spoor-merge traces/ -o run.spoor && spoor-order --align run.spoor -o run.o
+  spoor-order --align traces/ -o run.o              a run's per-process traces, merged and aligned
   spoor-synth ring | spoor-order -q > ring.o";
 
 /// Match sends and receives and write the events in a causally consistent total order.
 #[derive(Parser)]
 #[command(name = "spoor-order", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT_ORDER}\n\n{EXAMPLES}"))]
 pub struct Args {
-    /// The trace to read; `-` for standard input (copied into the spill directory, --tmpdir: it is read twice).
+    /// The trace to read; `-` for standard input (copied into the spill directory, --tmpdir:
+    /// it is read twice). Several traces, or a directory of them (a run as spoor-record
+    /// writes it), are first merged there as spoor-merge does.
     #[arg(default_value = "-")]
-    pub input: String,
+    pub inputs: Vec<String>,
     /// Only check: list unmatched sends and receives, size mismatches, inconsistent
     /// collectives and locks, and cycles; exit 1 if there are any. Writes no trace.
     #[arg(long)]

@@ -174,7 +174,8 @@ fn align_reports_and_repairs() {
 /// Alignment never leaves a real trace with more violations than it had, whatever the
 /// method: Score-P's casita-4 archive is consistent as recorded, but its messages and
 /// barrier (a late sender waits 9 s) put ranks 1 to 3 seconds apart; spoor-align
-/// --method messages says so and keeps the recorded clocks.
+/// --method messages says so and keeps the recorded clocks. spoor-order --align gives
+/// what spoor-align and spoor-order give.
 #[test]
 fn alignment_never_makes_real_clocks_worse() {
     let Some(data) = data() else { return };
@@ -186,6 +187,9 @@ fn alignment_never_makes_real_clocks_worse() {
     {
         let path = data.join("otf2").join(archive).join("traces.otf2");
         let raw = ok("import", &["-q", "--clock", "raw", path.to_str().unwrap()], b"");
+        // spoor-order --align is the two stages in one.
+        let two = ok("order", &["-q"], &ok("align", &["-q"], &raw));
+        assert!(ok("order", &["-q", "--align"], &raw) == two, "{archive}: spoor-order --align differs");
         for method in ["auto", "samples", "messages", "none"] {
             for clc in [true, false] {
                 let mut args = vec!["-q", "--method", method, "--report", report_arg];
@@ -791,4 +795,36 @@ fn order_with_align_gives_the_pipe_of_the_two_stages() {
     }
     let out = run("order", &["--align", "--check", &p("even")], b"", &[]);
     assert_eq!(out.status.code(), Some(2), "--align with --check is a usage error");
+}
+
+/// spoor-order given a run's per-process traces (a directory, or the files) merges them
+/// first as spoor-merge does: `spoor-order --align DIR` is
+/// `spoor-merge DIR | spoor-align -q | spoor-order`.
+#[test]
+fn order_merges_per_process_traces_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    let args = ["stencil", "--procs", "5", "--steps", "9", "--clock-offset", "30000", "--machines", "5"];
+    ok("synth", &[&args[..], &["--split", &p("run")]].concat(), b"");
+    let merged = ok("merge", &["-q", &p("run")], b"");
+    let two = ok("order", &["-q"], &ok("align", &["-q"], &merged));
+    assert!(ok("order", &["-q", "--align", &p("run")], b"") == two, "a directory: the traces differ");
+    let mut files: Vec<String> = std::fs::read_dir(p("run"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .collect();
+    files.sort();
+    let given: Vec<&str> = ["-q", "--align"].into_iter().chain(files.iter().map(String::as_str)).collect();
+    assert!(ok("order", &given, b"") == two, "the files: the traces differ");
+    assert!(ok("order", &["-q", &p("run")], b"") == ok("order", &["-q"], &merged), "without --align");
+    // What spoor-merge refuses, spoor-order refuses.
+    std::fs::create_dir(p("empty")).unwrap();
+    let out = run("order", &["-q", &p("empty")], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("an empty directory"), "{}", text(&out.stderr));
+    std::fs::write(p("run/zz-broken.spoor"), b"SPOR garbage").unwrap();
+    let out = run("order", &["-q", "--align", &p("run"), "-o", &p("o")], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("zz-broken.spoor"), "{}", text(&out.stderr));
+    assert!(!Path::new(&p("o")).exists(), "a half-written output");
 }

@@ -1446,16 +1446,9 @@ pub fn align_and_order(
         file: format!("{}: its clocks move, the aligned copy goes to disk", input.name()),
         err,
     })?;
-    let aligned = Input::temporary(input.name(), &dir)?;
-    let report = {
-        let mut w = std::io::BufWriter::new(aligned.writer()?);
-        let report = align_replay(input, opts, first.fitted(), &mut w, feedback).map_err(|e| match e {
-            Error::Write(e) => aligned.write_error(e),
-            e => e,
-        })?;
-        w.flush().map_err(|e| aligned.write_error(e))?;
-        report
-    };
+    let (aligned, report) = Input::write_temporary(input.name(), &dir, |w| {
+        align_replay(input, opts, first.fitted(), w, feedback)
+    })?;
     feedback.finish();
     let summary = crate::order::order_with_feedback(&aligned, out, order, feedback)?;
     Ok(AlignedOrder { align: report, order: summary, spooled_bytes: aligned.spooled_bytes() })

@@ -60,26 +60,29 @@ impl Input {
         Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
     }
 
-    /// An empty temporary file in `dir` (removed with the input), to be filled through
-    /// [`Input::writer`] and then read as `name`.
-    pub fn temporary(name: &str, dir: &Path) -> Result<Input> {
+    /// A temporary file in `dir` (removed with the input) that `write` fills, then read
+    /// as `name`. A failure to write it (a full disk) names `dir`, and leaves no file.
+    pub fn write_temporary<T>(
+        name: &str,
+        dir: &Path,
+        write: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> Result<T>,
+    ) -> Result<(Input, T)> {
         let tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile_in(dir);
         let tmp =
             tmp.map_err(|err| Error::Io { file: format!("{name}: a file in {}", dir.display()), err })?;
-        Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
+        let file = tmp.as_file().try_clone();
+        let input = Input { name: name.to_owned(), at: Where::Spooled(tmp) };
+        let mut w = io::BufWriter::new(file.map_err(|e| input.write_error(e))?);
+        let made = write(&mut w).map_err(|e| match e {
+            Error::Write(e) => input.write_error(e),
+            e => e,
+        })?;
+        io::Write::flush(&mut w).map_err(|e| input.write_error(e))?;
+        Ok((input, made))
     }
 
-    /// The spooled file, to write (only [`Input::temporary`]'s is meant for that).
-    pub fn writer(&self) -> Result<std::fs::File> {
-        let file = match &self.at {
-            Where::Spooled(t) => t.as_file().try_clone(),
-            _ => Err(io::Error::other("not a temporary file")),
-        };
-        file.map_err(|e| self.write_error(e))
-    }
-
-    /// A failure to write the spooled file (a full disk), naming its directory.
-    pub fn write_error(&self, err: io::Error) -> Error {
+    /// A failure to write the spooled file, naming its directory.
+    fn write_error(&self, err: io::Error) -> Error {
         let dir = self.file().and_then(Path::parent).map_or_else(String::new, |d| d.display().to_string());
         Error::Io { file: format!("{}: writing to {dir}", self.name), err }
     }

@@ -451,6 +451,21 @@ pub fn merge_with_feedback(
     r
 }
 
+/// [`merge_with_feedback`] with the default options into a file in `dir` (removed with the
+/// input returned), for a stage that reads the merged trace twice: spoor-order given a
+/// run's per-process traces. The input is named after `name`; a failure to write names
+/// `dir`.
+pub fn merge_to_temporary(
+    inputs: &[MergeInput],
+    name: &str,
+    dir: &std::path::Path,
+    feedback: &dyn Feedback,
+) -> Result<(crate::Input, MergeSummary)> {
+    crate::Input::write_temporary(name, dir, |w| {
+        merge_with_feedback(inputs, &MergeOptions::default(), w, feedback)
+    })
+}
+
 fn merge_any(
     inputs: &[MergeInput],
     opts: &MergeOptions,
