@@ -160,6 +160,38 @@ fn a_spill_that_fills_the_disk_is_an_error_naming_the_directory() {
     assert_eq!(entries(dir), ["s.spoor", "spill"], "no output");
 }
 
+/// spoor-order given a run's per-process traces merges them into its spill directory,
+/// and aligns a trace whose clocks move into it: a disk that fills on the way (the file
+/// size limit here) is an error naming the directory, leaving nothing behind.
+#[test]
+fn a_merge_or_alignment_that_fills_the_disk_is_an_error_naming_the_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, spill) = (tmp.path(), tmp.path().join("spill"));
+    std::fs::create_dir(&spill).unwrap();
+    let run_dir = dir.join("run");
+    let synth = ["stencil", "--procs", "16", "--events", "200000", "--seed", "1", "--machines", "4"];
+    let skewed = [&synth[..], &["--clock-offset", "40000"]].concat();
+    let split = [&synth[..], &["--split", run_dir.to_str().unwrap()]].concat();
+    let one = dir.join("skewed.spoor");
+    assert!(run("synth", &split, b"", &[]).status.success());
+    assert!(run("synth", &[&skewed[..], &["-o", one.to_str().unwrap()]].concat(), b"", &[]).status.success());
+    for (input, what) in [(&run_dir, "merged"), (&one, "aligned")] {
+        let out = Command::new("sh")
+            .args(["-c", "ulimit -f 512; exec \"$0\" \"$@\""])
+            .arg(bin("order"))
+            .args(["-q", "--align", "--tmpdir", spill.to_str().unwrap(), "-o"])
+            .args([dir.join("o.spoor"), input.to_path_buf()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{what}: {err}");
+        assert!(err.contains(&format!("writing to {}/spoor-order-spill-", spill.display())), "{what}: {err}");
+        assert!(err.contains("File too large"), "{what}: {err}");
+        assert!(entries(&spill).is_empty(), "{what}: left behind: {:?}", entries(&spill));
+        assert_eq!(entries(dir), ["run", "skewed.spoor", "spill"], "{what}: no output");
+    }
+}
+
 /// SIGTERM while standard input is being spilled removes the spill directory.
 #[test]
 fn sigterm_while_spilling_removes_the_spill_directory() {
