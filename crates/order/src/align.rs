@@ -1313,6 +1313,8 @@ fn first_reading(
     }
     let (maps, reference) = clock_maps(&scan, &samples, &facts.pairs, opts)?;
     facts.pairs = Pairs::default();
+    // The pairs are many small buffers, which glibc keeps for this thread unless asked.
+    spoor_format::mem::return_freed_memory();
     let before = Violations {
         messages: facts.violations,
         ..violations_recorded_but_messages(&sync, opts.min_latency)
