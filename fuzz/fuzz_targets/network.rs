@@ -47,7 +47,10 @@ fuzz_target!(|data: &[u8]| {
         }
         for op in 0..=16u8 {
             for procs in [1, 2, 3, 64, u32::MAX] {
-                assert!(net.collective(op, procs, bytes).is_none_or(|t| t >= 0.0), "op {op}, {procs}, {bytes}");
+                assert!(
+                    net.collective(op, procs, bytes).is_none_or(|t| t >= 0.0),
+                    "op {op}, {procs}, {bytes}"
+                );
             }
         }
     }
