@@ -129,6 +129,9 @@ pub fn order(input: &Input, out: impl Write, opts: &OrderOptions) -> Result<Orde
 }
 
 /// `order`, telling `feedback` how many of the input's events are written so far.
+///
+/// Matching runs on a thread of its own, on rayon's pool, while this one waits for it:
+/// called from the only worker of a pool of one thread, it would wait forever.
 pub fn order_with_feedback(
     input: &Input,
     out: impl Write,
