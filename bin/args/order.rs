@@ -44,7 +44,8 @@ pub struct Args {
     pub check: bool,
     /// Align the clocks first, as spoor-align does with its defaults, and print its report
     /// unless --quiet: the same trace as `spoor-align -q | spoor-order`, in less time (where
-    /// the alignment moves nothing, the trace is read and matched once less).
+    /// the alignment moves nothing, the trace is read and matched once less). For other
+    /// alignment settings, pipe spoor-align into spoor-order.
     #[arg(long, conflicts_with = "check")]
     pub align: bool,
     /// Form of the --check report.
