@@ -43,8 +43,9 @@ pub struct Args {
     #[arg(long)]
     pub check: bool,
     /// Align the clocks first, as spoor-align does with its defaults, and print its report
-    /// unless --quiet: the same trace as `spoor-align -q | spoor-order`, in less time (where
-    /// the alignment moves nothing, the trace is read and matched once less). For other
+    /// unless --quiet: the same trace as `spoor-align -q | spoor-order`. Where the alignment
+    /// moves nothing, in less time (the trace is read and matched once less); where clocks
+    /// move, in a little more (the aligned copy goes to the spill directory). For other
     /// alignment settings, pipe spoor-align into spoor-order.
     #[arg(long, conflicts_with = "check")]
     pub align: bool,
