@@ -54,10 +54,8 @@ impl Input {
     /// Copies `input` to a temporary file in `dir`, so that it can be read again. A
     /// failure (a full disk) names `dir`, and leaves no file behind.
     pub fn spool_in(name: &str, mut input: impl Read, dir: &Path) -> Result<Input> {
-        let io_err = |err| Error::Io { file: format!("{name}: copying it to {}", dir.display()), err };
-        let mut tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile_in(dir).map_err(io_err)?;
-        io::copy(&mut input, tmp.as_file_mut()).map_err(io_err)?;
-        Ok(Input { name: name.to_owned(), at: Where::Spooled(tmp) })
+        let copy = |w: &mut io::BufWriter<std::fs::File>| io::copy(&mut input, w).map_err(Error::Write);
+        Self::temporary(name, dir, "copying it", copy).map(|(input, _)| input)
     }
 
     /// A temporary file in `dir` (removed with the input) that `write` fills, then read
@@ -67,24 +65,26 @@ impl Input {
         dir: &Path,
         write: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> Result<T>,
     ) -> Result<(Input, T)> {
-        let tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile_in(dir);
-        let tmp =
-            tmp.map_err(|err| Error::Io { file: format!("{name}: a file in {}", dir.display()), err })?;
-        let file = tmp.as_file().try_clone();
-        let input = Input { name: name.to_owned(), at: Where::Spooled(tmp) };
-        let mut w = io::BufWriter::new(file.map_err(|e| input.write_error(e))?);
-        let made = write(&mut w).map_err(|e| match e {
-            Error::Write(e) => input.write_error(e),
-            e => e,
-        })?;
-        io::Write::flush(&mut w).map_err(|e| input.write_error(e))?;
-        Ok((input, made))
+        Self::temporary(name, dir, "writing", write)
     }
 
-    /// A failure to write the spooled file, naming its directory.
-    fn write_error(&self, err: io::Error) -> Error {
-        let dir = self.file().and_then(Path::parent).map_or_else(String::new, |d| d.display().to_string());
-        Error::Io { file: format!("{}: writing to {dir}", self.name), err }
+    /// [`Input::write_temporary`], its errors saying `name`: `doing` to `dir`.
+    fn temporary<T>(
+        name: &str,
+        dir: &Path,
+        doing: &str,
+        write: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> Result<T>,
+    ) -> Result<(Input, T)> {
+        let fail = |err| Error::Io { file: format!("{name}: {doing} to {}", dir.display()), err };
+        let tmp = tempfile::Builder::new().prefix(".spoor-spool-").tempfile_in(dir).map_err(fail)?;
+        let mut w = io::BufWriter::new(tmp.as_file().try_clone().map_err(fail)?);
+        let made = write(&mut w).map_err(|e| match e {
+            Error::Write(e) => fail(e),
+            e => e,
+        })?;
+        io::Write::flush(&mut w).map_err(fail)?;
+        drop(w);
+        Ok((Input { name: name.to_owned(), at: Where::Spooled(tmp) }, made))
     }
 
     /// A trace held in memory, in any form the reader accepts.
