@@ -3,10 +3,16 @@
 
 use anyhow::anyhow;
 use clap::Parser;
-use spoor_cli::{usage, Console, Output, SpillDir};
+use spoor_cli::{ordering, usage, Console, Output, SpillDir};
+use spoor_format::binary::flags;
+use spoor_format::brief::Brief;
+use spoor_graph::cp::Distances;
 use spoor_graph::profile::Level;
 use spoor_graph::show::{self, CpReport};
-use spoor_graph::{cp, whatif, CpOptions, Scope};
+use spoor_graph::streamed::GRAPH_BYTES_PER_EVENT;
+use spoor_graph::{build, cp, whatif, CpOptions, Pag, Scope};
+use spoor_order::align::{self, AlignOptions};
+use spoor_order::order::{self, BoxError, Sink};
 
 #[path = "args/cp.rs"]
 mod args;
@@ -26,6 +32,63 @@ fn levels(spec: &str) -> anyhow::Result<Vec<Level>> {
             })
             .collect(),
     }
+}
+
+/// A trace ordered first: its graph, built as it was ordered, or the ordered trace in the
+/// spill directory.
+enum Ordered {
+    Built(Box<(Pag, Option<Distances>)>),
+    Copied(spoor_order::Input),
+}
+
+/// Orders (and with --align, aligns) the input first, as spoor-order would, saying what
+/// that found on standard error. With `fed` (the memory budget), where the graph and the
+/// ordering's own state fit in it, the ordered events go straight into the graph.
+fn order_first(
+    args: &Args,
+    spill: &SpillDir,
+    mode: spoor_graph::Mode,
+    fed: Option<u64>,
+    console: &Console,
+) -> anyhow::Result<Ordered> {
+    let input = ordering::open_traces("spoor-cp", std::slice::from_ref(&args.input), spill, args.quiet)?;
+    let (report, prepared) = match args.align {
+        true => {
+            let (report, prepared) =
+                align::align_to_order(&input, &AlignOptions::default(), &|| spill.io_path(), console)?;
+            (Some(report), prepared)
+        }
+        false => (None, order::prepare(&input, console)?),
+    };
+    if prepared.spooled_bytes() > 0 {
+        spill.wrote(prepared.spooled_bytes());
+    }
+    if let (Some(r), false) = (&report, args.quiet) {
+        eprint!("{}", r.to_text());
+    }
+    let need = prepared.events().saturating_mul(GRAPH_BYTES_PER_EVENT + order::BYTES_PER_EVENT);
+    let (ordered, summary) = match fed.is_some_and(|budget| need <= budget) {
+        true => {
+            let defs = prepared.defs().clone();
+            let aligned = prepared.flags() & flags::ALIGNED != 0;
+            let events = Some(prepared.events());
+            let (pag, made, summary) = build::build_fed(&args.input, &defs, aligned, events, mode, |add| {
+                let mut hand_on = |briefs: &[Brief]| add(briefs).map_err(BoxError::from);
+                prepared.order(Sink::briefs(&mut hand_on), console).map_err(anyhow::Error::from)
+            })?;
+            (Ordered::Built(Box::new((pag, made))), summary)
+        }
+        false => {
+            let (copy, summary) = spoor_order::Input::write_temporary(&args.input, spill.path()?, |w| {
+                prepared.order(Sink::Trace(w, &order::OrderOptions::default()), console)
+            })?;
+            spill.wrote(copy.spooled_bytes());
+            (Ordered::Copied(copy), summary)
+        }
+    };
+    // Clock-condition violations are the graph's to say, as for an ordered trace.
+    ordering::warn_ordered("spoor-cp", &summary, input.name(), console);
+    Ok(ordered)
 }
 
 fn main() {
@@ -49,24 +112,48 @@ fn main() {
             && !args.zeroing
             && args.near.is_none();
         let spill = SpillDir::new("spoor-cp", args.tmpdir.as_deref());
-        let (pag, made) = match plain {
-            true => {
-                let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
-                // A stream whose graph would not fit is read twice: from a copy.
-                let spooled = spoor_cli::spool_if_stream(&args.input, &spill)?;
-                let input = spoor_cli::read_from(&args.input, spooled.as_ref());
-                spoor_graph::streamed::path_graph(&input, mode, &[], budget, &console)
-                    .map_err(|e| spoor_cli::spill::named_as_given(spooled.as_ref(), e.into()))?
+        let budget = args.memory.unwrap_or_else(spoor_cli::graph_budget);
+        // A trace not yet ordered is ordered here: straight into the graph where both fit in
+        // memory, else into a copy in the spill directory, read as an ordered trace is.
+        let mut ordered_copy = None;
+        let mut built = None;
+        if ordering::needs_ordering(&args.input)? {
+            let fed = plain.then_some(budget);
+            match order_first(&args, &spill, mode, fed, &console)? {
+                Ordered::Built(graph) => built = Some(*graph),
+                Ordered::Copied(copy) => ordered_copy = Some(copy),
             }
-            false => {
-                let arena = spoor_cli::spill::graph_arena(&args.input, args.memory, &spill)?;
+        } else if args.align {
+            return Err(usage(match spoor_format::is_stream(&args.input) {
+                true => "--align needs a trace file or a run's directory: a stream is read as it is \
+                         (pipe it through spoor-align and spoor-order)"
+                    .to_owned(),
+                false => {
+                    format!("--align: {} is ordered already (clocks are aligned before ordering)", args.input)
+                }
+            }));
+        }
+        let source = spoor_cli::read_from(&args.input, ordered_copy.as_ref());
+        let (pag, made) = match (built, plain) {
+            (Some(built), _) => built,
+            (None, true) => {
+                // A stream whose graph would not fit is read twice: from a copy.
+                let spooled = spoor_cli::spool_if_stream(&source, &spill)?;
+                let input = spoor_cli::read_from(&source, spooled.as_ref());
+                let named = spooled.as_ref().or(ordered_copy.as_ref());
+                spoor_graph::streamed::path_graph(&input, mode, &[], budget, &console)
+                    .map_err(|e| spoor_cli::spill::named_as_given(named, e.into()))?
+            }
+            (None, false) => {
+                let arena = spoor_cli::spill::graph_arena(&source, args.memory, &spill)?;
                 spoor_graph::file::load_with_distances_in(
-                    &args.input,
+                    &source,
                     mode,
                     args.net.as_deref().map(|t| (t, args.local)),
                     &console,
                     arena.as_ref(),
-                )?
+                )
+                .map_err(|e| spoor_cli::spill::named_as_given(ordered_copy.as_ref(), e.into()))?
             }
         };
         let scope = match (args.scope, &args.app) {

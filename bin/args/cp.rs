@@ -11,7 +11,8 @@ path is the chain of activities and waits that determined the end time (its leng
 measured elapsed time). Scopes: global (all applications); intra (--app A: A's own graph,
 arcs from other applications ignored); inter (--app A: the longest path that begins and ends
 in A, through other applications only where they lead back to A). The input is an ordered
-trace (spoor-order's output) or a PAG file (spoor-pag's output).";
+trace (spoor-order's output) or a PAG file (spoor-pag's output); a trace not yet ordered, or a
+recorded run's directory, is ordered first (--align: aligned too).";
 
 #[derive(Clone, Copy, PartialEq, ValueEnum)]
 pub enum ScopeArg {
@@ -36,6 +37,7 @@ pub enum Format {
 pub const EXAMPLES: &str = "\
 Examples:
   spoor-cp run.o                                    the path, by process and procedure
+  spoor-cp --align traces/                          a run's per-process traces, merged, aligned, ordered
   spoor-cp --zeroing --top 8 run.o                  what each procedure's time costs
   spoor-cp --weight wall --profile all --path run.o
   spoor-cp --scope inter --app clientA run.o
@@ -47,9 +49,18 @@ Examples:
 #[derive(Parser)]
 #[command(name = "spoor-cp", version, after_help = EXAMPLES, after_long_help = format!("{ABOUT}\n\n{EXAMPLES}"))]
 pub struct Args {
-    /// An ordered trace or a PAG file; `-` for standard input.
+    /// An ordered trace or a PAG file; `-` for standard input (read as it is). A trace
+    /// file not yet ordered, or a directory of per-process traces (a run as spoor-record
+    /// writes it), is ordered first as spoor-order does (merged first, as spoor-merge does):
+    /// the same results as spoor-order's output gives, without writing it where the graph
+    /// fits in memory (--memory), else through a copy in --tmpdir.
     #[arg(default_value = "-")]
     pub input: String,
+    /// Align the clocks of a trace that is ordered first, as spoor-align does with its
+    /// defaults, and print its report unless --quiet: the same results as
+    /// `spoor-order --align`'s output gives.
+    #[arg(long)]
+    pub align: bool,
     /// Arc weights when building from a trace (a PAG file keeps its own).
     #[arg(long, value_name = "cpu|wall", default_value = "cpu")]
     pub weight: Mode,

@@ -81,11 +81,11 @@ fn output_is_identical_on_one_and_many_threads() {
 
 #[test]
 fn bad_input_is_refused_with_names() {
-    // Not ordered: a hand-written trace straight from the text form.
-    let out = run("cp", &[&testdata("late-sender.txt")], b"", &[]);
+    // Not ordered, on standard input (read as it is): a hand-written trace in the text form.
+    let out = run("cp", &[], &std::fs::read(testdata("late-sender.txt")).unwrap(), &[]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("late-sender.txt: event 0:0 (process_begin) has no Lamport clock"), "{err}");
+    assert!(err.contains("<stdin>: event 0:0 (process_begin) has no Lamport clock"), "{err}");
     // Unordered binary: spoor-cat's binary form has no ordering flags.
     let bin_trace = Command::new(env!("CARGO_BIN_EXE_spoor-cat"))
         .args(["-f", "binary", &testdata("late-sender.txt")])
@@ -425,6 +425,72 @@ fn a_stream_over_the_memory_given_is_read_twice_from_a_copy() {
         assert!(err.contains("<stdin>") && !err.contains(tmpdir), "{stage}: {err}");
         assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "{stage}");
     }
+}
+
+/// spoor-cp given a trace not yet ordered (one file, text or binary, or a run's directory
+/// of per-process traces) orders it first: the results spoor-order's output gives (with
+/// --align, spoor-order --align's), whether the ordered events go straight into the graph
+/// or, past --memory or with options that read the graph, through a copy in --tmpdir.
+#[test]
+fn a_trace_not_yet_ordered_is_ordered_first_with_the_results_of_the_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_owned();
+    let spec = ["stencil", "--procs", "6", "--steps", "40", "--clock-offset", "40000", "--machines", "6"];
+    ok("synth", &[&spec[..], &["-o", &p("raw.spoor")]].concat(), b"");
+    ok("synth", &[&spec[..], &["--split", &p("run")]].concat(), b"");
+    std::fs::create_dir(p("spill")).unwrap();
+    let spill = p("spill");
+    let cases = [
+        (p("raw.spoor"), false),
+        (p("raw.spoor"), true),
+        (p("run"), true),
+        (testdata("late-sender.txt"), false),
+        (testdata("order/skew.txt"), true),
+    ];
+    for (k, (input, align)) in cases.iter().enumerate() {
+        let order_args: &[&str] = if *align { &["-q", "--align"] } else { &["-q"] };
+        let o = p(&format!("o{k}.spoor"));
+        ok("order", &[order_args, &[input.as_str(), "-o", &o]].concat(), b"");
+        let cp_align: &[&str] = if *align { &["--align"] } else { &[] };
+        for options in [
+            &["--profile", "all", "--path"][..],
+            &["-f", "csv", "--weight", "wall", "--profile", "all"],
+            &["--memory", "0", "--tmpdir", &spill, "--path"],
+            &["--zeroing", "--top", "3", "--tmpdir", &spill],
+        ] {
+            let case = format!("{input} align {align} {options:?}");
+            let expected = ok("cp", &[&["-q"], options, &[o.as_str()]].concat(), b"");
+            let got = ok("cp", &[&["-q"], cp_align, options, &[input.as_str()]].concat(), b"");
+            assert_eq!(text(&got), text(&expected), "{case}");
+            assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "{case}: a file left behind");
+        }
+        // What spoor-order says on standard error, spoor-cp says too.
+        let said = |stage: &str, args: &[&str]| {
+            let out = run(stage, &[args, &[input.as_str()]].concat(), b"", &[]);
+            assert_success(&out, input);
+            text(&out.stderr).replace("spoor-order:", "spoor-cp:")
+        };
+        let order_said = said("order", &[cp_align, &["-o", &o]].concat());
+        assert_eq!(said("cp", &[cp_align, &["-o", &p("cp.txt")]].concat()), order_said, "{input}");
+    }
+    // Disk: none where the graph fits, the ordered copy where it does not.
+    let out = run("cp", &["-q", "-v", &p("raw.spoor")], b"", &[]);
+    assert!(text(&out.stderr).contains("no disk used"), "{}", text(&out.stderr));
+    let out = run("cp", &["-q", "-v", "--memory", "0", "--tmpdir", &spill, &p("raw.spoor")], b"", &[]);
+    assert!(text(&out.stderr).contains(&format!("of disk used in {spill}")), "{}", text(&out.stderr));
+    // --align is for what is still to be ordered.
+    let out = run("cp", &["--align", &p("o0.spoor")], b"", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is ordered already"), "{}", text(&out.stderr));
+    let out = run("cp", &["--align", "-"], &std::fs::read(p("raw.spoor")).unwrap(), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("a stream is read as it is"), "{}", text(&out.stderr));
+    // A damaged trace in the run is named, and no output is written.
+    std::fs::write(p("run/zz-broken.spoor"), b"SPOR garbage").unwrap();
+    let out = run("cp", &["-q", "--align", &p("run"), "-o", &p("cp2.txt")], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("zz-broken.spoor"), "{}", text(&out.stderr));
+    assert!(!std::path::Path::new(&p("cp2.txt")).exists(), "a half-written output");
 }
 
 /// Runs `cmd` (a shell command line) with a terminal as its standard error, through

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 pub mod guard;
+pub mod ordering;
 pub mod spill;
 
 pub use spill::{open_input, read_from, spool_if_stream, SpillDir};

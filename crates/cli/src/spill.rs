@@ -41,6 +41,12 @@ impl SpillDir {
         Ok(self.made.get_or_init(|| (dir, registered)).0.path())
     }
 
+    /// [`SpillDir::path`] as a library asks for it (where it copies a trace only when it
+    /// must), its error said in full.
+    pub fn io_path(&self) -> std::io::Result<PathBuf> {
+        self.path().map(Path::to_owned).map_err(|e| std::io::Error::other(format!("{e:#}")))
+    }
+
     /// Counts `bytes` written into it (for `-v`).
     pub fn wrote(&self, bytes: u64) {
         SPILLED.fetch_add(bytes, Ordering::Relaxed);

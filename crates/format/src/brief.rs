@@ -14,7 +14,7 @@
 
 use crate::binary::{ann, compact, head, kind, partner_side, with_per_location, Form, PerLocation, Slot};
 use crate::varint::{from_word, unzigzag, Cursor};
-use spoor_model::{Event, Kind, KIND_COUNT};
+use spoor_model::{Event, EventRef, Kind, KIND_COUNT};
 
 /// `Brief::cpu` of an event without CPU time.
 pub const NO_CPU: i64 = i64::MIN;
@@ -53,8 +53,15 @@ pub struct Brief {
 impl Brief {
     /// The brief of a decoded event.
     pub fn of(e: &Event) -> Brief {
+        Brief::of_parts(e.loc, e.wall, e.cpu, &e.kind, e.ann.partner)
+    }
+
+    /// The brief of an event given by its parts (an ordering that hands its events on
+    /// without building them whole).
+    #[inline]
+    pub fn of_parts(loc: u32, wall: i64, cpu: Option<i64>, kind: &Kind, partner: Option<EventRef>) -> Brief {
         let (mut a, mut bytes, mut sub, mut coll_bytes) = (0u32, 0u64, 0u8, None);
-        match &e.kind {
+        match kind {
             Kind::Enter { proc } | Kind::Leave { proc } => a = *proc,
             Kind::Send { bytes: b, .. } | Kind::Isend { bytes: b, .. } => bytes = *b,
             Kind::RecvEnd { bytes: b, .. } | Kind::IrecvComplete { bytes: b, .. } => bytes = *b,
@@ -74,18 +81,18 @@ impl Brief {
             Kind::RecvBegin { from, .. } | Kind::IrecvRequest { from, .. } => sub = from.is_none() as u8,
             _ => {}
         }
-        let (partner_loc, partner_idx) = match (coll_bytes, e.ann.partner) {
+        let (partner_loc, partner_idx) = match (coll_bytes, partner) {
             (Some(b), _) => (NO_PARTNER, b),
             (None, Some(p)) => (p.loc, p.index),
             (None, None) => (NO_PARTNER, 0),
         };
         Brief {
-            loc: e.loc,
-            code: e.kind.code(),
+            loc,
+            code: kind.code(),
             sub,
             a,
-            wall: e.wall,
-            cpu: e.cpu.unwrap_or(NO_CPU),
+            wall,
+            cpu: cpu.unwrap_or(NO_CPU),
             bytes,
             partner_loc,
             partner_idx,

@@ -1434,6 +1434,32 @@ pub fn align_and_order(
     out: impl Write,
     feedback: &dyn Feedback,
 ) -> Result<AlignedOrder> {
+    align_and_order_to(input, opts, tmpdir, crate::order::Sink::Trace(out, order), feedback)
+}
+
+/// [`align_and_order`], the ordered events going to `sink` (written, or handed on as a
+/// graph's briefs).
+pub fn align_and_order_to<W: Write>(
+    input: &Input,
+    opts: &AlignOptions,
+    tmpdir: &dyn Fn() -> std::io::Result<std::path::PathBuf>,
+    sink: crate::order::Sink<W>,
+    feedback: &dyn Feedback,
+) -> Result<AlignedOrder> {
+    let (align, prepared) = align_to_order(input, opts, tmpdir, feedback)?;
+    let spooled_bytes = prepared.spooled_bytes();
+    let order = prepared.order(sink, feedback)?;
+    Ok(AlignedOrder { align, order, spooled_bytes })
+}
+
+/// The alignment of [`align_and_order`], and the aligned trace read once to be ordered:
+/// the input itself where nothing moves, else the aligned copy in `tmpdir`'s directory.
+pub fn align_to_order<'a>(
+    input: &'a Input,
+    opts: &AlignOptions,
+    tmpdir: &dyn Fn() -> std::io::Result<std::path::PathBuf>,
+    feedback: &dyn Feedback,
+) -> Result<(AlignReport, crate::order::Prepared<'a>)> {
     let first = first_reading(input, opts, feedback, true)?;
     if !opts.force_replay && first.untouched(opts) {
         let align = first.untouched_report(opts);
@@ -1441,8 +1467,7 @@ pub fn align_and_order(
         // What spoor-align would have written: the same events, flagged ALIGNED.
         scan.flags = (scan.flags & 0xffff_ffff) | flags::ALIGNED;
         let matched = crate::order::Matching::Done(sync);
-        let order = crate::order::order_scanned(input, &scan, matched, out, order, feedback)?;
-        return Ok(AlignedOrder { align, order, spooled_bytes: 0 });
+        return Ok((align, crate::order::Prepared::new(crate::order::Held::Given(input), scan, matched)));
     }
     let dir = tmpdir().map_err(|err| Error::Io {
         file: format!("{}: its clocks move, the aligned copy goes to disk", input.name()),
@@ -1452,8 +1477,8 @@ pub fn align_and_order(
         align_replay(input, opts, first.fitted(), w, feedback)
     })?;
     feedback.finish();
-    let summary = crate::order::order_with_feedback(&aligned, out, order, feedback)?;
-    Ok(AlignedOrder { align: report, order: summary, spooled_bytes: aligned.spooled_bytes() })
+    let prepared = crate::order::prepare_held(crate::order::Held::Made(aligned), feedback)?;
+    Ok((report, prepared))
 }
 
 /// Refuses an input whose locations have other event counts on a later reading.

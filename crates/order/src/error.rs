@@ -15,6 +15,9 @@ pub enum Error {
     /// Writing the output failed (a closed pipe surfaces here as `BrokenPipe`).
     #[error("writing the output: {0}")]
     Write(std::io::Error),
+    /// The consumer the ordered events were handed to stopped with this error.
+    #[error("{0}")]
+    HandedOn(crate::order::BoxError),
     /// The options do not fit the inputs (an application named in `--compare` that
     /// none of them has, an unknown reference location).
     #[error("{0}")]

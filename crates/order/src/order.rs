@@ -27,6 +27,7 @@ use crate::replay::{describe_cycle, Engine, Head};
 use crate::scan::{self, RecordList, Scan};
 use crate::{Error, Result};
 use spoor_format::binary::{flags, Form};
+use spoor_format::brief::Brief;
 use spoor_format::mem::prefetch;
 use spoor_format::raw::{self, BlockCursor};
 use spoor_format::{NextBlock, TraceWriter, WriterOptions};
@@ -48,6 +49,10 @@ impl Default for OrderOptions {
         OrderOptions { block_events: spoor_format::GLOBAL_ORDER_BLOCK_EVENTS }
     }
 }
+
+/// What ordering keeps in memory while it orders, bytes an event, at about the most (the
+/// matched partners and points, the blocks in flight: a stencil's take 10.3).
+pub const BYTES_PER_EVENT: u64 = 12;
 
 /// What spoor-order found.
 #[derive(Clone, Debug, Default)]
@@ -138,10 +143,114 @@ pub fn order_with_feedback(
     opts: &OrderOptions,
     feedback: &dyn Feedback,
 ) -> Result<OrderSummary> {
-    let mut scan = scan::scan_with(input, scan::Keep::Records, feedback)?;
+    order_to(input, Sink::Trace(out, opts), feedback)
+}
+
+/// `order_with_feedback`, its events going to `sink`: written as a trace, or handed on
+/// as the briefs a graph is built from (the same events in the same order, with the
+/// same partners, as a reading of the written trace gives).
+pub fn order_to<W: Write>(input: &Input, sink: Sink<W>, feedback: &dyn Feedback) -> Result<OrderSummary> {
+    prepare(input, feedback)?.order(sink, feedback)
+}
+
+/// Reads `input` once, as ordering it does first: what the ordered trace will hold is
+/// then known ([`Prepared`]), before it is ordered.
+pub fn prepare<'a>(input: &'a Input, feedback: &dyn Feedback) -> Result<Prepared<'a>> {
+    prepare_held(Held::Given(input), feedback)
+}
+
+/// [`prepare`] of a trace given or made.
+pub(crate) fn prepare_held<'a>(input: Held<'a>, feedback: &dyn Feedback) -> Result<Prepared<'a>> {
+    let mut p = Prepared { input, scan: Scan::default(), matching: Matching::Records(Vec::new()) };
+    p.scan = scan::scan_with(p.input(), scan::Keep::Records, feedback)?;
     // Matching (inside the replay) takes the records.
-    let records = std::mem::take(&mut scan.records);
-    order_scanned(input, &scan, Matching::Records(records), out, opts, feedback)
+    p.matching = Matching::Records(std::mem::take(&mut p.scan.records));
+    Ok(p)
+}
+
+/// A trace read once, to be ordered: its definitions, flags and events are known.
+pub struct Prepared<'a> {
+    input: Held<'a>,
+    scan: Scan,
+    matching: Matching,
+}
+
+/// The trace a [`Prepared`] orders: the one given, or a copy it made (an aligned trace
+/// in the spill directory), removed with it.
+pub(crate) enum Held<'a> {
+    Given(&'a Input),
+    Made(Input),
+}
+
+impl Held<'_> {
+    fn get(&self) -> &Input {
+        match self {
+            Held::Given(i) => i,
+            Held::Made(i) => i,
+        }
+    }
+}
+
+impl<'a> Prepared<'a> {
+    pub(crate) fn new(input: Held<'a>, scan: Scan, matching: Matching) -> Prepared<'a> {
+        Prepared { input, scan, matching }
+    }
+
+    fn input(&self) -> &Input {
+        self.input.get()
+    }
+
+    /// The ordered trace's definitions.
+    pub fn defs(&self) -> &Definitions {
+        &self.scan.defs
+    }
+
+    /// The ordered trace's flags (`binary::flags`), GLOBAL_ORDER and MATCHED among them.
+    pub fn flags(&self) -> u64 {
+        (self.scan.flags & 0xffff_ffff) | flags::MATCHED | flags::GLOBAL_ORDER
+    }
+
+    /// The number of its events.
+    pub fn events(&self) -> u64 {
+        self.scan.total_events()
+    }
+
+    /// The bytes of the copy it made on disk (0: none).
+    pub fn spooled_bytes(&self) -> u64 {
+        match &self.input {
+            Held::Given(_) => 0,
+            Held::Made(i) => i.spooled_bytes(),
+        }
+    }
+
+    /// Orders the trace, its events going to `sink`.
+    pub fn order<W: Write>(self, sink: Sink<W>, feedback: &dyn Feedback) -> Result<OrderSummary> {
+        let Prepared { input, scan, matching } = self;
+        order_scanned(input.get(), &scan, matching, sink, feedback)
+    }
+}
+
+/// What a consumer of handed-on events gives back when it stops the ordering.
+pub type BoxError = Box<dyn std::error::Error + Send + std::marker::Sync>;
+
+/// A consumer of ordered events, a block of briefs at a time.
+pub type HandOn<'a> = dyn FnMut(&[Brief]) -> std::result::Result<(), BoxError> + 'a;
+
+/// Where an ordering's events go.
+pub enum Sink<'a, W> {
+    /// Written as a trace (spoor-order's output).
+    Trace(W, &'a OrderOptions),
+    /// Handed on, on the calling thread, as briefs in blocks of
+    /// `GLOBAL_ORDER_BLOCK_EVENTS`: what a graph is built from, without writing the trace
+    /// and reading it back.
+    Briefs(&'a mut HandOn<'a>),
+}
+
+impl<'a> Sink<'a, std::io::Sink> {
+    /// Events handed on to `each` (see [`Sink::Briefs`]), with no writer's type to name.
+    pub fn briefs(each: &'a mut HandOn<'a>) -> Self {
+        Sink::Briefs(each)
+    }
 }
 
 /// The synchronization records of a scanned trace, still to be matched (while the replay
@@ -151,9 +260,23 @@ pub(crate) enum Matching {
     Done(Sync),
 }
 
-/// [`order_with_feedback`] of a trace `scan` read, its records given as `matching`: the
+/// [`order_to`] of a trace `scan` read, its records given as `matching`: a written
 /// output's flags are the scan's and MATCHED.
-pub(crate) fn order_scanned(
+fn order_scanned<W: Write>(
+    input: &Input,
+    scan: &Scan,
+    matching: Matching,
+    sink: Sink<W>,
+    feedback: &dyn Feedback,
+) -> Result<OrderSummary> {
+    match sink {
+        Sink::Trace(out, opts) => write_ordered(input, scan, matching, out, opts, feedback),
+        Sink::Briefs(each) => hand_on_ordered(input, scan, matching, each, feedback),
+    }
+}
+
+/// [`order_scanned`] to a trace writer.
+fn write_ordered(
     input: &Input,
     scan: &Scan,
     matching: Matching,
@@ -169,17 +292,77 @@ pub(crate) fn order_scanned(
         flags: (scan.flags & 0xffff_ffff) | flags::MATCHED,
     };
     let mut w = TraceWriter::new(out, &scan.defs, wopts).map_err(Error::Write)?;
-    // The replay runs on its own thread and hands over one output block at a time (what
-    // goes where: `Batch`), in turn to each of a few encoding threads; this one writes
-    // the encoded blocks in their order (a last, partial block event by event).
+    let total = Some(scan.total_events());
+    let summary = replay_in_blocks(input, scan, matching, block_events, Make::Blocks, |done_rxs, reuse| {
+        let written = write_encoded(&mut w, done_rxs, reuse, feedback, total);
+        feedback.finish();
+        written
+    })?;
+    w.finish().map_err(Error::Write)?;
+    Ok(summary)
+}
+
+/// [`order_scanned`] to a consumer of briefs, handed on in their order on this thread.
+fn hand_on_ordered(
+    input: &Input,
+    scan: &Scan,
+    matching: Matching,
+    each: &mut HandOn,
+    feedback: &dyn Feedback,
+) -> Result<OrderSummary> {
+    let block_events = spoor_format::GLOBAL_ORDER_BLOCK_EVENTS;
+    let total = Some(scan.total_events());
+    replay_in_blocks(input, scan, matching, block_events, Make::Briefs, |done_rxs, reuse| {
+        let mut handed = 0;
+        for k in 0.. {
+            let Ok(Encoded::Briefs(briefs)) = done_rxs[k % done_rxs.len()].recv() else { break };
+            each(&briefs).map_err(Error::HandedOn)?;
+            handed += briefs.len() as u64;
+            feedback.progress("events", handed, total);
+            if let Ok(mut r) = reuse.lock() {
+                r.briefs.push(briefs);
+            }
+        }
+        feedback.finish();
+        Ok(())
+    })
+}
+
+/// What the threads after the replay make of its blocks.
+#[derive(Clone, Copy)]
+enum Make {
+    /// Encoded blocks of the output trace.
+    Blocks,
+    /// The events' briefs.
+    Briefs,
+}
+
+/// Buffers the consumer is done with, back to the making threads.
+#[derive(Default)]
+struct Reuse {
+    payloads: Vec<Vec<u8>>,
+    briefs: Vec<Vec<Brief>>,
+}
+
+/// Replays the input on a thread of its own, which hands over one output block at a
+/// time (what goes where: `Batch`), in turn to each of a few threads that make what
+/// `make` says of it; `consume`, on this thread, takes them in their order from the
+/// receivers (block k from receiver k % receivers) until they end.
+fn replay_in_blocks(
+    input: &Input,
+    scan: &Scan,
+    matching: Matching,
+    block_events: usize,
+    make: Make,
+    consume: impl FnOnce(&[std::sync::mpsc::Receiver<Encoded>], &std::sync::Mutex<Reuse>) -> Result<()>,
+) -> Result<OrderSummary> {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
     let pool = &Pool::default();
-    // Encoded blocks' payloads, back from the writer for the next blocks.
-    let payloads = &std::sync::Mutex::new(Vec::<Vec<u8>>::new());
+    let reuse = &std::sync::Mutex::new(Reuse::default());
     let (summary, stuck) = std::thread::scope(|s| {
         let mut job_txs = Vec::new();
         let mut done_rxs = Vec::new();
-        // Batches come back empty from the encoding threads, to be filled again.
+        // Batches come back empty from the making threads, to be filled again.
         let (back_tx, back_rx) = std::sync::mpsc::channel::<Batch>();
         for _ in 0..workers {
             let back_tx = back_tx.clone();
@@ -187,7 +370,7 @@ pub(crate) fn order_scanned(
             let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Encoded>(2);
             job_txs.push(job_tx);
             done_rxs.push(done_rx);
-            s.spawn(move || encode_batches(job_rx, done_tx, back_tx, payloads, pool, block_events));
+            s.spawn(move || make_batches(job_rx, done_tx, back_tx, reuse, pool, block_events, make));
         }
         let replay = s.spawn(move || {
             let mut batcher = Batcher {
@@ -201,42 +384,50 @@ pub(crate) fn order_scanned(
             batcher.flush();
             r
         });
-        let written = write_encoded(&mut w, &done_rxs, payloads, feedback, Some(scan.total_events()));
-        feedback.finish();
+        let consumed = consume(&done_rxs, reuse);
+        // The replay stops at its next block once nobody takes them.
         drop(done_rxs);
         let r = replay.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        written?;
+        consumed?;
         r
     })?;
     if let Some(s) = stuck {
         return Err(Error::input(input.name(), s.message));
     }
-    w.finish().map_err(Error::Write)?;
     Ok(summary)
 }
 
-/// An encoding thread: each batch it is given encoded as a block (a last, shorter one
-/// as its events), handed on in the order given; the batch goes back empty.
-fn encode_batches(
+/// A making thread: each batch it is given made into a block (a last, shorter one as
+/// its events) or into briefs, handed on in the order given; the batch goes back empty.
+fn make_batches(
     job_rx: std::sync::mpsc::Receiver<Batch>,
     done_tx: std::sync::mpsc::SyncSender<Encoded>,
     back_tx: std::sync::mpsc::Sender<Batch>,
-    payloads: &std::sync::Mutex<Vec<Vec<u8>>>,
+    reuse: &std::sync::Mutex<Reuse>,
     pool: &Pool,
     block_events: usize,
+    make: Make,
 ) {
     let mut enc = MultiBlock::default();
     for mut batch in job_rx.iter() {
-        let done = if batch.out.len() == block_events {
-            // A payload the writer is done with, if there is one.
-            let buf = payloads.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
-            enc.start(block_events as u64, buf);
-            batch.encode(&mut enc);
-            Encoded::Block(enc.finish())
-        } else {
-            let mut events = Vec::with_capacity(batch.out.len());
-            batch.events(&mut events);
-            Encoded::Events(events)
+        let done = match make {
+            Make::Briefs => {
+                let mut briefs = reuse.lock().ok().and_then(|mut r| r.briefs.pop()).unwrap_or_default();
+                batch.briefs(&mut briefs);
+                Encoded::Briefs(briefs)
+            }
+            Make::Blocks if batch.out.len() == block_events => {
+                // A payload the writer is done with, if there is one.
+                let buf = reuse.lock().ok().and_then(|mut r| r.payloads.pop()).unwrap_or_default();
+                enc.start(block_events as u64, buf);
+                batch.encode(&mut enc);
+                Encoded::Block(enc.finish())
+            }
+            Make::Blocks => {
+                let mut events = Vec::with_capacity(batch.out.len());
+                batch.events(&mut events);
+                Encoded::Events(events)
+            }
         };
         for c in batch.chunks.drain(..) {
             recycle(Some(c), pool);
@@ -303,7 +494,7 @@ impl Batcher {
 fn write_encoded<W: Write>(
     w: &mut TraceWriter<W>,
     done_rxs: &[std::sync::mpsc::Receiver<Encoded>],
-    payloads: &std::sync::Mutex<Vec<Vec<u8>>>,
+    reuse: &std::sync::Mutex<Reuse>,
     feedback: &dyn Feedback,
     total: Option<u64>,
 ) -> Result<()> {
@@ -313,12 +504,13 @@ fn write_encoded<W: Write>(
         let (r, count) = match done {
             Encoded::Block(b) => {
                 let r = w.write_block(&b);
-                if let Ok(mut p) = payloads.lock() {
-                    p.push(b.payload);
+                if let Ok(mut p) = reuse.lock() {
+                    p.payloads.push(b.payload);
                 }
                 (r, b.count)
             }
             Encoded::Events(events) => (events.iter().try_for_each(|ev| w.write(ev)), events.len() as u64),
+            Encoded::Briefs(_) => unreachable!("a writer's threads make blocks"),
         };
         r.map_err(Error::Write)?;
         written_events += count;
@@ -327,11 +519,12 @@ fn write_encoded<W: Write>(
     Ok(())
 }
 
-/// An output block from an encoding thread: a full block encoded, or a last, shorter
-/// one's events to write one by one.
+/// An output block from a making thread: a full block encoded, a last, shorter one's
+/// events to write one by one, or the briefs of a block's events.
 enum Encoded {
     Block(raw::EncodedBlock),
     Events(Vec<Event>),
+    Briefs(Vec<Brief>),
 }
 
 /// One output event as the replay hands it over: where its input event is and what the
@@ -357,8 +550,10 @@ impl Batch {
         Batch { chunks: Vec::new(), out: Vec::with_capacity(n) }
     }
 
-    /// Encodes the events into `enc`.
-    fn encode(&self, enc: &mut MultiBlock) {
+    /// Each output event with what its input event keeps, in order; the chunks' data
+    /// fetched ahead.
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(&Out, &Slim)) {
         // The chunk's header well ahead, then (once it is there) the event.
         const AHEAD: usize = 16;
         for (k, o) in self.out.iter().enumerate() {
@@ -368,36 +563,49 @@ impl Batch {
             if let Some(a) = self.out.get(k + AHEAD) {
                 prefetch(self.chunks[a.chunk as usize].evs.as_ptr().wrapping_add(a.idx as usize));
             }
-            let e = &self.chunks[o.chunk as usize].evs[o.idx as usize];
+            f(o, &self.chunks[o.chunk as usize].evs[o.idx as usize]);
+        }
+    }
+
+    /// Encodes the events into `enc`.
+    fn encode(&self, enc: &mut MultiBlock) {
+        self.each(|o, e| {
             enc.push(&OutEvent {
                 loc: o.loc,
                 wall: o.wall,
                 cpu: e.cpu,
                 kind: &e.kind,
-                partner: (o.ploc != u32::MAX).then_some(EventRef { loc: o.ploc, index: o.pidx }),
+                partner: o.partner(),
                 lamport: o.lamport,
                 raw_wall: e.raw_wall,
-            });
-        }
+            })
+        });
+    }
+
+    /// The output events' briefs, into `briefs`.
+    fn briefs(&self, briefs: &mut Vec<Brief>) {
+        briefs.clear();
+        self.each(|o, e| briefs.push(Brief::of_parts(o.loc, o.wall, e.cpu, &e.kind, o.partner())));
     }
 
     /// The output events, into `events`.
     fn events(&self, events: &mut Vec<Event>) {
         events.clear();
-        events.extend(self.out.iter().map(|o| {
-            let e = &self.chunks[o.chunk as usize].evs[o.idx as usize];
-            Event {
+        self.each(|o, e| {
+            events.push(Event {
                 loc: o.loc,
                 wall: o.wall,
                 cpu: e.cpu,
                 kind: e.kind.clone(),
-                ann: Annotations {
-                    partner: (o.ploc != u32::MAX).then_some(EventRef { loc: o.ploc, index: o.pidx }),
-                    lamport: Some(o.lamport),
-                    raw_wall: e.raw_wall,
-                },
-            }
-        }));
+                ann: Annotations { partner: o.partner(), lamport: Some(o.lamport), raw_wall: e.raw_wall },
+            })
+        });
+    }
+}
+
+impl Out {
+    fn partner(&self) -> Option<EventRef> {
+        (self.ploc != u32::MAX).then_some(EventRef { loc: self.ploc, index: self.pidx })
     }
 }
 

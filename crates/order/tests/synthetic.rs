@@ -462,3 +462,50 @@ fn merge_inside_a_pool_of_one_thread_runs_its_own_tasks() {
     let out = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the merge finishes").unwrap();
     assert!(out == alone, "the same bytes inside the pool");
 }
+
+/// The ordered events handed on as briefs, over many blocks (each handed on by one of
+/// several threads, in turn), are the briefs of the trace spoor-order writes, with and
+/// without alignment, where the clocks agree and where they move.
+#[test]
+fn ordered_events_handed_on_are_those_of_the_written_trace() {
+    use spoor_format::brief::Brief;
+    use spoor_order::order::{self, OrderOptions, Sink};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = || Ok(tmp.path().to_owned());
+    let (defs, events) = synth(&Spec { procs: 16, steps: 300, ..Spec::new(Workload::Stencil) });
+    let (broken, _) = break_clocks(&defs, &events, false);
+    let blocks = events.len() / spoor_format::GLOBAL_ORDER_BLOCK_EVENTS;
+    assert!(blocks >= 4, "{} events: too few blocks", events.len());
+    for (what, evs) in [("perfect", &events), ("broken", &broken)] {
+        let input = Input::from_bytes("synth", binary(&defs, evs));
+        for aligned in [false, true] {
+            let mut written = Vec::new();
+            let mut briefs = Vec::new();
+            let mut hand_on = |b: &[Brief]| {
+                briefs.extend_from_slice(b);
+                Ok(())
+            };
+            let (aopts, oopts) = (AlignOptions::default(), OrderOptions::default());
+            if aligned {
+                align::align_and_order(&input, &aopts, &oopts, &dir, &mut written, &spoor_model::Silent)
+                    .unwrap();
+                align::align_and_order_to(
+                    &input,
+                    &aopts,
+                    &dir,
+                    Sink::briefs(&mut hand_on),
+                    &spoor_model::Silent,
+                )
+                .unwrap();
+            } else {
+                order::order(&input, &mut written, &oopts).unwrap();
+                order::order_to(&input, Sink::briefs(&mut hand_on), &spoor_model::Silent).unwrap();
+            }
+            let reader = spoor_format::TraceReader::from_bytes("o", written, Default::default()).unwrap();
+            let expected: Vec<Brief> = reader.read_all().unwrap().1.iter().map(Brief::of).collect();
+            assert_eq!(briefs.len(), expected.len(), "{what} aligned {aligned}");
+            assert!(briefs == expected, "{what} aligned {aligned}: the events differ");
+        }
+    }
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "a file left behind");
+}

@@ -9,10 +9,11 @@
 //! `#? clocks offsets|recorded`, `#? violations-with-offsets N` (spoor-align with its
 //! defaults).
 
+use spoor_format::brief::Brief;
 use spoor_format::{ReadOptions, TraceReader};
 use spoor_model::{Collected, Event, EventRef};
 use spoor_order::align::{self, AlignOptions};
-use spoor_order::order::{self, OrderOptions};
+use spoor_order::order::{self, OrderOptions, Sink};
 use spoor_order::Input;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -273,4 +274,73 @@ fn align_and_order_in_one_gives_what_the_two_stages_give() {
         }
     }
     assert!(same >= 8 && failed >= 1, "{same} alike, {failed} failing alike");
+}
+
+/// Every event `order_to` (`align_and_order_to` with `align`) hands on, as briefs; no
+/// block is larger than the blocks of a written trace.
+fn handed_on(input: &Input, align: Option<&tempfile::TempDir>) -> spoor_order::Result<Vec<Brief>> {
+    let mut all = Vec::new();
+    let mut hand_on = |briefs: &[Brief]| {
+        assert!(briefs.len() <= spoor_format::GLOBAL_ORDER_BLOCK_EVENTS, "a block of {}", briefs.len());
+        all.extend_from_slice(briefs);
+        Ok(())
+    };
+    let sink = Sink::briefs(&mut hand_on);
+    match align {
+        None => order::order_to(input, sink, &spoor_model::Silent).map(|_| ()),
+        Some(tmp) => {
+            let dir = || Ok(tmp.path().to_owned());
+            align::align_and_order_to(input, &AlignOptions::default(), &dir, sink, &spoor_model::Silent)
+                .map(|_| ())
+        }
+    }?;
+    Ok(all)
+}
+
+/// Handing the ordered events on gives, on every hand-written trace, the briefs of the
+/// trace spoor-order writes (aligned first or not), and the same error where it fails.
+#[test]
+fn ordered_events_handed_on_are_those_of_the_written_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut same, mut failed) = (0, 0);
+    for path in files() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let input = Input::from_bytes(&name, std::fs::read(&path).unwrap());
+        for align in [None, Some(&tmp)] {
+            let mut written = Vec::new();
+            let wrote = match align {
+                None => order::order(&input, &mut written, &OrderOptions::default()).map(|_| ()),
+                Some(_) => {
+                    let dir = || Ok(tmp.path().to_owned());
+                    let opts = (AlignOptions::default(), OrderOptions::default());
+                    align::align_and_order(&input, &opts.0, &opts.1, &dir, &mut written, &spoor_model::Silent)
+                        .map(|_| ())
+                }
+            };
+            match (handed_on(&input, align), wrote) {
+                (Ok(briefs), Ok(())) => {
+                    let expected: Vec<Brief> = read(written).iter().map(Brief::of).collect();
+                    assert!(briefs == expected, "{name} (aligned: {}): the events differ", align.is_some());
+                    same += 1;
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string(), b.to_string(), "{name}");
+                    failed += 1;
+                }
+                (a, b) => panic!("{name}: handed on {:?}, written {:?}", a.err(), b.err()),
+            }
+        }
+    }
+    assert!(std::fs::read_dir(tmp.path()).unwrap().next().is_none(), "a copy was left behind");
+    assert!(same >= 16 && failed >= 2, "{same} alike, {failed} failing alike");
+}
+
+/// A consumer that stops the ordering gets its own error back, named as it gave it.
+#[test]
+fn a_consumer_that_stops_ends_the_ordering_with_its_error() {
+    let path = files().into_iter().next().unwrap();
+    let input = Input::from_bytes("t", std::fs::read(&path).unwrap());
+    let mut hand_on = |_: &[Brief]| Err("the graph is full".into());
+    let err = order::order_to(&input, Sink::briefs(&mut hand_on), &spoor_model::Silent).unwrap_err();
+    assert_eq!(err.to_string(), "the graph is full");
 }
