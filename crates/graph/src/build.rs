@@ -550,7 +550,15 @@ fn build_kept(
     // Emptied block buffers go back to be filled again: fresh ones would cost page
     // faults on every block.
     let pool: std::sync::Mutex<Vec<Vec<Brief>>> = std::sync::Mutex::new(Vec::new());
-    let read = with_room(&mut b, expected.filter(|_| keep), |b| {
+    // Set when the builder stops, so that faulting in its arrays stops too.
+    let built_all = std::sync::atomic::AtomicBool::new(false);
+    let read = std::thread::scope(|scope| {
+        if let Some(n) = expected.filter(|_| keep) {
+            b.reserve(n);
+            let regions = b.node_regions();
+            let built_all = &built_all;
+            scope.spawn(move || populate(&regions, built_all));
+        }
         let total = expected.map(|n| n as u64);
         // A build that keeps no graph only follows its critical paths.
         let unit = if keep { "events" } else { b.sieve.unit() };
@@ -578,30 +586,13 @@ fn build_kept(
                 Ok(())
             },
         );
+        built_all.store(true, std::sync::atomic::Ordering::Relaxed);
         feedback.finish();
         read
     });
     read?;
     b.pag.defs = reader.defs().clone();
     finish_whole(b, arena)
-}
-
-/// Runs `fill`, which adds the events to `b`, while another thread faults in the room
-/// made first for `nodes` nodes (where known), as far as `fill` has not got yet.
-fn with_room<T>(b: &mut Builder, nodes: Option<usize>, fill: impl FnOnce(&mut Builder) -> T) -> T {
-    // Set when the builder stops, so that faulting in its arrays stops too.
-    let built_all = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        if let Some(n) = nodes {
-            b.reserve(n);
-            let regions = b.node_regions();
-            let built_all = &built_all;
-            scope.spawn(move || populate(&regions, built_all));
-        }
-        let filled = fill(b);
-        built_all.store(true, std::sync::atomic::Ordering::Relaxed);
-        filled
-    })
 }
 
 /// Builds the whole graph in memory, with the distances of its global scope (as

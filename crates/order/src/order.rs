@@ -11,8 +11,9 @@
 //!
 //! Threads: one reads blocks and two decode them into per-location chunks (wall times
 //! apart); matching runs while the first chunks are read; the replay reads wall times
-//! only and hands each output block, as references into the chunks, to a few encoding
-//! threads; the calling thread writes the blocks in order.
+//! only and hands each output block, as references into the chunks, to a few threads
+//! that encode it (or make its events' briefs, for a graph built in the same process:
+//! [`Sink`]); the calling thread writes the blocks (or hands the briefs on) in order.
 //!
 //! Speed: the replay keeps one cache line per location (current chunk, position, Lamport
 //! clock, next fixed partner; the engine likewise). A location stays chosen while its
