@@ -430,7 +430,8 @@ fn a_stream_over_the_memory_given_is_read_twice_from_a_copy() {
 /// spoor-cp given a trace not yet ordered (one file, text or binary, or a run's directory
 /// of per-process traces) orders it first: the results spoor-order's output gives (with
 /// --align, spoor-order --align's), whether the ordered events go straight into the graph
-/// or, past --memory or with options that read the graph, through a copy in --tmpdir.
+/// or, past --memory or with options that read the graph, through a copy in --tmpdir;
+/// on one thread as on many.
 #[test]
 fn a_trace_not_yet_ordered_is_ordered_first_with_the_results_of_the_pipe() {
     let dir = tempfile::tempdir().unwrap();
@@ -463,6 +464,9 @@ fn a_trace_not_yet_ordered_is_ordered_first_with_the_results_of_the_pipe() {
             let got = ok("cp", &[&["-q"], cp_align, options, &[input.as_str()]].concat(), b"");
             assert_eq!(text(&got), text(&expected), "{case}");
             assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "{case}: a file left behind");
+            let one_thread =
+                ok("cp", &[&["-q", "--threads", "1"], cp_align, options, &[input.as_str()]].concat(), b"");
+            assert_eq!(text(&one_thread), text(&expected), "{case} on one thread");
         }
         // What spoor-order says on standard error, spoor-cp says too.
         let said = |stage: &str, args: &[&str]| {
