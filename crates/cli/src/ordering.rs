@@ -78,7 +78,9 @@ pub fn problem_counts(s: &OrderSummary) -> String {
     by.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", ")
 }
 
-/// Warns of the clock-condition violations an ordering met.
+/// Warns of the clock-condition violations an ordering met: times that break the clock
+/// condition make every later time between locations wrong, so this is said whatever
+/// `--quiet` asks.
 pub fn warn_clocks(command: &str, s: &OrderSummary) {
     if let Some(w) = s.violations.warning() {
         eprintln!("{command}: warning: {w}");
