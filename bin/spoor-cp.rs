@@ -11,7 +11,6 @@ use spoor_graph::profile::Level;
 use spoor_graph::show::{self, CpReport};
 use spoor_graph::streamed::GRAPH_BYTES_PER_EVENT;
 use spoor_graph::{build, cp, whatif, CpOptions, Pag, Scope};
-use spoor_order::align::{self, AlignOptions};
 use spoor_order::order::{self, BoxError, Sink};
 
 #[path = "args/cp.rs"]
@@ -52,20 +51,7 @@ fn order_first(
     console: &Console,
 ) -> anyhow::Result<Ordered> {
     let input = ordering::open_traces("spoor-cp", std::slice::from_ref(&args.input), spill, args.quiet)?;
-    let (report, prepared) = match args.align {
-        true => {
-            let (report, prepared) =
-                align::align_to_order(&input, &AlignOptions::default(), &|| spill.io_path(), console)?;
-            (Some(report), prepared)
-        }
-        false => (None, order::prepare(&input, console)?),
-    };
-    if prepared.spooled_bytes() > 0 {
-        spill.wrote(prepared.spooled_bytes());
-    }
-    if let (Some(r), false) = (&report, args.quiet) {
-        eprint!("{}", r.to_text());
-    }
+    let prepared = ordering::prepare(&input, args.align, spill, console, args.quiet)?;
     let need = prepared.events().saturating_mul(GRAPH_BYTES_PER_EVENT + order::BYTES_PER_EVENT);
     let (ordered, summary) = match fed.is_some_and(|budget| need <= budget) {
         true => {

@@ -3,8 +3,7 @@
 
 use clap::Parser;
 use spoor_cli::{ordering, Console, Output};
-use spoor_order::align::{self, AlignOptions};
-use spoor_order::order::{self, OrderOptions};
+use spoor_order::order::{self, OrderOptions, Sink};
 use std::io::Write;
 
 #[path = "args/order.rs"]
@@ -51,23 +50,9 @@ fn main() {
         let mut out = Output::create(args.output.as_deref())?;
         let opts = OrderOptions { block_events: args.block_events.max(1) };
         let console = Console::new("spoor-order", args.quiet);
-        let s = if args.align {
-            let dir = || spill.io_path();
-            let done =
-                align::align_and_order(&input, &AlignOptions::default(), &opts, &dir, &mut out, &console)?;
-            out.commit()?;
-            if done.spooled_bytes > 0 {
-                spill.wrote(done.spooled_bytes);
-            }
-            if !args.quiet {
-                eprint!("{}", done.align.to_text());
-            }
-            done.order
-        } else {
-            let s = order::order_with_feedback(&input, &mut out, &opts, &console)?;
-            out.commit()?;
-            s
-        };
+        let prepared = ordering::prepare(&input, args.align, &spill, &console, args.quiet)?;
+        let s = prepared.order(Sink::Trace(&mut out, &opts), &console)?;
+        out.commit()?;
         ordering::warn_ordered("spoor-order", &s, input.name(), &console);
         ordering::warn_clocks("spoor-order", &s);
         Ok(())

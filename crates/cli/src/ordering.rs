@@ -4,8 +4,10 @@
 
 use crate::{Console, SpillDir};
 use spoor_model::Feedback;
+use spoor_order::align::AlignOptions;
 use spoor_order::merge::{self, MergeInput};
-use spoor_order::order::OrderSummary;
+use spoor_order::order::{self, OrderSummary, Prepared};
+use spoor_order::Input;
 
 /// The traces at `paths` as one input: a trace file as it is (standard input or a pipe
 /// copied into the spill directory), several traces or a directory of them (a run as
@@ -15,7 +17,7 @@ pub fn open_traces(
     paths: &[String],
     spill: &SpillDir,
     quiet: bool,
-) -> anyhow::Result<spoor_order::Input> {
+) -> anyhow::Result<Input> {
     let mut files = Vec::new();
     for path in paths {
         let expanded = merge::expand(path)?;
@@ -40,6 +42,32 @@ pub fn open_traces(
         eprintln!("{command}: warning: {w}");
     }
     Ok(merged)
+}
+
+/// `input` read once to be ordered ([`spoor_order::order::prepare`]), or with `align`
+/// aligned first as spoor-align does with its defaults
+/// ([`spoor_order::align::align_to_order`]: an aligned copy, where clocks move, goes to
+/// the spill directory and is counted for `-v`), spoor-align's report then said on
+/// standard error unless `quiet`.
+pub fn prepare<'a>(
+    input: &'a Input,
+    align: bool,
+    spill: &SpillDir,
+    console: &Console,
+    quiet: bool,
+) -> anyhow::Result<Prepared<'a>> {
+    if !align {
+        return Ok(order::prepare(input, console)?);
+    }
+    let (report, prepared) =
+        spoor_order::align::align_to_order(input, &AlignOptions::default(), &|| spill.io_path(), console)?;
+    if prepared.spooled_bytes() > 0 {
+        spill.wrote(prepared.spooled_bytes());
+    }
+    if !quiet {
+        eprint!("{}", report.to_text());
+    }
+    Ok(prepared)
 }
 
 /// Whether the trace at `path` is still to be ordered before a graph can be built of it:
